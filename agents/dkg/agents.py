@@ -1,0 +1,194 @@
+"""Planner agents for Doors, Keys and Gems: the optimal planner and the Boltzmann-rational
+simulated human. Both follow facilitator feedback (ProToM Section 3.2): with probability
+``compliance`` an agent takes a suggestion on, carries it out until it is done or can no
+longer be done, then resumes its own goal.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.dkg.planner import INF, DKGPlanner, Plan, Task
+from sim.dkg.world import DKGObservation, DKGState, DKGWorld
+from sim.events import FeedbackStatusEvent
+from sim.seats import Agent, Feedback, SeatContext
+
+_PLANNERS: "weakref.WeakKeyDictionary[DKGWorld, DKGPlanner]" = weakref.WeakKeyDictionary()
+
+
+def planner_for(world: DKGWorld) -> DKGPlanner:
+    """One planner (and one set of cached distance maps) per world, shared by its agents."""
+    planner = _PLANNERS.get(world)
+    if planner is None:
+        planner = _PLANNERS[world] = DKGPlanner(world)
+    return planner
+
+
+def task_from_feedback(world: DKGWorld, payload: Mapping[str, Any]) -> Task:
+    """The Task an agent carries out for a feedback payload.
+
+    ``{"type": "unlock", "agent": "bob", "door": "door1", "for": "alice"}`` -> open door1;
+    ``{"type": "handover", "agent": "bob", "item": "key1", "to": "alice"}`` -> give key1 to alice.
+    """
+    kind = payload.get("type")
+    if kind == "unlock":
+        return Task.open(world.door_index[payload["door"]])
+    if kind == "handover":
+        return Task.give(world.item_index[payload["item"]], world.agent_index[payload["to"]])
+    raise ValueError(f"unknown feedback type {kind!r}")
+
+
+def goal_task(world: DKGWorld, agent: str) -> Task:
+    return Task.hold(world.item_index[world.goals[agent]])
+
+
+class DKGPlanningAgent(Agent):
+    """Shared machinery: own goal, feedback tasks, and the plan snapshot for the views."""
+
+    def __init__(self, compliance: float = 1.0, show_plan: bool = True) -> None:
+        if not 0.0 <= compliance <= 1.0:
+            raise ValueError(f"compliance must be in [0, 1], got {compliance}")
+        self.compliance = compliance
+        self.show_plan = show_plan
+        self.feedback: Feedback | None = None
+        self.feedback_task: Task | None = None
+        self._last_plan: tuple[Task, Plan, DKGState] | None = None
+
+    def reset(self, ctx: SeatContext) -> None:
+        super().reset(ctx)
+        world = ctx.world
+        if not isinstance(world, DKGWorld):
+            raise TypeError(f"{self.kind} agents play Doors, Keys and Gems, not {world.family}")
+        self.world: DKGWorld = world
+        self.planner = planner_for(world)
+        self.index = world.agent_index[ctx.agent_id]
+        self.goal = goal_task(world, ctx.agent_id)
+        self.feedback = self.feedback_task = None
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "compliance": self.compliance}
+
+    # ------------------------------------------------------------ feedback
+
+    def receive_feedback(self, feedback: Feedback) -> None:
+        if self.ctx.rng.random() >= self.compliance:
+            self._status(feedback, "ignored")
+            return
+        if self.feedback is not None:  # a newer suggestion replaces an unfinished one
+            self._status(self.feedback, "ignored")
+        self.feedback = feedback
+        self.feedback_task = task_from_feedback(self.world, feedback.payload)
+        self._status(feedback, "accepted")
+
+    def _status(self, feedback: Feedback, status: str) -> None:
+        self.ctx.emit(FeedbackStatusEvent(tick=self.ctx.tick, feedback_id=feedback.feedback_id,
+                                          agent=self.ctx.agent_id, status=status))
+
+    def current_task(self, state: DKGState) -> Task:
+        """The feedback task while it lasts, else the agent's own goal."""
+        if self.feedback_task is not None:
+            plan = self.planner.plan(state, self.index, self.feedback_task)
+            if plan.cost == 0 or plan.cost == INF:
+                self._status(self.feedback, "completed" if plan.cost == 0 else "not_executable")
+                self.feedback = self.feedback_task = None
+            else:
+                return self.feedback_task
+        return self.goal
+
+    # ----------------------------------------------------------- snapshots
+
+    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+        """The plan behind the latest decision, once per decision."""
+        if not self.show_plan or self._last_plan is None:
+            return ()
+        task, plan, state = self._last_plan
+        self._last_plan = None
+        return (("plan", {"task": task.describe(self.world),
+                          "cost": None if plan.cost == INF else plan.cost,
+                          "path": [list(self.world.rc(c)) for c in self.planner.path(state, self.index, plan)],
+                          "following_feedback": self.feedback.feedback_id if self.feedback else None}),)
+
+
+class PlannerAgent(DKGPlanningAgent):
+    """Takes the first action of an optimal plan; waits as close as it can when stuck."""
+
+    kind = "planner"
+
+    def act(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
+        state = observation.state
+        task = self.current_task(state)
+        plan = self.planner.plan(state, self.index, task)
+        self._last_plan = (task, plan, state)
+        action = self.planner.first_action(state, self.index, plan)
+        if action is None and plan.cost == INF:
+            action = self._closer(state, task, legal_actions)
+        return action if action in legal_actions else "wait"
+
+    def _closer(self, state: DKGState, task: Task, legal: Sequence[str]) -> str:
+        here = self.planner.fallback_cost(state, self.index, task)
+        best, best_cost = "wait", here
+        for action in legal:
+            if action in ("up", "down", "left", "right"):
+                nxt = self.world.step(state, {self.ctx.agent_id: action}).state
+                cost = self.planner.fallback_cost(nxt, self.index, task)
+                if cost < best_cost:
+                    best, best_cost = action, cost
+        return best
+
+
+class BoltzmannAgent(DKGPlanningAgent):
+    """The simulated human: P(a) ∝ exp(-Q(a) / temperature), Q(a) = 1 + cost-to-go after a.
+
+    Cost-to-go is the optimal planner's; an action after which the task cannot be done
+    alone costs ``UNREACHABLE`` plus the distance (all doors open) to the goal.
+    """
+
+    kind = "boltzmann"
+
+    def __init__(self, temperature: float = 0.5, compliance: float = 1.0, show_plan: bool = True) -> None:
+        super().__init__(compliance=compliance, show_plan=show_plan)
+        if not temperature > 0:
+            raise ValueError(f"temperature must be positive, got {temperature}")
+        self.temperature = float(temperature)
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "temperature": self.temperature}
+
+    def action_probabilities(self, state: DKGState, task: Task, legal: Sequence[str]) -> np.ndarray:
+        return boltzmann_policy(self.world, self.planner, state, self.ctx.agent_id, task, legal, self.temperature)
+
+    def act(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
+        state = observation.state
+        task = self.current_task(state)
+        plan = self.planner.plan(state, self.index, task)
+        self._last_plan = (task, plan, state)
+        if plan.cost == 0 and "wait" in legal_actions:
+            return "wait"  # goal held and nothing asked of it: stay put rather than wander
+        probs = self.action_probabilities(state, task, legal_actions)
+        return legal_actions[int(self.ctx.rng.choice(len(legal_actions), p=probs))]
+
+
+def action_values(world: DKGWorld, planner: DKGPlanner, state: DKGState, agent: str, task: Task,
+                  legal: Sequence[str]) -> np.ndarray:
+    """Q(a) = 1 + cost-to-go of ``task`` after each legal action (the agent's own steps)."""
+    a = world.agent_index[agent]
+    q = np.empty(len(legal))
+    for j, action in enumerate(legal):
+        nxt = world.step(state, {agent: action}).state
+        cost = planner.cost_to_go(nxt, a, task)
+        q[j] = 1 + (cost if cost != INF else planner.fallback_cost(nxt, a, task))
+    return q
+
+
+def boltzmann_policy(world: DKGWorld, planner: DKGPlanner, state: DKGState, agent: str, task: Task,
+                     legal: Sequence[str], temperature: float) -> np.ndarray:
+    """Softmax over -Q / temperature: the likelihood model of the simulated human and of goal
+    inference alike."""
+    q = action_values(world, planner, state, agent, task, legal)
+    logits = -(q - q.min()) / temperature
+    p = np.exp(logits)
+    return p / p.sum()

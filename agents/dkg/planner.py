@@ -1,0 +1,334 @@
+"""Optimal single-agent planning in Doors, Keys and Gems.
+
+The search runs over *macro* steps between points of interest (walk to a key and
+pick it up, walk next to a door and unlock it, walk to the goal and finish), so
+its states are (cell, keys held, doors open, keys still on the floor) instead of
+every cell. The walking cost of a macro step is read from a breadth-first
+distance map, cached per (target cells, open doors): a map is computed once per
+layout situation and then answers any cell in O(1). Whole plans are memoized by
+the situation they start from, so a decision in a state seen before costs a
+dictionary look-up.
+
+Other agents are treated as fixed for the plan (they never block cells in mDKG);
+agents replan every turn, so what others do is taken into account as it happens.
+Keys other agents hold are not available to the plan.
+
+Tasks (what a plan achieves):
+    Task.hold(item)       hold an item (a gem goal, or a key)
+    Task.open(door)       have that door unlocked
+    Task.give(item, b)    hand an item to agent b (fetching it first if needed)
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sim.dkg.world import CONSUMED, MOVES, DKGState, DKGWorld
+
+INF = math.inf
+MOVE_ORDER = tuple(MOVES)  # deterministic tie-break among equally short moves
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    kind: str  # "hold" | "open" | "give"
+    item: int = -1
+    door: int = -1
+    to: int = -1  # agent index, for "give"
+
+    @staticmethod
+    def hold(item: int) -> "Task":
+        return Task("hold", item=item)
+
+    @staticmethod
+    def open(door: int) -> "Task":
+        return Task("open", door=door)
+
+    @staticmethod
+    def give(item: int, to: int) -> "Task":
+        return Task("give", item=item, to=to)
+
+    def describe(self, world: DKGWorld) -> str:
+        if self.kind == "hold":
+            return f"get {world.items[self.item].id}"
+        if self.kind == "open":
+            return f"unlock {world.doors[self.door].id}"
+        return f"give {world.items[self.item].id} to {world.agents[self.to]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Macro:
+    """Walk to one of ``cells`` (under the doors open at that point), then do ``action``."""
+
+    cells: frozenset[int]
+    open_doors: int
+    action: str
+    end_cell: int  # where the agent stands when doing ``action`` (the closest of ``cells``)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    cost: float  # ticks of this agent's own actions; INF when the task cannot be done alone
+    macros: tuple[Macro, ...]
+
+
+NO_PLAN = Plan(INF, ())
+DONE = Plan(0, ())
+
+
+class DKGPlanner:
+    """Cached distance maps and memoized optimal plans for one mDKG layout."""
+
+    def __init__(self, world: DKGWorld, max_cached_plans: int = 200_000) -> None:
+        self.world = world
+        self.n_cells = world.width * world.height
+        self._dist: dict[tuple[frozenset[int], int], list[float]] = {}
+        self._plans: dict[tuple, Plan] = {}
+        self._max_cached_plans = max_cached_plans
+        self.key_items = tuple(i for i, it in enumerate(world.items) if it.kind == "key")
+        self.stats = {"searches": 0, "plan_hits": 0, "bfs": 0}
+        # Cells next to each door, for walking up to it to unlock.
+        self._door_sides = tuple(frozenset(n for _, n in world.neighbors[d.cell] if not world.walls[n])
+                                 for d in world.doors)
+        self._all_open = (1 << len(world.doors)) - 1
+
+    # ------------------------------------------------------------ distances
+
+    def distances(self, targets: frozenset[int], open_doors: int) -> list[float]:
+        """Steps from every cell to the nearest target cell (INF where unreachable)."""
+        key = (targets, open_doors)
+        dist = self._dist.get(key)
+        if dist is not None:
+            return dist
+        self.stats["bfs"] += 1
+        world = self.world
+        dist = [INF] * self.n_cells
+        queue = deque()
+        for t in targets:
+            if world.passable(t, open_doors):
+                dist[t] = 0
+                queue.append(t)
+        neighbors, passable = world.neighbors, world.passable
+        while queue:
+            c = queue.popleft()
+            d = dist[c] + 1
+            for _, n in neighbors[c]:
+                if dist[n] == INF and passable(n, open_doors):
+                    dist[n] = d
+                    queue.append(n)
+        self._dist[key] = dist
+        return dist
+
+    def relaxed_distance(self, cell: int, target: int) -> float:
+        """Distance with every door open: a lower bound that ignores keys."""
+        return self.distances(frozenset((target,)), self._all_open)[cell]
+
+    # --------------------------------------------------------------- search
+
+    def plan(self, state: DKGState, agent: int, task: Task) -> Plan:
+        """An optimal plan for ``agent`` to achieve ``task`` from ``state`` on its own."""
+        world = self.world
+        me = -1 - agent
+        locs = state.item_locs
+        held = tuple(i for i in self.key_items if locs[i] == me)
+        floor = 0
+        for bit, i in enumerate(self.key_items):
+            if locs[i] >= 0:
+                floor |= 1 << bit
+        target_loc = locs[task.item] if task.item >= 0 else 0
+        recipient_cell = state.agent_cells[task.to] if task.kind == "give" else -1
+        memo_key = (task, state.agent_cells[agent], held, state.open_doors, floor, target_loc, recipient_cell)
+        plan = self._plans.get(memo_key)
+        if plan is not None:
+            self.stats["plan_hits"] += 1
+            return plan
+        plan = self._search(state.agent_cells[agent], held, state.open_doors, floor, task,
+                            target_loc, me, recipient_cell)
+        if len(self._plans) >= self._max_cached_plans:
+            self._plans.clear()
+        self._plans[memo_key] = plan
+        return plan
+
+    def _search(self, start: int, held: tuple[int, ...], open_doors: int, floor: int, task: Task,
+                target_loc: int, me: int, recipient_cell: int) -> Plan:
+        self.stats["searches"] += 1
+        world = self.world
+        items, doors = world.items, world.doors
+
+        # Already achieved?
+        if task.kind == "hold" and target_loc == me:
+            return DONE
+        if task.kind == "open" and open_doors >> task.door & 1:
+            return DONE
+        if task.kind in ("hold", "give") and (target_loc == CONSUMED or (target_loc < 0 and target_loc != me)):
+            return NO_PLAN  # used up, or in someone else's hands
+        give_cells = frozenset()
+        if task.kind == "give":
+            give_cells = frozenset([recipient_cell, *(n for _, n in world.neighbors[recipient_cell])])
+
+        def heuristic(cell: int, held_target: bool) -> float:
+            if task.kind == "open":
+                return min((self.relaxed_distance(cell, s) for s in self._door_sides[task.door]), default=INF) + 1
+            if task.kind == "hold" or not held_target:
+                h = self.relaxed_distance(cell, target_loc) + 1 if target_loc >= 0 else 0
+                return h + (1 if task.kind == "give" else 0)
+            return min(self.relaxed_distance(cell, c) for c in give_cells) + 1
+
+        # Search state: (cell, held keys, open doors, floor-key mask, holds task item)
+        start_node = (start, held, open_doors, floor, target_loc == me)
+        g_best = {start_node: 0}
+        parents: dict[tuple, tuple[tuple, Macro] | None] = {start_node: None}
+        counter = 0
+        frontier = [(heuristic(start, target_loc == me), counter, 0, start_node)]
+        while frontier:
+            _, _, g, node = heapq.heappop(frontier)
+            if g > g_best.get(node, INF):
+                continue
+            cell, hk, od, fl, has_item = node
+            if node[0] == -1:  # goal sentinel
+                return Plan(g, self._unwind(parents, node))
+            successors: list[tuple[tuple, Macro, float]] = []
+
+            def walk(cells: frozenset[int], action: str, od_walk: int) -> tuple[float, int] | None:
+                dist = self.distances(cells, od_walk)
+                if dist[cell] == INF:
+                    return None
+                end = cell
+                if dist[cell] > 0:  # the cell of ``cells`` the walk ends on
+                    end = min((c for c in cells if world.passable(c, od_walk)),
+                              key=lambda c: (self.distances(frozenset((c,)), od_walk)[cell], c))
+                return dist[cell] + 1, end
+
+            # Finish the task.
+            if task.kind == "hold" and target_loc >= 0:
+                w = walk(frozenset((target_loc,)), f"pickup {items[task.item].id}", od)
+                if w:
+                    successors.append(((-1, (), 0, 0, True), Macro(frozenset((target_loc,)), od,
+                                                                     f"pickup {items[task.item].id}", w[1]), w[0]))
+            elif task.kind == "give":
+                if has_item:
+                    act = f"handover {items[task.item].id} {world.agents[task.to]}"
+                    w = walk(give_cells, act, od)
+                    if w:
+                        successors.append(((-1, (), 0, 0, True), Macro(give_cells, od, act, w[1]), w[0]))
+                elif target_loc >= 0 and items[task.item].kind != "key":
+                    act = f"pickup {items[task.item].id}"
+                    w = walk(frozenset((target_loc,)), act, od)
+                    if w:
+                        successors.append(((w[1], hk, od, fl, True), Macro(frozenset((target_loc,)), od, act, w[1]), w[0]))
+            # Pick up a key from the floor (the task's key included).
+            for bit, i in enumerate(self.key_items):
+                if fl >> bit & 1:
+                    kcell = world._initial.item_locs[i]
+                    act = f"pickup {items[i].id}"
+                    w = walk(frozenset((kcell,)), act, od)
+                    if w:
+                        new_held = tuple(sorted(hk + (i,)))
+                        successors.append(((kcell, new_held, od, fl & ~(1 << bit),
+                                            has_item or i == task.item), Macro(frozenset((kcell,)), od, act, kcell), w[0]))
+            # Unlock a door with a held key of its colour (the lowest-numbered one is used).
+            for d, door in enumerate(doors):
+                if od >> d & 1:
+                    continue
+                key = next((i for i in hk if items[i].color == door.color), None)
+                if key is None:
+                    continue
+                if task.kind == "give" and key == task.item:
+                    continue  # would use up the key we are asked to give
+                act = f"unlock {door.id}"
+                new_held = tuple(i for i in hk if i != key)
+                new_od = od | 1 << d
+                if task.kind == "open" and d == task.door:
+                    w = walk(self._door_sides[d], act, od)
+                    if w:
+                        successors.append(((-1, (), 0, 0, True), Macro(self._door_sides[d], od, act, w[1]), w[0]))
+                    continue
+                for side in self._door_sides[d]:  # each side leads on differently
+                    w = walk(frozenset((side,)), act, od)
+                    if w:
+                        successors.append(((side, new_held, new_od, fl, has_item),
+                                           Macro(frozenset((side,)), od, act, side), w[0]))
+
+            for nxt, macro, cost in successors:
+                g2 = g + cost
+                if g2 < g_best.get(nxt, INF):
+                    g_best[nxt] = g2
+                    parents[nxt] = (node, macro)
+                    counter += 1
+                    h = 0 if nxt[0] == -1 else heuristic(nxt[0], nxt[4])
+                    heapq.heappush(frontier, (g2 + h, counter, g2, nxt))
+        return NO_PLAN
+
+    @staticmethod
+    def _unwind(parents: dict, node: tuple) -> tuple[Macro, ...]:
+        macros = []
+        while parents[node] is not None:
+            node, macro = parents[node]
+            macros.append(macro)
+        return tuple(reversed(macros))
+
+    # -------------------------------------------------------------- acting
+
+    def first_action(self, state: DKGState, agent: int, plan: Plan) -> str | None:
+        """The primitive action that starts ``plan`` (None when there is nothing to do)."""
+        if not plan.macros or plan.cost == INF:
+            return None
+        macro = plan.macros[0]
+        here = state.agent_cells[agent]
+        if here == macro.end_cell or (here in macro.cells and macro.action.startswith(("unlock", "handover"))):
+            return macro.action
+        target = frozenset((macro.end_cell,))
+        dist = self.distances(target, state.open_doors)
+        return self.step_towards(state, here, dist)
+
+    def step_towards(self, state: DKGState, here: int, dist: Sequence[float]) -> str | None:
+        best, best_d = None, dist[here]
+        for name in MOVE_ORDER:
+            for mname, n in self.world.neighbors[here]:
+                if mname == name and dist[n] < best_d and self.world.passable(n, state.open_doors):
+                    best, best_d = name, dist[n]
+        return best
+
+    def path(self, state: DKGState, agent: int, plan: Plan, limit: int = 400) -> list[int]:
+        """The cells the agent walks through while carrying out ``plan`` (start included)."""
+        here = state.agent_cells[agent]
+        cells = [here]
+        for macro in plan.macros:
+            dist = self.distances(frozenset((macro.end_cell,)), macro.open_doors)
+            if dist[here] == INF:
+                break
+            while dist[here] > 0 and len(cells) < limit:
+                here = min((n for _, n in self.world.neighbors[here] if dist[n] < dist[here]),
+                           key=lambda n: dist[n])
+                cells.append(here)
+        return cells
+
+    def cost_to_go(self, state: DKGState, agent: int, task: Task) -> float:
+        return self.plan(state, agent, task).cost
+
+    def fallback_cost(self, state: DKGState, agent: int, task: Task) -> float:
+        """For a task the agent cannot do alone: large, but smaller nearer the goal, so that a
+        stuck agent waits as close to its goal as the open doors let it."""
+        target = self._task_cell(state, task)
+        if target is None:
+            return UNREACHABLE
+        return UNREACHABLE + self.relaxed_distance(state.agent_cells[agent], target)
+
+    def _task_cell(self, state: DKGState, task: Task) -> int | None:
+        if task.kind == "open":
+            return self.world.doors[task.door].cell
+        loc = state.item_locs[task.item]
+        if loc >= 0:
+            return loc
+        if loc == CONSUMED:
+            return None
+        holder = -1 - loc
+        return state.agent_cells[holder]
+
+
+#: cost standing in for "cannot be done alone" in softmax choices and comparisons
+UNREACHABLE = 1000.0

@@ -1,0 +1,76 @@
+"""Agents by name, for the command line, the GUI and recordings.
+
+An agent spec is ``kind`` or ``kind:param=value,param=value`` (values parsed as
+numbers where they look like numbers), e.g. ``boltzmann:temperature=1.0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sim.seats import Agent
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    name: str
+    families: tuple[str, ...]
+    summary: str
+    factory: Callable[..., Agent]
+
+
+def _kinds() -> dict[str, AgentKind]:
+    from agents.dkg.agents import BoltzmannAgent, PlannerAgent
+
+    kinds = [
+        AgentKind("planner", ("dkg",), "optimal A* planner over keys, doors and gems", PlannerAgent),
+        AgentKind("boltzmann", ("dkg",), "simulated human: softmax over -cost-to-go / temperature",
+                  BoltzmannAgent),
+    ]
+    return {k.name: k for k in kinds}
+
+
+def agent_kinds() -> dict[str, AgentKind]:
+    return _kinds()
+
+
+class AgentSpecError(ValueError):
+    pass
+
+
+def _value(text: str) -> Any:
+    for convert in (int, float):
+        try:
+            return convert(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    kind, _, rest = spec.strip().partition(":")
+    params: dict[str, Any] = {}
+    for part in filter(None, rest.split(",")):
+        name, eq, value = part.partition("=")
+        if not eq or not name:
+            raise AgentSpecError(f"agent spec {spec!r}: expected param=value, got {part!r}")
+        params[name.strip()] = _value(value.strip())
+    return kind, params
+
+
+def make_agent(spec: str, family: str | None = None) -> Agent:
+    kind, params = parse_agent_spec(spec)
+    kinds = _kinds()
+    if kind not in kinds:
+        raise AgentSpecError(f"unknown agent kind {kind!r}; known kinds: {', '.join(sorted(kinds))}")
+    info = kinds[kind]
+    if family is not None and family not in info.families:
+        raise AgentSpecError(f"agent kind {kind!r} does not play {family!r} (it plays {', '.join(info.families)})")
+    try:
+        return info.factory(**params)
+    except TypeError as exc:
+        raise AgentSpecError(f"agent spec {spec!r}: {exc}") from None
+    except ValueError as exc:
+        raise AgentSpecError(f"agent spec {spec!r}: {exc}") from None

@@ -1,0 +1,210 @@
+"""ToM Arena command line.
+
+    python main.py run SCENARIO [--agents SPEC ...] [--episodes N] [--seed S] [--out DIR]
+    python main.py replay FILE [--step K]
+    python main.py list
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def seat_specs(world_agents: Sequence[str], specs: Sequence[str]) -> dict[str, str]:
+    """Map ``--agents`` items to seats: ``alice=planner`` by name, plain items in turn order;
+    a single plain item fills every seat."""
+    named = {}
+    plain = []
+    for item in specs:
+        name, eq, spec = item.partition("=")
+        if eq and ":" not in name and name in world_agents:
+            named[name] = spec
+        else:
+            plain.append(item)
+    free = [a for a in world_agents if a not in named]
+    if len(plain) == 1 and len(free) > 1:
+        plain = plain * len(free)
+    if len(plain) != len(free):
+        raise ValueError(f"--agents gives {len(plain)} unnamed spec(s) for {len(free)} free seat(s) "
+                         f"({', '.join(free)}); give one per seat in turn order, or name=spec")
+    return {**named, **dict(zip(free, plain))}
+
+
+def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
+    cells = [[str(c) for c in columns]] + [["" if r.get(c) is None else str(r.get(c)) for c in columns] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
+    lines = ["  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from agents.registry import AgentSpecError, make_agent
+    from sim.recording import RecordingWriter
+    from sim.registry import ScenarioError, load_scenario
+    from sim.session import Session
+
+    try:
+        world, name = load_scenario(args.scenario)
+        specs = seat_specs(world.agents, args.agents or ["planner"])
+        for spec in specs.values():
+            make_agent(spec, world.family)  # validate before the first episode
+    except (ScenarioError, AgentSpecError, ValueError) as exc:
+        return _fail(str(exc))
+    if args.episodes < 1:
+        return _fail("--episodes must be at least 1")
+    out = Path(args.out or Path("runs") / name)
+    rows = []
+    suffix = ".jsonl.gz" if args.gzip else ".jsonl"
+    bar = tqdm(range(args.episodes), desc=f"{name}", unit="ep", disable=args.quiet or None,
+               file=sys.stderr, dynamic_ncols=True)
+    for i in bar:
+        seed = args.seed + i
+        seats = {a: make_agent(spec, world.family) for a, spec in specs.items()}
+        session = Session(world, seats, seed=seed, scenario=name)
+        path = None
+        if not args.no_record:
+            path = out / f"{name}-seed{seed}{suffix}"
+            RecordingWriter.attach(session, path)
+        outcome = session.run()
+        metrics = session.metrics()
+        rows.append({"scenario": name, "seed": seed, "agents": " ".join(f"{a}={s}" for a, s in specs.items()),
+                     "success": outcome.get("success"), "length": outcome.get("length"),
+                     "ticks": metrics["ticks"], "feedback": metrics["feedback"],
+                     "errors": metrics["errors"], "recording": str(path) if path else ""})
+    out.mkdir(parents=True, exist_ok=True)
+    table_path = out / "metrics.csv"
+    with open(table_path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    if not args.quiet:
+        print(format_table(rows, ["seed", "success", "length", "ticks", "feedback", "errors"]))
+        successes = sum(bool(r["success"]) for r in rows)
+        lengths = [r["length"] for r in rows if r["length"] is not None]
+        mean = f"{sum(lengths) / len(lengths):.1f}" if lengths else "-"
+        print(f"\n{name}: {successes}/{len(rows)} successful, mean length {mean} ticks")
+        print(f"metrics: {table_path}" + ("" if args.no_record else f"\nrecordings: {out}/"))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from sim.recording import RecordingError
+    from sim.registry import ScenarioError
+    from sim.replay import Replay
+
+    try:
+        replay = Replay(args.file)
+    except (RecordingError, ScenarioError) as exc:
+        return _fail(str(exc))
+    for warning in replay.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    k = replay.num_steps if args.step is None else args.step
+    if not 0 <= k <= replay.num_steps:
+        return _fail(f"--step must be between 0 and {replay.num_steps}, got {k}")
+    header = replay.recording.header
+    print(f"{args.file}: {header.get('scenario')} seed {header.get('seed')}, "
+          f"{replay.num_steps} steps; showing step {k}")
+    print(replay.world.render_text(replay.state_at(k)))
+    if k < replay.num_steps:
+        print(f"next: {replay.joint_action(k)}")
+    shown = [e for e in replay.events_at(k) if e.type not in ("observation",)]
+    if shown:
+        print("\nrecorded at this step:")
+        for e in shown:
+            d = e.to_dict()
+            d.pop("tick")
+            print(f"  {d.pop('type')}: {d}")
+    footer = replay.recording.footer
+    if footer and k == replay.num_steps:
+        print(f"\noutcome: {footer['outcome']}")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from sim.registry import ScenarioError, families, list_scenarios
+
+    try:
+        infos = list_scenarios()
+    except ScenarioError as exc:
+        return _fail(str(exc))
+    titles = {name: fam.title for name, fam in families().items()}
+    rows = [{"scenario": i.name, "world": titles.get(i.family, i.family), "category": i.category or "",
+             "agents": ", ".join(i.agents), "title": i.title} for i in infos]
+    print(format_table(rows, ["scenario", "world", "category", "agents", "title"]))
+    if args.agents:
+        from agents.registry import agent_kinds
+        print("\nagent kinds (for --agents):")
+        for kind in agent_kinds().values():
+            print(f"  {kind.name:<12} {', '.join(kind.families):<8} {kind.summary}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="main.py", description="ToM Arena: simulate, record and replay Theory-of-Mind multi-agent episodes.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:\n"
+               "  python main.py list --agents\n"
+               "  python main.py run two-rooms --agents planner boltzmann:temperature=1.0 --episodes 10\n"
+               "  python main.py replay runs/two-rooms/two-rooms-seed0.jsonl --step 5")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser("run", help="run episodes headless, write recordings and a metrics table",
+                         description="Run episodes of a scenario without a window. Writes one recording "
+                                     "per episode and metrics.csv into --out, and prints a summary.")
+    run.add_argument("scenario", help="scenario name (see 'list') or path to a scenario file")
+    run.add_argument("--agents", nargs="+", metavar="SPEC",
+                     help="one agent spec per seat in turn order, or SEAT=SPEC; a single spec fills every "
+                          "seat. SPEC is KIND or KIND:param=value,... e.g. boltzmann:temperature=0.5 "
+                          "(default: planner)")
+    run.add_argument("--episodes", type=int, default=1, metavar="N", help="number of episodes (default 1)")
+    run.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first episode; episode i "
+                                                                     "uses S+i (default 0)")
+    run.add_argument("--out", metavar="DIR", help="output folder (default runs/<scenario>)")
+    run.add_argument("--gzip", action="store_true", help="compress recordings (.jsonl.gz)")
+    run.add_argument("--no-record", action="store_true", help="write no recordings, only metrics.csv")
+    run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    run.set_defaults(func=cmd_run)
+
+    replay = sub.add_parser("replay", help="print a recorded state as text",
+                            description="Rebuild a recorded episode (checking every state hash) and print "
+                                        "the state after step K with what was recorded at that step.")
+    replay.add_argument("file", help="a recording (.jsonl or .jsonl.gz)")
+    replay.add_argument("--step", type=int, metavar="K", help="step to show (default: the last)")
+    replay.set_defaults(func=cmd_replay)
+
+    lst = sub.add_parser("list", help="list scenarios", description="List the shipped scenarios.")
+    lst.add_argument("--agents", action="store_true", help="also list the agent kinds")
+    lst.set_defaults(func=cmd_list)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

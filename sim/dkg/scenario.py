@@ -1,0 +1,161 @@
+"""The scenario file format of Doors, Keys and Gems, and its validation.
+
+A scenario is a JSON file::
+
+    {
+      "world": "dkg",
+      "name": "two-rooms",
+      "title": "Two rooms",
+      "description": "Bob holds the only key to Alice's room.",
+      "category": "necessary",              # optional: not_needed | useful | necessary
+      "map": ["#######",
+              "#1.r#*#",
+              "#..2R.#",
+              "#######"],
+      "legend": {"#": "wall", ".": "floor",
+                 "r": {"key": "red"}, "R": {"door": "red"},
+                 "*": {"gem": "blue"}, "1": {"agent": "alice"}, "2": {"agent": "bob"}},
+      "goals": {"alice": "gem1", "bob": "gem1"},
+      "options": {"t_max": 80, "turn_order": ["alice", "bob"]}
+    }
+
+Keys, doors and gems are numbered in reading order (row by row, left to right):
+``key1, key2, ...``, ``door1, ...``, ``gem1, ...``; goals name gems by those ids.
+Agents start on the floor. Turn order defaults to the order of the legend's agents.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from sim.registry import ScenarioError
+
+COLORS = ("red", "blue", "yellow", "green", "purple", "orange", "pink", "cyan")
+CATEGORIES = ("not_needed", "useful", "necessary")
+NAME_RE = r"^[a-z0-9][a-z0-9_-]*$"
+
+
+class Options(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    t_max: int = Field(80, ge=1, le=100_000, description="episode length limit in ticks (one action = one tick)")
+    turn_order: list[str] | None = Field(None, description="agents in the order they act; defaults to legend order")
+
+
+class DKGScenario(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    world: Literal["dkg"]
+    name: str = Field(pattern=NAME_RE)
+    title: str = ""
+    description: str = ""
+    category: Literal["not_needed", "useful", "necessary"] | None = None
+    map: list[str] = Field(min_length=1)
+    legend: dict[str, Any]
+    goals: dict[str, str]
+    options: Options = Options()
+
+    @field_validator("legend")
+    @classmethod
+    def _legend(cls, legend: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for char, entry in legend.items():
+            if len(char) != 1:
+                raise ValueError(f"key {char!r}: legend keys must be single characters")
+            out[char] = parse_legend_entry(char, entry)
+        return out
+
+
+def parse_legend_entry(char: str, entry: Any) -> dict[str, str]:
+    """Normalize a legend value to {"kind": ..., "color"/"agent": ...}."""
+    expected = ("'wall', 'floor', or an object with one of the fields "
+                "key/door/gem (a colour) or agent (a name)")
+    if entry in ("wall", "floor"):
+        return {"kind": entry}
+    if not isinstance(entry, dict) or len(entry) != 1:
+        raise ValueError(f"entry {char!r}: expected {expected}, got {entry!r}")
+    (kind, value), = entry.items()
+    if kind in ("key", "door", "gem"):
+        if value not in COLORS:
+            raise ValueError(f"entry {char!r}: {kind} colour must be one of {', '.join(COLORS)}, got {value!r}")
+        return {"kind": kind, "color": value}
+    if kind == "agent":
+        if not isinstance(value, str) or not re.match(NAME_RE, value):
+            raise ValueError(f"entry {char!r}: agent name must be lowercase letters, digits, '-' or '_', got {value!r}")
+        return {"kind": "agent", "agent": value}
+    raise ValueError(f"entry {char!r}: expected {expected}, got {entry!r}")
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top level)"
+
+
+def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """Validate raw scenario data; return a normalized spec or raise one ScenarioError."""
+    try:
+        sc = DKGScenario.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        msg = err["msg"].removeprefix("Value error, ")
+        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r}"
+        raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {msg}{got}") from None
+
+    def fail(where: str, what: str) -> None:
+        raise ScenarioError(f"{source}: {where}: {what}")
+
+    width = len(sc.map[0])
+    if width == 0:
+        fail("field 'map'", "rows must not be empty")
+    for r, row in enumerate(sc.map):
+        if len(row) != width:
+            fail(f"map row {r}", f"has {len(row)} cells, expected {width} like row 0")
+        for c, ch in enumerate(row):
+            if ch not in sc.legend:
+                fail(f"map row {r}, column {c}",
+                     f"character {ch!r} is not in the legend (legend has {' '.join(sorted(sc.legend))})")
+
+    agents_in_legend = [e["agent"] for e in sc.legend.values() if e["kind"] == "agent"]
+    if len(set(agents_in_legend)) != len(agents_in_legend):
+        fail("field 'legend'", "each agent must have exactly one legend character")
+    starts: dict[str, tuple[int, int]] = {}
+    for r, row in enumerate(sc.map):
+        for c, ch in enumerate(row):
+            entry = sc.legend[ch]
+            if entry["kind"] == "agent":
+                if entry["agent"] in starts:
+                    fail(f"map row {r}, column {c}", f"agent {entry['agent']!r} appears a second time "
+                         f"(first at row {starts[entry['agent']][0]}, column {starts[entry['agent']][1]})")
+                starts[entry["agent"]] = (r, c)
+    missing = [a for a in agents_in_legend if a not in starts]
+    if missing:
+        fail("field 'map'", f"agent {missing[0]!r} is in the legend but not on the map")
+    if len(starts) < 2:
+        fail("field 'map'", f"Doors, Keys and Gems needs two or more agents, found {len(starts)}")
+
+    order = sc.options.turn_order or agents_in_legend
+    if sorted(order) != sorted(starts):
+        fail("field 'options.turn_order'", f"expected each of {sorted(starts)} exactly once, got {order}")
+
+    gems = [f"gem{i + 1}" for i in range(sum(sc.legend[ch]["kind"] == "gem" for row in sc.map for ch in row))]
+    for agent in order:
+        if agent not in sc.goals:
+            fail(f"field 'goals.{agent}'", f"missing: every agent needs a goal gem (one of {', '.join(gems) or 'none on the map'})")
+    for agent, gem in sc.goals.items():
+        if agent not in starts:
+            fail(f"field 'goals.{agent}'", f"{agent!r} is not an agent on the map (agents: {', '.join(order)})")
+        if gem not in gems:
+            fail(f"field 'goals.{agent}'", f"expected a gem id ({', '.join(gems) or 'no gems on the map'}), got {gem!r}")
+
+    spec = sc.model_dump()
+    spec["options"]["turn_order"] = list(order)
+    return spec
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of scenario files, for editors (written to scenarios/dkg.schema.json)."""
+    schema = DKGScenario.model_json_schema()
+    schema["properties"]["legend"]["description"] = (
+        "single characters mapped to 'wall', 'floor', {'key': colour}, {'door': colour}, "
+        "{'gem': colour} or {'agent': name}; colours: " + ", ".join(COLORS))
+    return schema

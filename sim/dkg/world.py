@@ -1,0 +1,305 @@
+"""Multi-agent Doors, Keys and Gems (mDKG), with the rules of the ProToM paper.
+
+A fully observable grid of walls, floor, coloured locked doors, coloured keys and
+gems. Agents take turns; one action is one tick. Actions are strings:
+
+    up | down | left | right       move one cell; walls and locked doors block, agents do not
+    wait                            do nothing
+    pickup <item>                   take the key or gem lying on one's own cell
+    unlock <door>                   open a locked door next to one's cell (4-neighbourhood)
+                                    with a key of its colour; the key is used up
+                                    (the lowest-numbered matching key held)
+    handover <item> <agent>         give a held item to an agent on the same or a neighbouring cell
+
+Each agent wants one gem and has reached its goal while it holds that gem. The
+episode ends when every agent holds its gem, or after ``t_max`` ticks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from sim.world import AgentId, IllegalAction, StepResult, World, WorldEvent, require_joint
+
+MOVES: dict[str, tuple[int, int]] = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
+CONSUMED = -1_000_000  # item location of a key used on a door
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    id: str
+    kind: str  # "key" or "gem"
+    color: str
+    char: str
+
+
+@dataclass(frozen=True, slots=True)
+class Door:
+    id: str
+    color: str
+    cell: int
+    char: str
+
+
+@dataclass(frozen=True, slots=True)
+class DKGState:
+    """The dynamic part of an mDKG episode. The layout lives in the World.
+
+    ``item_locs[i]``: a cell index (>= 0) when item i lies on the floor, ``-1 - a``
+    when agent a holds it, ``CONSUMED`` when a key was used on a door.
+    ``reached_at[a]``: the tick at which agent a first held its goal gem, or -1.
+    """
+
+    t: int
+    turn: int
+    agent_cells: tuple[int, ...]
+    item_locs: tuple[int, ...]
+    open_doors: int  # bit d set when door d is unlocked
+    reached_at: tuple[int, ...]
+
+    def key(self) -> tuple:
+        return (self.t, self.turn, self.agent_cells, self.item_locs, self.open_doors, self.reached_at)
+
+
+@dataclass(frozen=True, slots=True)
+class DKGObservation:
+    """What an agent perceives: everything (mDKG is fully observable) plus its own goal."""
+
+    state: DKGState
+    agent: AgentId
+    goal: str
+
+    def key(self) -> tuple:
+        return (self.state.key(), self.agent, self.goal)
+
+
+class DKGWorld(World[DKGState, str, DKGObservation]):
+    family = "dkg"
+
+    def __init__(self, spec: dict[str, Any]) -> None:
+        self._spec = spec
+        self.name: str = spec["name"]
+        grid = spec["map"]
+        legend = spec["legend"]
+        self.height, self.width = len(grid), len(grid[0])
+        self.t_max: int = spec["options"]["t_max"]
+        self._agents: tuple[str, ...] = tuple(spec["options"]["turn_order"])
+        self.agent_index = {a: i for i, a in enumerate(self._agents)}
+
+        walls = bytearray(self.height * self.width)
+        items: list[Item] = []
+        item_cells: list[int] = []
+        doors: list[Door] = []
+        starts: dict[str, int] = {}
+        self.agent_chars: dict[str, str] = {}
+        counts = {"key": 0, "gem": 0}
+        for r, row in enumerate(grid):
+            for c, ch in enumerate(row):
+                entry, cell = legend[ch], r * self.width + c
+                kind = entry["kind"]
+                if kind == "wall":
+                    walls[cell] = 1
+                elif kind in ("key", "gem"):
+                    counts[kind] += 1
+                    items.append(Item(f"{kind}{counts[kind]}", kind, entry["color"], ch))
+                    item_cells.append(cell)
+                elif kind == "door":
+                    doors.append(Door(f"door{len(doors) + 1}", entry["color"], cell, ch))
+                elif kind == "agent":
+                    starts[entry["agent"]] = cell
+                    self.agent_chars[entry["agent"]] = ch
+        self.walls = bytes(walls)
+        self.items: tuple[Item, ...] = tuple(items)
+        self.doors: tuple[Door, ...] = tuple(doors)
+        self.item_index = {it.id: i for i, it in enumerate(self.items)}
+        self.door_index = {d.id: i for i, d in enumerate(self.doors)}
+        self.door_at: dict[int, int] = {d.cell: i for i, d in enumerate(self.doors)}
+        self.goals: dict[str, str] = dict(spec["goals"])
+        self.goal_item: tuple[int, ...] = tuple(self.item_index[self.goals[a]] for a in self._agents)
+        self.gem_ids: tuple[str, ...] = tuple(it.id for it in self.items if it.kind == "gem")
+        self._initial = DKGState(t=0, turn=0, agent_cells=tuple(starts[a] for a in self._agents),
+                                 item_locs=tuple(item_cells), open_doors=0,
+                                 reached_at=tuple(-1 for _ in self._agents))
+        # Neighbours of each cell inside the grid (walls included; passability is checked per state).
+        self.neighbors: tuple[tuple[tuple[str, int], ...], ...] = tuple(
+            tuple((name, (cell // self.width + dr) * self.width + cell % self.width + dc)
+                  for name, (dr, dc) in MOVES.items()
+                  if 0 <= cell // self.width + dr < self.height and 0 <= cell % self.width + dc < self.width)
+            for cell in range(self.height * self.width))
+
+    # ------------------------------------------------------------- geometry
+
+    def cell(self, row: int, col: int) -> int:
+        return row * self.width + col
+
+    def rc(self, cell: int) -> tuple[int, int]:
+        return divmod(cell, self.width)
+
+    def passable(self, cell: int, open_doors: int) -> bool:
+        if self.walls[cell]:
+            return False
+        d = self.door_at.get(cell)
+        return d is None or bool(open_doors >> d & 1)
+
+    def adjacent(self, a: int, b: int) -> bool:
+        (ra, ca), (rb, cb) = self.rc(a), self.rc(b)
+        return abs(ra - rb) + abs(ca - cb) == 1
+
+    # ------------------------------------------------------------ interface
+
+    @property
+    def agents(self) -> tuple[AgentId, ...]:
+        return self._agents
+
+    def reset(self, seed: int) -> DKGState:
+        return self._initial  # the layout is fixed; seeds drive the agents
+
+    def active_agents(self, state: DKGState) -> tuple[AgentId, ...]:
+        return () if self.done(state) else (self._agents[state.turn],)
+
+    def held_by(self, state: DKGState, agent: AgentId) -> list[int]:
+        code = -1 - self.agent_index[agent]
+        return [i for i, loc in enumerate(state.item_locs) if loc == code]
+
+    def legal_actions(self, state: DKGState, agent: AgentId) -> tuple[str, ...]:
+        a = self.agent_index[agent]
+        if self.done(state) or state.turn != a:
+            return ()
+        here = state.agent_cells[a]
+        actions = [name for name, n in self.neighbors[here] if self.passable(n, state.open_doors)]
+        actions.append("wait")
+        held = [i for i, loc in enumerate(state.item_locs) if loc == -1 - a]
+        actions += [f"pickup {self.items[i].id}" for i, loc in enumerate(state.item_locs) if loc == here]
+        held_colors = {self.items[i].color for i in held if self.items[i].kind == "key"}
+        for _, n in self.neighbors[here]:
+            d = self.door_at.get(n)
+            if d is not None and not state.open_doors >> d & 1 and self.doors[d].color in held_colors:
+                actions.append(f"unlock {self.doors[d].id}")
+        for b, other in enumerate(self._agents):
+            if b != a and (state.agent_cells[b] == here or self.adjacent(here, state.agent_cells[b])):
+                actions += [f"handover {self.items[i].id} {other}" for i in held]
+        return tuple(actions)
+
+    def step(self, state: DKGState, joint_action: Mapping[AgentId, str]) -> StepResult[DKGState]:
+        require_joint(self, state, joint_action)
+        agent = self._agents[state.turn]
+        action = joint_action[agent]
+        a = state.turn
+        cells, locs, doors = state.agent_cells, state.item_locs, state.open_doors
+        events: list[WorldEvent] = []
+        verb, _, rest = action.partition(" ")
+        here = cells[a]
+        if verb in MOVES:
+            target = next((n for name, n in self.neighbors[here] if name == verb), None)
+            if target is None or not self.passable(target, doors):
+                raise IllegalAction(f"{agent} cannot move {verb} from {self.rc(here)}: blocked")
+            cells = cells[:a] + (target,) + cells[a + 1:]
+        elif verb == "wait" and not rest:
+            pass
+        elif verb == "pickup":
+            i = self.item_index.get(rest)
+            if i is None or locs[i] != here:
+                raise IllegalAction(f"{agent} cannot pick up {rest!r}: it is not on its cell")
+            locs = locs[:i] + (-1 - a,) + locs[i + 1:]
+            events.append(WorldEvent("pickup", agent, {"item": rest}))
+        elif verb == "unlock":
+            d = self.door_index.get(rest)
+            if d is None or doors >> d & 1 or not self.adjacent(here, self.doors[d].cell):
+                raise IllegalAction(f"{agent} cannot unlock {rest!r}: not a locked door next to it")
+            key = next((i for i, loc in enumerate(locs) if loc == -1 - a and self.items[i].kind == "key"
+                        and self.items[i].color == self.doors[d].color), None)
+            if key is None:
+                raise IllegalAction(f"{agent} cannot unlock {rest}: it holds no {self.doors[d].color} key")
+            locs = locs[:key] + (CONSUMED,) + locs[key + 1:]
+            doors |= 1 << d
+            events.append(WorldEvent("unlock", agent, {"door": rest, "key": self.items[key].id}))
+        elif verb == "handover":
+            item_id, _, other = rest.partition(" ")
+            i, b = self.item_index.get(item_id), self.agent_index.get(other)
+            if i is None or b is None or b == a or locs[i] != -1 - a:
+                raise IllegalAction(f"{agent} cannot hand over {item_id!r} to {other!r}")
+            if not (cells[b] == here or self.adjacent(here, cells[b])):
+                raise IllegalAction(f"{agent} cannot hand over to {other}: not on or next to its cell")
+            locs = locs[:i] + (-1 - b,) + locs[i + 1:]
+            events.append(WorldEvent("handover", agent, {"item": item_id, "to": other}))
+        else:
+            raise IllegalAction(f"{agent}: unknown action {action!r}")
+
+        t = state.t + 1
+        reached = state.reached_at
+        if locs is not state.item_locs:
+            new_reached = tuple(r if r >= 0 or locs[g] != -1 - b else t
+                                for b, (r, g) in enumerate(zip(reached, self.goal_item)))
+            for b, (old, new) in enumerate(zip(reached, new_reached)):
+                if old < 0 <= new:
+                    events.append(WorldEvent("goal_reached", self._agents[b], {"gem": self.goals[self._agents[b]]}))
+            reached = new_reached
+        new_state = DKGState(t=t, turn=(state.turn + 1) % len(self._agents), agent_cells=cells,
+                             item_locs=locs, open_doors=doors, reached_at=reached)
+        return StepResult(new_state, tuple(events))
+
+    def observe(self, state: DKGState, agent: AgentId) -> DKGObservation:
+        return DKGObservation(state, agent, self.goals[agent])
+
+    def holds_goal(self, state: DKGState, a: int) -> bool:
+        return state.item_locs[self.goal_item[a]] == -1 - a
+
+    def done(self, state: DKGState) -> bool:
+        if state.t >= self.t_max:
+            return True
+        return all(state.item_locs[g] == -1 - a for a, g in enumerate(self.goal_item))
+
+    def state_key(self, state: DKGState) -> tuple:
+        return state.key()
+
+    def outcome(self, state: DKGState) -> dict[str, Any]:
+        holding = {agent: self.holds_goal(state, a) for a, agent in enumerate(self._agents)}
+        success = all(holding.values())
+        return {"success": success, "holding_goal": holding,
+                "goal_tick": {agent: (r if r >= 0 else None) for agent, r in zip(self._agents, state.reached_at)},
+                "length": state.t if success else None, "ticks": state.t}
+
+    def spec(self) -> dict[str, Any]:
+        return self._spec
+
+    # ---------------------------------------------------------- description
+
+    def describe_location(self, state: DKGState, i: int) -> str:
+        loc = state.item_locs[i]
+        if loc == CONSUMED:
+            return "used"
+        if loc < 0:
+            return f"held by {self._agents[-1 - loc]}"
+        r, c = self.rc(loc)
+        return f"at row {r}, column {c}"
+
+    def render_text(self, state: DKGState) -> str:
+        legend = self._spec["legend"]
+        wall_char = next((ch for ch, e in legend.items() if e["kind"] == "wall"), "#")
+        floor_char = next((ch for ch, e in legend.items() if e["kind"] == "floor"), ".")
+        chars = [wall_char if w else floor_char for w in self.walls]
+        for d, door in enumerate(self.doors):
+            chars[door.cell] = floor_char if state.open_doors >> d & 1 else door.char
+        for i, item in enumerate(self.items):
+            if state.item_locs[i] >= 0:
+                chars[state.item_locs[i]] = item.char
+        for a, agent in enumerate(self._agents):
+            chars[state.agent_cells[a]] = self.agent_chars[agent]
+        rows = ["".join(chars[r * self.width + c] for c in range(self.width)) for r in range(self.height)]
+        lines = [f"{self.name}  tick {state.t}/{self.t_max}" +
+                 ("  (over)" if self.done(state) else f"  turn: {self._agents[state.turn]}"), *rows, ""]
+        for a, agent in enumerate(self._agents):
+            r, c = self.rc(state.agent_cells[a])
+            held = ", ".join(f"{self.items[i].id} ({self.items[i].color})" for i in self.held_by(state, agent))
+            status = "has it" if self.holds_goal(state, a) else "not yet"
+            lines.append(f"{self.agent_chars[agent]} {agent}: row {r}, column {c}; holds [{held}]; "
+                         f"wants {self.goals[agent]} ({status})")
+        for i, item in enumerate(self.items):
+            lines.append(f"{item.char} {item.id} ({item.color} {item.kind}) {self.describe_location(state, i)}")
+        for d, door in enumerate(self.doors):
+            r, c = self.rc(door.cell)
+            lines.append(f"{door.char} {door.id} ({door.color} door) at row {r}, column {c}: "
+                         f"{'open' if state.open_doors >> d & 1 else 'locked'}")
+        return "\n".join(lines)

@@ -1,0 +1,134 @@
+"""Replay: every state of a recorded episode, rebuilt by re-simulating its actions.
+
+Loading re-simulates the whole episode once, checks each state against its recorded
+hash and keeps a keyframe every ``K`` steps. Any step is then served in at most
+``K`` world steps; the states of the segment around the cursor are kept, so stepping
+backwards costs what stepping forwards does.
+
+Minds (beliefs, messages, feedback, LLM transcripts) are served from the file and
+never recomputed: a replay never calls a model.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import OrderedDict, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from sim.events import BeliefEvent, Event, StepEvent
+from sim.recording import Recording, load_recording
+from sim.registry import build_world
+from sim.world import World
+
+DEFAULT_KEYFRAME_EVERY = 64
+
+
+class Replay:
+    def __init__(self, recording: Recording | str, *, keyframe_every: int = DEFAULT_KEYFRAME_EVERY,
+                 world: World | None = None) -> None:
+        if not isinstance(recording, Recording):
+            recording = load_recording(recording)
+        if keyframe_every < 1:
+            raise ValueError("keyframe_every must be at least 1")
+        self.recording = recording
+        self.warnings = list(recording.warnings)
+        header = recording.header
+        self.world = world or build_world(header["world"], header["spec"])
+        self.seed = int(header["seed"])
+        self.K = keyframe_every
+
+        world = self.world
+        state = world.reset(self.seed)
+        joints: list[dict[str, Any]] = [dict(j) for j in header.get("prefix") or []]
+        recorded = recording.steps
+        joints += [s.joint_action for s in recorded]
+        self._joints = joints
+        self._keyframes: list[Any] = [state]
+        n_prefix = len(joints) - len(recorded)
+        verified = 0
+        for i, joint in enumerate(joints):
+            state = world.step(state, {a: world.decode_action(x) for a, x in joint.items()}).state
+            if i >= n_prefix:
+                expected = recorded[i - n_prefix].state_hash
+                actual = world.state_hash(state)
+                if actual != expected:
+                    self.warnings.append(
+                        f"{recording.path}: the state after step {i} has hash {actual}, the recording "
+                        f"says {expected}: the rules differ from those it was recorded with "
+                        f"(ToM Arena {header.get('app_version', '?')}); replay stops at step {i}")
+                    break
+            verified = i + 1
+            if verified % self.K == 0:
+                self._keyframes.append(state)
+        self.num_steps = verified
+        self._joints = joints[:verified]
+        self._segments: OrderedDict[int, list[Any]] = OrderedDict()
+
+        self._by_tick: dict[int, list[Event]] = defaultdict(list)
+        self._belief_ticks: dict[tuple[str, str], list[int]] = defaultdict(list)
+        self._belief_events: dict[tuple[str, str], list[BeliefEvent]] = defaultdict(list)
+        for event in recording.events:
+            if isinstance(event, StepEvent):
+                continue
+            self._by_tick[event.tick].append(event)
+            if isinstance(event, BeliefEvent):
+                key = (event.owner, event.kind)
+                self._belief_ticks[key].append(event.tick)
+                self._belief_events[key].append(event)
+
+    # ----------------------------------------------------------------- states
+
+    def state_at(self, k: int) -> Any:
+        """The state after ``k`` steps, 0 <= k <= num_steps."""
+        if not 0 <= k <= self.num_steps:
+            raise IndexError(f"step {k} is outside 0..{self.num_steps}")
+        seg = k // self.K
+        states = self._segments.get(seg)
+        if states is None:
+            states = self._build_segment(seg)
+        else:
+            self._segments.move_to_end(seg)
+        return states[k - seg * self.K]
+
+    def _build_segment(self, seg: int) -> list[Any]:
+        state = self._keyframes[seg]
+        states = [state]
+        last = min(self.num_steps, (seg + 1) * self.K - 1)
+        world = self.world
+        for i in range(seg * self.K, last):
+            joint = self._joints[i]
+            state = world.step(state, {a: world.decode_action(x) for a, x in joint.items()}).state
+            states.append(state)
+        self._segments[seg] = states
+        while len(self._segments) > 3:  # the cursor's segment and its two neighbours
+            self._segments.popitem(last=False)
+        return states
+
+    def joint_action(self, k: int) -> dict[str, Any]:
+        """The encoded joint action that led from state ``k`` to state ``k + 1``."""
+        return self._joints[k]
+
+    @property
+    def prefix_length(self) -> int:
+        return len(self.recording.header.get("prefix") or [])
+
+    # ------------------------------------------------------------------ minds
+
+    def events_at(self, tick: int) -> Sequence[Event]:
+        """Recorded non-step events stamped with ``tick`` (messages, beliefs, feedback...)."""
+        return self._by_tick.get(tick, ())
+
+    def events_until(self, tick: int) -> list[Event]:
+        return [e for t in sorted(self._by_tick) if t <= tick for e in self._by_tick[t]]
+
+    def belief_at(self, owner: str, kind: str, tick: int) -> BeliefEvent | None:
+        """The latest snapshot of ``owner``'s ``kind`` belief at or before ``tick``."""
+        ticks = self._belief_ticks.get((owner, kind))
+        if not ticks:
+            return None
+        i = bisect.bisect_right(ticks, tick) - 1
+        return self._belief_events[(owner, kind)][i] if i >= 0 else None
+
+    def belief_keys(self) -> list[tuple[str, str]]:
+        return sorted(self._belief_ticks)
