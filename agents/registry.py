@@ -6,6 +6,7 @@ numbers where they look like numbers), e.g. ``boltzmann:temperature=1.0``.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,15 +22,20 @@ class AgentKind:
     factory: Callable[..., Agent]
 
 
-def _kinds() -> dict[str, AgentKind]:
-    from agents.dkg.agents import BoltzmannAgent, PlannerAgent
+#: modules that define ``AGENT_KINDS: list[AgentKind]``; add a line to plug in new agents
+AGENT_MODULES = [
+    "agents.dkg.agents",
+]
 
-    kinds = [
-        AgentKind("planner", ("dkg",), "optimal A* planner over keys, doors and gems", PlannerAgent),
-        AgentKind("boltzmann", ("dkg",), "simulated human: softmax over -cost-to-go / temperature",
-                  BoltzmannAgent),
-    ]
-    return {k.name: k for k in kinds}
+
+def _kinds() -> dict[str, AgentKind]:
+    kinds: dict[str, AgentKind] = {}
+    for module in AGENT_MODULES:
+        for kind in importlib.import_module(module).AGENT_KINDS:
+            if kind.name in kinds:
+                raise RuntimeError(f"agent kind {kind.name!r} is defined twice ({module})")
+            kinds[kind.name] = kind
+    return kinds
 
 
 def agent_kinds() -> dict[str, AgentKind]:

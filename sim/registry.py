@@ -6,6 +6,7 @@ Each world family registers a builder (scenario data -> World) and a loader
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,9 +43,15 @@ def families() -> dict[str, Family]:
     return dict(_FAMILIES)
 
 
+#: world packages; importing one registers its family. Add a line to plug in a new world.
+WORLD_PACKAGES = [
+    "sim.dkg",
+]
+
+
 def _load_builtin() -> None:
-    # Importing a world package registers its family.
-    import sim.dkg  # noqa: F401
+    for package in WORLD_PACKAGES:
+        importlib.import_module(package)
 
 
 def build_world(family: str, spec: dict[str, Any]) -> World:

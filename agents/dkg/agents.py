@@ -15,6 +15,7 @@ import numpy as np
 from agents.dkg.planner import INF, DKGPlanner, Plan, Task
 from sim.dkg.world import DKGObservation, DKGState, DKGWorld
 from sim.events import FeedbackStatusEvent
+from agents.registry import AgentKind
 from sim.seats import Agent, Feedback, SeatContext
 
 _PLANNERS: "weakref.WeakKeyDictionary[DKGWorld, DKGPlanner]" = weakref.WeakKeyDictionary()
@@ -192,3 +193,9 @@ def boltzmann_policy(world: DKGWorld, planner: DKGPlanner, state: DKGState, agen
     logits = -(q - q.min()) / temperature
     p = np.exp(logits)
     return p / p.sum()
+
+
+AGENT_KINDS = [
+    AgentKind("planner", ("dkg",), "optimal A* planner over keys, doors and gems", PlannerAgent),
+    AgentKind("boltzmann", ("dkg",), "simulated human: softmax over -cost-to-go / temperature", BoltzmannAgent),
+]
