@@ -1,0 +1,1 @@
+"""Statistics, tables and figures computed from recordings and experiment results."""

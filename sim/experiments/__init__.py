@@ -1,0 +1,1 @@
+"""Experiment runners: many Sessions over scenarios x minds x seeds."""
