@@ -89,7 +89,6 @@ class RecordingWriter:
         if self._gz is not None:
             self._gz.close()
         self._raw.flush()
-        os.fsync(self._raw.fileno())
         self._raw.close()
         self.closed = True
 
