@@ -133,12 +133,22 @@ def _lines(path: Path, warnings: list[str]) -> Iterator[tuple[int, bytes, bool]]
 def read_header(path: str | os.PathLike) -> dict[str, Any]:
     """Only the header (fast: for listings and the recent-files menu)."""
     path = Path(path)
-    for number, line, _ in _lines(path, []):
-        return _parse_header(path, line)
-    raise RecordingError(f"{path}: the file is empty, not a ToM Arena recording")
+    warnings: list[str] = []
+    for number, line, has_newline in _lines(path, warnings):
+        return _parse_header(path, line, has_newline)
+    raise _no_header(path, warnings)
 
 
-def _parse_header(path: Path, line: bytes) -> dict[str, Any]:
+def _no_header(path: Path, warnings: list[str]) -> RecordingError:
+    if warnings:  # a compressed file cut or damaged before its first line was complete
+        return RecordingError(f"{path}: the file ends or is damaged inside its header (line 1); "
+                              "it holds nothing to load")
+    return RecordingError(f"{path}: the file is empty, not a ToM Arena recording")
+
+
+def _parse_header(path: Path, line: bytes, has_newline: bool = True) -> dict[str, Any]:
+    if not has_newline and line.startswith(b'{"record":"header"'):
+        raise RecordingError(f"{path}: the file ends inside its header (line 1); it holds nothing to load")
     try:
         header = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError):
@@ -167,9 +177,11 @@ def load_recording(path: str | os.PathLike) -> Recording:
     events: list[Event] = []
     footer: dict[str, Any] | None = None
     expected_step = 0
+    last_line = 0
     for number, line, has_newline in _lines(path, warnings):
+        last_line = number
         if header is None:
-            header = _parse_header(path, line)
+            header = _parse_header(path, line, has_newline)
             expected_step = len(header.get("prefix") or [])
             continue
         if footer is not None:
@@ -195,8 +207,8 @@ def load_recording(path: str | os.PathLike) -> Recording:
             expected_step += 1
         events.append(event)
     if header is None:
-        raise RecordingError(f"{path}: the file is empty, not a ToM Arena recording")
+        raise _no_header(path, warnings)
     if footer is None and not warnings:
-        warnings.append(f"{path}: no footer; the episode was cut short after "
+        warnings.append(f"{path}: no footer after line {last_line}; the episode was cut short after "
                         f"{expected_step} steps (loaded {len(events)} events)")
     return Recording(path=path, header=header, events=events, footer=footer, warnings=warnings)

@@ -141,7 +141,9 @@ class DKGPlanner:
                 floor |= 1 << bit
         target_loc = locs[task.item] if task.item >= 0 else 0
         recipient_cell = state.agent_cells[task.to] if task.kind == "give" else -1
-        memo_key = (task, state.agent_cells[agent], held, state.open_doors, floor, target_loc, recipient_cell)
+        # ``target_loc == me``: an item held by agent a is done for a but out of reach for anyone else.
+        memo_key = (task, state.agent_cells[agent], held, state.open_doors, floor, target_loc, target_loc == me,
+                    recipient_cell)
         plan = self._plans.get(memo_key)
         if plan is not None:
             self.stats["plan_hits"] += 1
@@ -164,6 +166,8 @@ class DKGPlanner:
             return DONE
         if task.kind == "open" and open_doors >> task.door & 1:
             return DONE
+        if task.kind == "give" and target_loc == -1 - task.to:
+            return DONE  # already in the recipient's hands
         if task.kind in ("hold", "give") and (target_loc == CONSUMED or (target_loc < 0 and target_loc != me)):
             return NO_PLAN  # used up, or in someone else's hands
         give_cells = frozenset()

@@ -8,14 +8,15 @@ A scenario is a JSON file::
       "title": "Two rooms",
       "description": "Bob holds the only key to Alice's room.",
       "category": "necessary",              # optional: not_needed | useful | necessary
-      "map": ["#######",
-              "#1.r#*#",
-              "#..2R.#",
-              "#######"],
+      "map": ["########",
+              "#1.r#*.#",
+              "#..2R.+#",
+              "########"],
       "legend": {"#": "wall", ".": "floor",
                  "r": {"key": "red"}, "R": {"door": "red"},
-                 "*": {"gem": "blue"}, "1": {"agent": "alice"}, "2": {"agent": "bob"}},
-      "goals": {"alice": "gem1", "bob": "gem1"},
+                 "*": {"gem": "blue"}, "+": {"gem": "green"},
+                 "1": {"agent": "alice"}, "2": {"agent": "bob"}},
+      "goals": {"alice": "gem1", "bob": "gem2"},
       "options": {"t_max": 80, "turn_order": ["alice", "bob"]}
     }
 
@@ -99,6 +100,9 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
         err = exc.errors()[0]
         msg = err["msg"].removeprefix("Value error, ")
         got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r}"
+        if err["type"] == "extra_forbidden":  # say which fields exist, not only that this one does not
+            model = Options if err["loc"][0] == "options" else DKGScenario
+            msg, got = f"unknown field; expected one of {', '.join(model.model_fields)}", ""
         raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {msg}{got}") from None
 
     def fail(where: str, what: str) -> None:
@@ -116,8 +120,11 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
                      f"character {ch!r} is not in the legend (legend has {' '.join(sorted(sc.legend))})")
 
     agents_in_legend = [e["agent"] for e in sc.legend.values() if e["kind"] == "agent"]
-    if len(set(agents_in_legend)) != len(agents_in_legend):
-        fail("field 'legend'", "each agent must have exactly one legend character")
+    for agent in dict.fromkeys(agents_in_legend):
+        chars = [ch for ch, e in sc.legend.items() if e.get("agent") == agent]
+        if len(chars) > 1:
+            fail("field 'legend'", f"agent {agent!r} has the characters {', '.join(map(repr, chars))}; "
+                 "expected exactly one character per agent")
     starts: dict[str, tuple[int, int]] = {}
     for r, row in enumerate(sc.map):
         for c, ch in enumerate(row):
@@ -146,6 +153,14 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
             fail(f"field 'goals.{agent}'", f"{agent!r} is not an agent on the map (agents: {', '.join(order)})")
         if gem not in gems:
             fail(f"field 'goals.{agent}'", f"expected a gem id ({', '.join(gems) or 'no gems on the map'}), got {gem!r}")
+
+    wanted: dict[str, str] = {}
+    for agent in order:
+        gem = sc.goals[agent]
+        if gem in wanted:  # only one agent can hold a gem, so the episode could never succeed
+            fail(f"field 'goals.{agent}'", f"{gem} is already the goal of {wanted[gem]!r}; "
+                 "expected a different gem for each agent")
+        wanted[gem] = agent
 
     spec = sc.model_dump()
     spec["options"]["turn_order"] = list(order)

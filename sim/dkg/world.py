@@ -240,6 +240,12 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
                              item_locs=locs, open_doors=doors, reached_at=reached)
         return StepResult(new_state, tuple(events))
 
+    def fallback_action(self, state: DKGState, agent: AgentId) -> str:
+        """Wait: an agent that fails to act should not move or use up anything it did not choose."""
+        if agent not in self.active_agents(state):
+            raise IllegalAction(f"{agent} has no legal action: it is not its turn")
+        return "wait"
+
     def observe(self, state: DKGState, agent: AgentId) -> DKGObservation:
         return DKGObservation(state, agent, self.goals[agent])
 
