@@ -3,6 +3,7 @@
     python main.py run SCENARIO [--agents SPEC ...] [--episodes N] [--seed S] [--out DIR]
     python main.py replay FILE [--step K]
     python main.py list
+    python main.py tradecraft generate | selfplay | analyze | tool | rules | import | play    TradeCraft
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     try:
         world, name = load_scenario(args.scenario)
-        specs = seat_specs(world.agents, args.agents or ["planner"])
+        specs = seat_specs(world.agents, args.agents or ["trader" if world.family == "tradecraft" else "planner"])
         for spec in specs.values():
             make_agent(spec, world.family)  # validate before the first episode
     except (ScenarioError, AgentSpecError, ValueError) as exc:
@@ -145,7 +146,8 @@ def cmd_list(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     titles = {name: fam.title for name, fam in families().items()}
     rows = [{"scenario": i.name, "world": titles.get(i.family, i.family), "category": i.category or "",
-             "agents": ", ".join(i.agents), "title": i.title} for i in infos]
+             "agents": ", ".join(i.agents), "title": i.title} for i in infos
+            if not getattr(args, "world", None) or i.family == args.world]
     print(format_table(rows, ["scenario", "world", "category", "agents", "title"]))
     if args.agents:
         from agents.registry import agent_kinds
@@ -172,7 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agents", nargs="+", metavar="SPEC",
                      help="one agent spec per seat in turn order, or SEAT=SPEC; a single spec fills every "
                           "seat. SPEC is KIND or KIND:param=value,... e.g. boltzmann:temperature=0.5 "
-                          "(default: planner)")
+                          "(default: planner; trader for TradeCraft)")
     run.add_argument("--episodes", type=int, default=1, metavar="N", help="number of episodes (default 1)")
     run.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first episode; episode i "
                                                                      "uses S+i (default 0)")
@@ -191,7 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     lst = sub.add_parser("list", help="list scenarios", description="List the shipped scenarios.")
     lst.add_argument("--agents", action="store_true", help="also list the agent kinds")
+    lst.add_argument("--world", metavar="FAMILY", help="only scenarios of this world (dkg, tradecraft, ...)")
     lst.set_defaults(func=cmd_list)
+
+    from agents.tradecraft.cli import add_parser as add_tradecraft_parser  # tradecraft generate | selfplay | ...
+    add_tradecraft_parser(sub)
     return parser
 
 

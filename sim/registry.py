@@ -46,6 +46,7 @@ def families() -> dict[str, Family]:
 #: world packages; importing one registers its family. Add a line to plug in a new world.
 WORLD_PACKAGES = [
     "sim.dkg",
+    "sim.tradecraft",
 ]
 
 
@@ -96,7 +97,11 @@ def load_spec(path: str | Path) -> tuple[str, dict[str, Any]]:
 
 
 def scenario_paths() -> list[Path]:
-    return sorted(p for p in SCENARIO_DIR.glob("*/*.json") if not p.name.endswith(".schema.json"))
+    # scenarios/<family>/<name>.json, or one folder deeper for families with scenario sets
+    # (scenarios/tradecraft/minecraft-1v1/<name>.json); deeper files are data (rule sets).
+    found = [*SCENARIO_DIR.glob("*/*.json"), *SCENARIO_DIR.glob("*/*/*.json")]
+    return sorted(p for p in found if not p.name.endswith(".schema.json")
+                  and p.relative_to(SCENARIO_DIR).parts[0] != "experiments")  # experiment configs, not scenarios
 
 
 def find_scenario(name: str) -> Path:

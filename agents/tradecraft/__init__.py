@@ -1,0 +1,1 @@
+"""TradeCraft traders: the planner trader with ToM value reports."""

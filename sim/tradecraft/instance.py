@@ -1,0 +1,271 @@
+"""TradeCraft task instances: the scenario file format, its validation and its difficulty.
+
+A scenario file holds one instance (the paper's ``hands`` and ``targets``, one entry per
+player) with the rule set it is played with::
+
+    {
+      "world": "tradecraft",
+      "name": "mc-1v1-01",
+      "title": "shears vs torch",
+      "category": "minecraft 1v1",                      # optional
+      "rules": "minecraft",                             # a shipped rule set, or a folder path
+      "players": ["alice", "bob"],                      # optional; default alice, bob, carol, ...
+      "hands":   [{"raw_iron": 2, "coal": 1}, {"oak_log": 1, "raw_iron": 1}],
+      "targets": [{"shears": 1}, {"torch": 1}],
+      "options": {"max_turns": 15, "ties": "share", "stop": "first", "max_craft_steps": 32},
+      "difficulty": {...}                               # optional; written by the generator
+    }
+
+Item names may omit the rule set's namespace (``coal`` for ``minecraft:coal``). A relative
+``rules`` path is relative to the scenario file. An instance is refused, with the reason,
+when it names unknown items, has non-positive or fractional amounts, gives a player its
+target from the start, or when a target cannot be crafted from the union of all initial
+hands (the paper's validity rule; the targets need not be craftable all at once).
+
+The paper's own instance files (a JSON list of ``{"hands": [...], "targets": [...]}``)
+load with ``load_paper_instances``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sim.registry import ROOT, ScenarioError
+from sim.tradecraft.rules import RuleSet, RuleSetError, load_ruleset
+from sim.tradecraft.solver import RecipeGraph, plan_crafts
+
+RULESETS_DIR = ROOT / "scenarios" / "tradecraft" / "rulesets"
+DEFAULT_PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
+NAME_RE = r"^[a-z0-9][a-z0-9_.-]*$"
+
+
+class Options(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    max_turns: int = Field(15, ge=1, le=1000, description="the game ends without a winner after this many turns")
+    ties: Literal["share", "draw"] = Field("share", description="several players first holding their targets at "
+                                                                 "the same check: all win (share) or nobody (draw)")
+    stop: Literal["first", "all"] = Field("first", description="end at the first win, or play on until all win")
+    max_craft_steps: int = Field(32, ge=1, le=10_000, description="world steps a craft phase may last")
+
+
+class Instance(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    world: Literal["tradecraft"]
+    name: str = Field(pattern=NAME_RE)
+    title: str = ""
+    description: str = ""
+    category: str | None = None
+    rules: str = "minecraft"
+    players: list[str] | None = None
+    hands: list[dict[str, Any]] = Field(min_length=2)
+    targets: list[dict[str, Any]] = Field(min_length=2)
+    options: Options = Options()
+    difficulty: dict[str, Any] | None = None
+
+
+def shipped_rulesets() -> list[str]:
+    return sorted(p.name for p in RULESETS_DIR.iterdir() if (p / "recipes").is_dir()) if RULESETS_DIR.is_dir() else []
+
+
+def rules_folder(rules: str, source: str | None = None) -> Path:
+    """The folder of a rule set named ``rules`` (shipped name, absolute path, or path relative to ``source``)."""
+    if (RULESETS_DIR / rules).is_dir() and "/" not in rules:
+        return RULESETS_DIR / rules
+    path = Path(rules)
+    if not path.is_absolute() and source:
+        path = Path(source).resolve().parent / path
+    if path.is_dir():
+        return path.resolve()
+    raise ScenarioError(f"{source or 'instance'}: field 'rules': no rule set {rules!r}; expected one of "
+                        f"{', '.join(shipped_rulesets())} or a folder with recipes/ (or a datapack with data/)")
+
+
+def ruleset_for(spec: Mapping[str, Any]) -> RuleSet:
+    try:
+        return load_ruleset(rules_folder(spec.get("rules", "minecraft")))
+    except RuleSetError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
+def _graph(rules: RuleSet) -> RecipeGraph:
+    from sim.tradecraft.world import graph_for
+    return graph_for(rules)
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _items(rules: RuleSet, value: Mapping[str, Any], where: str, source: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for name, n in value.items():
+        try:
+            item = rules.resolve(str(name))
+        except KeyError as exc:
+            raise ScenarioError(f"{source}: field '{where}': {exc.args[0]}") from None
+        if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or n < 1:
+            raise ScenarioError(f"{source}: field '{where}.{name}': expected a whole amount of at least 1, got {n!r}")
+        out[item] = out.get(item, 0) + int(n)
+    return dict(sorted(out.items()))
+
+
+def validate_instance(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """Validate raw instance data; return the normalized spec or raise one ScenarioError."""
+    try:
+        inst = Instance.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        msg = err["msg"].removeprefix("Value error, ")
+        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r}"
+        raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {msg}{got}") from None
+    folder = rules_folder(inst.rules, source)
+    try:
+        rules = load_ruleset(folder)
+    except RuleSetError as exc:
+        raise ScenarioError(f"{source}: field 'rules': {exc}") from None
+    n = len(inst.hands)
+    if len(inst.targets) != n:
+        raise ScenarioError(f"{source}: fields 'hands' and 'targets': one entry per player is needed, got "
+                            f"{n} hands and {len(inst.targets)} targets")
+    players = inst.players or list(DEFAULT_PLAYERS[:n])
+    if len(players) != n:
+        raise ScenarioError(f"{source}: field 'players': expected {n} names (one per hand), got {len(players)}")
+    for k, p in enumerate(players):
+        if not re.match(r"^[a-z][a-z0-9_-]*$", p):
+            raise ScenarioError(f"{source}: field 'players[{k}]': expected a lowercase name, got {p!r}")
+    if len(set(players)) != n:
+        raise ScenarioError(f"{source}: field 'players': names must differ, got {players}")
+    hands = [_items(rules, h, f"hands[{k}]", source) for k, h in enumerate(inst.hands)]
+    targets = [_items(rules, t, f"targets[{k}]", source) for k, t in enumerate(inst.targets)]
+    problems = instance_problems(rules, hands, targets, players)
+    if problems:
+        raise ScenarioError(f"{source}: {problems[0]}")
+    spec = inst.model_dump()
+    shipped = folder.parent == RULESETS_DIR.resolve() or folder.parent == RULESETS_DIR
+    spec.update(rules=folder.name if shipped else str(folder), players=players, hands=hands, targets=targets)
+    if spec.get("category") is None:
+        spec["category"] = f"{rules.name} {'1v1' if n == 2 else f'{n} players'}"
+    return spec
+
+
+def instance_problems(rules: RuleSet, hands: Sequence[Mapping[str, int]], targets: Sequence[Mapping[str, int]],
+                      players: Sequence[str] | None = None) -> list[str]:
+    """Why an instance is invalid (empty when it is valid)."""
+    players = list(players or DEFAULT_PLAYERS[:len(hands)])
+    problems = []
+    graph = _graph(rules)
+    union: Counter[str] = Counter()
+    for hand in hands:
+        union.update(hand)
+    for k, (player, target) in enumerate(zip(players, targets)):
+        if not target:
+            problems.append(f"field 'targets[{k}]': {player} needs a target item")
+            continue
+        if all(hands[k].get(item, 0) >= n for item, n in target.items()):
+            problems.append(f"field 'targets[{k}]': {player} holds its target from the start; the game would be "
+                            "won before it begins")
+            continue
+        have = {i: Fraction(n) for i, n in union.items()}
+        for item, n in target.items():
+            if plan_crafts(graph, have, item, n) is None:
+                problems.append(f"field 'targets[{k}]': {player}'s target {rules.display(item)} * {n} cannot be "
+                                f"crafted from the union of all initial hands ({_why_not(graph, have, item)})")
+    return problems
+
+
+def _why_not(graph: RecipeGraph, have: Mapping[str, Fraction], item: str) -> str:
+    rules = graph.rules
+    recipes = rules.by_result.get(item, ())
+    if not recipes:
+        return f"no recipe makes {rules.display(item)} and no hand holds enough of it"
+    if graph.reachable(item, have):
+        return "the right items are there but not in the amounts needed"
+    reach = graph.closure(set(have), graph.backward(item)[1])
+    lacking = sorted({ing.source.removeprefix(f"{rules.namespace}:") for r in recipes for ing in r.ingredients
+                      if not any(o in reach for o in ing.options)}
+                     | ({"fuel"} if all(r.fuel > 0 for r in recipes) and not any(f in reach for f in graph.fuel_items)
+                        else set()))
+    return "nothing leads to " + ", ".join(lacking[:6]) if lacking else "no route"
+
+
+# ------------------------------------------------------------------ difficulty
+
+def difficulty(rules: RuleSet, hands: Sequence[Mapping[str, int]], targets: Sequence[Mapping[str, int]]
+               ) -> dict[str, Any]:
+    """The paper's two difficulty measures, per player and for the instance.
+
+    * ``chain_length``: the fewest distinct recipes any route from the union of hands to the
+      target runs (tag choices and fuel are no steps); ``chain_depth``: the longest chain of
+      crafts on that route.
+    * ``min_trades``: the fewest accepted trades the player needs (one trade moves any set of
+      items between two players, so it is the fewest partners whose items it needs);
+      ``min_trade_items``: the fewest item units it must receive; ``min_trade_types``: how many
+      item types those are.
+
+    The instance-level values are the maxima over players.
+    """
+    graph = _graph(rules)
+    union: Counter[str] = Counter()
+    for hand in hands:
+        union.update(hand)
+    per: list[dict[str, int | None]] = []
+    for k, target in enumerate(targets):
+        own = {i: Fraction(n) for i, n in hands[k].items()}
+        others = [{i: Fraction(n) for i, n in h.items()} for j, h in enumerate(hands) if j != k]
+        pool = {i: Fraction(n) for i, n in union.items()}
+        shortest = graph.route(target, [pool], [0.0], minimize="recipes")
+        fewest_units = graph.route(target, [own, *others], [1e-4] + [1.0] * len(others), integral_supplies=True)
+        partners = graph.route(target, [own, *others], [1e-4] + [1.0] * len(others), minimize="partners")
+        item = next(iter(target))
+        received = fewest_units.received() if fewest_units.feasible else {}
+        per.append({
+            "chain_length": len(shortest.recipes) if shortest.feasible else None,
+            "chain_depth": graph.chain_depth(shortest, item) if shortest.feasible else None,
+            "min_trades": sum(1 for s in partners.supplies_used[1:] if any(v > 1e-7 for v in s.values()))
+            if partners.feasible else None,
+            "min_trade_items": round(sum(received.values())) if fewest_units.feasible else None,
+            "min_trade_types": len(received) if fewest_units.feasible else None,
+        })
+    summary: dict[str, Any] = {}
+    for key in ("chain_length", "chain_depth", "min_trades", "min_trade_items", "min_trade_types"):
+        values = [p[key] for p in per if p[key] is not None]
+        summary[key] = max(values) if values else None
+    summary["players"] = per
+    return summary
+
+
+# ------------------------------------------------------------------ paper format
+
+def load_paper_instances(path: str | Path, rules: str = "minecraft", prefix: str | None = None,
+                         options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The instances of a paper-format file (a JSON list of {"hands", "targets"}) as validated specs."""
+    import json
+
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ScenarioError(f"{path}: cannot read instances ({exc})") from None
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise ScenarioError(f"{path}: expected a JSON list of {{\"hands\": [...], \"targets\": [...]}}")
+    prefix = prefix or re.sub(r"[^a-z0-9_-]+", "-", path.stem.lower()).strip("-") or "instance"
+    specs = []
+    for k, entry in enumerate(data):
+        if not isinstance(entry, dict):
+            raise ScenarioError(f"{path}: entry [{k}]: expected an object with 'hands' and 'targets'")
+        raw = {"world": "tradecraft", "name": f"{prefix}-{k + 1:02d}", "rules": rules,
+               "hands": entry.get("hands"), "targets": entry.get("targets"), "options": dict(options or {})}
+        specs.append(validate_instance(raw, f"{path} entry [{k}]"))
+    return specs

@@ -1,0 +1,535 @@
+"""TradeCraft rule sets: recipes, item tags and fuel values, loaded from Minecraft datapack JSON.
+
+A rule set is a folder in one of two layouts:
+
+* a *rule-set folder* (the shipped ones, and the layout of the TradeCraft paper)::
+
+      ruleset.json            optional: {"name", "title", "namespace", "description"}
+      recipes/**/*.json       one recipe per file, Minecraft datapack format
+      tags/items/**/*.json    item tags ({"values": [...]}); ``tags/item`` is accepted too
+      fuels.json              optional: fuel values per item or #tag (else the vanilla table)
+
+* a *datapack* (``data/<namespace>/recipes/**/*.json`` and ``data/<namespace>/tags/items/``;
+  the 1.21 folder names ``recipe`` and ``tags/item`` work as well), e.g. the ``data`` folder
+  extracted from a Minecraft jar.
+
+Recipe types: ``crafting_shaped`` (pattern and key), ``crafting_shapeless``, ``smelting``,
+``blasting``, ``smoking``, ``campfire_cooking`` (with ``cookingtime``), ``stonecutting``,
+``smithing_transform`` and ``crafting_transmute``. Types without a fixed result
+(``crafting_special_*``, ``smithing_trim``, ``crafting_decorated_pot``) are skipped and counted.
+Ingredients take every form of the 1.20 and 1.21 formats: ``{"item": id}``, ``{"tag": id}``,
+``"id"``, ``"#tag"`` or a list of alternatives. Results take ``{"item"|"id": id, "count": n}``
+or a plain id (with a sibling ``count`` for stonecutting).
+
+Fuel: smelting, blasting and smoking consume ``1/8`` coal-equivalent of fuel per item
+(Minecraft: one coal burns 1600 ticks and smelts 8 items); campfire cooking needs none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+#: coal-equivalents of fuel consumed per item smelted, blasted or smoked
+FUEL_PER_SMELT = Fraction(1, 8)
+FUEL_RECIPE_TYPES = frozenset({"smelting", "blasting", "smoking"})
+COOKING_TYPES = frozenset({"smelting", "blasting", "smoking", "campfire_cooking"})
+DEFAULT_COOKING_TIME = {"smelting": 200, "blasting": 100, "smoking": 100, "campfire_cooking": 600}
+SKIPPED_TYPES = frozenset({"smithing_trim", "crafting_decorated_pot"})
+
+#: Vanilla (Java 1.20) burn times in game ticks; a coal burns 1600 ticks, so the coal-equivalent
+#: of an item is ticks / 1600. Used when a rule set has no fuels.json of its own.
+VANILLA_BURN_TICKS: dict[str, int] = {
+    "minecraft:lava_bucket": 20000, "minecraft:coal_block": 16000, "minecraft:dried_kelp_block": 4000,
+    "minecraft:blaze_rod": 2400, "minecraft:coal": 1600, "minecraft:charcoal": 1600,
+    "#minecraft:boats": 1200, "#minecraft:chest_boats": 1200,
+    "#minecraft:logs_that_burn": 300, "#minecraft:planks": 300, "#minecraft:wooden_stairs": 300,
+    "#minecraft:wooden_trapdoors": 300, "#minecraft:wooden_pressure_plates": 300,
+    "#minecraft:wooden_fences": 300, "#minecraft:fence_gates": 300, "#minecraft:banners": 300,
+    "minecraft:note_block": 300, "minecraft:bookshelf": 300, "minecraft:chiseled_bookshelf": 300,
+    "minecraft:lectern": 300, "minecraft:jukebox": 300, "minecraft:chest": 300,
+    "minecraft:trapped_chest": 300, "minecraft:crafting_table": 300, "minecraft:daylight_detector": 300,
+    "minecraft:bow": 300, "minecraft:fishing_rod": 300, "minecraft:ladder": 300,
+    "minecraft:crossbow": 300, "minecraft:barrel": 300, "minecraft:composter": 300,
+    "minecraft:smithing_table": 300, "minecraft:cartography_table": 300,
+    "minecraft:fletching_table": 300, "minecraft:loom": 300, "minecraft:mangrove_roots": 300,
+    "#minecraft:hanging_signs": 800,
+    "#minecraft:wooden_slabs": 150,
+    "#minecraft:wooden_doors": 200, "#minecraft:signs": 200, "minecraft:wooden_pickaxe": 200,
+    "minecraft:wooden_axe": 200, "minecraft:wooden_shovel": 200, "minecraft:wooden_hoe": 200,
+    "minecraft:wooden_sword": 200,
+    "minecraft:bowl": 100, "minecraft:stick": 100, "#minecraft:saplings": 100, "#minecraft:wool": 100,
+    "#minecraft:wooden_buttons": 100, "minecraft:azalea": 100, "minecraft:dead_bush": 100,
+    "#minecraft:wool_carpets": 67,
+    "minecraft:bamboo": 50, "minecraft:scaffolding": 50,
+}
+COAL_TICKS = 1600
+
+
+class RuleSetError(ValueError):
+    """A rule set that cannot be loaded; the message names the file, the field and the fix."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ingredient:
+    """One input slot of a recipe: ``amount`` units of any one of ``options``.
+
+    ``key`` names the slot in craft choices: the pattern symbol of a shaped recipe, the
+    position of a shapeless ingredient ("0", "1", ...), ``ingredient`` for cooking and
+    stonecutting, ``template``/``base``/``addition`` for smithing, ``input``/``material``
+    for transmuting. ``source`` is how the recipe file wrote it (``#minecraft:planks``).
+    """
+
+    key: str
+    options: tuple[str, ...]
+    amount: int
+    source: str
+
+    @property
+    def is_choice(self) -> bool:
+        return len(self.options) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    id: str
+    type: str
+    ingredients: tuple[Ingredient, ...]
+    result: str
+    count: int
+    fuel: Fraction = Fraction(0)  # coal-equivalents consumed per craft at scale 1
+    cooking_time: int | None = None
+    pattern: tuple[str, ...] | None = None
+    group: str = ""
+    category: str = ""
+
+    def slot(self, key: str) -> Ingredient | None:
+        for ing in self.ingredients:
+            if ing.key == key:
+                return ing
+        return None
+
+
+@dataclass
+class RuleSet:
+    """Every recipe, tag and fuel value of one rule set, with the indexes the tools need."""
+
+    name: str
+    namespace: str
+    title: str
+    source: str
+    recipes: dict[str, Recipe]
+    tags: dict[str, tuple[str, ...]]
+    fuels: dict[str, Fraction]
+    skipped: dict[str, int] = field(default_factory=dict)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        by_result: dict[str, list[Recipe]] = defaultdict(list)
+        by_input: dict[str, list[Recipe]] = defaultdict(list)
+        items: set[str] = set(self.fuels)
+        for recipe in self.recipes.values():
+            by_result[recipe.result].append(recipe)
+            items.add(recipe.result)
+            seen: set[str] = set()
+            for ing in recipe.ingredients:
+                for option in ing.options:
+                    items.add(option)
+                    if option not in seen:
+                        seen.add(option)
+                        by_input[option].append(recipe)
+        tags_of: dict[str, list[str]] = defaultdict(list)
+        for tag, members in self.tags.items():
+            items.update(members)
+            for member in members:
+                tags_of[member].append(tag)
+        self.items: frozenset[str] = frozenset(items)
+        self.by_result = {k: tuple(v) for k, v in by_result.items()}
+        self.by_input = {k: tuple(v) for k, v in by_input.items()}
+        self.tags_of = {k: tuple(sorted(v)) for k, v in tags_of.items()}
+        self.fuel_recipes = tuple(r for r in self.recipes.values() if r.fuel > 0)
+        self._short: dict[str, list[str]] = defaultdict(list)
+        for item in self.items:
+            self._short[item.partition(":")[2] or item].append(item)
+
+    # ------------------------------------------------------------------ names
+
+    def resolve(self, name: str) -> str:
+        """The full id of an item named with or without its namespace; raises KeyError."""
+        if name in self.items:
+            return name
+        if ":" not in name:
+            full = f"{self.namespace}:{name}"
+            if full in self.items:
+                return full
+            matches = self._short.get(name, [])
+            if len(matches) == 1:
+                return matches[0]
+            if len(matches) > 1:
+                raise KeyError(f"item {name!r} is ambiguous in rule set {self.name!r}: {', '.join(sorted(matches))}")
+        raise KeyError(f"unknown item {name!r} in rule set {self.name!r}")
+
+    def display(self, item: str) -> str:
+        """The short name shown to people and models (namespace dropped when it is the default)."""
+        ns, _, rest = item.partition(":")
+        return rest if rest and ns == self.namespace else item
+
+    def fuel_value(self, item: str) -> Fraction:
+        return self.fuels.get(item, Fraction(0))
+
+    def summary(self) -> dict[str, Any]:
+        counts: dict[str, int] = defaultdict(int)
+        for recipe in self.recipes.values():
+            counts[recipe.type] += 1
+        return {"name": self.name, "recipes": len(self.recipes), "items": len(self.items),
+                "tags": len(self.tags), "fuels": len(self.fuels), "by_type": dict(sorted(counts.items())),
+                "skipped": dict(self.skipped)}
+
+
+# ---------------------------------------------------------------------- parsing
+
+def parse_fraction(value: Any, where: str) -> Fraction:
+    """A non-negative exact amount from an int, a float or a string such as ``"3/16"``."""
+    if isinstance(value, bool):
+        raise RuleSetError(f"{where}: expected a number or a fraction like '3/16', got {value!r}")
+    try:
+        if isinstance(value, float):
+            result = Fraction(value).limit_denominator(10_000)
+        elif isinstance(value, (int, str)):
+            result = Fraction(value)
+        else:
+            raise TypeError
+    except (ValueError, TypeError, ZeroDivisionError):
+        raise RuleSetError(f"{where}: expected a number or a fraction like '3/16', got {value!r}") from None
+    if result < 0:
+        raise RuleSetError(f"{where}: expected a non-negative amount, got {value!r}")
+    return result
+
+
+class _Loader:
+    def __init__(self, namespace: str) -> None:
+        self.namespace = namespace
+        self.raw_tags: dict[str, tuple[Path, list[Any]]] = {}
+        self.tags: dict[str, tuple[str, ...]] = {}
+
+    def qualify(self, name: str) -> str:
+        return name if ":" in name else f"{self.namespace}:{name}"
+
+    # tags ---------------------------------------------------------------
+
+    def add_tag_file(self, tag: str, path: Path) -> None:
+        data = _read_json(path)
+        if not isinstance(data, dict) or not isinstance(data.get("values"), list):
+            raise RuleSetError(f"{path}: expected an object with a list 'values', e.g. "
+                               '{"values": ["minecraft:oak_planks", "#minecraft:logs"]}')
+        if tag in self.raw_tags and not data.get("replace", False):
+            self.raw_tags[tag] = (path, self.raw_tags[tag][1] + data["values"])
+        else:
+            self.raw_tags[tag] = (path, list(data["values"]))
+
+    def expand_tag(self, tag: str, chain: tuple[str, ...] = ()) -> tuple[str, ...]:
+        if tag in self.tags:
+            return self.tags[tag]
+        if tag in chain:
+            cycle = " -> ".join((*chain[chain.index(tag):], tag))
+            raise RuleSetError(f"tag {tag}: nested #tag references form a cycle ({cycle})")
+        if tag not in self.raw_tags:
+            raise KeyError(tag)
+        path, values = self.raw_tags[tag]
+        members: list[str] = []
+        for n, value in enumerate(values):
+            required = True
+            if isinstance(value, dict):
+                required = bool(value.get("required", True))
+                value = value.get("id")
+            if not isinstance(value, str):
+                raise RuleSetError(f"{path}: values[{n}]: expected an item id, '#tag' or "
+                                   f'{{"id": ..., "required": false}}, got {value!r}')
+            if value.startswith("#"):
+                inner = self.qualify(value[1:])
+                try:
+                    found = self.expand_tag(inner, (*chain, tag))
+                except KeyError:
+                    if not required:
+                        continue
+                    raise RuleSetError(f"{path}: values[{n}]: tag #{inner} is not defined "
+                                       "(no tags/items file for it)") from None
+                members.extend(found)
+            else:
+                members.append(self.qualify(value))
+        result = tuple(dict.fromkeys(members))
+        self.tags[tag] = result
+        return result
+
+    def expand_all_tags(self) -> dict[str, tuple[str, ...]]:
+        for tag in sorted(self.raw_tags):
+            self.expand_tag(tag)
+        return dict(sorted(self.tags.items()))
+
+    # recipes ------------------------------------------------------------
+
+    def ingredient_options(self, value: Any, where: str) -> tuple[tuple[str, ...], str]:
+        """(concrete item options, source text) of one ingredient in any datapack form."""
+        if isinstance(value, list):
+            if not value:
+                raise RuleSetError(f"{where}: an empty list of alternatives")
+            options: list[str] = []
+            sources = []
+            for k, alt in enumerate(value):
+                opts, src = self.ingredient_options(alt, f"{where}[{k}]")
+                options.extend(opts)
+                sources.append(src)
+            return tuple(dict.fromkeys(options)), "[" + ", ".join(sources) + "]"
+        if isinstance(value, str):
+            value = {"tag": value[1:]} if value.startswith("#") else {"item": value}
+        if isinstance(value, dict):
+            if "item" in value and isinstance(value["item"], str):
+                item = self.qualify(value["item"])
+                return (item,), item
+            if "tag" in value and isinstance(value["tag"], str):
+                tag = self.qualify(value["tag"])
+                try:
+                    return self.expand_tag(tag), f"#{tag}"
+                except KeyError:
+                    raise RuleSetError(f"{where}: tag #{tag} is not defined (add tags/items/"
+                                       f"{tag.partition(':')[2]}.json)") from None
+        raise RuleSetError(f"{where}: expected an ingredient like {{\"item\": \"minecraft:stick\"}}, "
+                           f"{{\"tag\": \"minecraft:planks\"}}, \"#minecraft:planks\" or a list of them, "
+                           f"got {value!r}")
+
+    def result_of(self, data: dict[str, Any], where: str) -> tuple[str, int]:
+        result = data.get("result")
+        count = data.get("count", 1)
+        if isinstance(result, str):
+            item = result
+        elif isinstance(result, dict) and isinstance(result.get("item", result.get("id")), str):
+            item = result.get("item", result.get("id"))
+            count = result.get("count", 1)
+        else:
+            raise RuleSetError(f"{where}: field 'result': expected an item id or "
+                               f'{{"item": id, "count": n}}, got {result!r}')
+        if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+            raise RuleSetError(f"{where}: field 'result.count': expected a positive integer, got {count!r}")
+        return self.qualify(item), count
+
+    def recipe(self, recipe_id: str, data: Any, path: Path) -> Recipe | str:
+        """A Recipe, or the recipe type when the type is skipped."""
+        where = str(path)
+        if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+            raise RuleSetError(f"{where}: expected a recipe object with a 'type' such as "
+                               "'minecraft:crafting_shaped'")
+        kind = data["type"].partition(":")[2] or data["type"]
+        common = {"group": str(data.get("group", "")), "category": str(data.get("category", ""))}
+        if kind == "crafting_shaped":
+            pattern = data.get("pattern")
+            key = data.get("key")
+            if not (isinstance(pattern, list) and pattern and all(isinstance(r, str) for r in pattern)):
+                raise RuleSetError(f"{where}: field 'pattern': expected a list of up to 3 strings, got {pattern!r}")
+            if len(pattern) > 3 or any(len(r) > 3 for r in pattern):
+                raise RuleSetError(f"{where}: field 'pattern': rows must be at most 3 wide and at most 3 rows")
+            if not isinstance(key, dict):
+                raise RuleSetError(f"{where}: field 'key': expected an object mapping pattern symbols to ingredients")
+            counts: dict[str, int] = defaultdict(int)
+            for row in pattern:
+                for symbol in row:
+                    if symbol != " ":
+                        counts[symbol] += 1
+            if not counts:
+                raise RuleSetError(f"{where}: field 'pattern': the pattern has no ingredients")
+            slots = []
+            for symbol in counts:
+                if symbol not in key:
+                    raise RuleSetError(f"{where}: field 'pattern': symbol {symbol!r} has no entry in 'key'")
+                options, source = self.ingredient_options(key[symbol], f"{where}: field 'key.{symbol}'")
+                slots.append(Ingredient(symbol, options, counts[symbol], source))
+            unused = sorted(set(key) - set(counts))
+            if unused:
+                raise RuleSetError(f"{where}: field 'key': symbol(s) {', '.join(unused)} do not occur in 'pattern'")
+            result, count = self.result_of(data, where)
+            return Recipe(recipe_id, kind, _merge(slots), result, count, pattern=tuple(pattern), **common)
+        if kind == "crafting_shapeless":
+            ings = data.get("ingredients")
+            if not isinstance(ings, list) or not ings or len(ings) > 9:
+                raise RuleSetError(f"{where}: field 'ingredients': expected a list of 1 to 9 ingredients")
+            slots = []
+            for n, ing in enumerate(ings):
+                options, source = self.ingredient_options(ing, f"{where}: field 'ingredients[{n}]'")
+                slots.append(Ingredient(str(n), options, 1, source))
+            result, count = self.result_of(data, where)
+            return Recipe(recipe_id, kind, _merge(slots), result, count, **common)
+        if kind in COOKING_TYPES or kind == "stonecutting":
+            if "ingredient" not in data:
+                raise RuleSetError(f"{where}: field 'ingredient': missing")
+            options, source = self.ingredient_options(data["ingredient"], f"{where}: field 'ingredient'")
+            result, count = self.result_of(data, where)
+            cooking_time = None
+            if kind in COOKING_TYPES:
+                cooking_time = data.get("cookingtime", DEFAULT_COOKING_TIME[kind])
+                if not isinstance(cooking_time, int) or isinstance(cooking_time, bool) or cooking_time < 1:
+                    raise RuleSetError(f"{where}: field 'cookingtime': expected a positive number of ticks, "
+                                       f"got {cooking_time!r}")
+            fuel = FUEL_PER_SMELT if kind in FUEL_RECIPE_TYPES else Fraction(0)
+            return Recipe(recipe_id, kind, (Ingredient("ingredient", options, 1, source),), result, count,
+                          fuel=fuel, cooking_time=cooking_time, **common)
+        if kind in ("smithing_transform", "crafting_transmute"):
+            names = ("template", "base", "addition") if kind == "smithing_transform" else ("input", "material")
+            slots = []
+            for name in names:
+                if name not in data:
+                    raise RuleSetError(f"{where}: field {name!r}: missing")
+                options, source = self.ingredient_options(data[name], f"{where}: field {name!r}")
+                slots.append(Ingredient(name, options, 1, source))
+            result, count = self.result_of(data, where)
+            return Recipe(recipe_id, kind, _merge(slots), result, count, **common)
+        if kind.startswith("crafting_special") or kind in SKIPPED_TYPES:
+            return kind
+        return kind  # unknown types (mods) are skipped and reported, not fatal
+
+
+def _merge(slots: list[Ingredient]) -> tuple[Ingredient, ...]:
+    """Slots with the same alternatives become one slot with the summed amount."""
+    merged: dict[tuple[str, ...], Ingredient] = {}
+    for slot in slots:
+        old = merged.get(slot.options)
+        merged[slot.options] = slot if old is None else Ingredient(old.key, old.options, old.amount + slot.amount,
+                                                                    old.source)
+    return tuple(merged.values())
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RuleSetError(f"{path}: cannot read the file ({exc.strerror})") from None
+    except json.JSONDecodeError as exc:
+        raise RuleSetError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})") from None
+    except UnicodeDecodeError:
+        raise RuleSetError(f"{path}: not UTF-8 text") from None
+
+
+def _json_files(folder: Path) -> list[tuple[str, Path]]:
+    """(relative id without .json, path) of every JSON file below ``folder``, sorted."""
+    return sorted((p.relative_to(folder).with_suffix("").as_posix(), p) for p in folder.rglob("*.json"))
+
+
+def _first_dir(base: Path, *names: str) -> Path | None:
+    for name in names:
+        if (base / name).is_dir():
+            return base / name
+    return None
+
+
+def load_ruleset(folder: str | Path) -> RuleSet:
+    """Load a rule-set folder or a datapack (see the module docs). Cached per folder and mtime."""
+    folder = Path(folder).resolve()
+    if not folder.is_dir():
+        raise RuleSetError(f"{folder}: no such rule-set folder")
+    # folder and top-level file times: a regenerated rule set (files replaced) loads afresh
+    watched = [folder, folder / "recipes", folder / "recipe", folder / "tags", folder / "data",
+               folder / "ruleset.json", folder / "fuels.json"]
+    stamp = hash(tuple(p.stat().st_mtime_ns for p in watched if p.exists()))
+    return _load_cached(str(folder), stamp)
+
+
+@lru_cache(maxsize=16)
+def _load_cached(folder_text: str, stamp: int) -> RuleSet:
+    folder = Path(folder_text)
+    meta: dict[str, Any] = {}
+    if (folder / "ruleset.json").exists():
+        meta = _read_json(folder / "ruleset.json")
+        if not isinstance(meta, dict):
+            raise RuleSetError(f"{folder / 'ruleset.json'}: expected a JSON object")
+    # (namespace, recipes folder, tags folder) for each namespace of the pack
+    parts: list[tuple[str, Path | None, Path | None]] = []
+    data_dir = folder / "data" if (folder / "data").is_dir() else (folder if folder.name == "data" else None)
+    if data_dir is not None:
+        for ns_dir in sorted(p for p in data_dir.iterdir() if p.is_dir()):
+            tags_dir = ns_dir / "tags"
+            parts.append((ns_dir.name, _first_dir(ns_dir, "recipes", "recipe"),
+                          _first_dir(tags_dir, "items", "item") if tags_dir.is_dir() else None))
+        default_ns = meta.get("namespace", "minecraft")
+    else:
+        default_ns = str(meta.get("namespace", "minecraft"))
+        recipes_dir = _first_dir(folder, "recipes", "recipe")
+        if recipes_dir is None:
+            raise RuleSetError(f"{folder}: not a rule set: expected a 'recipes' folder (rule-set layout) "
+                               "or a 'data/<namespace>/recipes' folder (datapack layout)")
+        tags_dir = folder / "tags"
+        parts.append((default_ns, recipes_dir, _first_dir(tags_dir, "items", "item") if tags_dir.is_dir() else None))
+    if not any(recipes for _, recipes, _ in parts):
+        raise RuleSetError(f"{folder}: the datapack has no data/<namespace>/recipes folder")
+
+    loader = _Loader(default_ns)
+    for ns, _, tags_dir in parts:
+        if tags_dir is not None:
+            for rel, path in _json_files(tags_dir):
+                loader.add_tag_file(f"{ns}:{rel}", path)
+    tags = loader.expand_all_tags()
+
+    recipes: dict[str, Recipe] = {}
+    skipped: dict[str, int] = defaultdict(int)
+    for ns, recipes_dir, _ in parts:
+        if recipes_dir is None:
+            continue
+        loader.namespace = ns
+        for rel, path in _json_files(recipes_dir):
+            recipe = loader.recipe(f"{ns}:{rel}", _read_json(path), path)
+            if isinstance(recipe, str):
+                skipped[recipe] += 1
+            else:
+                recipes[recipe.id] = recipe
+    loader.namespace = default_ns
+    if not recipes:
+        raise RuleSetError(f"{folder}: no usable recipes found")
+
+    fuels = _load_fuels(folder / "fuels.json" if (folder / "fuels.json").exists() else None, loader)
+    return RuleSet(name=str(meta.get("name", folder.name)), namespace=default_ns,
+                   title=str(meta.get("title", folder.name)), source=str(folder), recipes=recipes,
+                   tags=tags, fuels=fuels, skipped=dict(skipped), description=str(meta.get("description", "")))
+
+
+def _load_fuels(path: Path | None, loader: _Loader) -> dict[str, Fraction]:
+    """Fuel values in coal-equivalents. Tag entries apply first, then single items override."""
+    if path is None:
+        table: Mapping[str, Any] = {k: Fraction(v, COAL_TICKS) for k, v in VANILLA_BURN_TICKS.items()}
+        strict = False
+    else:
+        data = _read_json(path)
+        if not isinstance(data, dict) or not isinstance(data.get("values"), dict):
+            raise RuleSetError(f"{path}: expected {{\"values\": {{\"minecraft:coal\": 1, \"#minecraft:planks\": "
+                               "\"3/16\", ...}}}} (coal-equivalents per item)")
+        table = {k: parse_fraction(v, f"{path}: field 'values.{k}'") for k, v in data["values"].items()}
+        strict = True
+    fuels: dict[str, Fraction] = {}
+    for name, value in sorted(table.items(), key=lambda kv: not kv[0].startswith("#")):
+        if name.startswith("#"):
+            tag = loader.qualify(name[1:])
+            try:
+                members = loader.expand_tag(tag)
+            except KeyError:
+                if strict:
+                    raise RuleSetError(f"{path}: field 'values.{name}': tag #{tag} is not defined") from None
+                continue
+            for member in members:
+                fuels[member] = value
+        else:
+            fuels[loader.qualify(name)] = value
+    return {k: v for k, v in sorted(fuels.items()) if v > 0}
+
+
+def format_amount(value: Fraction | int) -> str:
+    """``3``, ``1/4`` or ``2 1/2``-free plain fraction text (``5/2``) for people and models."""
+    value = Fraction(value)
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+def iter_recipe_items(recipe: Recipe) -> Iterable[str]:
+    yield recipe.result
+    for ing in recipe.ingredients:
+        yield from ing.options
