@@ -3,6 +3,7 @@
     python main.py run SCENARIO [--agents SPEC ...] [--episodes N] [--seed S] [--out DIR]
     python main.py replay FILE [--step K]
     python main.py list
+    python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J]           e.g. protom-dkg
     python main.py tradecraft generate | selfplay | analyze | tool | rules | import | play    TradeCraft
 """
 
@@ -55,7 +56,7 @@ def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from agents.registry import AgentSpecError, make_agent
+    from agents.registry import AgentSpecError, make_agent, make_facilitator
     from sim.recording import RecordingWriter
     from sim.registry import ScenarioError, load_scenario
     from sim.session import Session
@@ -65,6 +66,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         specs = seat_specs(world.agents, args.agents or ["trader" if world.family == "tradecraft" else "planner"])
         for spec in specs.values():
             make_agent(spec, world.family)  # validate before the first episode
+        make_facilitator(args.facilitator, world.family)
     except (ScenarioError, AgentSpecError, ValueError) as exc:
         return _fail(str(exc))
     if args.episodes < 1:
@@ -77,7 +79,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     for i in bar:
         seed = args.seed + i
         seats = {a: make_agent(spec, world.family) for a, spec in specs.items()}
-        session = Session(world, seats, seed=seed, scenario=name)
+        session = Session(world, seats, seed=seed, scenario=name,
+                          facilitator=make_facilitator(args.facilitator, world.family))
         path = None
         if not args.no_record:
             path = out / f"{name}-seed{seed}{suffix}"
@@ -85,6 +88,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         outcome = session.run()
         metrics = session.metrics()
         rows.append({"scenario": name, "seed": seed, "agents": " ".join(f"{a}={s}" for a, s in specs.items()),
+                     "facilitator": args.facilitator,
                      "success": outcome.get("success"), "length": outcome.get("length"),
                      "ticks": metrics["ticks"], "feedback": metrics["feedback"],
                      "errors": metrics["errors"], "recording": str(path) if path else ""})
@@ -137,6 +141,28 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_experiment(args: argparse.Namespace) -> int:
+    import importlib
+    import json
+
+    from sim.registry import SCENARIO_DIR
+
+    path = Path(args.name)
+    if path.suffix != ".json":
+        path = SCENARIO_DIR / "experiments" / f"{args.name}.json"
+    if not path.exists():
+        known = sorted(p.stem for p in (SCENARIO_DIR / "experiments").glob("*.json"))
+        return _fail(f"no experiment {args.name!r}; known: {', '.join(known) or 'none'}")
+    if args.jobs < 1:
+        return _fail("--jobs must be at least 1")
+    try:
+        runner = json.loads(path.read_text(encoding="utf-8")).get("runner", "sim.experiments.protom_dkg")
+    except json.JSONDecodeError as exc:
+        return _fail(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})")
+    return importlib.import_module(runner).main(path, seeds=args.seeds, out=args.out, jobs=args.jobs,
+                                                quiet=args.quiet)
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from sim.registry import ScenarioError, families, list_scenarios
 
@@ -164,7 +190,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n"
                "  python main.py list --agents\n"
                "  python main.py run two-rooms --agents planner boltzmann:temperature=1.0 --episodes 10\n"
-               "  python main.py replay runs/two-rooms/two-rooms-seed0.jsonl --step 5")
+               "  python main.py replay runs/two-rooms/two-rooms-seed0.jsonl --step 5\n"
+               "  python main.py run protom-15-locked-in --agents boltzmann --facilitator protom\n"
+               "  python main.py experiment protom-dkg --seeds 10")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser("run", help="run episodes headless, write recordings and a metrics table",
@@ -175,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="one agent spec per seat in turn order, or SEAT=SPEC; a single spec fills every "
                           "seat. SPEC is KIND or KIND:param=value,... e.g. boltzmann:temperature=0.5 "
                           "(default: planner; trader for TradeCraft)")
+    run.add_argument("--facilitator", default="none", metavar="SPEC",
+                     help="facilitator: none, protom, oracle or random, optionally KIND:param=value,... "
+                          "e.g. protom:eps=0.2,temperature=0.5 (default: none; see docs/protom.md)")
     run.add_argument("--episodes", type=int, default=1, metavar="N", help="number of episodes (default 1)")
     run.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first episode; episode i "
                                                                      "uses S+i (default 0)")
@@ -195,6 +226,20 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--agents", action="store_true", help="also list the agent kinds")
     lst.add_argument("--world", metavar="FAMILY", help="only scenarios of this world (dkg, tradecraft, ...)")
     lst.set_defaults(func=cmd_list)
+
+    exp = sub.add_parser("experiment", help="run a configured experiment (e.g. protom-dkg)",
+                         description="Run every scenario x condition x seed of an experiment configured in "
+                                     "scenarios/experiments/NAME.json and write CSV tables, statistics and "
+                                     "figures into --out. protom-dkg: ProToM and its baselines on Doors, Keys "
+                                     "and Gems (docs/protom.md).")
+    exp.add_argument("name", help="experiment name (a file in scenarios/experiments/) or a path to its JSON")
+    exp.add_argument("--seeds", type=int, metavar="N", help="seeds per scenario and condition "
+                                                           "(default: the configuration's)")
+    exp.add_argument("--out", metavar="DIR", help="output folder (default runs/<experiment>)")
+    exp.add_argument("--jobs", type=int, default=2, metavar="J", help="worker processes (default 2; 1 runs "
+                                                                      "everything in this process)")
+    exp.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    exp.set_defaults(func=cmd_experiment)
 
     from agents.tradecraft.cli import add_parser as add_tradecraft_parser  # tradecraft generate | selfplay | ...
     add_tradecraft_parser(sub)

@@ -1,0 +1,394 @@
+"""ProToM's world-agnostic machinery (seed 003, Sections 3.1-3.2, Algorithms 1 and 2).
+
+- Beliefs about each agent are N particles ``(belief state, goal distribution)`` (Eq. 6);
+  belief states are sampled from what the agent observes (Eq. 7), moved on with every
+  step, and resampled when they no longer fit the agent's observation.
+- Goal inference is Bayesian inverse planning (Eq. 8): each particle's goal distribution
+  is multiplied by the likelihood of the observed action under every goal, and the
+  particles are averaged (Eq. 9).
+- The utility of a feedback f is the expected drop in cost it brings, over every joint
+  goal hypothesis weighted by the inferred goal probabilities (Eqs. 12-14, Algorithm 2).
+- Feedback is sent when the best utility exceeds ``phi`` and the target's divergence from
+  the feedback exceeds ``eps`` (Eq. 15), one of the tied best chosen uniformly (Eq. 16),
+  with a template explanation (Eq. 17).
+
+Everything that depends on a world (its goals, beliefs and likelihoods, candidate
+feedback, the cost of a plan, the templates) sits behind ``ProToMAdapter``; an adapter
+is found by world family in ``ADAPTERS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim.world import AgentId, World
+
+Goal = Hashable
+
+#: world family -> "module:AdapterClass"; add a line to give ProToM a new world
+ADAPTERS: dict[str, str] = {
+    "dkg": "agents.protom.dkg:DKGAdapter",
+}
+
+DIVERGENCES = ("deviation", "tv", "js")
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One feedback message ProToM may send (an f in F_t).
+
+    ``effect`` identifies what the target would do: candidates with equal effects have
+    equal utilities, which are computed once. ``label`` is the compact form used in
+    prompts, e.g. ``(bob, has(alice, key1))``.
+    """
+
+    target: AgentId
+    kind: str
+    payload: Mapping[str, Any]
+    label: str
+    effect: Hashable
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """A feedback ready to send: the payload the agent executes, its text and explanation."""
+
+    payload: Mapping[str, Any]
+    text: str
+    explanation: str
+
+
+class ProToMAdapter(ABC):
+    """The world-specific half of ProToM. One adapter serves one World."""
+
+    #: thresholds and settings this world uses unless the facilitator is told otherwise
+    defaults: Mapping[str, Any] = {"phi": 0.0, "eps": 0.1, "particles": 1, "divergence": "deviation"}
+    #: True when no two agents can pursue the same goal (joint hypotheses that share one are dropped)
+    exclusive_goals: bool = False
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.agents: tuple[AgentId, ...] = tuple(world.agents)
+
+    # -- goals
+    @abstractmethod
+    def goals(self, agent: AgentId) -> tuple[Goal, ...]:
+        """G^i: the goals agent i may pursue."""
+
+    @abstractmethod
+    def true_goals(self) -> dict[AgentId, Goal]:
+        """The agents' real goals (for ProToM-Oracle and for analysis only)."""
+
+    def goal_name(self, goal: Goal) -> str:
+        return str(goal)
+
+    # -- beliefs (Eq. 7 and BELIEFUPDATE of Algorithm 1)
+    @abstractmethod
+    def sample_belief(self, state: Any, agent: AgentId, rng: np.random.Generator) -> Any:
+        """b ~ P(b | o): a belief state agent i may hold given what it observes in ``state``."""
+
+    @abstractmethod
+    def update_belief(self, belief: Any, before: Any, joint_action: Mapping[AgentId, Any], after: Any,
+                      agent: AgentId) -> Any | None:
+        """Move a belief state on with a step; None when it no longer fits what the agent sees."""
+
+    # -- likelihood (Eq. 8)
+    @abstractmethod
+    def likelihoods(self, belief: Any, agent: AgentId, action: Any, goals: Sequence[Goal]) -> np.ndarray:
+        """P(action | goal, belief) for every goal in ``goals``."""
+
+    # -- feedback
+    @abstractmethod
+    def candidates(self, state: Any) -> list[Candidate]:
+        """F_t: the feasible feedback messages in ``state`` (built from the full state)."""
+
+    @abstractmethod
+    def cost(self, state: Any, goals: tuple[Goal, ...], candidate: Candidate | None) -> float:
+        """C(f, g) (Eq. 14): the cost of the agents' plans for joint goals ``goals`` (one per
+        agent, in ``self.agents`` order) when ``candidate``'s target carries it out first."""
+
+    @abstractmethod
+    def policy(self, state: Any, agent: AgentId, goal: Goal | None = None,
+               candidate: Candidate | None = None) -> np.ndarray:
+        """The agent's action distribution in ``state`` (over ``policy_actions``) while pursuing
+        ``goal``, or while carrying out ``candidate`` when given."""
+
+    @abstractmethod
+    def feedback_text(self, state: Any, candidate: Candidate) -> str:
+        """What the target is told to do, in words (no explanation)."""
+
+    @abstractmethod
+    def message(self, state: Any, candidate: Candidate, likely_goals: Mapping[AgentId, Goal],
+                posteriors: Mapping[AgentId, Mapping[Goal, float]]) -> Message:
+        """The feedback text and its template explanation (Eq. 17) naming the other agents'
+        most probable goals ``likely_goals``."""
+
+    def done(self, state: Any) -> bool:
+        return self.world.done(state)
+
+
+def adapter_class(family: str) -> type[ProToMAdapter]:
+    spec = ADAPTERS.get(family)
+    if spec is None:
+        raise ValueError(f"ProToM has no adapter for the world {family!r} (it knows {', '.join(sorted(ADAPTERS))})")
+    module, _, name = spec.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def adapter_for(world: World, **params: Any) -> ProToMAdapter:
+    return adapter_class(world.family)(world, **params)
+
+
+# ---------------------------------------------------------------------------- beliefs
+
+
+@dataclass
+class Particle:
+    belief: Any
+    goal_probs: np.ndarray
+
+
+@dataclass
+class AgentBelief:
+    """ProToM's belief about one agent: N particles over (belief state, goal distribution)."""
+
+    agent: AgentId
+    goals: tuple[Goal, ...]
+    particles: list[Particle]
+    resampled: int = 0
+
+    def posterior(self) -> np.ndarray:
+        """Eq. 9: the goal distribution averaged over particles."""
+        return np.mean([p.goal_probs for p in self.particles], axis=0)
+
+
+class GoalInference:
+    """Particle beliefs and Bayesian inverse planning for every agent of one world."""
+
+    def __init__(self, adapter: ProToMAdapter, state: Any, rng: np.random.Generator, particles: int = 1,
+                 prior: Mapping[AgentId, Mapping[Goal, float]] | Mapping[Goal, float] | None = None) -> None:
+        if particles < 1:
+            raise ValueError(f"particles must be at least 1, got {particles}")
+        self.adapter = adapter
+        self.rng = rng
+        self.beliefs: dict[AgentId, AgentBelief] = {}
+        # A prior keyed by agent names is per agent (agents left out get a uniform one);
+        # otherwise it is one goal -> weight mapping shared by every agent.
+        per_agent = bool(prior) and any(a in prior for a in adapter.agents)
+        for agent in adapter.agents:
+            goals = adapter.goals(agent)
+            p0 = goal_prior(goals, (prior.get(agent) if per_agent else prior), agent)
+            self.beliefs[agent] = AgentBelief(agent, goals, [
+                Particle(adapter.sample_belief(state, agent, rng), p0.copy()) for _ in range(particles)])
+
+    def observe(self, before: Any, joint_action: Mapping[AgentId, Any], after: Any,
+                skip_goal_update: frozenset[AgentId] = frozenset()) -> None:
+        """One step of Algorithm 1, lines 4-10: goal update (Eq. 8) from the action each
+        acting agent took in its belief, then belief update and resampling."""
+        adapter = self.adapter
+        for agent, belief in self.beliefs.items():
+            action = joint_action.get(agent)
+            if action is not None and agent not in skip_goal_update:
+                cache: dict[Any, np.ndarray] = {}
+                for p in belief.particles:
+                    key = _belief_key(p.belief)
+                    lik = cache.get(key)
+                    if lik is None:
+                        lik = cache[key] = adapter.likelihoods(p.belief, agent, action, belief.goals)
+                    post = p.goal_probs * lik
+                    total = post.sum()
+                    if total > 0:  # an action impossible in this belief: the particle is resampled below
+                        p.goal_probs = post / total
+            for p in belief.particles:
+                moved = adapter.update_belief(p.belief, before, joint_action, after, agent)
+                if moved is None:
+                    moved = adapter.sample_belief(after, agent, self.rng)
+                    belief.resampled += 1
+                p.belief = moved
+
+    def posteriors(self) -> dict[AgentId, np.ndarray]:
+        return {a: b.posterior() for a, b in self.beliefs.items()}
+
+
+def _belief_key(belief: Any) -> Any:
+    key = getattr(belief, "key", None)
+    return key() if callable(key) else id(belief)
+
+
+def goal_prior(goals: Sequence[Goal], weights: Mapping[Goal, float] | None, agent: AgentId = "") -> np.ndarray:
+    """The prior over ``goals``: uniform, or proportional to ``weights`` (missing goals get 0)."""
+    if not weights:
+        return np.full(len(goals), 1.0 / len(goals))
+    unknown = [g for g in weights if g not in goals]
+    if unknown:
+        raise ValueError(f"goal prior{' for ' + agent if agent else ''} names {unknown}, "
+                         f"expected some of {list(goals)}")
+    p = np.array([float(weights.get(g, 0.0)) for g in goals])
+    if (p < 0).any() or p.sum() <= 0:
+        raise ValueError(f"goal prior{' for ' + agent if agent else ''} must be non-negative and not all zero")
+    return p / p.sum()
+
+
+# ---------------------------------------------------------------------------- utility
+
+
+@dataclass(frozen=True, slots=True)
+class UtilityResult:
+    """U(f) per candidate (Eq. 12) and the joint hypotheses it averaged over."""
+
+    utilities: np.ndarray
+    combos: int
+    mass: float  # prior probability of the hypotheses kept (1 unless pruned)
+
+
+def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.ndarray],
+                     prune_below: float = 0.0) -> list[tuple[tuple[Goal, ...], float]]:
+    """Joint goals g = (g^1..g^n) with weight prod_i b^i(g^i) (Algorithm 2, line 7).
+
+    With exclusive goals, hypotheses where two agents share a goal are dropped and the
+    rest renormalized (they cannot all succeed). Hypotheses lighter than ``prune_below``
+    are skipped: their contribution to U is at most that weight times the largest cost.
+    """
+    agents = adapter.agents
+    per_agent = []
+    for a in agents:
+        goals = adapter.goals(a)
+        p = posteriors[a]
+        per_agent.append([(g, float(p[k])) for k, g in enumerate(goals) if p[k] > 0])
+    combos = []
+    for combo in itertools.product(*per_agent):
+        goals = tuple(g for g, _ in combo)
+        if adapter.exclusive_goals and len(set(goals)) < len(goals):
+            continue
+        w = math.prod(p for _, p in combo)
+        combos.append((goals, w))
+    total = sum(w for _, w in combos)
+    if total <= 0:
+        return []
+    combos = [(g, w / total) for g, w in combos]
+    if prune_below > 0:
+        kept = [(g, w) for g, w in combos if w >= prune_below]
+        if kept:
+            combos = kept
+    return combos
+
+
+def compute_utility(adapter: ProToMAdapter, state: Any, candidates: Sequence[Candidate],
+                    hypotheses: Sequence[tuple[tuple[Goal, ...], float]]) -> UtilityResult:
+    """Algorithm 2: U(f) = sum_g P(g) * (C(none, g) - C(f, g)), once per distinct effect."""
+    effects: dict[Hashable, int] = {}
+    for c in candidates:
+        effects.setdefault(c.effect, len(effects))
+    representative = {e: next(c for c in candidates if c.effect == e) for e in effects}
+    u = np.zeros(len(effects))
+    for goals, w in hypotheses:
+        base = adapter.cost(state, goals, None)
+        for e, k in effects.items():
+            u[k] += w * (base - adapter.cost(state, goals, representative[e]))
+    return UtilityResult(np.array([u[effects[c.effect]] for c in candidates]), len(hypotheses),
+                         sum(w for _, w in hypotheses))
+
+
+# ---------------------------------------------------------------------------- divergence
+
+
+def divergence(adapter: ProToMAdapter, state: Any, candidate: Candidate, target_posterior: np.ndarray,
+               measure: str = "deviation") -> float:
+    """How differently the target would act without the feedback than with it, expected over
+    the target's goal posterior. ``p_f``: its policy while carrying out the feedback;
+    ``p_g``: its policy while pursuing goal g.
+
+    - ``deviation`` (mDKG, after seed 003 Section 4.2: one minus the probability that the
+      agent already acts as the plan with the feedback would): with A_f the optimal next
+      actions of the feedback's plan (argmax p_f) and A_g those of the target's own plan
+      for goal g (argmax p_g), each optimal action equally likely,
+      div = sum_g b(g) * (1 - |A_g ∩ A_f| / |A_g|); 0 when the target is already doing
+      what the feedback asks, whatever goal it has.
+    - ``tv``: total variation distance between p_f and p_g.
+    - ``js``: Jensen-Shannon divergence between p_f and p_g, base 2 (in [0, 1]); the
+      paper's measure for Overcooked.
+    """
+    if measure not in DIVERGENCES:
+        raise ValueError(f"divergence must be one of {', '.join(DIVERGENCES)}, got {measure!r}")
+    agent = candidate.target
+    p_f = adapter.policy(state, agent, candidate=candidate)
+    best = p_f >= p_f.max() - 1e-12
+    total = 0.0
+    for k, goal in enumerate(adapter.goals(agent)):
+        w = float(target_posterior[k])
+        if w <= 0:
+            continue
+        p_g = adapter.policy(state, agent, goal=goal)
+        if measure == "deviation":
+            own = p_g >= p_g.max() - 1e-12
+            d = 1.0 - float((own & best).sum()) / float(own.sum())
+        elif measure == "tv":
+            d = 0.5 * float(np.abs(p_f - p_g).sum())
+        else:
+            d = jensen_shannon(p_f, p_g)
+        total += w * d
+    return max(0.0, min(1.0, total))
+
+
+def jensen_shannon(p: np.ndarray, q: np.ndarray) -> float:
+    m = 0.5 * (p + q)
+
+    def kl(a: np.ndarray) -> float:
+        nz = a > 0
+        return float((a[nz] * np.log2(a[nz] / m[nz])).sum())
+
+    return 0.5 * kl(p) + 0.5 * kl(q)
+
+
+# ---------------------------------------------------------------------------- selection
+
+
+@dataclass
+class Selection:
+    """What Eq. 15-16 decided in one step, for the views and the tests."""
+
+    candidates: list[Candidate]
+    utilities: np.ndarray
+    divergences: dict[int, float] = field(default_factory=dict)  # computed for the best ones only
+    eligible: list[int] = field(default_factory=list)
+    chosen: int | None = None
+
+
+def select_feedback(adapter: ProToMAdapter, state: Any, candidates: Sequence[Candidate], utilities: np.ndarray,
+                    posteriors: Mapping[AgentId, np.ndarray], rng: np.random.Generator, phi: float, eps: float,
+                    measure: str = "deviation", tolerance: float = 1e-9) -> Selection:
+    """Eq. 15: F̂ = {f | U(f) = max U > phi and div(f) > eps}; Eq. 16: one of F̂ uniformly."""
+    sel = Selection(list(candidates), utilities)
+    if not len(candidates):
+        return sel
+    best = float(utilities.max())
+    if not best > phi:
+        return sel
+    for k in np.flatnonzero(utilities >= best - tolerance * max(1.0, abs(best))):
+        d = divergence(adapter, state, candidates[k], posteriors[candidates[k].target], measure)
+        sel.divergences[int(k)] = d
+        if d > eps:
+            sel.eligible.append(int(k))
+    if sel.eligible:
+        sel.chosen = sel.eligible[int(rng.integers(len(sel.eligible)))]
+    return sel
+
+
+def most_probable_goals(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.ndarray]) -> dict[AgentId, Goal]:
+    """The most probable joint goal hypothesis (Eq. 17's argmax; ties: the first found).
+    Without exclusive goals that is each agent's own most probable goal."""
+    if not adapter.exclusive_goals:
+        return {a: adapter.goals(a)[int(np.argmax(posteriors[a]))] for a in adapter.agents}
+    hypotheses = joint_hypotheses(adapter, posteriors)
+    if not hypotheses:
+        return {a: adapter.goals(a)[int(np.argmax(posteriors[a]))] for a in adapter.agents}
+    goals, _ = max(hypotheses, key=lambda h: h[1])
+    return dict(zip(adapter.agents, goals))

@@ -1,0 +1,246 @@
+"""Joint rollouts of planner agents in Doors, Keys and Gems: ProToM's C(f, g) (Eq. 13-14).
+
+A rollout predicts how many ticks pass until every agent holds its goal gem when each
+agent follows the optimal planner of ``agents/dkg/planner.py`` (the facilitator's model
+of the people it watches), optionally with one agent first carrying out a feedback task
+(``Task.open(door)`` or ``Task.give(key, to)``) and then resuming its own goal.
+
+The model, exactly:
+
+- Agents act in the world's turn order, one action per tick.
+- Each agent works on its first unfinished task: the feedback task while it is neither
+  done (plan cost 0) nor impossible alone (plan cost INF), then ``Task.hold(goal)``.
+- An agent with a plan walks to the end cell of its plan's first macro step (a shortest
+  path, ties broken up/down/left/right as ``DKGPlanner.step_towards`` does) and then
+  performs the macro's action (pickup, unlock or handover).
+- An agent with no plan (its goal cannot be reached alone) walks greedily towards its
+  goal through the cells it can enter and waits there, as ``PlannerAgent`` does.
+- An agent holding its goal with nothing asked of it waits.
+- Plans are fixed between *structural* events (a pickup, an unlock or a handover);
+  after each one every agent replans from the new state.
+
+Because nothing but walking happens between structural events, the simulation jumps from
+one event to the next: a rollout costs a few plan look-ups per event, not per tick.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agents.dkg.planner import INF, DKGPlanner, Macro, Task
+from sim.dkg.world import DKGState, DKGWorld
+
+
+@dataclass(frozen=True, slots=True)
+class Rollout:
+    """Ticks (from the start state) at which each agent first holds its goal gem.
+
+    ``None`` for an agent that does not get it within the horizon. ``length`` is the
+    episode length this predicts: the tick when the last agent gets its gem, or the
+    horizon when one never does.
+    """
+
+    finish: tuple[int | None, ...]
+    horizon: int
+
+    @property
+    def success(self) -> bool:
+        return all(f is not None for f in self.finish)
+
+    @property
+    def length(self) -> int:
+        if not self.success:
+            return self.horizon
+        return max((f for f in self.finish if f is not None), default=0)
+
+    def capped(self, budget: int) -> "Rollout":
+        """The same rollout seen with a smaller horizon (the ticks left in an episode)."""
+        if budget >= self.horizon:
+            return self
+        return Rollout(tuple(f if f is not None and f <= budget else None for f in self.finish), budget)
+
+
+_IDLE, _STUCK, _WALK = 0, 1, 2
+
+
+class DKGRollouts:
+    """Memoized joint rollouts for one world (one per world, sharing the agents' planner)."""
+
+    def __init__(self, world: DKGWorld, planner: DKGPlanner, max_cached: int = 200_000) -> None:
+        self.world = world
+        self.planner = planner
+        self.horizon = world.t_max
+        self._cache: dict[tuple, tuple[int | None, ...]] = {}
+        self._max_cached = max_cached
+        self._next_hop: dict[tuple[int, int], list[int]] = {}
+        self._descent: dict[tuple[int, int], list[int]] = {}
+        self._worlds: dict[tuple[int, ...], DKGWorld] = {}
+        self.stats = {"rollouts": 0, "hits": 0, "events": 0}
+
+    def _world_for(self, goals: tuple[int, ...]) -> DKGWorld:
+        """The same rules with ``goals`` as the agents' goals: the real world ends its episodes
+        when its own goals are held, which a hypothesis may not share."""
+        if goals == self.world.goal_item:
+            return self.world
+        world = self._worlds.get(goals)
+        if world is None:
+            spec = dict(self.world.spec())
+            spec["goals"] = {a: self.world.items[g].id for a, g in zip(self.world.agents, goals)}
+            world = self._worlds[goals] = DKGWorld(spec)
+        return world
+
+    # ------------------------------------------------------------------ API
+
+    def run(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None = None) -> Rollout:
+        """Roll out from ``state`` with goal gem item indices ``goals`` (one per agent) and an
+        optional ``(agent index, task)`` that agent carries out first. The horizon is the
+        ticks left in the episode (``t_max - state.t``)."""
+        key = (state.turn, state.agent_cells, state.item_locs, state.open_doors, goals, extra)
+        finish = self._cache.get(key)
+        if finish is None:
+            finish = self._simulate(state, goals, extra)
+            if len(self._cache) >= self._max_cached:
+                self._cache.clear()
+            self._cache[key] = finish
+        else:
+            self.stats["hits"] += 1
+        # Simulated with the full t_max horizon (so the cache ignores the clock); cap to what is left.
+        return Rollout(finish, self.horizon).capped(max(0, self.world.t_max - state.t))
+
+    # ------------------------------------------------------------- walking
+
+    def _next_hops(self, target: int, open_doors: int) -> list[int]:
+        """For every cell, the next cell on a shortest path to ``target`` (-1 at or off it)."""
+        key = (target, open_doors)
+        hops = self._next_hop.get(key)
+        if hops is None:
+            world = self.world
+            dist = self.planner.distances(frozenset((target,)), open_doors)
+            hops = [-1] * len(dist)
+            order = ("up", "down", "left", "right")
+            for c, d in enumerate(dist):
+                if d == INF or d == 0:
+                    continue
+                for name in order:  # DKGPlanner.step_towards: the first improving move in this order
+                    n = next((n for m, n in world.neighbors[c] if m == name), None)
+                    if n is not None and dist[n] < d and world.passable(n, open_doors):
+                        hops[c] = n
+                        break
+            self._next_hop[key] = hops
+        return hops
+
+    def _descents(self, target: int, open_doors: int) -> list[int]:
+        """For every cell, the enterable neighbour closest to ``target`` with all doors open, when
+        strictly closer than the cell itself (-1 otherwise): a stuck agent's greedy walk."""
+        key = (target, open_doors)
+        hops = self._descent.get(key)
+        if hops is None:
+            world = self.world
+            relaxed = self.planner.distances(frozenset((target,)), self.planner._all_open)
+            hops = [-1] * len(relaxed)
+            for c in range(len(relaxed)):
+                if world.walls[c]:
+                    continue
+                best, best_d = -1, relaxed[c]
+                for _, n in world.neighbors[c]:  # legal_actions order: up, down, left, right
+                    if world.passable(n, open_doors) and relaxed[n] < best_d:
+                        best, best_d = n, relaxed[n]
+                hops[c] = best
+            self._descent[key] = hops
+        return hops
+
+    @staticmethod
+    def _walk(cell: int, hops: list[int], steps: int) -> int:
+        for _ in range(steps):
+            nxt = hops[cell]
+            if nxt < 0:
+                break
+            cell = nxt
+        return cell
+
+    # ---------------------------------------------------------- simulation
+
+    def _simulate(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None) -> tuple[int | None, ...]:
+        self.stats["rollouts"] += 1
+        world, planner = self._world_for(goals), self.planner
+        agents = world.agents
+        n = len(agents)
+        horizon = self.horizon
+        pending: list[Task | None] = [None] * n
+        if extra is not None:
+            pending[extra[0]] = extra[1]
+        finish: list[int | None] = [0 if state.item_locs[g] == -1 - i else None for i, g in enumerate(goals)]
+        # The clock restarts at 0 so that legality checks never see the episode's own t_max.
+        s = DKGState(t=0, turn=state.turn, agent_cells=state.agent_cells, item_locs=state.item_locs,
+                     open_doors=state.open_doors, reached_at=state.reached_at)
+        now = 0
+        while not all(f is not None for f in finish):
+            cells, locs, doors = s.agent_cells, s.item_locs, s.open_doors
+            modes: list[tuple] = []
+            best_i, best_tau = -1, INF
+            for i in range(n):
+                plan = None
+                if pending[i] is not None:
+                    plan = planner.plan(s, i, pending[i])
+                    if plan.cost == 0 or plan.cost == INF:
+                        pending[i], plan = None, None
+                if plan is None:
+                    if locs[goals[i]] == -1 - i:
+                        modes.append((_IDLE,))
+                        continue
+                    plan = planner.plan(s, i, Task.hold(goals[i]))
+                    if plan.cost == INF:
+                        target = planner._task_cell(s, Task.hold(goals[i]))
+                        modes.append((_STUCK, target) if target is not None else (_IDLE,))
+                        continue
+                macro: Macro = plan.macros[0]
+                here = cells[i]
+                if here == macro.end_cell or (here in macro.cells and macro.action.startswith(("unlock", "handover"))):
+                    d = 0
+                else:
+                    d = planner.distances(frozenset((macro.end_cell,)), doors)[here]
+                    if d == INF:  # cannot happen for a plan made in this state; be safe
+                        modes.append((_IDLE,))
+                        continue
+                    d = int(d)
+                modes.append((_WALK, macro, d))
+                tau = (i - s.turn) % n + n * d  # the tick (from now) of its structural action
+                if tau < best_tau:
+                    best_i, best_tau = i, tau
+            if best_i < 0 or now + best_tau + 1 > horizon:
+                break  # nothing will change any more, or not in time
+            self.stats["events"] += 1
+            tau = int(best_tau)
+            new_cells = list(cells)
+            for j in range(n):
+                off = (j - s.turn) % n
+                turns = 0 if tau <= off else -(-(tau - off) // n)  # own turns strictly before tick tau
+                mode = modes[j]
+                if mode[0] == _WALK:
+                    new_cells[j] = self._walk(cells[j], self._next_hops(mode[1].end_cell, doors), min(turns, mode[2]))
+                elif mode[0] == _STUCK:
+                    new_cells[j] = self._walk(cells[j], self._descents(mode[1], doors), turns)
+            mid = DKGState(t=s.t + tau, turn=best_i, agent_cells=tuple(new_cells), item_locs=locs,
+                           open_doors=doors, reached_at=s.reached_at)
+            action = modes[best_i][1].action
+            name = agents[best_i]
+            if action not in world.legal_actions(mid, name):
+                action = self._catch_up(world, mid, best_i, action)
+            s = world.step(mid, {name: action}).state
+            now += tau + 1
+            for i, g in enumerate(goals):
+                if finish[i] is None and s.item_locs[g] == -1 - i:
+                    finish[i] = now
+        return tuple(finish)
+
+    def _catch_up(self, world: DKGWorld, state: DKGState, agent: int, action: str) -> str:
+        """A handover whose recipient walked away: step towards the recipient instead."""
+        verb, _, rest = action.partition(" ")
+        if verb == "handover":
+            to = world.agent_index[rest.split(" ")[1]]
+            target = state.agent_cells[to]
+            hops = self._next_hops(target, state.open_doors)
+            nxt = hops[state.agent_cells[agent]]
+            if nxt >= 0:
+                return next(m for m, c in world.neighbors[state.agent_cells[agent]] if c == nxt)
+        return "wait"

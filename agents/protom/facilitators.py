@@ -1,0 +1,198 @@
+"""The ProToM facilitator (Algorithm 1) and its baselines (seed 003, Section 4.2).
+
+    protom   Bayesian goal inference + expected utility of feedback + phi/eps thresholds
+    oracle   ProToM-Oracle: the same, with the agents' true goals instead of inferred ones
+    random   each step, with probability 0.5, one feedback drawn uniformly from F_t
+    none     no facilitator (``make_facilitator("none")`` gives None)
+
+Every facilitator keeps the busy rule: no new feedback while an agent is still carrying
+one out (``respect_busy=false`` lifts it).
+
+Belief snapshots (BeliefEvents with owner "facilitator"):
+    goal_posterior       {"agent": name, "goals": {goal: p}} for every agent, every step
+    feedback_candidates  {"candidates": [{"target", "label", "feedback", "text", "utility",
+                          "divergence"}], "chosen": index or None, "phi", "eps", "hypotheses"}
+                          whenever feedback was considered
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.protom.core import (ADAPTERS, DIVERGENCES, Candidate, GoalInference, ProToMAdapter, adapter_class, adapter_for,
+                                compute_utility, joint_hypotheses, most_probable_goals, select_feedback)
+from agents.registry import FacilitatorKind
+from sim.seats import Facilitator, Feedback, SeatContext
+from sim.world import AgentId, World
+
+GENERIC_PARAMS = ("phi", "eps", "particles", "divergence", "prune_below", "goal_prior", "respect_busy")
+
+
+class ProToMFacilitator(Facilitator):
+    """Algorithm 1. World-specific parameters (e.g. ``temperature``) go to the world's adapter."""
+
+    kind = "protom"
+    oracle = False
+
+    def __init__(self, phi: float | None = None, eps: float | None = None, particles: int | None = None,
+                 divergence: str | None = None, prune_below: float = 1e-3,
+                 goal_prior: Mapping[str, Any] | None = None, respect_busy: bool = True,
+                 **adapter_params: Any) -> None:
+        if divergence is not None and divergence not in DIVERGENCES:
+            raise ValueError(f"divergence must be one of {', '.join(DIVERGENCES)}, got {divergence!r}")
+        if particles is not None and particles < 1:
+            raise ValueError(f"particles must be at least 1, got {particles}")
+        if not 0 <= prune_below < 1:
+            raise ValueError(f"prune_below must be in [0, 1), got {prune_below}")
+        # None: the world's default (the adapter's), resolved in reset()
+        self.settings: dict[str, Any] = {"phi": phi, "eps": eps, "particles": particles, "divergence": divergence}
+        self.prune_below = float(prune_below)
+        self.goal_prior = goal_prior
+        self.respect_busy = bool(respect_busy)
+        self.adapter_params = dict(adapter_params)
+        self.last_selection = None
+        self._snapshots: list[tuple[str, dict[str, Any]]] = []
+
+    # ------------------------------------------------------------ set-up
+
+    def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
+        super().reset(world, state, ctx)
+        self.adapter: ProToMAdapter = adapter_for(world, **self.adapter_params)
+        self.settings = {k: (v if v is not None else self.adapter.defaults[k]) for k, v in self.settings.items()}
+        self.phi = float(self.settings["phi"])
+        self.eps = float(self.settings["eps"])
+        self.n_particles = int(self.settings["particles"])
+        self.divergence = str(self.settings["divergence"])
+        self.rng = ctx.rng
+        self.inference = None if self.oracle else GoalInference(
+            self.adapter, state, self.rng, particles=self.n_particles, prior=self.goal_prior)
+        self.last_selection = None
+        self._snapshots = []
+
+    def describe(self) -> dict[str, Any]:
+        d = {"kind": self.kind, **self.settings, "prune_below": self.prune_below,
+             "respect_busy": self.respect_busy, **self.adapter_params}
+        if self.goal_prior:
+            d["goal_prior"] = self.goal_prior
+        return d
+
+    # ------------------------------------------------------------ beliefs
+
+    def posteriors(self) -> dict[AgentId, np.ndarray]:
+        if self.oracle:
+            truth = self.adapter.true_goals()
+            return {a: np.array([1.0 if g == truth[a] else 0.0 for g in self.adapter.goals(a)])
+                    for a in self.adapter.agents}
+        return self.inference.posteriors()
+
+    # --------------------------------------------------------------- step
+
+    def after_step(self, before: Any, joint_action: Mapping[AgentId, Any], after: Any,
+                   busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
+        adapter = self.adapter
+        if self.inference is not None:
+            # Actions taken while carrying out a feedback say nothing about the agent's own goal.
+            self.inference.observe(before, joint_action, after, skip_goal_update=frozenset(busy))
+        posts = self.posteriors()
+        self._snapshots = [("goal_posterior", {"agent": a, "goals": {
+            str(g): round(float(p), 6) for g, p in zip(adapter.goals(a), posts[a])}}) for a in adapter.agents]
+        self.last_selection = None
+        if (busy and self.respect_busy) or adapter.done(after):
+            return []
+        candidates = adapter.candidates(after)
+        if not candidates:
+            return []
+        hypotheses = joint_hypotheses(adapter, posts, self.prune_below)
+        result = compute_utility(adapter, after, candidates, hypotheses)
+        sel = select_feedback(adapter, after, candidates, result.utilities, posts, self.rng, self.phi, self.eps,
+                              self.divergence)
+        self.last_selection = sel
+        self._snapshots.append(("feedback_candidates", {
+            "candidates": [{"target": c.target, "label": c.label, "feedback": dict(c.payload),
+                            "text": adapter.feedback_text(after, c),
+                            "utility": round(float(result.utilities[k]), 6),
+                            "divergence": (round(sel.divergences[k], 6) if k in sel.divergences else None)}
+                           for k, c in enumerate(candidates)],
+            "chosen": sel.chosen, "phi": self.phi, "eps": self.eps, "hypotheses": result.combos}))
+        if sel.chosen is None:
+            return []
+        chosen = candidates[sel.chosen]
+        likely = most_probable_goals(adapter, posts)
+        post_maps = {a: dict(zip(adapter.goals(a), map(float, posts[a]))) for a in adapter.agents}
+        msg = adapter.message(after, chosen, likely, post_maps)
+        return [Feedback(feedback_id=0, target=chosen.target, payload=dict(msg.payload), text=msg.text,
+                         explanation=msg.explanation, utility=round(float(result.utilities[sel.chosen]), 6))]
+
+    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+        return list(self._snapshots)
+
+
+class OracleFacilitator(ProToMFacilitator):
+    """ProToM-Oracle: utilities and divergences from the agents' true goals."""
+
+    kind = "oracle"
+    oracle = True
+
+
+class RandomFacilitator(Facilitator):
+    """At each step, with probability ``probability``, one candidate of F_t drawn uniformly."""
+
+    kind = "random"
+
+    def __init__(self, probability: float = 0.5, respect_busy: bool = True) -> None:
+        if not 0 <= probability <= 1:
+            raise ValueError(f"probability must be in [0, 1], got {probability}")
+        self.probability = float(probability)
+        self.respect_busy = bool(respect_busy)
+
+    def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
+        super().reset(world, state, ctx)
+        self.adapter = adapter_for(world)
+        self.rng = ctx.rng
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "probability": self.probability, "respect_busy": self.respect_busy}
+
+    def after_step(self, before: Any, joint_action: Mapping[AgentId, Any], after: Any,
+                   busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
+        if (busy and self.respect_busy) or self.adapter.done(after):
+            return []
+        candidates: list[Candidate] = self.adapter.candidates(after)
+        # Always draw both numbers, so that the stream does not depend on the number of candidates.
+        send = self.rng.random() < self.probability
+        pick = self.rng.random()
+        if not candidates or not send:
+            return []
+        chosen = candidates[int(pick * len(candidates))]
+        return [Feedback(feedback_id=0, target=chosen.target, payload=dict(chosen.payload),
+                         text=self.adapter.feedback_text(after, chosen), explanation="", utility=None)]
+
+
+def _init_params(cls: type) -> set[str]:
+    return {name for name, p in inspect.signature(cls.__init__).parameters.items()
+            if name not in ("self", "world") and p.kind is not inspect.Parameter.VAR_KEYWORD}
+
+
+def check_params(cls: type, family: str | None, params: Mapping[str, Any]) -> None:
+    """Reject parameters that neither the facilitator nor its world's adapter knows, before a run."""
+    allowed = _init_params(cls)
+    if issubclass(cls, ProToMFacilitator):
+        for fam in [family] if family else list(ADAPTERS):
+            allowed |= _init_params(adapter_class(fam))
+    bad = [k for k in params if k not in allowed]
+    if bad:
+        raise ValueError(f"unknown parameter(s) {', '.join(bad)}; expected some of {', '.join(sorted(allowed))}")
+
+
+FACILITATOR_KINDS = [
+    FacilitatorKind("protom", tuple(ADAPTERS), "ProToM: Bayesian goal inference + expected utility of feedback",
+                    ProToMFacilitator, lambda family, params: check_params(ProToMFacilitator, family, params)),
+    FacilitatorKind("oracle", tuple(ADAPTERS), "ProToM-Oracle: ProToM with the agents' true goals",
+                    OracleFacilitator, lambda family, params: check_params(OracleFacilitator, family, params)),
+    FacilitatorKind("random", tuple(ADAPTERS), "one random candidate feedback, sent with probability 0.5",
+                    RandomFacilitator, lambda family, params: check_params(RandomFacilitator, family, params)),
+]

@@ -1,0 +1,93 @@
+"""Bar charts with error bars and significance marks, like Figures 3 and A10 of seed 003.
+
+One panel per metric; one bar per condition (mean ± standard error); a bracket with
+``*``/``**``/``***`` between the reference condition and each condition it differs from
+(adjusted p-values). Figures are written as PNG with matplotlib's Agg backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from sim.analysis.stats import MeanSem, stars  # noqa: E402
+
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
+
+
+def bar_panel(ax, title: str, conditions: Sequence[str], values: Mapping[str, MeanSem],
+              p_values: Mapping[str, float] | None = None, reference: str | None = None,
+              ylim: tuple[float, float] | None = None) -> None:
+    """One metric: bars with SEM error bars; brackets from ``reference`` to each condition
+    whose adjusted p-value in ``p_values`` is below 0.05."""
+    xs = range(len(conditions))
+    means = [values[c].mean for c in conditions]
+    sems = [values[c].sem for c in conditions]
+    colors = [PALETTE[i % len(PALETTE)] for i in xs]
+    ax.bar(xs, means, yerr=sems, color=colors, capsize=4, edgecolor="black", linewidth=0.6)
+    ax.set_xticks(list(xs), conditions, rotation=30, ha="right")
+    ax.set_title(title)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.spines[["top", "right"]].set_visible(False)
+    tops = [m + (s if s == s else 0) for m, s in zip(means, sems)]
+    finite = [t for t in tops if t == t] or [1.0]
+    span = (max(finite) - min(0.0, min(finite))) or 1.0
+    level = max(finite) + 0.08 * span
+    if p_values and reference in conditions:
+        r = conditions.index(reference)
+        for c in conditions:
+            mark = stars(p_values.get(c, 1.0)) if c != reference else ""
+            if not mark:
+                continue
+            k = conditions.index(c)
+            lo, hi = sorted((r, k))
+            ax.plot([lo, lo, hi, hi], [level - 0.02 * span, level, level, level - 0.02 * span],
+                    color="black", linewidth=0.8)
+            ax.text((lo + hi) / 2, level, mark, ha="center", va="bottom", fontsize=10)
+            level += 0.1 * span
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    else:
+        bottom = min(0.0, min(m - s for m, s in zip(means, sems) if m == m) if any(m == m for m in means) else 0.0)
+        ax.set_ylim(bottom * 1.15 if bottom < 0 else 0, level + 0.05 * span)
+
+
+def metric_figure(path: str | Path, title: str, conditions: Sequence[str],
+                  metrics: Sequence[tuple[str, str]], values: Mapping[str, Mapping[str, MeanSem]],
+                  p_values: Mapping[str, Mapping[str, float]], reference: str) -> Path:
+    """One row of panels: ``metrics`` are (key, panel title); ``values[key][condition]``;
+    ``p_values[key][condition]``: adjusted p of reference vs condition."""
+    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.8), squeeze=False)
+    for ax, (key, label) in zip(axes[0], metrics):
+        bar_panel(ax, label, conditions, values[key], p_values.get(key), reference)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]], conditions: Sequence[str],
+                metrics: Sequence[tuple[str, str]], values: Mapping[str, Mapping[str, Mapping[str, MeanSem]]],
+                p_values: Mapping[str, Mapping[str, Mapping[str, float]]], reference: str) -> Path:
+    """One row per group (e.g. scenario category): ``values[group][metric][condition]``."""
+    fig, axes = plt.subplots(len(groups), len(metrics), figsize=(3.6 * len(metrics), 3.4 * len(groups)),
+                             squeeze=False)
+    for row, (group, group_label) in enumerate(groups):
+        for col, (key, label) in enumerate(metrics):
+            bar_panel(axes[row][col], f"{group_label}: {label}", conditions, values[group][key],
+                      p_values.get(group, {}).get(key), reference)
+    fig.suptitle(title)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
