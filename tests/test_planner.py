@@ -532,3 +532,21 @@ def test_handover_feedback_is_carried_out():
                  and any(w["kind"] == "handover" for w in e.world_events)]
     assert handovers and handovers[0][0] == {"bob": "handover key2 alice"}
     assert [s for _, s in statuses(session, "bob")] == ["accepted", "completed"]
+
+
+def test_boltzmann_policy_is_uniform_when_the_goal_is_walled_off_for_good():
+    """No door opens a way to the gem: every action is equally hopeless, never NaN."""
+    import numpy as np
+
+    from agents.dkg.agents import boltzmann_policy
+
+    world = make_world(["#######",
+                        "#1..#*#",
+                        "#..2###",
+                        "#+....#",
+                        "#######"])
+    state = world.reset(0)
+    legal = world.legal_actions(state, "alice")
+    probs = boltzmann_policy(world, DKGPlanner(world), state, "alice", Task.hold(world.item_index["gem1"]),
+                             legal, temperature=0.5)
+    assert np.allclose(probs, 1 / len(legal))

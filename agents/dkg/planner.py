@@ -320,7 +320,9 @@ class DKGPlanner:
         target = self._task_cell(state, task)
         if target is None:
             return UNREACHABLE
-        return UNREACHABLE + self.relaxed_distance(state.agent_cells[agent], target)
+        # Walled off even with every door open: all such states cost the same, so that softmax
+        # choices over them stay uniform instead of becoming inf - inf.
+        return UNREACHABLE + min(self.relaxed_distance(state.agent_cells[agent], target), UNREACHABLE)
 
     def _task_cell(self, state: DKGState, task: Task) -> int | None:
         if task.kind == "open":
