@@ -4,6 +4,7 @@
     python main.py replay FILE [--step K]
     python main.py list
     python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J]           e.g. protom-dkg
+    python main.py llm serve [--port P] | llm check                              the LLM layer
     python main.py tradecraft generate | selfplay | analyze | tool | rules | import | play    TradeCraft
 """
 
@@ -204,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "seat. SPEC is KIND or KIND:param=value,... e.g. boltzmann:temperature=0.5 "
                           "(default: planner; trader for TradeCraft)")
     run.add_argument("--facilitator", default="none", metavar="SPEC",
-                     help="facilitator: none, protom, oracle or random, optionally KIND:param=value,... "
+                     help="facilitator: none, protom, oracle, random or llm, optionally KIND:param=value,... "
                           "e.g. protom:eps=0.2,temperature=0.5 (default: none; see docs/protom.md)")
     run.add_argument("--episodes", type=int, default=1, metavar="N", help="number of episodes (default 1)")
     run.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first episode; episode i "
@@ -241,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     exp.set_defaults(func=cmd_experiment)
 
+    from agents.llm.cli import add_parser as add_llm_parser  # llm serve | llm check
+    add_llm_parser(sub)
     from agents.tradecraft.cli import add_parser as add_tradecraft_parser  # tradecraft generate | selfplay | ...
     add_tradecraft_parser(sub)
     return parser

@@ -25,6 +25,7 @@ class AgentKind:
 #: modules that define ``AGENT_KINDS: list[AgentKind]``; add a line to plug in new agents
 AGENT_MODULES = [
     "agents.dkg.agents",
+    "agents.llm.dkg",
     "agents.tradecraft.trader",
 ]
 
@@ -101,6 +102,7 @@ class FacilitatorKind:
 #: modules that define ``FACILITATOR_KINDS: list[FacilitatorKind]``; add a line to plug in new ones
 FACILITATOR_MODULES = [
     "agents.protom.facilitators",
+    "agents.llm.facilitator",
 ]
 
 

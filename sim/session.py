@@ -68,6 +68,8 @@ class Session:
         self.busy: dict[AgentId, int] = {}
         self.counters = {"feedback": 0, "messages": 0, "errors": 0, "llm_calls": 0,
                          "prompt_tokens": 0, "completion_tokens": 0}
+        #: LLM use per agent and module: {agent: {module: {"calls", "prompt_tokens", "completion_tokens"}}}
+        self.llm_tokens: dict[str, dict[str, dict[str, int]]] = {}
 
         # One independent random stream per mind, derived from the episode seed, so that
         # adding a facilitator never changes what the agents draw.
@@ -127,6 +129,11 @@ class Session:
             self.counters["llm_calls"] += 1
             self.counters["prompt_tokens"] += event.prompt_tokens
             self.counters["completion_tokens"] += event.completion_tokens
+            usage = self.llm_tokens.setdefault(event.agent, {}).setdefault(
+                event.module, {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0})
+            usage["calls"] += 1
+            usage["prompt_tokens"] += event.prompt_tokens
+            usage["completion_tokens"] += event.completion_tokens
         for listener in self._listeners:
             listener(event)
 
@@ -245,4 +252,7 @@ class Session:
         return out
 
     def metrics(self) -> dict[str, Any]:
-        return {"ticks": self.tick, **self.counters}
+        metrics = {"ticks": self.tick, **self.counters}
+        if self.llm_tokens:
+            metrics["llm_tokens"] = {a: {m: dict(u) for m, u in mods.items()} for a, mods in self.llm_tokens.items()}
+        return metrics

@@ -1,0 +1,8 @@
+"""The LLM layer: settings, a client for any OpenAI-compatible endpoint, the embedded
+Gemma 3 270M server, transcript replay, and the LLM agents and facilitator.
+
+Modules: ``config`` (settings), ``client`` (schema-checked JSON calls, faults, tokens),
+``server`` (the embedded llama.cpp server), ``transcript`` (re-run from a recording),
+``tom`` (k-level ToM answer formats), ``dkg`` (the mDKG agent), ``facilitator`` (ProToM's
+LLM baseline). Importing this package starts nothing and needs no model.
+"""

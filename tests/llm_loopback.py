@@ -1,0 +1,167 @@
+"""Real OpenAI-compatible HTTP servers on loopback for the LLM tests: one that answers,
+and ones that misbehave (time out, return 500s, return a body that is not JSON, close the
+connection mid-response). Each runs ``http.server`` in a daemon thread on 127.0.0.1 and
+stops when the test is done.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def schema_instance(schema: dict[str, Any], choose: Callable[[list[Any], str], Any], path: str = "") -> Any:
+    """A value that follows ``schema`` (objects, enums, strings, numbers)."""
+    if "enum" in schema:
+        return choose(list(schema["enum"]), path)
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {name: schema_instance(sub, choose, f"{path}/{name}") for name, sub in props.items()}
+    if kind == "array":
+        return []
+    if kind in ("number", "integer"):
+        return 0
+    if kind == "boolean":
+        return False
+    return f"text for {path.rsplit('/', 1)[-1] or 'answer'}"
+
+
+def first_choice(options: list[Any], path: str) -> Any:
+    return options[0]
+
+
+class LoopbackLLM:
+    """An OpenAI-compatible chat endpoint on 127.0.0.1 with a chosen behaviour.
+
+    ``mode``: ``ok`` (answers a schema-valid JSON object), ``timeout`` (answers after
+    ``delay`` seconds), ``error500`` (HTTP 500 whose body echoes the request headers),
+    ``invalid_json`` (HTTP 200 with a body that is not JSON), ``drop`` (closes the
+    connection halfway through the body), ``not_json_answer`` (a completion whose text is
+    not JSON). ``fail_first`` makes only the first N requests misbehave, then answers ok.
+    """
+
+    def __init__(self, mode: str = "ok", *, fail_first: int | None = None, delay: float = 2.0,
+                 choose: Callable[[list[Any], str], Any] = first_choice,
+                 reject_json_schema: bool = False) -> None:
+        self.mode = mode
+        self.fail_first = fail_first
+        self.delay = delay
+        self.choose = choose
+        self.reject_json_schema = reject_json_schema
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    self._send(200, json.dumps({"object": "list", "data": [{"id": "loopback"}]}).encode())
+                else:
+                    self._send(404, b'{"error": "not found"}')
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"{}")
+                with outer._lock:
+                    outer.requests.append(body)
+                    outer.headers.append(dict(self.headers.items()))
+                    number = len(outer.requests)
+                outer.handle(self, body, number)
+
+            def _send(self, status: int, data: bytes, content_type: str = "application/json") -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, name=f"loopback-{mode}", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def start(self) -> "LoopbackLLM":
+        self.thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+    def __enter__(self) -> "LoopbackLLM":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---------------------------------------------------------------- behaviour
+
+    def completion(self, body: dict[str, Any], content: str) -> bytes:
+        prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+        return json.dumps({
+            "id": "chatcmpl-loopback", "object": "chat.completion", "created": 0, "model": body.get("model"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": prompt_words, "completion_tokens": max(1, len(content) // 4),
+                      "total_tokens": prompt_words + max(1, len(content) // 4)}}).encode()
+
+    def answer(self, body: dict[str, Any]) -> str:
+        fmt = body.get("response_format") or {}
+        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+        if schema is None:
+            return "{}"
+        return json.dumps(schema_instance(schema, self.choose))
+
+    def handle(self, handler: Any, body: dict[str, Any], number: int) -> None:
+        fmt = (body.get("response_format") or {}).get("type")
+        if self.reject_json_schema and fmt == "json_schema":
+            handler._send(400, json.dumps({"error": {"message": "response_format json_schema is not supported",
+                                                     "type": "invalid_request_error"}}).encode())
+            return
+        misbehave = self.fail_first is None or number <= self.fail_first
+        mode = self.mode if misbehave else "ok"
+        if mode == "ok":
+            handler._send(200, self.completion(body, self.answer(body)))
+        elif mode == "not_json_answer":
+            handler._send(200, self.completion(body, "I think I should go up."))
+        elif mode == "timeout":
+            self._stopping.wait(self.delay)  # longer than the client waits
+            try:
+                handler._send(200, self.completion(body, self.answer(body)))
+            except OSError:
+                pass  # the client gave up and closed the connection
+        elif mode == "error500":
+            echo = json.dumps({"error": {"message": "internal error", "request_headers": dict(handler.headers.items())}})
+            handler._send(500, echo.encode())
+        elif mode == "invalid_json":
+            handler._send(200, b'{"choices": [ {"message": {"content": "not closed')
+        elif mode == "drop":
+            data = self.completion(body, self.answer(body))
+            handler.send_response(200)
+            handler.send_header("Content-Type", "application/json")
+            handler.send_header("Content-Length", str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data[: len(data) // 2])
+            handler.wfile.flush()
+            handler.close_connection = True
+            handler.connection.shutdown(2)
+        else:
+            raise ValueError(f"unknown loopback mode {mode!r}")

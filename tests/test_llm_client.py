@@ -1,0 +1,140 @@
+"""The LLM client against a real OpenAI-compatible server on loopback: structured output,
+validation, repair, retries, degrading response formats, token accounting; and the k-level
+ToM answer formats of Belief-Aligned Team Formation, Appendix C."""
+
+import json
+
+import jsonschema
+import pytest
+
+from agents.llm.client import LLMClient, extract_json, strict_schema, token_usage, validation_problem
+from agents.llm.config import LLMSettings
+from agents.llm.tom import final_action, level_names, tom_schema, tom_template
+from sim.events import ErrorEvent, LLMCallEvent
+from tests.llm_loopback import LoopbackLLM
+
+SCHEMA = {"type": "object", "properties": {"move": {"type": "string", "enum": ["up", "down"]}},
+          "required": ["move"], "additionalProperties": False}
+MESSAGES = [{"role": "user", "content": "Which way? Answer JSON."}]
+
+
+def client_for(server: LoopbackLLM, **settings) -> tuple[LLMClient, list[float]]:
+    waits: list[float] = []
+    base = {"base_url": server.base_url, "timeout": 1.0, "max_retries": 2, "backoff": 0.25}
+    client = LLMClient(LLMSettings(**{**base, **settings}), sleep=waits.append)
+    return client, waits
+
+
+def ask(client: LLMClient, **kw):
+    return client.ask_json(MESSAGES, SCHEMA, agent="alice", module="planning", tick=3, **kw)
+
+
+def test_a_valid_answer_is_one_recorded_call_with_tokens():
+    with LoopbackLLM("ok") as server:
+        client, _ = client_for(server, structured_output="json_schema", model="m1", temperature=0.2)
+        outcome = ask(client, seed=11)
+    assert outcome.ok and outcome.value == {"move": "up"} and outcome.attempts == 1
+    (call,) = outcome.events
+    assert isinstance(call, LLMCallEvent) and call.error is None and call.tick == 3
+    assert call.request["body"]["response_format"]["type"] == "json_schema"
+    assert call.request["body"]["model"] == "m1" and call.request["body"]["seed"] == 11
+    assert call.prompt_tokens > 0 and call.completion_tokens > 0
+    assert json.loads(call.response["content"]) == {"move": "up"}
+    # what reached the server is what was recorded (minus transport headers)
+    assert server.requests[0]["messages"] == call.request["body"]["messages"]
+    assert server.requests[0]["response_format"] == call.request["body"]["response_format"]
+    assert client.ledger.as_dict() == {"alice": {"planning": {"calls": 1, "prompt_tokens": call.prompt_tokens,
+                                                              "completion_tokens": call.completion_tokens}}}
+    assert token_usage(outcome.events) == client.ledger.as_dict()
+
+
+def test_llama_cpp_style_json_object_with_schema():
+    with LoopbackLLM("ok") as server:
+        client, _ = client_for(server, structured_output="json_object")
+        outcome = ask(client)
+    assert outcome.ok
+    assert server.requests[0]["response_format"] == {"type": "json_object", "schema": SCHEMA}
+
+
+def test_an_endpoint_without_json_schema_gets_json_object_next():
+    with LoopbackLLM("ok", reject_json_schema=True) as server:
+        client, waits = client_for(server)  # auto: json_schema for a non-embedded endpoint
+        outcome = ask(client)
+        again = ask(client)
+    assert outcome.ok and again.ok and waits == []
+    kinds = [e.kind for e in outcome.events if isinstance(e, ErrorEvent)]
+    assert kinds == ["llm_rejected_format"]
+    assert [r["response_format"]["type"] for r in server.requests] == ["json_schema", "json_object", "json_object"]
+    assert client.structured_mode() == "json_object"
+
+
+def test_a_transient_500_is_retried_with_backoff():
+    with LoopbackLLM("error500", fail_first=2) as server:
+        client, waits = client_for(server)
+        outcome = ask(client)
+    assert outcome.ok and outcome.attempts == 3
+    assert waits == [0.25, 0.5]  # doubles each retry
+    calls = [e for e in outcome.events if isinstance(e, LLMCallEvent)]
+    assert [c.error is not None for c in calls] == [True, True, False]
+    assert all("HTTP 500" in c.error for c in calls[:2])
+    assert [c.request["attempt"] for c in calls] == [1, 2, 3]
+
+
+def test_an_answer_that_is_not_json_is_repaired_by_asking_again():
+    with LoopbackLLM("not_json_answer", fail_first=1) as server:
+        client, waits = client_for(server, repair_attempts=1)
+        outcome = ask(client)
+    assert outcome.ok and outcome.attempts == 2 and waits == []
+    errors = [e for e in outcome.events if isinstance(e, ErrorEvent)]
+    assert [e.kind for e in errors] == ["llm_invalid_answer"]
+    repair = server.requests[1]["messages"]
+    assert repair[:1] == MESSAGES and repair[1]["role"] == "assistant" and "not JSON" in repair[2]["content"]
+
+
+def test_budgets_are_bounded():
+    with LoopbackLLM("not_json_answer") as server:
+        client, _ = client_for(server, repair_attempts=2)
+        outcome = ask(client)
+    assert not outcome.ok and outcome.attempts == 3 and "not JSON" in outcome.failure
+    with LoopbackLLM("error500") as server:
+        client, waits = client_for(server, max_retries=1)
+        outcome = ask(client)
+    assert not outcome.ok and outcome.attempts == 2 and len(waits) == 1
+
+
+def test_a_custom_check_can_refuse_a_schema_valid_answer():
+    with LoopbackLLM("ok") as server:
+        client, _ = client_for(server, repair_attempts=1)
+        outcome = ask(client, check=lambda value: "up is blocked" if value["move"] == "up" else None)
+    assert not outcome.ok and "up is blocked" in outcome.failure and len(server.requests) == 2
+
+
+def test_extract_json_and_validation():
+    assert extract_json('```json\n{"a": 1}\n```') == {"a": 1}
+    assert extract_json('Sure! {"a": {"b": 2}} Hope that helps.') == {"a": {"b": 2}}
+    with pytest.raises(json.JSONDecodeError):
+        extract_json("no json here")
+    assert validation_problem({"move": "up"}, SCHEMA) is None
+    assert "move" in validation_problem({"move": "sideways"}, SCHEMA)
+    assert "maxLength" not in json.dumps(strict_schema(tom_schema(1, ["up"])))
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_tom_templates_and_schemas(k):
+    legal = ["up", "wait", "pickup key1"]
+    schema = tom_schema(k, legal)
+    template = tom_template(k, "one of your legal actions")
+    names = level_names(k)
+    assert names == {0: ["ToM_level0"], 1: ["ToM_level1"], 2: ["ToM_level1", "ToM_level2"]}[k]
+    assert list(json.loads(template)) == names
+    answer = {name: {"belief": "bob fetches the key", "explanation": "so I wait", "action": "wait"} for name in names}
+    if k == 0:
+        answer = {"ToM_level0": {"belief": "no belief", "action": "up"}}
+    jsonschema.validate(answer, schema)
+    assert final_action(answer, k) == ("up" if k == 0 else "wait")
+    bad = json.loads(json.dumps(answer))
+    bad[names[-1]]["action"] = "fly"
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(bad, schema)
+    with pytest.raises(ValueError, match="0, 1 or 2"):
+        tom_schema(3, legal)
