@@ -6,6 +6,7 @@
     python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J]           e.g. protom-dkg
     python main.py llm serve [--port P] | llm check                              the LLM layer
     python main.py tradecraft generate | selfplay | analyze | tool | rules | import | play    TradeCraft
+    python main.py [gui [SCENARIO] [FILE] [--agents SPEC ...] [--facilitator F]]   the desktop app
 """
 
 from __future__ import annotations
@@ -246,7 +247,36 @@ def build_parser() -> argparse.ArgumentParser:
     add_llm_parser(sub)
     from agents.tradecraft.cli import add_parser as add_tradecraft_parser  # tradecraft generate | selfplay | ...
     add_tradecraft_parser(sub)
+
+    gui = sub.add_parser("gui", help="open the desktop app (the default command)",
+                         description="Open the ToM Arena window. With no TARGET it plays the default scenario "
+                                     "by itself; TARGET is a scenario name or file, or a recording to replay "
+                                     "(.jsonl / .jsonl.gz). Keys, panels and playback: docs/gui.md.")
+    gui.add_argument("targets", nargs="*", metavar="TARGET", help="a scenario and/or a recording file")
+    gui.add_argument("--agents", nargs="+", metavar="SPEC",
+                     help="seats as for 'run' (KIND, KIND:param=value,... or SEAT=SPEC); 'human' lets you "
+                          "play a seat with the keyboard (TradeCraft: with the board dock, docs/tradecraft.md) "
+                          "(default: boltzmann in every seat; trader in TradeCraft)")
+    gui.add_argument("--facilitator", metavar="SPEC", help="facilitator kind: none, protom, oracle, random, llm "
+                                                            "(default: protom when installed and the world has "
+                                                            "it, else none)")
+    gui.add_argument("--seed", type=int, default=0, metavar="S", help="episode seed (default 0)")
+    gui.add_argument("--speed", type=float, metavar="STEPS", help="playback speed in steps per second")
+    gui.add_argument("--paused", action="store_true", help="start paused (press K to play)")
+    gui.add_argument("--exit-when-done", action="store_true",
+                     help="close the window when the episode ends (demos, scripted checks)")
+    gui.add_argument("--settings", metavar="FILE", help="keep settings in this INI file instead of the "
+                                                         "user's settings")
+    gui.set_defaults(func=cmd_gui)
     return parser
+
+
+def cmd_gui(args: argparse.Namespace) -> int:
+    from ui.app import run_app
+
+    return run_app(targets=args.targets, agents=args.agents or (), facilitator=args.facilitator, seed=args.seed,
+                   paused=args.paused, speed=args.speed, exit_when_done=args.exit_when_done,
+                   settings_file=args.settings)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -254,9 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return 0
+    if args.command is None:  # no command: the desktop app on its default scenario
+        args = parser.parse_args(["gui"])
     return args.func(args)
 
 

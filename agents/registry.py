@@ -25,6 +25,7 @@ class AgentKind:
 #: modules that define ``AGENT_KINDS: list[AgentKind]``; add a line to plug in new agents
 AGENT_MODULES = [
     "agents.dkg.agents",
+    "agents.human",
     "agents.llm.dkg",
     "agents.tradecraft.trader",
 ]

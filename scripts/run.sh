@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Set up (idempotent) and run ToM Arena on its default scenario. Extra arguments go to main.py.
+# Set up (idempotent) and run ToM Arena: with no arguments, the desktop app on its default
+# scenario, playing by itself. Extra arguments go to main.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 if [ $# -eq 0 ]; then
-  set -- run two-rooms --agents planner,boltzmann --episodes 3 --out runs/default
+  if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+    set -- gui
+  else
+    # Never hang on a machine without a screen: say so and show the headless demo instead.
+    echo "run.sh: no display (DISPLAY is not set), so no window can open; running the headless demo" \
+         "instead. On a desktop, or with 'xvfb-run bash scripts/run.sh', this opens the ToM Arena window." >&2
+    set -- run two-rooms --agents planner boltzmann --episodes 3 --out runs/default
+  fi
 fi
 exec .venv/bin/python main.py "$@"

@@ -1,0 +1,285 @@
+"""Benchmark of the desktop app: world-view frame rate with live panels, and seek time.
+
+    .venv/bin/python bench/bench_gui.py [--seconds 4] [--steps 10000] [--out bench/results/bench_gui.json]
+
+1. Frames per second of the world view at 960x640 while moves animate and the side
+   panels (goal posteriors, event log, feedback history) refresh at 10 Hz, drawn on a
+   real X server (a private Xvfb when DISPLAY is not set). Measured for the zero-copy
+   path (a QImage over the pygame Surface) and, in the same process, for the baseline
+   that copies pixels with ``surfarray`` every frame. Target: >= 60 fps.
+2. Seek time in a 10,000-step recording (generated here): jump to random steps, forwards
+   and backwards, and show them (state, overlays, panels, one repaint). Baseline in the
+   same process: the same seeks without keyframes (re-simulating from step 0). Target: <= 200 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+VIEW_SIZE = (960, 640)
+FPS_TARGET = 60.0
+SEEK_TARGET_MS = 200.0
+
+
+# --------------------------------------------------------------------------- episode data
+
+def long_world(steps: int) -> Any:
+    """two-rooms with a time limit of ``steps`` ticks."""
+    from sim.registry import build_world, find_scenario, load_spec
+
+    _, spec = load_spec(find_scenario("two-rooms"))
+    spec = json.loads(json.dumps(spec))
+    spec["options"]["t_max"] = steps
+    spec["name"] = "two-rooms-long"
+    return build_world("dkg", spec)
+
+
+def make_long_recording(path: Path, steps: int) -> Path:
+    """A ``steps``-step recording: two wandering agents that never pick up their gems, watched by
+    a facilitator that reports goal posteriors every step and feedback now and then (the load
+    the panels see in a real episode)."""
+    import numpy as np
+
+    from sim.recording import RecordingWriter
+    from sim.seats import Agent, Facilitator, Feedback
+    from sim.session import Session
+
+    class Wanderer(Agent):
+        kind = "bench-wanderer"
+
+        def act(self, observation: Any, legal_actions: Any) -> Any:
+            world, state = self.ctx.world, observation.state
+            self.trail = (getattr(self, "trail", []) + [world.rc(state.agent_cells[world.agent_index[self.ctx.agent_id]])])[-8:]
+            moves = [a for a in legal_actions if not a.startswith(("pickup", "handover"))]
+            return moves[int(self.ctx.rng.integers(len(moves)))]
+
+        def belief_snapshots(self) -> list[tuple[str, dict[str, Any]]]:
+            # a path on the map for the plan overlay, as planner agents report theirs
+            trail = getattr(self, "trail", [])
+            return [("plan", {"task": "wander", "path": [list(c) for c in reversed(trail)]})] if len(trail) > 1 else []
+
+    class DriftingBeliefs(Facilitator):
+        kind = "bench-beliefs"
+
+        def reset(self, world: Any, state: Any, ctx: Any) -> None:
+            super().reset(world, state, ctx)
+            self.logits = np.zeros((len(world.agents), len(world.gem_ids)))
+
+        def after_step(self, before: Any, joint_action: Any, after: Any, busy: Any) -> list[Feedback]:
+            self.logits += self.ctx.rng.normal(0, 0.3, self.logits.shape)
+            if after.t % 500 == 250 and "alice" not in busy:
+                return [Feedback(0, "alice", {"type": "unlock", "agent": "alice", "door": "door1", "for": "bob"},
+                                 "Unlock door1 for bob", "I believe bob is trying to reach gem2.")]
+            return []
+
+        def belief_snapshots(self) -> list[tuple[str, dict[str, Any]]]:
+            p = np.exp(self.logits - self.logits.max(axis=1, keepdims=True))
+            p /= p.sum(axis=1, keepdims=True)
+            return [("goal_posterior", {"agent": a, "goals": {g: float(p[i, j]) for j, g in enumerate(self.world.gem_ids)}})
+                    for i, a in enumerate(self.world.agents)]
+
+    world = long_world(steps)
+    session = Session(world, {a: Wanderer() for a in world.agents}, seed=7, scenario="two-rooms-long",
+                      facilitator=DriftingBeliefs())
+    RecordingWriter.attach(session, path)
+    session.run()
+    return path
+
+
+# --------------------------------------------------------------------------- measurements
+
+def measure_fps(window: Any, app: Any, seconds: float, copy_frames: bool) -> dict[str, float]:
+    """Animate step after step for ``seconds``; panels refresh at 10 Hz with new data."""
+    view = window.view
+    view.copy_frames = copy_frames
+    timeline = window.timeline
+    frames = 0
+    panel_updates = 0
+    panel_time = 0.0
+    k = 1
+    window.seek(0)
+    start = time.perf_counter()
+    next_panel = start
+    window._move_cursor(k)
+    while True:
+        now = time.perf_counter()
+        if now - start >= seconds:
+            break
+        if not view.animating:  # the next step, as playback shows it: state, overlays, labels, pop-ups
+            k = k % timeline.num_steps + 1
+            window.cursor = k - 1
+            window._move_cursor(k)
+        if now >= next_panel:
+            t0 = time.perf_counter()
+            window.refresh_panels()
+            for panel in (window.goals_panel, window.log_panel.viewport(), window.feedback_panel.viewport()):
+                panel.repaint()
+            panel_time += time.perf_counter() - t0
+            panel_updates += 1
+            next_panel += 0.1
+        view.repaint()
+        app.processEvents()
+        frames += 1
+    elapsed = time.perf_counter() - start
+    view.copy_frames = False
+    return {"fps": frames / elapsed, "frames": frames, "seconds": elapsed,
+            "panel_updates_per_s": panel_updates / elapsed,
+            "panel_ms": 1000 * panel_time / max(1, panel_updates)}
+
+
+def measure_seeks(window: Any, targets: list[int]) -> list[float]:
+    times = []
+    for k in targets:
+        t0 = time.perf_counter()
+        window.seek(k)
+        window.refresh_panels()
+        window.view.repaint()
+        times.append(1000 * (time.perf_counter() - t0))
+    return times
+
+
+def summarize(ms: list[float]) -> dict[str, float]:
+    ordered = sorted(ms)
+    return {"median_ms": statistics.median(ms), "p95_ms": ordered[int(0.95 * (len(ordered) - 1))],
+            "max_ms": ordered[-1]}
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    import random
+
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    from PyQt6.QtWidgets import QApplication
+
+    from ui.app import application
+    from ui.mainwindow import MainWindow
+    from ui.settings import AppSettings
+    from ui.timeline import ReplayTimeline
+
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    app = application()
+    settings = AppSettings.at(work / "settings.ini")
+    settings.set("recordings_dir", str(work / "recordings"))
+    window = MainWindow(settings)
+    window.view.setFixedSize(*VIEW_SIZE)
+    window.show()
+    window.activateWindow()
+    for _ in range(20):
+        app.processEvents()
+        time.sleep(0.01)
+
+    path = work / f"long-{args.steps}.jsonl"
+    t0 = time.perf_counter()
+    make_long_recording(path, args.steps)
+    generate_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    assert window.open_recording(path), window.statusBar().currentMessage()
+    open_s = time.perf_counter() - t0
+    timeline = window.timeline
+    assert timeline.num_steps == args.steps, timeline.num_steps
+    surface = window.view.surface.get_size()
+
+    results: dict[str, Any] = {"platform": QApplication.platformName(), "view_size": list(surface),
+                               "recording_steps": timeline.num_steps, "recording_events": len(timeline.events),
+                               "generate_recording_s": generate_s, "open_recording_s": open_s}
+    # FPS: warm up both paths, then measure zero-copy and the surfarray baseline alternately.
+    measure_fps(window, app, 0.5, False)
+    measure_fps(window, app, 0.5, True)
+    zero, copy = [], []
+    for _ in range(2):
+        zero.append(measure_fps(window, app, args.seconds / 2, False))
+        copy.append(measure_fps(window, app, args.seconds / 2, True))
+    fps = sum(r["fps"] for r in zero) / len(zero)
+    fps_copy = sum(r["fps"] for r in copy) / len(copy)
+    results["fps"] = {"zero_copy": fps, "surfarray_copy_baseline": fps_copy, "ratio": fps / fps_copy,
+                      "panel_updates_per_s": zero[-1]["panel_updates_per_s"],
+                      "panel_ms_per_update": zero[-1]["panel_ms"], "target": FPS_TARGET,
+                      "meets_target": fps >= FPS_TARGET}
+
+    rng = random.Random(1)
+    targets = [rng.randrange(timeline.num_steps + 1) for _ in range(args.seeks)]
+    targets += [timeline.num_steps - 1, 0, timeline.num_steps, 1]  # the ends, and a full backwards jump
+    seek_ms = measure_seeks(window, targets)
+    # Baseline: the same seeks with no keyframes and no cache (each state re-simulated from step 0).
+    class FromStart(ReplayTimeline):
+        def state_at(self, k: int) -> Any:
+            world = self.world
+            state = world.reset(self.seed)
+            for i in range(k):
+                joint = self.replay.joint_action(i)
+                state = world.step(state, {a: world.decode_action(x) for a, x in joint.items()}).state
+            return state
+
+    window._set_timeline(FromStart(timeline.replay))
+    base_targets = targets[: max(5, args.seeks // 5)]
+    base_ms = measure_seeks(window, base_targets)
+    results["seek"] = {**summarize(seek_ms), "seeks": len(seek_ms), "target_ms": SEEK_TARGET_MS,
+                       "meets_target": max(seek_ms) <= SEEK_TARGET_MS,
+                       "baseline_no_keyframes": summarize(base_ms),
+                       "ratio_median": statistics.median(base_ms) / statistics.median(seek_ms[: len(base_ms)])}
+    window.shutdown()
+    window.close()
+    return results
+
+
+def report(results: dict[str, Any]) -> str:
+    f, s = results["fps"], results["seek"]
+    lines = [
+        f"platform {results['platform']}, world view {results['view_size'][0]}x{results['view_size'][1]}, "
+        f"panels refreshed {f['panel_updates_per_s']:.1f}/s ({f['panel_ms_per_update']:.2f} ms each)",
+        f"world view fps, zero-copy QImage:     {f['zero_copy']:7.1f}   (target >= {f['target']:.0f}: "
+        f"{'met' if f['meets_target'] else 'NOT met'})",
+        f"world view fps, surfarray copy (base): {f['surfarray_copy_baseline']:7.1f}   ratio {f['ratio']:.2f}x",
+        f"recording: {results['recording_steps']} steps, {results['recording_events']} events; generated in "
+        f"{results['generate_recording_s']:.1f} s, opened in {results['open_recording_s']:.2f} s",
+        f"seek (state + panels + repaint), {s['seeks']} seeks: median {s['median_ms']:.1f} ms, p95 {s['p95_ms']:.1f} ms, "
+        f"max {s['max_ms']:.1f} ms   (target <= {s['target_ms']:.0f} ms: {'met' if s['meets_target'] else 'NOT met'})",
+        f"seek baseline without keyframes: median {s['baseline_no_keyframes']['median_ms']:.1f} ms, "
+        f"max {s['baseline_no_keyframes']['max_ms']:.1f} ms   ratio {s['ratio_median']:.0f}x",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=4.0, help="measuring time per fps figure (default 4)")
+    parser.add_argument("--steps", type=int, default=10_000, help="steps of the generated recording (default 10000)")
+    parser.add_argument("--seeks", type=int, default=60, help="number of random seeks (default 60)")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench_gui.json"),
+                        help="where to write the figures as JSON")
+    parser.add_argument("--work", default=str(ROOT / "bench" / "results" / "gui-work"),
+                        help="folder for the generated recording and settings")
+    parser.add_argument("--offscreen", action="store_true", help="use Qt's offscreen platform instead of Xvfb")
+    args = parser.parse_args(argv)
+
+    on_x = os.environ.get("QT_QPA_PLATFORM") == "xcb" and os.environ.get("DISPLAY")
+    if not args.offscreen and not on_x:
+        from ui.xvfb import display_env, virtual_display
+
+        with virtual_display(1600, 1000, 24) as display:
+            return subprocess.call([sys.executable, __file__, *(argv if argv is not None else sys.argv[1:])],
+                                   env=display_env(display))
+    if args.offscreen:
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    results = run(args)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(report(results))
+    print(f"figures: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

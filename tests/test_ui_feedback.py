@@ -1,0 +1,127 @@
+"""Facilitator feedback in the window, with the real ProToM facilitator: the blue pop-up,
+a human recipient accepting it, the statuses in the feedback history, and replay."""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+import pytest
+from PyQt6.QtCore import Qt
+from PyQt6.QtTest import QTest
+
+from agents.registry import make_agent, make_facilitator
+from sim.events import FeedbackEvent, FeedbackStatusEvent
+from sim.recording import load_recording
+from sim.registry import load_scenario
+from ui.catalog import scenarios as list_scenarios
+from sim.session import Session
+
+from ui_support import make_window, plan, play_human_until, wait_finished
+
+
+@functools.cache
+def feedback_case() -> tuple[str, str]:
+    """A shipped scenario where feedback is necessary, and the agent ProToM first advises
+    (found by running the episode headless with planner agents)."""
+    for info in list_scenarios():
+        if info.family != "dkg" or info.category != "necessary":
+            continue
+        world, _ = load_scenario(str(info.path))
+        session = Session(world, {a: make_agent("planner") for a in world.agents}, seed=0,
+                          facilitator=make_facilitator("protom", "dkg"))
+        session.run()
+        feedback = [e for e in session.events if isinstance(e, FeedbackEvent)]
+        if feedback:
+            return str(info.path), feedback[0].target
+    raise AssertionError("no scenario under scenarios/dkg/ with category 'necessary' where ProToM gives feedback")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = make_window(qtbot, tmp_path)
+    yield w
+    w.shutdown()
+    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
+
+
+def _statuses(window, fid):
+    return [e.status for e in window.timeline.events if isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid]
+
+
+def test_a_human_receives_accepts_and_completes_a_feedback(qtbot, window):
+    scenario, target = feedback_case()
+    other = next(a for a in plan(scenario, {}).world.agents if a != target)
+    window.start_session(plan(scenario, {target: "human", other: "planner"}, facilitator="protom"))
+    assert window.goals_panel.timeline is window.timeline
+
+    play_human_until(qtbot, window, target, lambda: window.toast.awaiting_decision, timeout=120)
+    toast = window.toast
+    assert toast.isVisible() and toast.accept_button.isVisible() and toast.ignore_button.isVisible()
+    feedback = toast.feedback
+    assert feedback.target == target and feedback.facilitator == "protom"
+    assert feedback.text in toast.text.text() and toast.explanation.text() == feedback.explanation
+    assert window.view.overlays.feedback == feedback.feedback  # the arrow on the map
+    # The episode waits for the person: the session does not hand them more feedback meanwhile.
+    QTest.keyClick(window.view, Qt.Key.Key_Return)  # accept
+    qtbot.waitUntil(lambda: "accepted" in _statuses(window, feedback.feedback_id))
+    assert not toast.isVisible()
+    window.refresh_panels(force=True)
+    assert window.feedback_panel.statuses()[feedback.feedback_id] == "accepted"
+
+    # Carry it out with the keyboard; the seat reports it completed.
+    play_human_until(qtbot, window, target, lambda: "completed" in _statuses(window, feedback.feedback_id)
+                     or window.timeline.outcome is not None, timeout=120)
+    assert "completed" in _statuses(window, feedback.feedback_id)
+    play_human_until(qtbot, window, target, lambda: window.timeline.outcome is not None, timeout=120)
+    wait_finished(qtbot, window)
+    assert window.timeline.outcome.outcome["success"] is True
+    window.refresh_panels(force=True)
+    assert window.feedback_panel.statuses()[feedback.feedback_id] == "completed"
+    assert window.timeline.goal_series  # the goal posterior panel has data
+    assert window.goals_panel.paints > 0
+
+    # The recording holds the feedback and the person's decision; the replay shows them.
+    recording = load_recording(window.recording_path)
+    assert any(isinstance(e, FeedbackEvent) for e in recording.events)
+    window.open_recording(window.recording_path)
+    QTest.keyClick(window.view, Qt.Key.Key_N)  # jump to the next feedback
+    assert window.cursor == feedback.tick
+    assert window.toast.isVisible() and not window.toast.awaiting_decision
+    window.refresh_panels(force=True)
+    assert window.feedback_panel.statuses()[feedback.feedback_id] == "accepted"  # answered at once
+    window.seek(feedback.tick - 1)
+    window.refresh_panels(force=True)
+    assert feedback.feedback_id not in window.feedback_panel.statuses()  # not given yet
+    window.seek_end()
+    window.refresh_panels(force=True)
+    assert window.feedback_panel.statuses()[feedback.feedback_id] == "completed"
+
+
+def test_a_human_can_ignore_a_feedback(qtbot, window):
+    scenario, target = feedback_case()
+    other = next(a for a in plan(scenario, {}).world.agents if a != target)
+    window.start_session(plan(scenario, {target: "human", other: "planner"}, facilitator="protom"))
+    play_human_until(qtbot, window, target, lambda: window.toast.awaiting_decision, timeout=120)
+    fid = window.toast.feedback.feedback_id
+    QTest.mouseClick(window.toast.ignore_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "ignored" in _statuses(window, fid))
+    window.refresh_panels(force=True)
+    assert window.feedback_panel.statuses()[fid] == "ignored"
+
+
+def test_feedback_to_agents_pops_up_and_the_goal_panel_fills(qtbot, window):
+    scenario, target = feedback_case()
+    window.start_session(plan(scenario, ["planner", "planner"], facilitator="protom"))
+    qtbot.waitUntil(lambda: window.toast.isVisible(), timeout=30_000)
+    assert not window.toast.awaiting_decision  # agents answer for themselves
+    wait_finished(qtbot, window)
+    window.refresh_panels(force=True)
+    assert set(window.timeline.goal_series) == set(window.timeline.world.agents)
+    assert set(window.feedback_panel.statuses().values()) <= {"completed", "ignored", "not_executable", "accepted"}
+    # ProToM's weighing of the candidates at the first feedback: the one sent is marked.
+    window.seek(window.timeline.next_feedback_tick(0))
+    window.refresh_panels(force=True)
+    table = window.candidates_panel.table
+    marks = [table.item(i, 4).text() for i in range(table.rowCount())]
+    assert marks.count("sent") == 1

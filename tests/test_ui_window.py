@@ -1,0 +1,324 @@
+"""The desktop app driven through its real window (pytest-qt, offscreen platform)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import pytest
+from PyQt6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PyQt6.QtGui import QDropEvent
+from PyQt6.QtTest import QTest
+
+from sim.events import StepEvent
+from sim.recording import load_recording
+from sim.replay import Replay
+from ui import errors
+from ui.render import sprites
+from ui.settings import AppSettings
+from ui.timeline import LiveTimeline, ReplayTimeline
+
+from ui_support import close_to, make_window, pixel, plan, play_human_until, wait_finished
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = make_window(qtbot, tmp_path)
+    yield w
+    w.shutdown()  # waits for the session's worker thread
+    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
+
+
+def finished_recording(qtbot, window, seats=("planner", "planner"), seed=0):
+    window.start_session(plan("two-rooms", list(seats), seed=seed))
+    wait_finished(qtbot, window)
+    return window.recording_path
+
+
+def test_a_scenario_plays_by_itself_and_is_recorded(qtbot, window):
+    path = finished_recording(qtbot, window)
+    timeline = window.timeline
+    assert isinstance(timeline, LiveTimeline)
+    assert timeline.outcome.outcome["success"] is True
+    assert window.cursor == timeline.num_steps == 25  # the view followed the episode to its end
+    assert path is not None and path.parent == window.settings.recordings_dir
+    recording = load_recording(path)
+    assert recording.complete and recording.footer["outcome"]["success"] is True
+    assert len(recording.steps) == timeline.num_steps
+    assert "gems held 2/2" in window.score_label.text()
+    assert window.log_panel.model_.count > 0
+    assert str(path) in window.settings.recent_files()[0]
+
+
+def test_a_human_moves_with_key_presses_and_the_game_waits_for_them(qtbot, window):
+    window.start_session(plan("two-rooms", {"alice": "human", "bob": "planner"}))
+    qtbot.waitUntil(lambda: window.human_to_move() == "alice")
+    assert window.view.overlays.human == "alice"
+    assert set(window.view.overlays.legal) == {"down", "right", "wait"}  # highlighted on the map
+    assert window.action_bar.isVisible() and "Your turn, alice" in window.action_bar.text()
+    qtbot.wait(300)
+    assert window.timeline.num_steps == 0  # nobody moves while the human thinks
+
+    QTest.keyClick(window.view, Qt.Key.Key_Up)  # a wall: nothing happens
+    qtbot.wait(200)
+    assert window.timeline.num_steps == 0
+    QTest.keyClick(window.view, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: window.timeline.num_steps >= 2)  # alice moved, then bob (planner)
+    steps = [e for e in window.timeline.events if isinstance(e, StepEvent)]
+    assert steps[0].joint_action == {"alice": "down"}
+    assert "bob" in steps[1].joint_action
+    qtbot.waitUntil(lambda: window.human_to_move() == "alice")
+    QTest.keyClick(window.view, Qt.Key.Key_D)  # WASD works too
+    qtbot.waitUntil(lambda: window.timeline.num_steps >= 3)
+    assert window.timeline.joint_action(2) == {"alice": "right"}
+    world = window.timeline.world
+    assert world.rc(window.timeline.state_at(3).agent_cells[0]) == (2, 2)
+
+
+def test_a_human_can_play_a_whole_episode(qtbot, window):
+    window.start_session(plan("two-rooms", {"alice": "human", "bob": "planner"}))
+    play_human_until(qtbot, window, "alice", lambda: window.timeline.outcome is not None)
+    assert window.timeline.outcome.outcome["success"] is True
+
+
+def test_reopen_a_recording_and_seek_backwards(qtbot, window):
+    path = finished_recording(qtbot, window)
+    live = window.timeline
+    live_states = [live.state_at(k) for k in range(live.num_steps + 1)]
+    assert window.open_recording(path)
+    timeline = window.timeline
+    assert isinstance(timeline, ReplayTimeline) and timeline.num_steps == len(live_states) - 1
+    assert window.cursor == 0 and "replay" in window.mode_label.text()
+
+    window.seek_end()
+    QTest.keyClick(window.view, Qt.Key.Key_J)  # step back
+    assert window.cursor == timeline.num_steps - 1
+    QTest.keyClick(window.view, Qt.Key.Key_PageUp)  # 10 back
+    assert window.cursor == timeline.num_steps - 11
+    QTest.keyClick(window.view, Qt.Key.Key_Home)
+    assert window.cursor == 0
+    QTest.keyClick(window.view, Qt.Key.Key_L)  # step forward
+    assert window.cursor == 1
+    for k in (20, 3, 17, 0, 25):
+        window.playback.slider.setValue(k)  # the scrubber
+        assert window.cursor == k
+        assert window.view.state == live_states[k]
+    window.refresh_panels()
+    assert window.log_panel.model_.count == timeline.log_count(25)
+    window.seek(4)
+    window.refresh_panels()
+    assert window.log_panel.model_.count == timeline.log_count(4) < timeline.log_count(25)
+
+
+def test_replay_plays_at_its_speed(qtbot, window):
+    path = finished_recording(qtbot, window)
+    window.open_recording(path)
+    QTest.keyClick(window.view, Qt.Key.Key_K)  # play
+    assert window.playing
+    qtbot.waitUntil(lambda: window.cursor == window.timeline.num_steps, timeout=10_000)
+    qtbot.waitUntil(lambda: not window.playing)
+
+
+def test_take_over_from_a_replayed_step_with_a_human_seat(qtbot, window):
+    path = finished_recording(qtbot, window)
+    window.open_recording(path)
+    replay = Replay(str(path))
+    window.seek(6)
+    QTest.keyClick(window.view, Qt.Key.Key_T)  # take over from here
+    assert window.setup.takeover_step == 6 and window.setup_dock.isVisible()
+    assert window.setup.seats() == {"alice": "planner:compliance=1.0", "bob": "planner:compliance=1.0"}
+    window.setup.set_seat("alice", "human")
+    QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
+    timeline = window.timeline
+    assert isinstance(timeline, LiveTimeline)
+    assert timeline.num_steps >= 6
+    assert timeline.world.state_hash(timeline.state_at(6)) == replay.world.state_hash(replay.state_at(6))
+    assert window.setup.takeover_step is None
+    qtbot.waitUntil(lambda: window.human_to_move() == "alice")  # step 6 is alice's turn
+    QTest.keyClick(window.view, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: timeline.num_steps >= 8)
+    assert timeline.joint_action(6) == {"alice": "wait"}
+    assert "bob" in timeline.joint_action(7)
+    window.stop_session()
+    recording = load_recording(window.recording_path)
+    assert len(recording.header["prefix"]) == 6
+    assert recording.header["seats"]["alice"]["kind"] == "human"
+    assert Replay(recording).num_steps >= 8  # the new file replays from the start through the take-over
+
+
+def test_drag_and_drop_opens_a_recording_and_recent_files_remember_it(qtbot, window, tmp_path):
+    path = finished_recording(qtbot, window)
+    window.close_episode()
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    drop = QDropEvent(QPointF(100, 100), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(drop)  # opens in the background: the window keeps running meanwhile
+    qtbot.waitUntil(lambda: isinstance(window.timeline, ReplayTimeline))
+    assert window.timeline.num_steps == 25
+    again = AppSettings.at(tmp_path / "settings.ini")
+    assert again.recent_files()[0] == str(path.resolve())
+
+
+def test_a_broken_recording_is_reported_not_fatal(qtbot, window, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("this is not a recording\n")
+    assert window.open_recording(bad) is False
+    assert "not a ToM Arena recording" in window.statusBar().currentMessage()
+    assert window.timeline is None
+
+
+def test_the_world_view_draws_walls_floor_and_agents(qtbot, window):
+    window.start_session(plan("two-rooms", ["human", "human"]))  # nobody moves: a still picture
+    qtbot.waitUntil(lambda: window.view.frames_drawn > 0)
+    image = window.view.grab().toImage()
+    renderer = window.renderer
+    t = renderer.tile
+    assert t >= 24
+    wall = renderer.cell_rect(0, 0)
+    assert close_to(pixel(image, wall.x + t * 0.3, wall.y + t * 0.25), sprites.WALL)
+    floor = renderer.cell_rect(1, 3)  # not next to alice (her moves are highlighted)
+    assert close_to(pixel(image, floor.x + t * 0.5, floor.y + t * 0.5), sprites.FLOOR)
+    for a, agent in enumerate(("alice", "bob")):
+        x, y = renderer.agent_point(window.timeline.state_at(0), a)
+        assert close_to(pixel(image, x + t * 0.5, y + t * 0.30), sprites.agent_color(a)), agent
+    door = renderer.cell_rect(2, 4)
+    assert close_to(pixel(image, door.x + t * 0.2, door.y + t * 0.8), sprites.ITEM_COLORS["red"])
+
+
+def test_the_view_scales_with_the_window(qtbot, window):
+    window.start_session(plan("two-rooms", ["human", "human"]))
+    qtbot.waitUntil(lambda: window.view.frames_drawn > 0)
+    small = window.renderer.tile
+    window.resize(1800, 1100)
+    qtbot.waitUntil(lambda: window.renderer.tile > small)
+    assert window.view.surface.get_size() == (window.view.width(), window.view.height())
+
+
+def test_a_slow_agent_shows_a_thinking_indicator_and_the_window_stays_responsive(qtbot, window, monkeypatch):
+    import time as _time
+
+    from agents.dkg import agents as dkg_agents
+
+    class SlowPlanner(dkg_agents.PlannerAgent):
+        def act(self, observation, legal_actions):
+            _time.sleep(0.8)  # a model call in the making
+            return super().act(observation, legal_actions)
+
+    p = plan("two-rooms", ["planner", "planner"])
+    window.start_session(p)
+    window.stop_session()
+    seats = {"alice": SlowPlanner(), "bob": SlowPlanner()}
+    monkeypatch.setattr(type(p), "build_seats", lambda self: seats)
+    window.start_session(p)
+    qtbot.waitUntil(lambda: "thinking" in window.thinking_label.text(), timeout=5000)
+    assert window.view.overlays.thinking
+    ticks = []
+    window._panel_timer.timeout.connect(lambda: ticks.append(1))
+    qtbot.wait(600)
+    assert len(ticks) >= 3  # the 10 Hz panel timer kept running while the agent thought
+
+
+def test_errors_in_slots_are_reported_not_fatal(qtbot, window):
+    try:
+        raise RuntimeError("a bug in a view")
+    except RuntimeError:
+        errors.report(*sys.exc_info())
+    qtbot.waitUntil(lambda: "a bug in a view" in window.statusBar().currentMessage())
+
+
+def test_settings_are_remembered_between_runs(qtbot, window, tmp_path, monkeypatch):
+    monkeypatch.setenv("TOM_ARENA_CONFIG_DIR", str(tmp_path / "config"))
+    window.show_settings()
+    dialog = window.settings_dialog
+    assert not dialog.isModal()
+    dialog.speed.setValue(8.0)
+    dialog.record.setChecked(False)
+    dialog.save()
+    again = AppSettings.at(tmp_path / "settings.ini")
+    assert again.get("speed") == 8.0 and again.get("record") is False
+    assert window.playback.current_speed == 8.0
+    window.start_session(plan("two-rooms", ["planner", "planner"]))
+    assert window.recording_path is None and "not recording" in window.mode_label.text()
+    llm_file = tmp_path / "config" / "llm.toml"
+    assert not llm_file.exists()  # nothing changed on the LLM page: the user's file is left alone
+    page = dialog.llm_page
+    assert {"base_url", "api_key", "model", "temperature", "timeout"} <= set(page.fields)
+    page.fields["model"].setText("my-model")
+    page.fields["base_url"].setText("http://127.0.0.1:9/v1")
+    dialog.save()
+    from agents.llm.config import load_settings
+    saved = load_settings(llm_file, env={})
+    assert saved.model == "my-model" and saved.base_url == "http://127.0.0.1:9/v1"
+    dialog.close()
+
+
+def test_every_control_has_a_keyboard_shortcut(window):
+    for name in ("play", "step", "back", "start", "end", "next_feedback", "faster", "slower", "take_over",
+                 "open", "new", "settings", "show_plans", "accept_feedback", "ignore_feedback"):
+        assert window.actions_by_name[name].shortcut().toString(), name
+
+
+def test_speed_keys_change_the_playback_speed(qtbot, window):
+    before = window.playback.current_speed
+    QTest.keyClick(window.view, Qt.Key.Key_BracketLeft)
+    assert window.playback.current_speed < before
+    QTest.keyClick(window.view, Qt.Key.Key_BracketRight)
+    assert window.playback.current_speed == before
+
+
+def test_typing_a_seat_spec_does_not_trigger_single_key_shortcuts(qtbot, window):
+    path = finished_recording(qtbot, window)
+    window.open_recording(path)
+    window.seek(3)
+    box = window.setup.seat_boxes["alice"]
+    box.lineEdit().setFocus()
+    box.lineEdit().clear()
+    QTest.keyClicks(box.lineEdit(), "boltzmann:temperature=1.5,k")
+    QTest.keyClick(box.lineEdit(), Qt.Key.Key_Return)
+    assert box.currentText() == "boltzmann:temperature=1.5,k"
+    assert window.cursor == 3 and not window.playing and window.setup.takeover_step is None
+
+
+def test_a_world_family_can_add_its_own_panels_to_the_minds_dock(qtbot, tmp_path, monkeypatch):
+    from PyQt6.QtWidgets import QLabel
+
+    from ui import panels
+
+    class StepCounter(QLabel):
+        def show_at(self, timeline, tick):
+            self.setText(f"step {tick} of {timeline.num_steps}" if timeline else "")
+
+    monkeypatch.setitem(panels.WORLD_PANELS, "dkg", [("Counter", StepCounter)])
+    window = make_window(qtbot, tmp_path)
+    try:
+        window.start_session(plan("two-rooms", ["planner", "planner"]))
+        wait_finished(qtbot, window)
+        window.seek(7)
+        window.refresh_panels(force=True)
+        titles = [window.panel_tabs.tabText(i) for i in range(window.panel_tabs.count())]
+        assert titles[-1] == "Counter"
+        assert window.world_panel_widgets[0][1].text() == "step 7 of 25"
+    finally:
+        window.shutdown()
+
+
+def test_take_over_from_a_live_session_looking_back(qtbot, window):
+    window.playback.set_speed(8)  # slow enough to look back before the episode ends
+    window.start_session(plan("two-rooms", ["planner", "planner"]))
+    first = window.recording_path
+    qtbot.waitUntil(lambda: window.timeline.num_steps >= 6)
+    QTest.keyClick(window.view, Qt.Key.Key_J)  # step back: the live session pauses
+    assert not window.playing and not window.follow
+    window.seek(3)
+    old = window.timeline
+    QTest.keyClick(window.view, Qt.Key.Key_T)
+    window.setup.set_seat("bob", "human")
+    QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
+    new = window.timeline
+    assert new is not old and isinstance(new, LiveTimeline)
+    assert new.world.state_hash(new.state_at(3)) == old.world.state_hash(old.state_at(3))
+    assert [e.joint_action for e in new.events if isinstance(e, StepEvent)][:3] == \
+        [old.joint_action(k) for k in range(3)]  # the earlier steps stay in the log
+    qtbot.waitUntil(lambda: window.human_to_move() == "bob")
+    assert load_recording(first).footer["outcome"]["stopped"] is True  # the first session ended cleanly

@@ -1,0 +1,94 @@
+"""GUI cases that run on a real X server (Xvfb, the xcb platform); started by test_ui_xvfb.py."""
+
+from __future__ import annotations
+
+import pytest
+from PyQt6.QtCore import Qt
+from PyQt6.QtGui import QGuiApplication
+from PyQt6.QtTest import QTest
+
+from sim.events import FeedbackStatusEvent
+from sim.recording import load_recording
+from ui.render import sprites
+from ui.timeline import LiveTimeline, ReplayTimeline
+
+from ui_support import close_to, make_window, pixel, plan, play_human_until, wait_finished
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = make_window(qtbot, tmp_path)
+    w.move(0, 0)
+    w.activateWindow()  # no window manager gives focus under Xvfb
+    yield w
+    w.shutdown()
+
+
+def test_qt_runs_on_the_x_server(qapp):
+    assert QGuiApplication.platformName() == "xcb"
+
+
+def test_screenshot_from_the_x_server_shows_walls_and_agents(qtbot, window):
+    window.start_session(plan("two-rooms", ["human", "human"]))
+    qtbot.waitUntil(lambda: window.view.frames_drawn > 0)
+    qtbot.wait(200)  # let the X server show the frame
+    origin = window.view.mapToGlobal(window.view.rect().topLeft())
+    screen = window.screen()
+    shot = screen.grabWindow(0).toImage()  # the X server's own pixels, not a widget render
+    ratio = shot.devicePixelRatio()
+    renderer, t = window.renderer, window.renderer.tile
+
+    def at(x, y):
+        return pixel(shot, (origin.x() + x) * ratio, (origin.y() + y) * ratio)
+
+    wall = renderer.cell_rect(0, 0)
+    assert close_to(at(wall.x + t * 0.3, wall.y + t * 0.25), sprites.WALL)
+    for a in range(2):
+        x, y = renderer.agent_point(window.timeline.state_at(0), a)
+        assert close_to(at(x + t * 0.5, y + t * 0.30), sprites.agent_color(a))
+    shot.save(str(window.settings.recordings_dir.parent / "xvfb-window.png"))
+
+
+def test_human_key_presses_under_x(qtbot, window):
+    window.start_session(plan("two-rooms", {"alice": "human", "bob": "planner"}))
+    qtbot.waitUntil(lambda: window.human_to_move() == "alice")
+    window.focus_view()
+    qtbot.waitUntil(lambda: window.view.hasFocus())
+    QTest.keyClick(window.view, Qt.Key.Key_Down)
+    qtbot.waitUntil(lambda: window.timeline.num_steps >= 2)
+    assert window.timeline.joint_action(0) == {"alice": "down"}
+    play_human_until(qtbot, window, "alice", lambda: window.timeline.outcome is not None)
+    assert window.timeline.outcome.outcome["success"] is True
+
+
+def test_record_reopen_seek_back_and_take_over_under_x(qtbot, window):
+    window.start_session(plan("two-rooms", ["planner", "boltzmann"]))
+    wait_finished(qtbot, window)
+    path = window.recording_path
+    assert load_recording(path).complete
+    assert window.open_recording(path)
+    assert isinstance(window.timeline, ReplayTimeline)
+    window.seek_end()
+    end = window.cursor
+    QTest.keyClick(window.view, Qt.Key.Key_J)
+    QTest.keyClick(window.view, Qt.Key.Key_J)
+    assert window.cursor == end - 2
+    window.seek(4)
+    QTest.keyClick(window.view, Qt.Key.Key_T)
+    window.setup.set_seat("bob", "human")
+    QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
+    assert isinstance(window.timeline, LiveTimeline) and window.timeline.num_steps >= 4
+    play_human_until(qtbot, window, "bob", lambda: window.timeline.num_steps >= 8)
+
+
+def test_receive_and_accept_feedback_under_x(qtbot, window):
+    from test_ui_feedback import feedback_case
+
+    scenario, target = feedback_case()
+    other = next(a for a in plan(scenario, {}).world.agents if a != target)
+    window.start_session(plan(scenario, {target: "human", other: "planner"}, facilitator="protom"))
+    play_human_until(qtbot, window, target, lambda: window.toast.awaiting_decision, timeout=120)
+    fid = window.toast.feedback.feedback_id
+    QTest.keyClick(window.view, Qt.Key.Key_Return)  # accept
+    qtbot.waitUntil(lambda: any(isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid
+                                and e.status == "accepted" for e in window.timeline.events))

@@ -1,0 +1,111 @@
+"""Starting the desktop app: the QApplication, the excepthook, the main window, and what it
+opens first (a recording, or a scenario that plays by itself)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+from PyQt6.QtWidgets import QApplication
+
+from ui import errors
+from ui.settings import APPLICATION, ORGANIZATION, AppSettings
+
+
+class LaunchError(ValueError):
+    """A launch option that cannot be honoured (unknown scenario, bad agent spec...)."""
+
+
+def display_available() -> bool:
+    """True when Qt can open a window here (a display, or an explicit platform like offscreen)."""
+    if os.environ.get("QT_QPA_PLATFORM"):
+        return True
+    if sys.platform.startswith("linux"):
+        return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+    return True
+
+
+def application(argv: Sequence[str] | None = None) -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(list(argv) if argv is not None else [sys.argv[0]])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    errors.install()
+    return app  # type: ignore[return-value]
+
+
+def is_recording(path: str) -> bool:
+    p = Path(path)
+    return p.is_file() and (p.name.endswith((".jsonl", ".jsonl.gz", ".gz")))
+
+
+def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequence[str] = (),
+           facilitator: str | None = None, seed: int = 0, paused: bool = False) -> None:
+    """Open what the command line asked for: a recording, or a scenario (default: the
+    default scenario) with its seats, playing by itself unless ``paused``."""
+    from main import seat_specs
+    from sim.registry import ScenarioError, load_scenario
+    from ui import catalog
+    from ui.catalog import SessionPlan
+
+    recordings = [t for t in targets if is_recording(t)]
+    scenarios = [t for t in targets if not is_recording(t)]
+    if len(scenarios) > 1 or len(recordings) > 1:
+        raise LaunchError(f"give at most one scenario and one recording, got {list(targets)}")
+    if recordings and not scenarios:
+        if not window.open_recording(recordings[0]):
+            raise LaunchError(f"cannot open {recordings[0]}: {window.statusBar().currentMessage().lstrip('⚠ ')}")
+        if not paused:
+            window.set_playing(True)  # a replay plays by itself too
+        return
+    name = scenarios[0] if scenarios else window._default_scenario_name()
+    if not name:
+        raise LaunchError("no scenarios found under scenarios/")
+    try:
+        world, scenario = load_scenario(name)
+        seats = seat_specs(world.agents, list(agents) or [catalog.default_agent(world.family)])
+        plan = SessionPlan(world=world, scenario=scenario, seats=seats,
+                           facilitator=facilitator if facilitator is not None else catalog.default_facilitator(world.family),
+                           seed=seed)
+        window.setup.select_scenario(scenario)
+        window.start_session(plan, playing=not paused)
+    except (ScenarioError, ValueError, LookupError) as exc:
+        raise LaunchError(str(exc)) from None
+    if recordings:
+        window.open_recording(recordings[0])
+
+
+def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilitator: str | None = None,
+            seed: int = 0, paused: bool = False, speed: float | None = None, exit_when_done: bool = False,
+            settings_file: str | None = None) -> int:
+    if not display_available():
+        print("error: no display to open the ToM Arena window on (DISPLAY is not set). Run it on a desktop, "
+              "under a virtual display (xvfb-run python main.py gui), or headless with 'python main.py run'.",
+              file=sys.stderr)
+        return 1
+    app = application()
+    from ui.mainwindow import MainWindow
+
+    settings = AppSettings.at(settings_file) if settings_file else AppSettings()
+    window = MainWindow(settings)
+    window.exit_when_done = exit_when_done
+    if speed is not None:
+        window.playback.set_speed(speed)
+        window._on_speed(window.playback.current_speed, remember=False)
+    window.show()
+    try:
+        launch(window, targets=targets, agents=agents, facilitator=facilitator, seed=seed, paused=paused)
+    except LaunchError as exc:
+        window.shutdown()
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    code = app.exec()
+    window.shutdown()
+    return code

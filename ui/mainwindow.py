@@ -1,0 +1,921 @@
+"""The main window: world view, side panels, feedback pop-ups, playback, live sessions and replays.
+
+Everything the window shows is read from a Timeline at a cursor (a step number). A live
+session's worker thread extends its Timeline through queued signals; a recording is
+replayed from its file. Playback moves the cursor; at the end of a live Timeline,
+playing asks the session for more steps. Views never change a World: human actions and
+feedback decisions go to the session's worker through the runner.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
+from PyQt6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QScrollArea, QStyle, QTabWidget,
+                             QVBoxLayout, QWidget)
+
+from agents.human import HumanAgent
+from sim.events import FeedbackEvent
+from sim.recording import RecordingError
+from sim.registry import ScenarioError
+from sim.replay import Replay
+from sim.session import Session
+from ui import catalog, errors
+from ui.catalog import SessionPlan
+from ui.panels import (EventLogPanel, FeedbackCandidatesPanel, FeedbackHistoryPanel, GoalPosteriorPanel,
+                       world_panels)
+from ui.playback import PlaybackBar
+from ui.render import Overlays, WorldRenderer, renderer_for
+from ui.render.base import ASSET_DIR
+from ui.runner import Batch, SessionRunner
+from ui.settings import AppSettings, SettingsDialog
+from ui.setup_panel import SetupPanel
+from ui.timeline import PLAN, LiveTimeline, ReplayTimeline, Timeline
+from ui.usage import LLMUsagePanel
+from ui.toast import FeedbackToast
+from ui.worldview import WorldView
+
+RECORDING_SUFFIXES = (".jsonl", ".gz", ".json")
+LOAD_ERRORS = (RecordingError, ScenarioError, LookupError, KeyError, ValueError, OSError)
+OPEN_STATUSES = ("sent", "accepted")
+
+
+def spec_from_description(described: Any) -> str:
+    """An agent spec ("boltzmann:temperature=0.5") from a recording header's describe() dict."""
+    if not isinstance(described, dict) or not described.get("kind"):
+        return ""
+    params = [f"{k}={v}" for k, v in described.items()
+              if k not in ("kind", "name") and isinstance(v, (int, float, str, bool))]
+    return described["kind"] + (":" + ",".join(params) if params else "")
+
+
+class Stage(QWidget):
+    """The world view with the feedback toast floating over it."""
+
+    def __init__(self, view: WorldView, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(view)
+        self.toast = FeedbackToast(self)
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        if self.toast.isVisible():
+            self.toast.place()
+
+
+class MainWindow(QMainWindow):
+    error_reported = pyqtSignal(str)
+    #: (path, ReplayTimeline or an error message, seconds) from a background load
+    recording_loaded = pyqtSignal(object, object, float)
+
+    def __init__(self, settings: AppSettings | None = None) -> None:
+        super().__init__()
+        self.settings = settings or AppSettings()
+        self.setWindowTitle("ToM Arena")
+        icon_path = ASSET_DIR / "icon.png"
+        if icon_path.exists():
+            self.setWindowIcon(QIcon(str(icon_path)))
+        self.setAcceptDrops(True)
+
+        self.timeline: Timeline | None = None
+        self.renderer: WorldRenderer | None = None
+        self.runner: SessionRunner | None = None
+        self.session: Session | None = None
+        self.cursor = 0
+        self.follow = True
+        self.playing = False
+        self.seat_specs: dict[str, str] = {}
+        self.facilitator_spec = catalog.NO_FACILITATOR
+        self.humans: dict[str, HumanAgent] = {}
+        self.thinking: frozenset[str] = frozenset()
+        self.recording_path: Path | None = None
+        self.exit_when_done = False
+        self._finished_runners: list[SessionRunner] = []
+        self._loaders: list[threading.Thread] = []
+        self._panel_key: tuple = ()
+        self._play_clock = 0.0
+        self._play_budget = 0.0
+
+        # ---- central: world view, toast, human action bar, playback
+        self.view = WorldView()
+        self.view.key_pressed.connect(self._on_key)
+        self.view.set_animation_seconds(0.15)
+        self.stage = Stage(self.view)
+        self.toast = self.stage.toast
+        self.toast.decided.connect(self._on_feedback_decided)
+        self.action_bar = QLabel()
+        self.action_bar.setWordWrap(True)
+        self.action_bar.setStyleSheet("padding: 4px 8px; background: #e8f5e9; color: #1b5e20;")
+        self.action_bar.hide()
+        self._make_actions()
+        self.playback = PlaybackBar(self.actions_by_name)
+        self.playback.seek_requested.connect(lambda k: self.seek(k))
+        self.playback.speed_changed.connect(self._on_speed)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.stage, 1)
+        layout.addWidget(self.action_bar)
+        layout.addWidget(self.playback)
+        self.setCentralWidget(central)
+
+        # ---- docks
+        self.setup = SetupPanel()
+        self.setup.start_requested.connect(self._on_start_requested)
+        self.setup_dock = self._dock("Session", self.setup, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.goals_panel = GoalPosteriorPanel()
+        goals_scroll = QScrollArea()
+        goals_scroll.setWidgetResizable(True)
+        goals_scroll.setWidget(self.goals_panel)
+        self.candidates_panel = FeedbackCandidatesPanel()
+        self.panel_tabs = QTabWidget()  # later worlds add their panels here
+        self.panel_tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.panel_tabs.addTab(goals_scroll, "Goal inference")
+        self.panel_tabs.addTab(self.candidates_panel, "Feedback candidates")
+        self.usage_panel = LLMUsagePanel()
+        self.panel_tabs.addTab(self.usage_panel, "LLM usage")
+        self.minds_dock = self._dock("Minds", self.panel_tabs, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.feedback_panel = FeedbackHistoryPanel()
+        self.feedback_dock = self._dock("Feedback history", self.feedback_panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.log_panel = EventLogPanel()
+        self.log_dock = self._dock("Event log", self.log_panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._make_menus()
+
+        # ---- status bar
+        self.mode_label = QLabel("no episode")
+        self.step_label = QLabel("")
+        self.score_label = QLabel("")
+        self.tokens_label = QLabel("")
+        self.thinking_label = QLabel("")
+        self.thinking_label.setStyleSheet("color: #1e6eeb; font-weight: bold;")
+        bar = self.statusBar()
+        bar.addWidget(self.mode_label, 1)
+        bar.addPermanentWidget(self.thinking_label)
+        bar.addPermanentWidget(self.tokens_label)
+        bar.addPermanentWidget(self.score_label)
+        bar.addPermanentWidget(self.step_label)
+
+        # ---- timers: playback clock, panels at >= 10 Hz, thinking indicator after a delay
+        self._play_timer = QTimer(self)
+        self._play_timer.setInterval(15)
+        self._play_timer.timeout.connect(self._on_play_tick)
+        self._panel_timer = QTimer(self)
+        self._panel_timer.timeout.connect(self.refresh_panels)
+        self._thinking_timer = QTimer(self)
+        self._thinking_timer.setSingleShot(True)
+        self._thinking_timer.setInterval(300)
+        self._thinking_timer.timeout.connect(self._show_thinking)
+
+        self.error_reported.connect(self._show_error)
+        self.recording_loaded.connect(self._on_recording_loaded)
+        self._error_listener = lambda summary, _text: self.error_reported.emit(summary)
+        errors.add_listener(self._error_listener)
+
+        self.apply_settings()
+        infos, problems = catalog.scan_scenarios()
+        self.setup.load_scenarios(infos, select=self._default_scenario_name())
+        if problems:  # one bad file must not hide the others; say which and why
+            self.setup.show_note(f"{len(problems)} file(s) under scenarios/ skipped (hover for why)",
+                                 "\n".join(problems))
+        self._restore_geometry()
+        self._update_controls()
+
+    # ================================================================== construction
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(title.replace(" ", "_"))
+        dock.setWidget(widget)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _action(self, name: str, text: str, shortcut: str | QKeySequence.StandardKey | list | None,
+                slot: Any, icon: QStyle.StandardPixmap | None = None, checkable: bool = False) -> QAction:
+        action = QAction(text, self)
+        if icon is not None:
+            action.setIcon(self.style().standardIcon(icon))
+        if isinstance(shortcut, list):
+            action.setShortcuts([QKeySequence(s) for s in shortcut])
+        elif shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setCheckable(checkable)
+        if checkable:
+            action.toggled.connect(slot)
+        else:
+            action.triggered.connect(lambda _checked=False: slot())
+        tip = text.replace("&", "")
+        if action.shortcut().toString():
+            tip += f"  ({action.shortcut().toString()})"
+        action.setToolTip(tip)
+        self.addAction(action)  # shortcuts work wherever the focus is in the window
+        self.actions_by_name[name] = action
+        return action
+
+    def _make_actions(self) -> None:
+        self.actions_by_name: dict[str, QAction] = {}
+        SP = QStyle.StandardPixmap
+        a = self._action
+        a("new", "&New session…", QKeySequence.StandardKey.New, self.show_setup)
+        a("open", "&Open recording…", QKeySequence.StandardKey.Open, self.open_dialog, SP.SP_DialogOpenButton)
+        a("close", "&Close episode", "Ctrl+W", self.close_episode)
+        a("settings", "&Settings…", "Ctrl+,", self.show_settings)
+        a("quit", "&Quit", QKeySequence.StandardKey.Quit, self.close)
+        a("play", "Play", ["K", "Media Play"], self.toggle_play, SP.SP_MediaPlay)
+        a("step", "Step forward", "L", self.step_forward, SP.SP_MediaSeekForward)
+        a("back", "Step back", "J", self.step_back, SP.SP_MediaSeekBackward)
+        a("start", "Go to start", "Home", lambda: self.seek(0), SP.SP_MediaSkipBackward)
+        a("end", "Go to end (follow live)", "End", self.seek_end, SP.SP_MediaSkipForward)
+        a("back10", "Back 10 steps", "PgUp", lambda: self.seek(self.cursor - 10))
+        a("forward10", "Forward 10 steps", "PgDown", lambda: self.seek(self.cursor + 10))
+        a("next_feedback", "Next feedback", "N", self.next_feedback, SP.SP_MessageBoxInformation)
+        a("prev_feedback", "Previous feedback", "Shift+N", self.previous_feedback, SP.SP_MessageBoxInformation)
+        a("faster", "Faster", "]", lambda: self._on_speed(self.playback.change_speed(+1)))
+        a("slower", "Slower", "[", lambda: self._on_speed(self.playback.change_speed(-1)))
+        a("take_over", "Take over from here", "T", self.take_over, SP.SP_ArrowUp)
+        a("show_plans", "Show plans on the map", "V", self._on_show_plans, checkable=True)
+        a("accept_feedback", "Accept feedback", ["Return", "Enter"], self.toast.accept_feedback)
+        a("ignore_feedback", "Ignore feedback", "Escape", self.toast.ignore_feedback)
+        a("keys", "Keyboard shortcuts", "F1", self.show_keys)
+
+    def _make_menus(self) -> None:
+        acts = self.actions_by_name
+        menu = self.menuBar().addMenu("&File")
+        for name in ("new", "open"):
+            menu.addAction(acts[name])
+        self.recent_menu = menu.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        menu.addSeparator()
+        for name in ("close", "settings"):
+            menu.addAction(acts[name])
+        menu.addSeparator()
+        menu.addAction(acts["quit"])
+        menu = self.menuBar().addMenu("&Playback")
+        for name in ("play", "step", "back", "start", "end", "back10", "forward10", "next_feedback",
+                     "prev_feedback", "faster", "slower"):
+            menu.addAction(acts[name])
+        menu.addSeparator()
+        menu.addAction(acts["take_over"])
+        menu = self.menuBar().addMenu("&Feedback")
+        menu.addAction(acts["accept_feedback"])
+        menu.addAction(acts["ignore_feedback"])
+        menu = self.menuBar().addMenu("&View")
+        menu.addAction(acts["show_plans"])
+        menu.addSeparator()
+        for dock in (self.setup_dock, self.minds_dock, self.feedback_dock, self.log_dock):
+            menu.addAction(dock.toggleViewAction())
+        menu = self.menuBar().addMenu("&Help")
+        menu.addAction(acts["keys"])
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.settings.recent_files()
+        for path in files:
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _c=False, p=path: self.open_recording_in_background(p))
+        if not files:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+        else:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list").triggered.connect(self.settings.clear_recent)
+
+    def _default_scenario_name(self) -> str:
+        info = catalog.default_scenario(catalog.scenarios(), self.settings.get("default_scenario"))
+        return info.name if info else ""
+
+    def apply_settings(self) -> None:
+        s = self.settings
+        self.playback.set_speed(s.get("speed"))
+        self.view.animate = s.get("animate")
+        self.actions_by_name["show_plans"].setChecked(s.get("show_plans"))
+        self._panel_timer.setInterval(int(1000 / max(10, s.get("panel_hz"))))
+        self._panel_timer.start()
+        self._on_speed(self.playback.current_speed, remember=False)
+
+    def _restore_geometry(self) -> None:
+        geometry = self.settings.store.value("window/geometry")
+        state = self.settings.store.value("window/state")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1400, 860)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+
+    # ================================================================== sessions
+
+    def show_setup(self) -> None:
+        self.setup_dock.show()
+        self.setup_dock.raise_()
+
+    def _on_start_requested(self, choice: dict) -> None:
+        step = choice.get("takeover")
+        try:
+            if step is not None and self.timeline is not None:
+                plan = SessionPlan(world=self.timeline.world, scenario=self.timeline.scenario,
+                                   seats=choice["seats"], facilitator=choice["facilitator"], seed=choice["seed"],
+                                   prefix=tuple(self.timeline.joint_actions(step)),
+                                   earlier_events=tuple(self.timeline.events_until(step)))
+            else:
+                plan = SessionPlan(world=choice["world"], scenario=choice["scenario"], seats=choice["seats"],
+                                   facilitator=choice["facilitator"], seed=choice["seed"])
+            self.start_session(plan)
+        except (ValueError, LookupError, TypeError) as exc:
+            self.setup.show_error(str(exc))
+            return
+        if step is not None:
+            self.setup.end_takeover()
+
+    def start_session(self, plan: SessionPlan, playing: bool = True) -> Session:
+        """Start a live session (raises ValueError with a message a person can act on)."""
+        seats = plan.build_seats()
+        facilitator = catalog.make_facilitator(plan.facilitator, plan.world)
+        session = Session(plan.world, seats, seed=plan.seed, scenario=plan.scenario, facilitator=facilitator,
+                          prefix=list(plan.prefix))
+        self.stop_session()
+        path = None
+        if self.settings.get("record"):
+            stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+            suffix = ".jsonl.gz" if self.settings.get("compress") else ".jsonl"
+            base = self.settings.recordings_dir / f"{plan.scenario}-{stamp}-seed{plan.seed}"
+            path = base.with_suffix(suffix)
+            n = 1
+            while path.exists():
+                n += 1
+                path = Path(f"{base}-{n}{suffix}")
+        timeline = LiveTimeline(plan.world, session.header(), session.state, earlier=plan.earlier_events)
+        self.session = session
+        self.humans = {a: s for a, s in seats.items() if isinstance(s, HumanAgent)}
+        self.seat_specs = dict(plan.seats)
+        self.facilitator_spec = plan.facilitator or catalog.NO_FACILITATOR
+        self.recording_path = path
+        self._set_timeline(timeline)
+        runner = SessionRunner(session, speed=self.playback.current_speed, playing=playing,
+                               recording_path=str(path) if path else None, parent=self)
+        runner.published.connect(self._on_batch)
+        runner.thinking.connect(self._on_thinking)
+        runner.failed.connect(lambda message: self._show_error(f"the session stopped: {message}"))
+        runner.finished.connect(self._on_runner_finished)
+        self.runner = runner
+        self.playing = playing
+        self.follow = True
+        if self.setup.takeover_step is None:  # the panel shows what is playing, ready to start again
+            self.setup.select_scenario(plan.scenario)
+            if self.setup.world is not None and list(self.setup.world.agents) == list(plan.world.agents):
+                for agent, spec in plan.seats.items():
+                    self.setup.set_seat(agent, spec)
+            self.setup.facilitator.setCurrentText(self.facilitator_spec)
+            self.setup.seed.setValue(plan.seed)
+        runner.start()
+        self._update_overlays()  # a human seat's turn shows once the runner exists
+        where = f" — recording to {path}" if path else " — not recording"
+        self.mode_label.setText(f"live: {plan.scenario}, seed {plan.seed}"
+                                + (f", from step {len(plan.prefix)}" if plan.prefix else "") + where)
+        self._update_controls()
+        if self.humans:
+            self.focus_view()
+        return session
+
+    def stop_session(self) -> None:
+        """End the live session (its recording gets a footer) and wait for its thread."""
+        runner = self.runner
+        if runner is None:
+            return
+        self.runner = None
+        runner.stop()
+        try:
+            runner.published.disconnect(self._on_batch)
+        except TypeError:
+            pass
+        self._finished_runners.append(runner)
+        self._on_thinking(frozenset())
+
+    def close_episode(self) -> None:
+        self.stop_session()
+        self._set_timeline(None)
+        self.mode_label.setText("no episode")
+
+    def _set_timeline(self, timeline: Timeline | None) -> None:
+        self.timeline = timeline
+        self.setup.end_takeover()  # a pending take-over belonged to the episode shown before
+        self.toast.awaiting_decision = False
+        self.toast.hide()
+        self.playing = False
+        self._play_timer.stop()
+        if timeline is None:
+            self.renderer = None
+            self.view.set_renderer(None)
+            self.humans = {}
+            self._update_controls()
+            self.refresh_panels(force=True)
+            return
+        self.renderer = renderer_for(timeline.world)
+        self.view.set_renderer(self.renderer)
+        self._install_world_panels(timeline.world.family)
+        self.goals_panel.goal_color = self.renderer.goal_color
+        self.goals_panel.agent_color = self.renderer.agent_color
+        self.cursor = timeline.num_steps if timeline.live else 0
+        self._show_cursor(animate=False)
+        self.refresh_panels(force=True)
+
+    def _install_world_panels(self, family: str) -> None:
+        """The Minds dock's tabs of this world family (registered with register_world_panel)."""
+        if getattr(self, "_world_panel_family", None) == family:
+            return
+        for _title, panel in getattr(self, "world_panel_widgets", []):
+            self.panel_tabs.removeTab(self.panel_tabs.indexOf(panel))
+            panel.deleteLater()
+        for dock in getattr(self, "world_docks", []):
+            self.removeDockWidget(dock)
+            dock.deleteLater()
+        self.world_panel_widgets = world_panels(family)
+        self.world_docks = []
+        for title, panel in self.world_panel_widgets:
+            area = getattr(panel, "dock_area", None)  # a panel that wants a dock of its own (a board's controls)
+            if area is None:
+                self.panel_tabs.addTab(panel, title)
+            else:
+                self.world_docks.append(self._dock(title, panel, area))
+            if hasattr(panel, "bind_window"):  # panels that send intents (a human seat's controls)
+                panel.bind_window(self)
+        self._world_panel_family = family
+
+    def _on_batch(self, batch: Batch) -> None:
+        timeline = self.timeline
+        if not isinstance(timeline, LiveTimeline) or self.sender() is not self.runner:
+            return  # a batch of a session that was replaced
+        at_edge = self.cursor >= timeline.num_steps
+        timeline.append(batch.events, batch.state)
+        if self.follow and at_edge and timeline.num_steps > self.cursor:
+            self._move_cursor(timeline.num_steps)
+        else:
+            for event in batch.events:
+                if isinstance(event, FeedbackEvent) and event.target in self.humans:
+                    self._present_feedback(event)  # a person must answer even while looking back
+            self._refresh_position()  # new events or a longer scrubber; the picture stays
+        if batch.finished:
+            self._on_session_finished()
+
+    def _on_session_finished(self) -> None:
+        timeline = self.timeline
+        self.playing = False
+        if self.recording_path is not None and self.recording_path.exists():
+            self.settings.add_recent(self.recording_path)
+        outcome = timeline.outcome.outcome if timeline is not None and timeline.outcome else {}
+        verdict = "stopped" if outcome.get("stopped") else ("success" if outcome.get("success") else "not solved")
+        self.mode_label.setText(self.mode_label.text().replace("live:", "finished:", 1) + f" — {verdict}")
+        self._update_controls()
+        if self.exit_when_done:
+            QTimer.singleShot(300, self.close)
+
+    def _on_runner_finished(self) -> None:
+        self._update_controls()
+
+    # ================================================================== recordings
+
+    def open_dialog(self) -> None:
+        folder = str(self.settings.recordings_dir)
+        dialog = QFileDialog(self, "Open a recording", folder, "ToM Arena recordings (*.jsonl *.jsonl.gz *.gz);;All files (*)")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(self.open_recording_in_background)
+        dialog.open()  # not exec(): the window keeps running
+
+    @staticmethod
+    def _load_timeline(path: Path) -> ReplayTimeline:
+        """Read a recording and rebuild its states (pure: safe in any thread)."""
+        replay = Replay(str(path))
+        renderer_for(replay.world)  # a world without a view cannot be shown: say so now
+        return ReplayTimeline(replay)
+
+    def open_recording(self, path: str | Path) -> bool:
+        """Open a recording and show it (the window waits; see ``open_recording_in_background``)."""
+        path = Path(path)
+        started = time.perf_counter()
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            timeline = self._load_timeline(path)
+        except LOAD_ERRORS as exc:
+            self._show_error(f"cannot open {path}: {exc}")
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        self._show_replay(path, timeline, time.perf_counter() - started)
+        return True
+
+    def open_recording_in_background(self, path: str | Path) -> None:
+        """Open a recording without freezing the window (a 10,000-step file takes seconds)."""
+        path = Path(path)
+        self.statusBar().showMessage(f"opening {path.name}…")
+
+        def load() -> None:
+            started = time.perf_counter()
+            try:
+                result: ReplayTimeline | str = self._load_timeline(path)
+            except LOAD_ERRORS as exc:
+                result = f"cannot open {path}: {exc}"
+            self.recording_loaded.emit(path, result, time.perf_counter() - started)
+
+        thread = threading.Thread(target=load, name="tom-arena-open", daemon=True)
+        self._loaders.append(thread)
+        thread.start()
+
+    def _on_recording_loaded(self, path: Path, result: Any, seconds: float) -> None:
+        if isinstance(result, str):
+            self._show_error(result)
+        else:
+            self.statusBar().clearMessage()
+            self._show_replay(path, result, seconds)
+
+    def _show_replay(self, path: Path, timeline: ReplayTimeline, seconds: float) -> None:
+        self.stop_session()
+        self.seat_specs = {a: spec_from_description(d) for a, d in (timeline.header.get("seats") or {}).items()}
+        self.facilitator_spec = spec_from_description(timeline.header.get("facilitator")) or catalog.NO_FACILITATOR
+        self.humans = {}
+        self.session = None
+        self.recording_path = None
+        self._set_timeline(timeline)
+        self.settings.add_recent(path)
+        note = f" — {len(timeline.warnings)} warning(s): {timeline.warnings[0]}" if timeline.warnings else ""
+        self.mode_label.setText(f"replay: {path.name} ({timeline.scenario}, seed {timeline.seed}, "
+                                f"{timeline.num_steps} steps, loaded in {seconds:.2f} s){note}")
+        self._update_controls()
+        self.focus_view()
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
+        if any(u.isLocalFile() and u.toLocalFile().endswith(RECORDING_SUFFIXES) for u in urls):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            if url.isLocalFile():
+                self.open_recording_in_background(url.toLocalFile())
+                event.acceptProposedAction()
+                return
+
+    # ================================================================== cursor & playback
+
+    def _move_cursor(self, k: int) -> None:
+        """Move to step ``k``; one step forward animates and announces feedback given there."""
+        timeline = self.timeline
+        if timeline is None:
+            return
+        k = max(0, min(timeline.num_steps, k))
+        old = self.cursor
+        self.cursor = k
+        self._show_cursor(animate=(k == old + 1))
+        if old < k <= old + 8:
+            for tick in range(old + 1, k + 1):
+                for event in timeline.feedback_at(tick):
+                    self._present_feedback(event)
+
+    def seek(self, k: int) -> None:
+        """Jump to step ``k`` (no animation). Leaving the live edge stops following it."""
+        timeline = self.timeline
+        if timeline is None:
+            return
+        k = max(0, min(timeline.num_steps, int(k)))
+        if timeline.live and k < timeline.num_steps:
+            self.follow = False
+        self.cursor = k
+        self._show_cursor(animate=False)
+
+    def seek_end(self) -> None:
+        if self.timeline is not None:
+            self.follow = True
+            self.seek(self.timeline.num_steps)
+
+    def _show_cursor(self, animate: bool) -> None:
+        timeline = self.timeline
+        if timeline is None or self.renderer is None:
+            return
+        state = timeline.state_at(self.cursor)
+        previous = timeline.state_at(self.cursor - 1) if animate and self.cursor > 0 else None
+        self.view.show_state(state, previous, animate=animate)
+        self._refresh_position()
+
+    def _refresh_position(self) -> None:
+        """Overlays, scrubber and status bar for the cursor (the view keeps its state)."""
+        timeline = self.timeline
+        if timeline is None or self.renderer is None:
+            return
+        state = timeline.state_at(self.cursor)
+        self._update_overlays()
+        self.playback.show_position(self.cursor, timeline.num_steps, live=self._is_live())
+        self.step_label.setText(f"step {self.cursor} / {timeline.num_steps}")
+        self.score_label.setText(self.renderer.status_text(state))
+
+    def _is_live(self) -> bool:
+        return isinstance(self.timeline, LiveTimeline) and self.runner is not None and not (
+            self.session is not None and self.session.finished and not self.runner.alive)
+
+    def human_to_move(self) -> str | None:
+        """The human seat whose turn it is at the live edge, if any."""
+        timeline = self.timeline
+        if not self.humans or not isinstance(timeline, LiveTimeline) or self.runner is None:
+            return None
+        if self.cursor != timeline.num_steps or timeline.outcome is not None:
+            return None
+        state = timeline.state_at(self.cursor)
+        for agent in timeline.world.active_agents(state):
+            if agent in self.humans:
+                return agent
+        return None
+
+    def _update_overlays(self) -> None:
+        timeline = self.timeline
+        if timeline is None:
+            return
+        tick = self.cursor
+        plans = {}
+        for agent in timeline.world.agents:
+            belief = timeline.belief_at(agent, PLAN, tick)
+            if belief is not None and belief.tick >= tick - 1 and belief.data.get("path"):
+                plans[agent] = tuple(tuple(cell) for cell in belief.data["path"])
+        active = [r for r in timeline.feedback_until(tick) if r.status_at(tick) in OPEN_STATUSES]
+        human = self.human_to_move()
+        legal = tuple(timeline.world.legal_actions(timeline.state_at(tick), human)) if human else ()
+        self.view.set_overlays(Overlays(plans=plans, show_plans=self.actions_by_name["show_plans"].isChecked(),
+                                        human=human, legal=legal,
+                                        feedback=dict(active[-1].event.feedback) if active else None,
+                                        thinking=self.thinking if self.cursor == timeline.num_steps else frozenset(),
+                                        phase=self.view.overlays.phase))
+        if human:
+            labels = "   ".join(f"[{i + 1}] {self.renderer.action_label(x)}" for i, x in enumerate(legal[:9]))
+            keys = ", ".join(f"{b.keys}: {b.action}" for b in self.renderer.key_bindings())
+            self.action_bar.setText(f"<b>Your turn, {human}.</b>  {labels}<br><small>{keys}</small>")
+            self.action_bar.show()
+        else:
+            self.action_bar.hide()
+
+    def toggle_play(self) -> None:
+        self.set_playing(not self.playing)
+
+    def set_playing(self, playing: bool) -> None:
+        timeline = self.timeline
+        if timeline is None:
+            return
+        if playing and not self._is_live() and self.cursor >= timeline.num_steps:
+            self.seek(0)  # play a finished episode again from the start
+        self.playing = playing
+        if playing:
+            self._play_clock = time.monotonic()
+            self._play_budget = 0.0
+            if self.cursor >= timeline.num_steps and self._is_live():
+                self.follow = True
+                self.runner.set_playing(True)
+            else:
+                self._play_timer.start()
+        else:
+            self._play_timer.stop()
+            if self.runner is not None:
+                self.runner.set_playing(False)
+        self._update_controls()
+
+    def _on_play_tick(self) -> None:
+        """Advance the cursor by elapsed time (QTimer drops ticks under load)."""
+        timeline = self.timeline
+        if timeline is None or not self.playing:
+            self._play_timer.stop()
+            return
+        now = time.monotonic()
+        self._play_budget += (now - self._play_clock) * self.playback.current_speed
+        self._play_clock = now
+        steps = int(self._play_budget)
+        if steps <= 0:
+            return
+        self._play_budget -= steps
+        target = min(timeline.num_steps, self.cursor + steps)
+        self._move_cursor(target)
+        if self.cursor >= timeline.num_steps:
+            self._play_timer.stop()
+            if self._is_live():
+                self.follow = True
+                self.runner.set_playing(True)
+            else:
+                self.playing = False
+                if self.exit_when_done and isinstance(timeline, ReplayTimeline):
+                    QTimer.singleShot(300, self.close)
+            self._update_controls()
+
+    def step_forward(self) -> None:
+        timeline = self.timeline
+        if timeline is None:
+            return
+        self.set_playing(False)
+        if self.cursor < timeline.num_steps:
+            self._move_cursor(self.cursor + 1)
+        elif self._is_live():
+            human = self.human_to_move()
+            if human is not None:
+                self.statusBar().showMessage(f"waiting for {human}: your move", 3000)
+                return
+            self.follow = True
+            self.runner.request_step()
+
+    def step_back(self) -> None:
+        if self.timeline is None:
+            return
+        self.set_playing(False)
+        self.seek(self.cursor - 1)
+
+    def next_feedback(self) -> None:
+        if self.timeline is None:
+            return
+        tick = self.timeline.next_feedback_tick(self.cursor)
+        if tick is None:
+            self.statusBar().showMessage("no later feedback", 3000)
+            return
+        self.set_playing(False)
+        self.seek(tick)
+        for event in self.timeline.feedback_at(tick):
+            self._present_feedback(event)
+
+    def previous_feedback(self) -> None:
+        if self.timeline is None:
+            return
+        tick = self.timeline.previous_feedback_tick(self.cursor)
+        if tick is None:
+            self.statusBar().showMessage("no earlier feedback", 3000)
+            return
+        self.set_playing(False)
+        self.seek(tick)
+        for event in self.timeline.feedback_at(tick):
+            self._present_feedback(event)
+
+    def _on_speed(self, speed: float, remember: bool = True) -> None:
+        self.view.set_animation_seconds(min(0.15, 0.7 / max(speed, 0.1)))
+        if self.runner is not None:
+            self.runner.set_speed(speed)
+        if remember:
+            self.settings.set("speed", float(speed))
+
+    def _on_show_plans(self, checked: bool) -> None:
+        self.settings.set("show_plans", bool(checked))
+        self._update_overlays()
+
+    # ================================================================== take over
+
+    def take_over(self) -> None:
+        """Set up a live session that continues from the cursor with seats of one's choice."""
+        timeline = self.timeline
+        if timeline is None:
+            self.statusBar().showMessage("open a recording or start a session first", 4000)
+            return
+        self.set_playing(False)
+        seats = {a: self.seat_specs.get(a) or catalog.default_agent(timeline.world.family)
+                 for a in timeline.world.agents}
+        self.setup.begin_takeover(timeline.world, timeline.scenario, self.cursor, seats,
+                                  self.facilitator_spec, timeline.seed)
+        self.show_setup()
+
+    # ================================================================== human input & feedback
+
+    def focus_view(self) -> None:
+        self.activateWindow()  # without a window manager (Xvfb) focus needs this
+        self.view.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _on_key(self, name: str) -> None:
+        agent = self.human_to_move()
+        if agent is None or self.renderer is None or self.runner is None:
+            return
+        state = self.timeline.state_at(self.cursor)
+        legal = self.timeline.world.legal_actions(state, agent)
+        action = self.renderer.action_for_key(name, state, agent, legal)
+        if action is None:
+            self.statusBar().showMessage(f"{name}: not possible for {agent} now", 2000)
+            return
+        self.runner.submit_human(agent, action)
+
+    def _present_feedback(self, event: FeedbackEvent) -> None:
+        timeline = self.timeline
+        if timeline is None:
+            return
+        record = timeline.feedback.get(event.feedback_id)
+        status = record.status_at(10**9) if record else "sent"
+        ask = (event.target in self.humans and self._is_live() and status == "sent"
+               and event.feedback_id in {f.feedback_id for f in self.humans[event.target].offered})
+        if self.toast.awaiting_decision and not ask:
+            return  # an open question stays on screen
+        self.toast.show_feedback(event, ask=ask, seconds=self.settings.get("toast_seconds"),
+                                 status=None if ask or status == "sent" else status.replace("_", " "))
+        self._update_controls()
+
+    def _on_feedback_decided(self, feedback_id: int, accept: bool) -> None:
+        timeline = self.timeline
+        if self.runner is None or timeline is None or feedback_id not in timeline.feedback:
+            return
+        target = timeline.feedback[feedback_id].event.target
+        if target in self.humans:
+            self.runner.decide_feedback(target, feedback_id, accept)
+            self.statusBar().showMessage(f"feedback #{feedback_id} {'accepted' if accept else 'ignored'}", 3000)
+        self._update_controls()
+        self.focus_view()
+
+    # ================================================================== thinking, panels, errors
+
+    def _on_thinking(self, agents: frozenset) -> None:
+        self.thinking_pending = frozenset(agents)
+        if agents:
+            if not self._thinking_timer.isActive() and not self.thinking:
+                self._thinking_timer.start()
+        else:
+            self._thinking_timer.stop()
+            if self.thinking:
+                self.thinking = frozenset()
+                self.thinking_label.setText("")
+                self._update_overlays()
+
+    def _show_thinking(self) -> None:
+        agents = getattr(self, "thinking_pending", frozenset())
+        if agents:
+            self.thinking = agents
+            self.thinking_label.setText(f"{', '.join(sorted(agents))} thinking…")
+            self._update_overlays()
+
+    def refresh_panels(self, force: bool = False) -> None:
+        """Redraw the side panels when the timeline or the cursor changed (runs at >= 10 Hz)."""
+        timeline = self.timeline
+        key = (id(timeline), timeline.version if timeline else 0, self.cursor)
+        if key == self._panel_key and not force:
+            return
+        self._panel_key = key
+        self.goals_panel.show_at(timeline, self.cursor)
+        self.log_panel.show_at(timeline, self.cursor)
+        self.feedback_panel.show_at(timeline, self.cursor)
+        self.candidates_panel.show_at(timeline, self.cursor)
+        self.usage_panel.show_at(timeline, self.cursor)
+        prompt, completion = self.usage_panel.totals()
+        self.tokens_label.setText(f"LLM tokens {prompt}+{completion}" if prompt or completion else "")
+        for _title, panel in getattr(self, "world_panel_widgets", []):
+            panel.show_at(timeline, self.cursor)
+
+    def _show_error(self, message: str) -> None:
+        self.statusBar().showMessage(f"⚠ {message}", 15000)
+
+    def _update_controls(self) -> None:
+        acts = self.actions_by_name
+        has = self.timeline is not None
+        for name in ("play", "step", "back", "start", "end", "back10", "forward10", "next_feedback",
+                     "prev_feedback", "take_over", "close"):
+            acts[name].setEnabled(has)
+        for name in ("accept_feedback", "ignore_feedback"):  # only while a person must answer
+            acts[name].setEnabled(self.toast.awaiting_decision)
+        play = acts["play"]
+        play.setText("Pause" if self.playing else "Play")
+        play.setIcon(self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPause if self.playing
+                                               else QStyle.StandardPixmap.SP_MediaPlay))
+
+    # ================================================================== dialogs
+
+    def show_settings(self) -> None:
+        dialog = SettingsDialog(self.settings, [i.name for i in catalog.scenarios()], self)
+        dialog.changed.connect(self.apply_settings)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        self.settings_dialog = dialog
+
+    def show_keys(self) -> None:
+        lines = [f"<tr><td><b>{a.shortcut().toString()}</b></td><td>{a.text().replace('&', '')}</td></tr>"
+                 for a in self.actions_by_name.values() if a.shortcut().toString()]
+        if self.renderer is not None:
+            lines += [f"<tr><td><b>{b.keys}</b></td><td>human seat: {b.action}</td></tr>"
+                      for b in self.renderer.key_bindings()]
+        label = QLabel("<table>" + "".join(lines) + "</table>")
+        label.setWindowTitle("Keyboard shortcuts")
+        label.setWindowFlag(Qt.WindowType.Tool)
+        label.setContentsMargins(12, 12, 12, 12)
+        label.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        label.setParent(self, Qt.WindowType.Tool)
+        label.show()
+
+    # ================================================================== shutdown
+
+    def shutdown(self) -> None:
+        """Stop the session and wait for every worker thread (window close, test teardown)."""
+        self.stop_session()
+        for runner in self._finished_runners:
+            runner.stop()
+        self._finished_runners.clear()
+        for thread in self._loaders:
+            thread.join(30)
+        self._loaders.clear()
+        self._panel_timer.stop()
+        self._play_timer.stop()
+        errors.remove_listener(self._error_listener)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        self.settings.store.setValue("window/geometry", self.saveGeometry())
+        self.settings.store.setValue("window/state", self.saveState())
+        self.settings.sync()
+        super().closeEvent(event)

@@ -1,0 +1,340 @@
+"""Side panels that read a Timeline at the cursor: goal posteriors over time, the event log,
+the feedback history. They are painted with Qt (a full matplotlib redraw costs 140-300 ms
+here; these cost about a millisecond) and refreshed by the window at 10 Hz or more, only
+when the timeline or the cursor changed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from PyQt6.QtCore import QAbstractListModel, QModelIndex, QRectF, QSize, Qt
+from PyQt6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen
+from PyQt6.QtWidgets import (QAbstractItemView, QHeaderView, QListView, QSizePolicy, QTableWidget,
+                             QTableWidgetItem, QWidget)
+
+from sim.events import (ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent, LLMCallEvent, MessageEvent,
+                        OutcomeEvent, StepEvent)
+from ui.timeline import Timeline
+
+FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 188), (41, 182, 246),
+                   (239, 83, 80), (141, 110, 99), (212, 225, 87)]
+
+
+class GoalPosteriorPanel(QWidget):
+    """For each agent, the facilitator's belief about its goal: the current probabilities as
+    bars, and their history as stacked columns, one per step (the newest on the right)."""
+
+    ROW_HEIGHT = 92
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.timeline: Timeline | None = None
+        self.tick = 0
+        self.goal_color: Callable[[str], tuple[int, int, int] | None] = lambda goal: None
+        self.agent_color: Callable[[str], tuple[int, int, int]] = lambda agent: (200, 200, 200)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        self.setMinimumHeight(120)
+        self.paints = 0
+
+    def sizeHint(self) -> QSize:
+        return QSize(360, 2 * self.ROW_HEIGHT + 30)
+
+    def show_at(self, timeline: Timeline | None, tick: int) -> None:
+        self.timeline, self.tick = timeline, tick
+        rows = len(timeline.goal_series) if timeline is not None else 0
+        self.setMinimumHeight(max(120, rows * self.ROW_HEIGHT + 12))
+        self.update()
+
+    def _color(self, goal: str, index: int) -> QColor:
+        rgb = self.goal_color(goal) or FALLBACK_COLORS[index % len(FALLBACK_COLORS)]
+        return QColor(*rgb)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        self.paints += 1
+        p = QPainter(self)
+        try:
+            p.fillRect(self.rect(), QColor(250, 251, 253))
+            p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+            tl = self.timeline
+            small = QFont(self.font())
+            small.setPointSizeF(max(7.0, small.pointSizeF() * 0.9))
+            p.setFont(small)
+            if tl is None or not tl.goal_series:
+                p.setPen(QColor(110, 116, 128))
+                p.drawText(self.rect().adjusted(10, 10, -10, -10), Qt.TextFlag.TextWordWrap,
+                           "The facilitator's goal inference appears here (choose a facilitator such "
+                           "as protom when starting a session).")
+                return
+            width = self.width()
+            y = 6
+            for agent in sorted(tl.goal_series):
+                series = tl.goal_series[agent]
+                self._paint_agent(p, agent, series, y, width)
+                y += self.ROW_HEIGHT
+        finally:
+            p.end()
+
+    def _paint_agent(self, p: QPainter, agent: str, series: Any, y: int, width: int) -> None:
+        p.setPen(QColor(*self.agent_color(agent)))
+        bold = QFont(p.font())
+        bold.setBold(True)
+        p.save()
+        p.setFont(bold)
+        p.drawText(8, y + 12, f"{agent}")
+        p.restore()
+        p.setPen(QColor(110, 116, 128))
+        p.drawText(8 + 8 * (len(agent) + 2), y + 12, "goal as the facilitator sees it")
+        top, height = y + 18, self.ROW_HEIGHT - 28
+        bars_w = min(150, width // 3)
+        goals = series.goals
+        # Current probabilities as labelled horizontal bars.
+        ticks, probs = series.until(self.tick, last=max(1, (width - bars_w - 24) // 3))
+        current = probs[-1] if len(probs) else np.zeros(len(goals))
+        bar_h = max(6, min(16, height // max(1, len(goals)) - 3))
+        for i, goal in enumerate(goals):
+            by = top + i * (bar_h + 3)
+            p.setPen(QColor(60, 64, 72))
+            p.drawText(QRectF(8, by, 46, bar_h), Qt.AlignmentFlag.AlignVCenter, goal)
+            p.fillRect(QRectF(56, by, bars_w - 60, bar_h), QColor(232, 235, 240))
+            p.fillRect(QRectF(56, by, (bars_w - 60) * float(current[i]), bar_h), self._color(goal, i))
+            p.drawText(QRectF(56, by, bars_w - 62, bar_h),
+                       Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, f"{float(current[i]):.2f}")
+        # History: one stacked column per reported step, newest at the right edge.
+        x0, x1 = bars_w + 8, width - 8
+        p.fillRect(QRectF(x0, top, x1 - x0, height), QColor(238, 240, 244))
+        n = len(probs)
+        if n:
+            col_w = max(2.0, min(8.0, (x1 - x0) / n))
+            x = x1 - col_w * n
+            colors = [self._color(g, i) for i, g in enumerate(goals)]
+            for row in probs:
+                base = top + height
+                for i, v in enumerate(row):
+                    h = height * float(v)
+                    if h > 0.2:
+                        p.fillRect(QRectF(x, base - h, col_w, h), colors[i])
+                    base -= h
+                x += col_w
+        p.setPen(QPen(QColor(190, 195, 205)))
+        p.drawRect(QRectF(x0, top, x1 - x0, height))
+        if ticks:
+            p.setPen(QColor(110, 116, 128))
+            p.drawText(QRectF(x0, top + height, x1 - x0, 12), Qt.AlignmentFlag.AlignRight, f"t={ticks[-1]}")
+            p.drawText(QRectF(x0, top + height, x1 - x0, 12), Qt.AlignmentFlag.AlignLeft, f"t={ticks[0]}")
+
+
+def describe_event(event: Event) -> str:
+    """One line of the event log."""
+    if isinstance(event, StepEvent):
+        acts = ", ".join(f"{a}: {x}" for a, x in event.joint_action.items())
+        extra = "; ".join(_world_event(w) for w in event.world_events)
+        return f"{event.tick:>4}  {acts}" + (f"   ({extra})" if extra else "")
+    if isinstance(event, FeedbackEvent):
+        return f"{event.tick:>4}  ▶ {event.facilitator} → {event.target}: {event.text}"
+    if isinstance(event, FeedbackStatusEvent):
+        return f"{event.tick:>4}  feedback #{event.feedback_id}: {event.agent} {event.status.replace('_', ' ')}"
+    if isinstance(event, MessageEvent):
+        return f"{event.tick:>4}  {event.sender} → {', '.join(event.recipients)}: {event.text}"
+    if isinstance(event, LLMCallEvent):
+        cost = f"{event.prompt_tokens}+{event.completion_tokens} tokens, {event.seconds:.1f} s"
+        return f"{event.tick:>4}  {event.agent} asked the model ({event.module}; {cost})" + (
+            f" — {event.error}" if event.error else "")
+    if isinstance(event, ErrorEvent):
+        return f"{event.tick:>4}  ⚠ {event.source}: {event.kind}: {event.message.splitlines()[0]}"
+    if isinstance(event, OutcomeEvent):
+        o = event.outcome
+        verdict = "stopped" if o.get("stopped") else ("success" if o.get("success") else "not solved")
+        return f"{event.tick:>4}  episode over: {verdict}"
+    d = event.to_dict()
+    d.pop("tick", None)
+    kind = d.pop("type", "event")
+    return f"{event.tick:>4}  {kind}: {d}"
+
+
+def _world_event(w: dict[str, Any]) -> str:
+    data = w.get("data") or {}
+    details = " ".join(str(v) for v in data.values())
+    return f"{w.get('agent') or ''} {w.get('kind')} {details}".strip()
+
+
+class EventLogModel(QAbstractListModel):
+    """The log entries of a Timeline visible at the cursor (a prefix of the whole log)."""
+
+    COLORS = {FeedbackEvent: QColor(30, 110, 235), FeedbackStatusEvent: QColor(30, 90, 180),
+              ErrorEvent: QColor(190, 40, 40), OutcomeEvent: QColor(20, 130, 60),
+              MessageEvent: QColor(120, 60, 160), LLMCallEvent: QColor(110, 110, 110)}
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.timeline: Timeline | None = None
+        self.count = 0
+
+    def show_at(self, timeline: Timeline | None, tick: int) -> None:
+        count = timeline.log_count(tick) if timeline is not None else 0
+        if timeline is not self.timeline or count < self.count:
+            self.beginResetModel()
+            self.timeline, self.count = timeline, count
+            self.endResetModel()
+        elif count > self.count:
+            self.beginInsertRows(QModelIndex(), self.count, count - 1)
+            self.count = count
+            self.endInsertRows()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else self.count
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or self.timeline is None or index.row() >= self.count:
+            return None
+        event = self.timeline.log[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return describe_event(event)
+        if role == Qt.ItemDataRole.ForegroundRole:
+            color = self.COLORS.get(type(event))
+            return QBrush(color) if color is not None else None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if isinstance(event, FeedbackEvent):
+                return event.explanation
+            if isinstance(event, ErrorEvent):
+                return event.message
+        return None
+
+
+class EventLogPanel(QListView):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model_ = EventLogModel()
+        self.setModel(self.model_)
+        self.setUniformItemSizes(True)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        mono = QFont("DejaVu Sans Mono")
+        mono.setStyleHint(QFont.StyleHint.Monospace)
+        mono.setPointSizeF(max(7.0, self.font().pointSizeF() * 0.9))
+        self.setFont(mono)
+
+    def show_at(self, timeline: Timeline | None, tick: int) -> None:
+        before = self.model_.count
+        self.model_.show_at(timeline, tick)
+        if self.model_.count != before:
+            self.scrollToBottom()
+
+
+STATUS_LABELS = {"sent": "sent", "accepted": "accepted", "ignored": "Ignored", "completed": "Completed",
+                 "not_executable": "Not Executable"}
+
+
+class FeedbackHistoryPanel(QTableWidget):
+    """Every feedback so far with its status, as the ProToM study showed players."""
+
+    COLUMNS = ("#", "tick", "to", "suggestion", "status")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(self.COLUMNS), parent)
+        self.setHorizontalHeaderLabels(self.COLUMNS)
+        self.verticalHeader().setVisible(False)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        header = self.horizontalHeader()
+        for i in range(len(self.COLUMNS)):
+            header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self._shown: tuple = ()
+
+    def show_at(self, timeline: Timeline | None, tick: int) -> None:
+        records = timeline.feedback_until(tick) if timeline is not None else []
+        rows = tuple((r.event.feedback_id, r.event.tick, r.event.target, r.event.text, r.status_at(tick),
+                      r.event.explanation) for r in records)
+        if rows == self._shown:
+            return
+        self._shown = rows
+        self.setRowCount(len(rows))
+        for i, (fid, t, target, text, status, explanation) in enumerate(rows):
+            for j, value in enumerate((fid, t, target, text, STATUS_LABELS.get(status, status))):
+                item = QTableWidgetItem(str(value))
+                item.setToolTip(explanation)
+                if j == 4:
+                    rgb = {"completed": (20, 130, 60), "ignored": (150, 90, 20),
+                           "not_executable": (190, 40, 40)}.get(status, (30, 90, 180))
+                    item.setForeground(QBrush(QColor(*rgb)))
+                self.setItem(i, j, item)
+        self.scrollToBottom()
+
+    def statuses(self) -> dict[int, str]:
+        """Feedback id -> status as shown (for tests and exports)."""
+        return {fid: status for fid, _, _, _, status, _ in self._shown}
+
+
+class FeedbackCandidatesPanel(QWidget):
+    """The facilitator's last evaluation of possible feedback (ProToM's expected utility of each
+    candidate and the divergence it would cause), as of the shown step."""
+
+    COLUMNS = ("to", "suggestion", "utility", "divergence", "")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        from PyQt6.QtWidgets import QLabel, QVBoxLayout
+
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        layout.addWidget(self.caption)
+        self.table = QTableWidget(0, len(self.COLUMNS))
+        self.table.setHorizontalHeaderLabels(self.COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        header = self.table.horizontalHeader()
+        for i in range(len(self.COLUMNS)):
+            header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        layout.addWidget(self.table)
+        self._shown: Any = None
+
+    def show_at(self, timeline: Timeline | None, tick: int) -> None:
+        belief = timeline.belief_at("facilitator", "feedback_candidates", tick) if timeline is not None else None
+        if belief is self._shown:
+            return
+        self._shown = belief
+        if belief is None:
+            self.caption.setText("No feedback has been weighed yet (a ProToM facilitator lists its candidates "
+                                 "here with their expected utility).")
+            self.table.setRowCount(0)
+            return
+        data = belief.data
+        rows = list(data.get("candidates") or [])
+        chosen = data.get("chosen")
+        self.caption.setText(f"Candidates weighed after step {belief.tick}"
+                             + (f"  (φ = {data['phi']}, ε = {data['eps']})" if "phi" in data and "eps" in data else ""))
+        self.table.setRowCount(len(rows))
+        order = sorted(range(len(rows)), key=lambda k: -(rows[k].get("utility") or 0.0))
+        for i, k in enumerate(order):
+            row = rows[k]
+            divergence = row.get("divergence")
+            values = (row.get("target", ""), row.get("text") or row.get("label", ""),
+                      f"{row.get('utility', 0.0):.3f}", "" if divergence is None else f"{divergence:.3f}",
+                      "sent" if k == chosen else "")
+            for j, value in enumerate(values):
+                item = QTableWidgetItem(str(value))
+                if k == chosen:
+                    item.setForeground(QBrush(QColor(30, 110, 235)))
+                self.table.setItem(i, j, item)
+
+
+# Panels of one world family (a TradeCraft value chart, a kitchen's belief table...) join the
+# Minds dock as tabs while an episode of that family is shown. A panel is a QWidget with
+# ``show_at(timeline, tick)``, called at the panel refresh rate when something changed.
+WORLD_PANELS: dict[str, list[tuple[str, Callable[[], QWidget]]]] = {}
+
+
+def register_world_panel(family: str, title: str, factory: Callable[[], QWidget]) -> None:
+    WORLD_PANELS.setdefault(family, []).append((title, factory))
+
+
+def world_panels(family: str) -> list[tuple[str, QWidget]]:
+    return [(title, factory()) for title, factory in WORLD_PANELS.get(family, [])]

@@ -1,0 +1,171 @@
+"""The renderer interface: how a world family draws itself onto a pygame Surface.
+
+One renderer per world family (Doors, Keys and Gems now; the kitchen, the household and
+the TradeCraft board later) plugs into the same world view: it lays the world out in
+the pixels it is given, draws a state (with an optional previous state for animation),
+maps keys to actions for a human seat, and names the actions a person can take.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+import pygame
+
+from ui.render import sprites
+
+ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "sprites"
+
+
+@dataclass(frozen=True, slots=True)
+class Overlays:
+    """What the view draws on top of the world."""
+
+    #: agent -> planned or predicted path as (row, col) cells
+    plans: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    show_plans: bool = True
+    #: the human seat whose turn it is, and its legal actions (highlighted)
+    human: str | None = None
+    legal: tuple[Any, ...] = ()
+    #: payload of a feedback to draw as an arrow (ProToM's suggestion)
+    feedback: Mapping[str, Any] | None = None
+    #: agents whose decision is taking a while (an LLM call)
+    thinking: frozenset[str] = frozenset()
+    #: 0..1, cycles for small animations (thinking dots, pulsing highlights)
+    phase: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class KeyBinding:
+    keys: str
+    action: str
+
+
+class SpriteBook:
+    """Sprites at one tile size: PNGs from assets/sprites/ scaled once, or drawn directly."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._cache: dict[tuple[str, int], pygame.Surface] = {}
+        self._makers = sprites.sprite_names()
+
+    def get(self, name: str, size: int | None = None) -> pygame.Surface:
+        size = size or self.size
+        key = (name, size)
+        surf = self._cache.get(key)
+        if surf is None:
+            path = ASSET_DIR / f"{name}.png"
+            if path.exists() and name not in ("floor", "wall"):  # tiles stay pixel-exact
+                surf = pygame.transform.smoothscale(pygame.image.load(str(path)), (size, size))
+            else:
+                surf = self._makers[name](size)
+            self._cache[key] = surf
+        return surf
+
+
+class WorldRenderer(ABC):
+    family: str = ""
+
+    def __init__(self, world: Any) -> None:
+        self.world = world
+        self.width = self.height = 0
+        self.tile = 1
+        self.origin = (0, 0)
+        self.hud_top = 0
+        self._fonts: dict[int, pygame.font.Font] = {}
+        self._texts: dict[tuple[str, int, tuple[int, ...]], pygame.Surface] = {}
+
+    # ------------------------------------------------------------- layout
+
+    @abstractmethod
+    def grid_shape(self) -> tuple[int, int]:
+        """(rows, columns) of the world's grid (boards use their own layout units)."""
+
+    def hud_height(self, height: int) -> int:
+        return 0
+
+    def layout(self, width: int, height: int) -> None:
+        """Fit the grid into ``width`` x ``height`` pixels with square tiles of whole pixels,
+        so tiles stay crisp at any window size."""
+        rows, cols = self.grid_shape()
+        hud = self.hud_height(height)
+        self.tile = max(4, min(width // cols, (height - hud) // rows))
+        self.width, self.height = width, height
+        # the grid and the strip under it (if any) are centred together
+        self.origin = ((width - self.tile * cols) // 2, (height - hud - self.tile * rows) // 2)
+        self.hud_top = self.origin[1] + self.tile * rows
+        self.on_layout()
+
+    def on_layout(self) -> None:
+        """Rebuild whatever depends on the tile size (cached backgrounds, scaled sprites)."""
+
+    def cell_rect(self, row: int, col: int) -> pygame.Rect:
+        x0, y0 = self.origin
+        return pygame.Rect(x0 + col * self.tile, y0 + row * self.tile, self.tile, self.tile)
+
+    def cell_at(self, x: int, y: int) -> tuple[int, int] | None:
+        rows, cols = self.grid_shape()
+        col, row = (x - self.origin[0]) // self.tile, (y - self.origin[1]) // self.tile
+        return (row, col) if 0 <= row < rows and 0 <= col < cols else None
+
+    # ------------------------------------------------------------- drawing
+
+    @abstractmethod
+    def draw(self, surface: pygame.Surface, state: Any, previous: Any = None, alpha: float = 1.0,
+             overlays: Overlays = Overlays()) -> None:
+        """Draw ``state``; when ``previous`` is given, show the move from it at ``alpha`` in 0..1."""
+
+    def animates(self, previous: Any, state: Any) -> bool:
+        """True when going from ``previous`` to ``state`` has something to animate."""
+        return False
+
+    def agent_color(self, agent: str) -> tuple[int, int, int]:
+        agents = list(self.world.agents)
+        return sprites.agent_color(agents.index(agent)) if agent in agents else (120, 120, 120)
+
+    def goal_color(self, goal: str) -> tuple[int, int, int] | None:
+        """The colour that stands for a goal in the panels (None: a neutral palette)."""
+        return None
+
+    def status_text(self, state: Any) -> str:
+        """A short score for the status bar."""
+        outcome = self.world.outcome(state)
+        return "solved" if outcome.get("success") else ""
+
+    # ------------------------------------------------------------- human input
+
+    @abstractmethod
+    def action_for_key(self, key: str, state: Any, agent: str, legal: Sequence[Any]) -> Any | None:
+        """The action a key press means for ``agent`` (None when the key means nothing now)."""
+
+    def key_bindings(self) -> list[KeyBinding]:
+        return []
+
+    def action_label(self, action: Any) -> str:
+        return str(action)
+
+    # ------------------------------------------------------------- text
+
+    def font(self, px: int) -> pygame.font.Font:
+        px = max(8, int(px))
+        f = self._fonts.get(px)
+        if f is None:
+            if not pygame.font.get_init():
+                pygame.font.init()
+            f = self._fonts[px] = pygame.font.Font(None, px)
+        return f
+
+    def text(self, text: str, px: int, color: tuple[int, ...]) -> pygame.Surface:
+        key = (text, int(px), tuple(color))
+        surf = self._texts.get(key)
+        if surf is None:
+            if len(self._texts) > 512:
+                self._texts.clear()
+            surf = self._texts[key] = self.font(px).render(text, True, color)
+        return surf

@@ -1,0 +1,266 @@
+"""The view of Doors, Keys and Gems: grid, doors, keys, gems, agents with their held items,
+plans, a human's legal actions, feedback arrows and a strip with every agent's inventory."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pygame
+
+from sim.dkg.world import DKGState, DKGWorld
+from ui.render import register_renderer
+from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
+from ui.render import sprites
+
+MOVE_KEYS = {"up": "up", "w": "up", "down": "down", "s": "down", "left": "left", "a": "left",
+             "right": "right", "d": "right"}
+
+
+def _ease(alpha: float) -> float:
+    return 1 - (1 - alpha) ** 2
+
+
+@register_renderer
+class DKGRenderer(WorldRenderer):
+    family = "dkg"
+    world: DKGWorld
+
+    def __init__(self, world: DKGWorld) -> None:
+        super().__init__(world)
+        self.book = SpriteBook(32)
+        self._background: pygame.Surface | None = None
+
+    def grid_shape(self) -> tuple[int, int]:
+        return self.world.height, self.world.width
+
+    def hud_height(self, height: int) -> int:
+        return max(22, min(56, height // 12))
+
+    def on_layout(self) -> None:
+        self.book = SpriteBook(self.tile)
+        self._background = None
+
+    # ------------------------------------------------------------- drawing
+
+    def _build_background(self) -> pygame.Surface:
+        bg = pygame.Surface((self.width, self.height))
+        bg.fill((24, 28, 36))
+        floor, wall = self.book.get("floor"), self.book.get("wall")
+        w = self.world
+        for cell in range(w.height * w.width):
+            r, c = w.rc(cell)
+            bg.blit(wall if w.walls[cell] else floor, self.cell_rect(r, c))
+        return bg
+
+    def animates(self, previous: Any, state: Any) -> bool:
+        return previous is not None and previous.agent_cells != state.agent_cells
+
+    def agent_point(self, state: DKGState, a: int, previous: DKGState | None = None,
+                    alpha: float = 1.0) -> tuple[float, float]:
+        """Top-left pixel of agent ``a``'s sprite, moving from its previous cell."""
+        r, c = self.world.rc(state.agent_cells[a])
+        x, y = self.cell_rect(r, c).topleft
+        if previous is not None and alpha < 1 and previous.agent_cells[a] != state.agent_cells[a]:
+            pr, pc = self.world.rc(previous.agent_cells[a])
+            px, py = self.cell_rect(pr, pc).topleft
+            e = _ease(alpha)
+            x, y = px + (x - px) * e, py + (y - py) * e
+        # agents sharing a cell stand side by side
+        sharing = [b for b, cell in enumerate(state.agent_cells) if cell == state.agent_cells[a]]
+        if len(sharing) > 1:
+            x += (sharing.index(a) - (len(sharing) - 1) / 2) * self.tile * 0.3
+        return x, y
+
+    def draw(self, surface: pygame.Surface, state: DKGState, previous: DKGState | None = None,
+             alpha: float = 1.0, overlays: Overlays = Overlays()) -> None:
+        if surface.get_size() != (self.width, self.height):
+            self.layout(*surface.get_size())
+        if self._background is None:
+            self._background = self._build_background()
+        surface.blit(self._background, (0, 0))
+        w, t, book = self.world, self.tile, self.book
+
+        for d, door in enumerate(w.doors):
+            opened = bool(state.open_doors >> d & 1)
+            surface.blit(book.get(f"door-{door.color}" + ("-open" if opened else "")), self.cell_rect(*w.rc(door.cell)))
+        small = max(6, int(t * 0.8))
+        for i, item in enumerate(w.items):
+            loc = state.item_locs[i]
+            if loc >= 0:
+                rect = self.cell_rect(*w.rc(loc))
+                surface.blit(book.get(f"{item.kind}-{item.color}", small),
+                             (rect.x + (t - small) // 2, rect.y + (t - small) // 2))
+
+        if overlays.human is not None and overlays.legal:
+            self._draw_legal(surface, state, overlays)
+        if overlays.show_plans:
+            for agent, path in overlays.plans.items():
+                if agent in w.agent_index and len(path) > 1:
+                    self._draw_path(surface, path, self.agent_color(agent))
+        if overlays.feedback:
+            self._draw_feedback(surface, state, overlays.feedback)
+
+        label_px = max(10, int(t * 0.36))
+        badge = max(6, int(t * 0.42))
+        for a, agent in enumerate(w.agents):
+            x, y = self.agent_point(state, a, previous, alpha)
+            surface.blit(book.get(f"agent-{a % len(sprites.AGENT_COLORS)}"), (x, y))
+            held = [i for i, loc in enumerate(state.item_locs) if loc == -1 - a]
+            for k, i in enumerate(held[:3]):
+                item = w.items[i]
+                surface.blit(book.get(f"{item.kind}-{item.color}", badge),
+                             (x + t - badge * 0.8 - k * badge * 0.55, y - badge * 0.15))
+            if t >= 20:
+                name = self.text(agent, label_px, (255, 255, 255))
+                nx = x + (t - name.get_width()) / 2
+                ny = y + t - name.get_height() + 1
+                plate = pygame.Rect(int(nx) - 3, int(ny) - 1, name.get_width() + 6, name.get_height() + 1)
+                pygame.draw.rect(surface, sprites.agent_color(a), plate, border_radius=4)
+                surface.blit(name, (nx, ny))
+            if agent in overlays.thinking:
+                self._draw_thinking(surface, x, y, overlays.phase)
+        self._draw_hud(surface, state)
+
+    def _draw_legal(self, surface: pygame.Surface, state: DKGState, overlays: Overlays) -> None:
+        w, t = self.world, self.tile
+        a = w.agent_index[overlays.human]
+        here = state.agent_cells[a]
+        glow = 160 + int(60 * math.sin(overlays.phase * 2 * math.pi))
+        color = (40, 200, 90)
+        width = max(2, t // 12)
+        for action in overlays.legal:
+            verb, _, rest = str(action).partition(" ")
+            if verb in ("up", "down", "left", "right"):
+                target = next(n for name, n in w.neighbors[here] if name == verb)
+                rect = self.cell_rect(*w.rc(target))
+                overlay = pygame.Surface(rect.size, pygame.SRCALPHA)
+                overlay.fill((*color, 60))
+                surface.blit(overlay, rect)
+                pygame.draw.rect(surface, color, rect.inflate(-width, -width), width, border_radius=t // 8)
+            elif verb == "unlock":
+                door = w.doors[w.door_index[rest]]
+                pygame.draw.rect(surface, (255, 255, glow), self.cell_rect(*w.rc(door.cell)), width * 2)
+            elif verb == "pickup":
+                pygame.draw.rect(surface, (255, 255, glow), self.cell_rect(*w.rc(here)), width * 2,
+                                 border_radius=t // 6)
+
+    def _draw_path(self, surface: pygame.Surface, path: Sequence[Sequence[int]], color: tuple[int, int, int]) -> None:
+        t = self.tile
+        pts = [self.cell_rect(int(r), int(c)).center for r, c in path]
+        # A translucent layer just large enough for the path (a full-size one costs ~1 ms a frame).
+        pad = t // 4 + 2
+        x0, y0 = min(x for x, _ in pts) - pad, min(y for _, y in pts) - pad
+        x1, y1 = max(x for x, _ in pts) + pad, max(y for _, y in pts) + pad
+        layer = pygame.Surface((x1 - x0 + 1, y1 - y0 + 1), pygame.SRCALPHA)
+        local = [(x - x0, y - y0) for x, y in pts]
+        pygame.draw.lines(layer, (*color, 150), False, local, max(2, t // 8))
+        for p in local[1:]:
+            pygame.draw.circle(layer, (*color, 190), p, max(2, t // 10))
+        pygame.draw.circle(layer, (*color, 230), local[-1], max(3, t // 6), max(1, t // 16))
+        surface.blit(layer, (x0, y0))
+
+    def _feedback_ends(self, state: DKGState, payload: Any) -> tuple[tuple[int, int], tuple[int, int]] | None:
+        w = self.world
+        agent = payload.get("agent")
+        if agent not in w.agent_index:
+            return None
+        start = self.cell_rect(*w.rc(state.agent_cells[w.agent_index[agent]])).center
+        if payload.get("type") == "unlock" and payload.get("door") in w.door_index:
+            end = self.cell_rect(*w.rc(w.doors[w.door_index[payload["door"]]].cell)).center
+        elif payload.get("type") == "handover" and payload.get("to") in w.agent_index:
+            end = self.cell_rect(*w.rc(state.agent_cells[w.agent_index[payload["to"]]])).center
+        else:
+            return None
+        return start, end
+
+    def _draw_feedback(self, surface: pygame.Surface, state: DKGState, payload: Any) -> None:
+        ends = self._feedback_ends(state, payload)
+        if ends is None or ends[0] == ends[1]:
+            return
+        (x0, y0), (x1, y1) = ends
+        t = self.tile
+        angle = math.atan2(y1 - y0, x1 - x0)
+        head = t * 0.45
+        bx, by = x1 - math.cos(angle) * t * 0.35, y1 - math.sin(angle) * t * 0.35
+        pygame.draw.line(surface, sprites.FEEDBACK_BLUE, (x0, y0), (bx, by), max(3, t // 7))
+        tip = (bx + math.cos(angle) * head * 0.6, by + math.sin(angle) * head * 0.6)
+        left = (bx + math.cos(angle + 2.5) * head * 0.6, by + math.sin(angle + 2.5) * head * 0.6)
+        right = (bx + math.cos(angle - 2.5) * head * 0.6, by + math.sin(angle - 2.5) * head * 0.6)
+        pygame.draw.polygon(surface, sprites.FEEDBACK_BLUE, (tip, left, right))
+
+    def _draw_thinking(self, surface: pygame.Surface, x: float, y: float, phase: float) -> None:
+        t = self.tile
+        bubble = pygame.Rect(0, 0, int(t * 0.7), int(t * 0.34))
+        bubble.midbottom = (int(x + t / 2), int(y + t * 0.05))
+        pygame.draw.rect(surface, (255, 255, 255), bubble, border_radius=bubble.height // 2)
+        pygame.draw.rect(surface, (90, 90, 110), bubble, 1, border_radius=bubble.height // 2)
+        lit = int(phase * 3) % 3
+        for k in range(3):
+            cx = bubble.x + bubble.width * (k + 1) / 4
+            pygame.draw.circle(surface, (40, 40, 60) if k == lit else (170, 170, 190),
+                               (int(cx), bubble.centery), max(2, t // 18))
+
+    def _draw_hud(self, surface: pygame.Surface, state: DKGState) -> None:
+        w = self.world
+        hud = self.hud_height(self.height)
+        top = self.hud_top
+        pygame.draw.rect(surface, (24, 28, 36), (0, top, self.width, hud))
+        px = int(hud * 0.5)
+        icon = int(hud * 0.62)
+        x = 8
+        cy = top + hud // 2
+        turn = "over" if w.done(state) else f"turn: {w.agents[state.turn]}"
+        clock = self.text(f"tick {state.t}/{w.t_max}   {turn}", px, (216, 222, 233))
+        surface.blit(clock, (self.width - clock.get_width() - 8, cy - clock.get_height() // 2))
+        for a, agent in enumerate(w.agents):
+            pygame.draw.circle(surface, sprites.agent_color(a), (x + icon // 3, cy), icon // 3)
+            x += icon // 3 * 2 + 4
+            name = self.text(agent, px, (236, 239, 244))
+            surface.blit(name, (x, cy - name.get_height() // 2))
+            x += name.get_width() + 6
+            for i in w.held_by(state, agent):
+                item = w.items[i]
+                surface.blit(self.book.get(f"{item.kind}-{item.color}", icon), (x, cy - icon // 2))
+                x += icon
+            goal = w.items[w.goal_item[a]]
+            wants = self.text("has" if w.holds_goal(state, a) else "wants", px, (160, 170, 185))
+            surface.blit(wants, (x + 4, cy - wants.get_height() // 2))
+            x += wants.get_width() + 6
+            surface.blit(self.book.get(f"gem-{goal.color}", icon), (x, cy - icon // 2))
+            x += icon + 18
+
+    def goal_color(self, goal: str) -> tuple[int, int, int] | None:
+        i = self.world.item_index.get(goal)
+        return sprites.ITEM_COLORS.get(self.world.items[i].color) if i is not None else None
+
+    def status_text(self, state: DKGState) -> str:
+        w = self.world
+        held = sum(w.holds_goal(state, a) for a in range(len(w.agents)))
+        return f"gems held {held}/{len(w.agents)}" + ("  ·  solved" if w.done(state) and held == len(w.agents) else "")
+
+    # ------------------------------------------------------------- human input
+
+    def action_for_key(self, key: str, state: DKGState, agent: str, legal: Sequence[str]) -> str | None:
+        key = key.lower()
+        if key in MOVE_KEYS:
+            move = MOVE_KEYS[key]
+            return move if move in legal else None
+        if key in ("space", "period"):
+            return "wait" if "wait" in legal else None
+        prefix = {"p": "pickup ", "e": "pickup ", "u": "unlock ", "h": "handover "}.get(key)
+        if prefix is not None:
+            return next((x for x in legal if x.startswith(prefix)), None)
+        if key.isdigit() and key != "0":
+            i = int(key) - 1
+            return legal[i] if i < len(legal) else None
+        return None
+
+    def key_bindings(self) -> list[KeyBinding]:
+        return [KeyBinding("arrows / WASD", "move"), KeyBinding("space", "wait"),
+                KeyBinding("P or E", "pick up"), KeyBinding("U", "unlock a door next to you"),
+                KeyBinding("H", "hand over a held item"), KeyBinding("1-9", "the numbered action")]
+
+    def action_label(self, action: Any) -> str:
+        return str(action)

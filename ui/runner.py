@@ -1,0 +1,224 @@
+"""The session runner: a Session stepping in a worker thread, talking to the GUI by signals.
+
+The GUI thread never touches the Session. The worker collects the Events the Session
+emits and publishes them in batches (one per step, plus any between steps) through a
+queued signal; the batch carries the new state, an immutable value the views may read.
+Human input travels the other way through thread-safe queues (``HumanAgent.submit`` /
+``decide``) and a condition variable that wakes the worker.
+
+Pacing: while ``playing`` the worker takes a step every ``1 / speed`` seconds; when
+paused it steps only on ``request_step``. A seat that takes long to answer (an LLM) is
+announced with ``thinking`` so the window can show an indicator; the window never waits.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from PyQt6.QtCore import QObject, pyqtSignal
+
+from agents.human import HumanAgent
+from sim.events import ErrorEvent, Event
+from sim.recording import RecordingWriter
+from sim.session import Session, TickStatus
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """What the worker publishes: events since the last batch and, after a step, the new state."""
+
+    events: tuple[Event, ...]
+    state: Any | None
+    tick: int
+    finished: bool
+    waiting_for: tuple[str, ...]
+
+
+class SessionRunner(QObject):
+    published = pyqtSignal(object)        # Batch
+    thinking = pyqtSignal(object)         # frozenset of agents whose decision is being computed
+    failed = pyqtSignal(str)              # the worker itself crashed (not an agent: those are ErrorEvents)
+    finished = pyqtSignal()
+
+    def __init__(self, session: Session, *, speed: float = 4.0, playing: bool = True,
+                 recording_path: str | None = None, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.humans: dict[str, HumanAgent] = {a: s for a, s in session.seats.items() if isinstance(s, HumanAgent)}
+        self._cond = threading.Condition()
+        self._stop = False
+        self._playing = playing
+        self._step_requests = 0
+        self._speed = max(0.1, float(speed))
+        self._pending: list[Event] = []
+        self._pending_lock = threading.Lock()
+        self.writer: RecordingWriter | None = None
+        if recording_path is not None:
+            self.writer = RecordingWriter.attach(session, recording_path)
+        session.subscribe(self._collect)
+        self._thread = threading.Thread(target=self._run, name="tom-arena-session", daemon=True)
+
+    # ------------------------------------------------------------ GUI thread
+
+    def start(self) -> None:
+        self._thread.start()
+
+    @property
+    def playing(self) -> bool:
+        return self._playing
+
+    def set_playing(self, playing: bool) -> None:
+        with self._cond:
+            self._playing = playing
+            self._cond.notify_all()
+
+    def set_speed(self, steps_per_second: float) -> None:
+        with self._cond:
+            self._speed = max(0.1, float(steps_per_second))
+            self._cond.notify_all()
+
+    def request_step(self) -> None:
+        with self._cond:
+            self._step_requests += 1
+            self._cond.notify_all()
+
+    def submit_human(self, agent: str, action: Any) -> None:
+        """Queue a person's action; it is taken at once, even while the episode is paused."""
+        self.humans[agent].submit(action)
+        with self._cond:
+            if not self._playing:
+                self._step_requests += 1
+            self._cond.notify_all()
+
+    def decide_feedback(self, agent: str, feedback_id: int, accept: bool) -> None:
+        self.humans[agent].decide(feedback_id, accept)
+        self.notify()
+
+    def notify(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """End the episode (the recording gets its footer) and wait for the worker."""
+        with self._cond:
+            self._stop = True
+            self._cond.notify_all()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout)
+        if not self._thread.is_alive() and not self._thread.ident:
+            self._finish_unstarted()
+
+    def _finish_unstarted(self) -> None:
+        if not self.session.finished:
+            self.session.stop()
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    # ------------------------------------------------------------ worker thread
+
+    def _collect(self, event: Event) -> None:
+        with self._pending_lock:
+            self._pending.append(event)
+
+    def _publish(self, state: Any | None = None, waiting: Sequence[str] = ()) -> None:
+        with self._pending_lock:
+            events, self._pending = tuple(self._pending), []
+        if not events and state is None and not waiting:
+            return
+        self.published.emit(Batch(events=events, state=state, tick=self.session.tick,
+                                  finished=self.session.finished, waiting_for=tuple(waiting)))
+
+    def _poll_humans(self) -> None:
+        for human in self.humans.values():
+            human.poll()
+
+    def _run(self) -> None:
+        session = self.session
+        try:
+            self._publish()
+            last_step = 0.0
+            announced_wait: tuple[str, ...] = ()
+            shown_thinking: frozenset[str] = frozenset()
+
+            def thinking(agents: frozenset[str]) -> None:
+                nonlocal shown_thinking
+                if agents != shown_thinking:
+                    shown_thinking = agents
+                    self.thinking.emit(agents)
+
+            while True:
+                with self._cond:
+                    while not self._stop:
+                        due = self._playing or self._step_requests > 0
+                        if due and self._playing and self._step_requests == 0:
+                            remaining = last_step + 1.0 / self._speed - time.monotonic()
+                            if remaining > 0:
+                                self._cond.wait(remaining)
+                                continue
+                        if due:
+                            break
+                        self._cond.wait(0.25)
+                        self._poll_humans_locked()
+                    if self._stop:
+                        break
+                self._poll_humans()
+                self._publish()
+                # Seats asked now (an LLM seat may answer PENDING while its call runs in the
+                # background): the window shows them as thinking if this takes a while.
+                thinking(frozenset(a for a in session.waiting_for() if a not in self.humans))
+                status = session.advance()
+                if status is not TickStatus.WAITING:
+                    thinking(frozenset())
+                else:
+                    thinking(frozenset(a for a in session.waiting_for() if a not in self.humans))
+                if status is TickStatus.ADVANCED:
+                    for human in self.humans.values():
+                        human.observe_state(session.state)
+                    last_step = time.monotonic()
+                    with self._cond:
+                        if self._step_requests > 0:
+                            self._step_requests -= 1
+                    announced_wait = ()
+                    self._publish(session.state)
+                    if session.finished:
+                        break
+                elif status is TickStatus.WAITING:
+                    waiting = session.waiting_for()
+                    if waiting != announced_wait:
+                        announced_wait = waiting
+                        self._publish(waiting=waiting)
+                    with self._cond:
+                        if not self._stop:
+                            self._cond.wait(0.1)
+                else:
+                    break
+        except Exception as exc:  # the loop itself failed: report, end the episode cleanly
+            message = f"{type(exc).__name__}: {exc}"
+            session.emit(ErrorEvent(tick=session.tick, source="runner", kind="runner_crash",
+                                    message=message + "\n" + traceback.format_exc(limit=6)))
+            self.failed.emit(message)
+        finally:
+            if not session.finished:
+                session.stop()
+            if self.writer is not None and not self.writer.closed:
+                self.writer.close()
+            self._publish(session.state)
+            self.finished.emit()
+
+    def _poll_humans_locked(self) -> None:
+        # Called with the condition held while idle: decisions about feedback are reported
+        # at once even when the episode is paused.
+        if any(h.has_decisions() for h in self.humans.values()):
+            self._cond.release()
+            try:
+                self._poll_humans()
+                self._publish()
+            finally:
+                self._cond.acquire()

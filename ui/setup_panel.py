@@ -1,0 +1,240 @@
+"""The session panel: a scenario browser (by world and category, with a preview), a seat
+for each agent (planners, LLM agents, human), the facilitator, the seed, and Start.
+The same panel sets up "take over from here" from a replayed or live step."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pygame
+from PyQt6.QtCore import Qt, pyqtSignal
+from PyQt6.QtGui import QImage, QPixmap
+from PyQt6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QPushButton, QSpinBox,
+                             QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+
+from sim.registry import ScenarioError, ScenarioInfo, families, load_scenario
+from sim.world import World
+from ui import catalog
+from ui.render import renderer_for
+from ui.worldview import init_pygame
+
+CATEGORY_TITLES = {"necessary": "feedback necessary", "useful": "feedback useful",
+                   "not_needed": "feedback not needed", None: "other"}
+
+
+def preview_pixmap(world: World, width: int = 300, height: int = 200) -> QPixmap:
+    """A small picture of a world's first state (a copy is fine here: drawn once)."""
+    init_pygame()
+    surface = pygame.Surface((width, height), 0, 32)
+    renderer = renderer_for(world)
+    renderer.layout(width, height)
+    renderer.draw(surface, world.reset(0))
+    data = pygame.image.tobytes(surface, "RGBX")
+    image = QImage(data, width, height, QImage.Format.Format_RGBX8888).copy()
+    return QPixmap.fromImage(image)
+
+
+class SetupPanel(QWidget):
+    #: {"world", "scenario", "seats", "facilitator", "seed", "takeover"}
+    start_requested = pyqtSignal(dict)
+    takeover_cancelled = pyqtSignal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        self.banner = QLabel()
+        self.banner.setWordWrap(True)
+        self.banner.setStyleSheet("background: #1e6eeb; color: white; padding: 6px; border-radius: 4px;")
+        self.banner.hide()
+        layout.addWidget(self.banner)
+
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["scenario", "agents"])
+        self.tree.setMinimumHeight(140)
+        self.tree.currentItemChanged.connect(self._selected)
+        layout.addWidget(self.tree, 2)
+
+        self.preview = QLabel()
+        self.preview.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.preview.setFrameShape(QFrame.Shape.StyledPanel)
+        self.preview.setMinimumHeight(120)
+        layout.addWidget(self.preview)
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        layout.addWidget(self.description)
+
+        self.seats_form = QFormLayout()
+        layout.addLayout(self.seats_form)
+        self.seat_boxes: dict[str, QComboBox] = {}
+
+        options = QFormLayout()
+        self.facilitator = QComboBox()
+        self.facilitator.setEditable(True)
+        self.facilitator.addItem(catalog.NO_FACILITATOR)
+        for kind in catalog.facilitator_choices():
+            self.facilitator.addItem(kind)
+        self.facilitator.setCurrentText(catalog.default_facilitator())
+        self.facilitator.setToolTip("who watches, infers goals and sends feedback (KIND or KIND:param=value,...)")
+        options.addRow("Facilitator", self.facilitator)
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        options.addRow("Seed", self.seed)
+        layout.addLayout(options)
+
+        buttons = QHBoxLayout()
+        self.cancel_button = QPushButton("Cancel take-over")
+        self.cancel_button.clicked.connect(self.end_takeover)
+        self.cancel_button.hide()
+        self.start_button = QPushButton("Start")
+        self.start_button.setDefault(True)
+        self.start_button.clicked.connect(self._start)
+        buttons.addWidget(self.cancel_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.start_button)
+        layout.addLayout(buttons)
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #b71c1c;")
+        layout.addWidget(self.error)
+        self.note = QLabel()
+        self.note.setWordWrap(True)
+        self.note.setStyleSheet("color: #6b7280;")
+        self.note.hide()
+        layout.addWidget(self.note)
+
+        self.world: World | None = None
+        self.scenario = ""
+        self.takeover_step: int | None = None
+        self.infos: list[ScenarioInfo] = []
+
+    # ------------------------------------------------------------------ scenarios
+
+    def load_scenarios(self, infos: list[ScenarioInfo], select: str = "") -> None:
+        self.infos = infos
+        self.tree.clear()
+        titles = {name: fam.title for name, fam in families().items()}
+        groups: dict[tuple[str, Any], QTreeWidgetItem] = {}
+        worlds: dict[str, QTreeWidgetItem] = {}
+        chosen = None
+        for info in infos:
+            world_item = worlds.get(info.family)
+            if world_item is None:
+                world_item = worlds[info.family] = QTreeWidgetItem(self.tree, [titles.get(info.family, info.family)])
+                world_item.setExpanded(True)
+            key = (info.family, info.category)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = QTreeWidgetItem(world_item, [CATEGORY_TITLES.get(info.category, str(info.category))])
+                group.setExpanded(True)
+            item = QTreeWidgetItem(group, [info.name, ", ".join(info.agents)])
+            item.setData(0, Qt.ItemDataRole.UserRole, info)
+            item.setToolTip(0, info.title)
+            if info.name == select:
+                chosen = item
+        self.tree.resizeColumnToContents(0)
+        if chosen is not None:
+            self.tree.setCurrentItem(chosen)
+
+    def select_scenario(self, name: str) -> bool:
+        for item in self.tree.findItems(name, Qt.MatchFlag.MatchExactly | Qt.MatchFlag.MatchRecursive, 0):
+            if item.data(0, Qt.ItemDataRole.UserRole) is not None:
+                self.tree.setCurrentItem(item)
+                return True
+        return False
+
+    def _selected(self, item: QTreeWidgetItem | None, _previous: Any = None) -> None:
+        info = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
+        if info is None:
+            return
+        try:
+            world, name = load_scenario(str(info.path))
+        except ScenarioError as exc:
+            self.error.setText(str(exc))
+            return
+        self.error.clear()
+        self.set_world(world, name, title=info.title, description=_description(info))
+
+    def set_world(self, world: World, scenario: str, *, title: str = "", description: str = "",
+                  seats: Mapping[str, str] | None = None) -> None:
+        self.world, self.scenario = world, scenario
+        self.preview.setPixmap(preview_pixmap(world))
+        if not catalog.facilitator_works(self.facilitator.currentText(), world.family):
+            self.facilitator.setCurrentText(catalog.default_facilitator(world.family))
+        self.description.setText(f"<b>{title or scenario}</b><br>{description}")
+        while self.seats_form.rowCount():
+            self.seats_form.removeRow(0)
+        self.seat_boxes = {}
+        choices = catalog.agent_choices(world.family)
+        for agent in world.agents:
+            box = QComboBox()
+            box.setEditable(True)  # "boltzmann:temperature=1.0" and other parameters can be typed
+            for kind, summary in choices:
+                box.addItem(kind)
+                box.setItemData(box.count() - 1, summary, Qt.ItemDataRole.ToolTipRole)
+            box.setCurrentText((seats or {}).get(agent, catalog.default_agent(world.family)))
+            box.setToolTip("KIND or KIND:param=value,...  e.g. boltzmann:temperature=1.0")
+            self.seat_boxes[agent] = box
+            self.seats_form.addRow(f"Seat {agent}", box)
+
+    def set_seat(self, agent: str, spec: str) -> None:
+        self.seat_boxes[agent].setCurrentText(spec)
+
+    def seats(self) -> dict[str, str]:
+        return {agent: box.currentText().strip() for agent, box in self.seat_boxes.items()}
+
+    # ------------------------------------------------------------------ take over
+
+    def begin_takeover(self, world: World, scenario: str, step: int, seats: Mapping[str, str],
+                       facilitator: str, seed: int) -> None:
+        """Set up a live session that continues ``scenario`` from ``step``."""
+        self.takeover_step = step
+        self.tree.setEnabled(False)
+        self.set_world(world, scenario, title=scenario,
+                       description=f"Continue from step {step}: change any seat (e.g. to human) and press "
+                                   "Take over.", seats=seats)
+        self.facilitator.setCurrentText(facilitator or catalog.NO_FACILITATOR)
+        self.seed.setValue(seed)
+        self.banner.setText(f"Take over {scenario} from step {step}")
+        self.banner.show()
+        self.cancel_button.show()
+        self.start_button.setText("Take over")
+
+    def end_takeover(self) -> None:
+        if self.takeover_step is None:
+            return
+        self.takeover_step = None
+        self.tree.setEnabled(True)
+        self.banner.hide()
+        self.cancel_button.hide()
+        self.start_button.setText("Start")
+        self._selected(self.tree.currentItem())
+        self.takeover_cancelled.emit()
+
+    def _start(self) -> None:
+        if self.world is None:
+            self.error.setText("Choose a scenario first.")
+            return
+        self.error.clear()
+        self.start_requested.emit({"world": self.world, "scenario": self.scenario, "seats": self.seats(),
+                                   "facilitator": self.facilitator.currentText().strip(),
+                                   "seed": int(self.seed.value()), "takeover": self.takeover_step})
+
+    def show_error(self, message: str) -> None:
+        self.error.setText(message)
+
+    def show_note(self, message: str, details: str = "") -> None:
+        """A quiet remark (e.g. files that are not scenarios), with details on hover."""
+        self.note.setText(message)
+        self.note.setToolTip(details)
+        self.note.setVisible(bool(message))
+
+
+def _description(info: ScenarioInfo) -> str:
+    from sim.registry import load_spec
+
+    try:
+        _, spec = load_spec(info.path)
+    except ScenarioError:
+        return ""
+    return str(spec.get("description", ""))

@@ -1,0 +1,72 @@
+"""The LLM usage panel: model calls and tokens per agent and module, as of the shown step."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from PyQt6.QtCore import Qt
+from PyQt6.QtGui import QFont
+from PyQt6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
+
+from sim.events import LLMCallEvent
+from ui.timeline import Timeline
+
+
+def llm_usage(calls: list[LLMCallEvent]) -> list[tuple[str, str, int, int, int, int, float]]:
+    """(agent, module, calls, prompt tokens, completion tokens, faults, seconds) per agent and module,
+    then a total row (agent "all")."""
+    rows: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0, 0, 0.0])
+    for call in calls:
+        row = rows[(call.agent, call.module)]
+        row[0] += 1
+        row[1] += call.prompt_tokens
+        row[2] += call.completion_tokens
+        row[3] += call.error is not None
+        row[4] += call.seconds
+    table = [(agent, module, int(r[0]), int(r[1]), int(r[2]), int(r[3]), r[4])
+             for (agent, module), r in sorted(rows.items())]
+    if len(table) > 1:
+        table.append(("all", "", *(int(sum(r[i] for r in table)) for i in range(2, 6)),
+                      sum(r[6] for r in table)))
+    return table
+
+
+class LLMUsagePanel(QTableWidget):
+    """Prompt and completion tokens per agent and module (planning, messaging, feedback...)."""
+
+    COLUMNS = ("agent", "module", "calls", "prompt tokens", "completion tokens", "faults", "model time")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(self.COLUMNS), parent)
+        self.setHorizontalHeaderLabels(self.COLUMNS)
+        self.verticalHeader().setVisible(False)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self._key: tuple = ()
+        self.rows: list[tuple] = []
+
+    def show_at(self, timeline: Timeline | None, tick: int) -> None:
+        count = timeline.log_count(tick) if timeline is not None else 0
+        key = (id(timeline), count, timeline.version if timeline is not None else 0)
+        if key == self._key:
+            return
+        self._key = key
+        calls = [e for e in timeline.log[:count] if isinstance(e, LLMCallEvent)] if timeline is not None else []
+        self.rows = llm_usage(calls)
+        self.setRowCount(len(self.rows))
+        bold = QFont()
+        bold.setBold(True)
+        for i, (agent, module, n, prompt, completion, faults, seconds) in enumerate(self.rows):
+            for j, value in enumerate((agent, module, n, prompt, completion, faults, f"{seconds:.1f} s")):
+                item = QTableWidgetItem(str(value))
+                if j >= 2:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                if agent == "all":
+                    item.setFont(bold)
+                self.setItem(i, j, item)
+
+    def totals(self) -> tuple[int, int]:
+        """(prompt, completion) tokens over every shown call."""
+        return (sum(r[3] for r in self.rows if r[0] != "all"), sum(r[4] for r in self.rows if r[0] != "all"))
