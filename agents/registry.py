@@ -28,6 +28,7 @@ AGENT_MODULES = [
     "agents.human",
     "agents.llm.dkg",
     "agents.tradecraft.trader",
+    "agents.tradecraft.llm_trader",
 ]
 
 

@@ -10,6 +10,7 @@ from ui.render.base import KeyBinding, Overlays, WorldRenderer
 #: modules that call ``register_renderer``; one line per world family
 RENDERER_MODULES = [
     "ui.render.dkg",
+    "ui.tradecraft.renderer",
 ]
 
 _RENDERERS: dict[str, type[WorldRenderer]] = {}
