@@ -138,3 +138,11 @@ def test_tom_templates_and_schemas(k):
         jsonschema.validate(bad, schema)
     with pytest.raises(ValueError, match="0, 1 or 2"):
         tom_schema(3, legal)
+
+
+def test_answers_with_raw_newlines_inside_strings_are_read():
+    """llama.cpp's JSON grammar lets a raw newline into a string; the answer is still usable."""
+    from agents.llm.client import extract_json
+
+    assert extract_json('{"belief": "Bob wants\nthe gem", "action": "up"}') == \
+        {"belief": "Bob wants\nthe gem", "action": "up"}

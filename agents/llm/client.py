@@ -159,17 +159,18 @@ def parse_completion(text: str) -> Reply:
 
 
 def extract_json(text: str) -> Any:
-    """Parse a JSON answer, forgiving code fences and prose around one object."""
+    """Parse a JSON answer, forgiving code fences, prose around one object, and raw control
+    characters (newlines, tabs) inside strings, which llama.cpp's JSON grammar lets through."""
     text = text.strip()
     fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S)
     if fenced:
         text = fenced.group(1)
     try:
-        return json.loads(text)
+        return json.loads(text, strict=False)
     except json.JSONDecodeError:
         start, end = text.find("{"), text.rfind("}")
         if start >= 0 and end > start:
-            return json.loads(text[start:end + 1])
+            return json.loads(text[start:end + 1], strict=False)
         raise
 
 
