@@ -11,7 +11,8 @@ if [ $# -eq 0 ]; then
     # Never hang on a machine without a screen: say so and show the headless demo instead.
     echo "run.sh: no display (DISPLAY is not set), so no window can open; running the headless demo" \
          "instead. On a desktop, or with 'xvfb-run bash scripts/run.sh', this opens the ToM Arena window." >&2
-    set -- run two-rooms --agents planner boltzmann --episodes 3 --out runs/default
+    # The app's default: two simulated humans, Alice locked in, ProToM watching.
+    set -- run protom-15-locked-in --agents boltzmann --facilitator protom --episodes 3 --out runs/default
   fi
 fi
 exec .venv/bin/python main.py "$@"

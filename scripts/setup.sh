@@ -34,11 +34,27 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$python" -m venv .venv
 fi
+# The stamp holds one line per install: the hash of pyproject.toml and the extras installed.
+# Nothing is installed when a line with the same hash covers every extra asked for.
 stamp=".venv/.tom-arena-installed"
-want="$(sha256sum pyproject.toml | cut -d' ' -f1) extras=${extras}"
-if [ ! -f "$stamp" ] || ! grep -qxF "$want" "$stamp"; then
+hash="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+covered() {
+  local line have extra
+  [ -f "$stamp" ] || return 1
+  while read -r line; do
+    [ "${line%% *}" = "$hash" ] || continue
+    have=",${line#* extras=},"
+    for extra in ${extras//,/ }; do
+      [[ "$have" == *",$extra,"* ]] || continue 2
+    done
+    return 0
+  done < "$stamp"
+  return 1
+}
+if ! covered; then
   echo "setup: installing Python packages${extras:+ (with $extras)}"
   .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
   .venv/bin/python -m pip install -q --disable-pip-version-check -e ".${extras:+[$extras]}"
-  echo "$want" > "$stamp"
+  [ -f "$stamp" ] && grep -q "^$hash " "$stamp" || : > "$stamp"  # a new pyproject.toml: old lines are void
+  echo "$hash extras=${extras}" >> "$stamp"
 fi
