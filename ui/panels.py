@@ -5,7 +5,7 @@ when the timeline or the cursor changed."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -222,6 +222,20 @@ class EventLogPanel(QListView):
             self.scrollToBottom()
 
 
+def read_only_table(table: QTableWidget, columns: Sequence[str], stretch: int | None = None) -> None:
+    """Headers, no row numbers, no focus, no editing, no selection; columns fit their contents
+    except ``stretch``, which takes the remaining width."""
+    table.setHorizontalHeaderLabels(columns)
+    table.verticalHeader().setVisible(False)
+    table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+    header = table.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    if stretch is not None:
+        header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+
+
 STATUS_LABELS = {"sent": "sent", "accepted": "accepted", "ignored": "Ignored", "completed": "Completed",
                  "not_executable": "Not Executable"}
 
@@ -233,15 +247,7 @@ class FeedbackHistoryPanel(QTableWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(self.COLUMNS), parent)
-        self.setHorizontalHeaderLabels(self.COLUMNS)
-        self.verticalHeader().setVisible(False)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        header = self.horizontalHeader()
-        for i in range(len(self.COLUMNS)):
-            header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        read_only_table(self, self.COLUMNS, stretch=3)
         self._shown: tuple = ()
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
@@ -284,15 +290,7 @@ class FeedbackCandidatesPanel(QWidget):
         self.caption.setWordWrap(True)
         layout.addWidget(self.caption)
         self.table = QTableWidget(0, len(self.COLUMNS))
-        self.table.setHorizontalHeaderLabels(self.COLUMNS)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        header = self.table.horizontalHeader()
-        for i in range(len(self.COLUMNS)):
-            header.setSectionResizeMode(i, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        read_only_table(self.table, self.COLUMNS, stretch=1)
         layout.addWidget(self.table)
         self._shown: Any = None
 

@@ -6,9 +6,10 @@ from collections import defaultdict
 
 from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QFont
-from PyQt6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QWidget
+from PyQt6.QtWidgets import QTableWidget, QTableWidgetItem, QWidget
 
 from sim.events import LLMCallEvent
+from ui.panels import read_only_table
 from ui.timeline import Timeline
 
 
@@ -38,12 +39,7 @@ class LLMUsagePanel(QTableWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(self.COLUMNS), parent)
-        self.setHorizontalHeaderLabels(self.COLUMNS)
-        self.verticalHeader().setVisible(False)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        read_only_table(self, self.COLUMNS)
         self._key: tuple = ()
         self.rows: list[tuple] = []
 
