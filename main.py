@@ -180,8 +180,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.agents:
         from agents.registry import agent_kinds
         print("\nagent kinds (for --agents):")
-        for kind in agent_kinds().values():
-            print(f"  {kind.name:<12} {', '.join(kind.families):<8} {kind.summary}")
+        kinds = [{"kind": k.name, "worlds": ", ".join(k.families), "what it does": k.summary}
+                 for k in agent_kinds().values()]
+        print(format_table(kinds, ["kind", "worlds", "what it does"]))
     return 0
 
 
