@@ -299,6 +299,10 @@ def test_explanation_templates():
     assert msg.text == "Bob, please give key1 (the red key) to Alice. Pick it up first."
     assert msg.explanation == ("I believe Alice is trying to get gem1 (the cyan gem) (80% sure), and Alice "
                                "would get there about 8 steps later without your help.")
+    flat = adapter.message(state, handover, {"alice": "gem1", "bob": "gem2"},
+                           {"alice": {"gem1": 0.5, "gem2": 0.5}, "bob": {"gem1": 0.5, "gem2": 0.5}})
+    assert flat.explanation == ("I am not sure yet which gem Alice wants (most likely gem1 (the cyan gem), "
+                                "at 50%), and Alice would get there about 8 steps later without your help.")
 
 
 def test_random_facilitator_sends_about_half_the_time():

@@ -253,9 +253,13 @@ class DKGAdapter(ProToMAdapter):
         j = world.agent_index[helped]
         goal = likely_goals[helped]
         p = posteriors.get(helped, {}).get(goal)
-        belief = f"I believe {_name(helped)} is trying to get {self.goal_name(goal)}"
-        if p is not None and p < 0.995:
-            belief += f" ({p:.0%} sure)"
+        if p is not None and p < UNSURE:  # e.g. a flat posterior before the agent has moved
+            belief = (f"I am not sure yet which gem {_name(helped)} wants (most likely "
+                      f"{self.goal_name(goal)}, at {p:.0%})")
+        else:
+            belief = f"I believe {_name(helped)} is trying to get {self.goal_name(goal)}"
+            if p is not None and p < 0.995:
+                belief += f" ({p:.0%} sure)"
         before, after = without.finish[j], with_f.finish[j]
         if before is None and after is not None:
             reason = f"without your help, {_name(helped)} wouldn't be able to get {thing}."
@@ -265,6 +269,10 @@ class DKGAdapter(ProToMAdapter):
             reason = "your help lets everyone finish sooner."
         return Message(payload=payload, text=self.feedback_text(state, candidate),
                        explanation=f"{belief}, and {reason}")
+
+
+#: below this probability of the likeliest goal, the explanation says the goal is not known yet
+UNSURE = 0.6
 
 
 def _name(agent: str) -> str:
