@@ -146,14 +146,24 @@ def take(out: Path) -> list[Path]:
     return shots
 
 
+def on_virtual_display(module: str, out: Path) -> int | None:
+    """Unless this process already draws on X, run ``python -m module out`` on a fresh virtual
+    display and return its exit code; None when the caller should take its pictures itself."""
+    if os.environ.get("QT_QPA_PLATFORM") == "xcb":
+        return None
+    from ui.xvfb import display_env, virtual_display
+
+    with virtual_display(1600, 1000, 24) as display:
+        return subprocess.call([sys.executable, "-m", module, str(out.resolve())], env=display_env(display),
+                               cwd=ROOT)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
-    if os.environ.get("QT_QPA_PLATFORM") != "xcb":
-        from ui.xvfb import display_env, virtual_display
-
-        with virtual_display(1600, 1000, 24) as display:
-            return subprocess.call([sys.executable, "-m", "ui.shots", str(out)], env=display_env(display), cwd=ROOT)
+    code = on_virtual_display("ui.shots", out)
+    if code is not None:
+        return code
     for path in take(out):
         print(path)
     return 0

@@ -11,8 +11,6 @@ bob's target, a checked fractional craft, and alice's value report in the ToM va
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -91,12 +89,11 @@ def take(out: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
-    if os.environ.get("QT_QPA_PLATFORM") != "xcb":
-        from ui.xvfb import display_env, virtual_display
+    from ui.shots import on_virtual_display
 
-        with virtual_display(1600, 1000, 24) as display:
-            return subprocess.call([sys.executable, "-m", "ui.tradecraft.shots", str(out.resolve())],
-                                   env=display_env(display), cwd=ROOT)
+    code = on_virtual_display("ui.tradecraft.shots", out)
+    if code is not None:
+        return code
     print(take(out))
     return 0
 
