@@ -18,7 +18,7 @@ from typing import Any
 from agents.dkg.agents import PlannerAgent
 from agents.llm.agent import SETTING_PARAMS, Decision, LLMSeat, settings_from_params
 from agents.llm.client import LLMClient
-from agents.llm.server import embedded_missing
+from agents.llm.server import require_runnable
 from agents.llm.tom import check_k, final_action, level_names, tom_preamble, tom_schema, tom_template
 from agents.registry import AgentKind
 from sim.dkg.world import CONSUMED, DKGObservation, DKGState, DKGWorld
@@ -234,10 +234,8 @@ def make_llm_agent(k: int = 1, history: int = 10, asynchronous: bool = False, co
     """
     client = settings.pop("client", None)
     agent = LLMDKGAgent(k=k, history=history, asynchronous=asynchronous, client=client, config=config, **settings)
-    if client is None and agent.client.settings.uses_embedded:
-        problem = embedded_missing()
-        if problem:
-            raise ValueError(problem)
+    if client is None:
+        require_runnable(agent.client.settings)
     return agent
 
 

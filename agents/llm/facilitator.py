@@ -19,7 +19,7 @@ from typing import Any
 from agents.llm.agent import SETTING_PARAMS, settings_from_params
 from agents.llm.client import LLMClient
 from agents.llm.dkg import describe_state
-from agents.llm.server import embedded_missing
+from agents.llm.server import require_runnable
 from agents.protom.core import Candidate, ProToMAdapter, adapter_for
 from agents.registry import FacilitatorKind
 from sim.dkg.world import DKGState, DKGWorld
@@ -218,10 +218,8 @@ def make_llm_facilitator(history: int = 10, every: int = 1, respect_busy: bool =
     client = settings.pop("client", None)
     facilitator = LLMFacilitator(history=history, every=every, respect_busy=respect_busy, client=client,
                                  config=config, **settings)
-    if client is None and facilitator.client.settings.uses_embedded:
-        problem = embedded_missing()
-        if problem:
-            raise ValueError(problem)
+    if client is None:
+        require_runnable(facilitator.client.settings)
     return facilitator
 
 

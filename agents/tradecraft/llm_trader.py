@@ -41,7 +41,7 @@ from typing import Any
 from agents.llm.agent import SETTING_PARAMS, Decision, LLMSeat
 from agents.llm.client import CallOutcome, LLMClient
 from agents.llm.config import load_settings
-from agents.llm.server import embedded_missing
+from agents.llm.server import require_runnable
 from agents.registry import AgentKind
 from agents.tradecraft.trader import TOM_VALUES, PlannerTrader, features
 from sim.events import BeliefEvent, ErrorEvent, Event
@@ -486,10 +486,8 @@ def make_llm_trader(tom: int | None = None, tools: bool = True, memory: int = 4,
     client = settings.pop("client", None)
     trader = LLMTrader(tom=tom, tools=tools, memory=memory, craft_rounds=craft_rounds, asynchronous=asynchronous,
                        order=order, client=client, config=config, **settings)
-    if client is None and trader.client.settings.uses_embedded:
-        problem = embedded_missing()
-        if problem:
-            raise ValueError(problem)
+    if client is None:
+        require_runnable(trader.client.settings)
     return trader
 
 
