@@ -36,6 +36,26 @@ def _settle(app: Any, seconds: float = 0.4) -> None:
     _wait(app, lambda: False, seconds)
 
 
+def shot_window(prefix: str, size: tuple[int, int], speed: float) -> tuple[Any, Any]:
+    """(application, main window) shown at the top left, with throw-away settings and recordings."""
+    from ui.app import application
+    from ui.mainwindow import MainWindow
+    from ui.settings import AppSettings
+
+    app = application()
+    work = Path(tempfile.mkdtemp(prefix=prefix))
+    settings = AppSettings.at(work / "settings.ini")
+    settings.set("recordings_dir", str(work / "recordings"))
+    settings.set("speed", speed)
+    window = MainWindow(settings)
+    window.resize(*size)
+    window.move(0, 0)
+    window.show()
+    window.activateWindow()
+    _settle(app)
+    return app, window
+
+
 def first_feedback_target(scenario: str, facilitator: str) -> str | None:
     """The agent the facilitator first advises when planners play ``scenario`` (headless)."""
     from agents.registry import make_agent
@@ -58,22 +78,9 @@ def take(out: Path) -> list[Path]:
     from sim.registry import load_scenario
     from ui.catalog import scenarios as list_scenarios
     from ui import catalog
-    from ui.app import application
     from ui.catalog import SessionPlan
-    from ui.mainwindow import MainWindow
-    from ui.settings import AppSettings
 
-    app = application()
-    work = Path(tempfile.mkdtemp(prefix="tom-arena-shots-"))
-    settings = AppSettings.at(work / "settings.ini")
-    settings.set("recordings_dir", str(work / "recordings"))
-    settings.set("speed", 4.0)
-    window = MainWindow(settings)
-    window.resize(1440, 900)
-    window.move(0, 0)
-    window.show()
-    window.activateWindow()
-    _settle(app)
+    app, window = shot_window("tom-arena-shots-", (1440, 900), speed=4.0)
     out.mkdir(parents=True, exist_ok=True)
     shots: list[Path] = []
 

@@ -12,23 +12,11 @@ bob's target, a checked fractional craft, and alice's value report in the ToM va
 from __future__ import annotations
 
 import sys
-import tempfile
-import time
 from pathlib import Path
-from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parents[2]
+from ui.shots import ROOT, _wait, on_virtual_display, shot_window
+
 NAME = "tradecraft-board.png"
-
-
-def _wait(app: Any, condition: Callable[[], bool], seconds: float = 60.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        app.processEvents()
-        if condition():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 def take(out: Path) -> Path:
@@ -37,24 +25,11 @@ def take(out: Path) -> Path:
     from agents.tradecraft.selfplay import with_options
     from sim.registry import find_scenario, load_spec
     from sim.tradecraft.world import RESPOND, TradeCraftWorld
-    from ui.app import application
     from ui.catalog import SessionPlan
-    from ui.mainwindow import MainWindow
-    from ui.settings import AppSettings
     from ui.tradecraft.board import TradeCraftBoard
     from ui.tradecraft.heatmap import ToMValuesPanel
 
-    app = application()
-    work = Path(tempfile.mkdtemp(prefix="tom-arena-tc-shots-"))
-    settings = AppSettings.at(work / "settings.ini")
-    settings.set("recordings_dir", str(work / "recordings"))
-    settings.set("speed", 8.0)
-    window = MainWindow(settings)
-    window.resize(1560, 980)
-    window.move(0, 0)
-    window.show()
-    window.activateWindow()
-    _wait(app, lambda: False, 0.3)
+    app, window = shot_window("tom-arena-tc-shots-", (1560, 980), speed=8.0)
     _, spec = load_spec(find_scenario("mc1v1-01"))
     world = TradeCraftWorld(with_options(spec, {"stop": "all"}))
     window.setup.select_scenario("mc1v1-01")
@@ -89,8 +64,6 @@ def take(out: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     out = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
-    from ui.shots import on_virtual_display
-
     code = on_virtual_display("ui.tradecraft.shots", out)
     if code is not None:
         return code
