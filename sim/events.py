@@ -103,10 +103,19 @@ class BeliefEvent(Event):
 @register_event
 @dataclass(frozen=True, slots=True)
 class MessageEvent(Event):
+    """``sender`` sent ``text`` during step ``tick``; the World delivered it to ``recipients``.
+
+    ``chars``, ``words`` and ``tokens`` measure the communication (tokens as counted by
+    ``sim.text.count_tokens``); ``cost`` is what sending cost in the world's unit."""
+
     type: ClassVar[str] = "message"
     sender: str
     recipients: list[str]
     text: str
+    chars: int = 0
+    words: int = 0
+    tokens: int = 0
+    cost: float = 0.0
 
 
 @register_event
@@ -133,6 +142,20 @@ class FeedbackStatusEvent(Event):
     feedback_id: int
     agent: str
     status: str
+
+
+@register_event
+@dataclass(frozen=True, slots=True)
+class TeamEvent(Event):
+    """A team mechanism (re)formed teams after step ``tick``: ``teams`` maps a team name to
+    its members, ``reason`` says why (formation, alignment drop, ...)."""
+
+    type: ClassVar[str] = "team"
+    assignment_id: int
+    mechanism: str
+    teams: dict[str, list[str]]
+    reason: str
+    data: dict[str, Any] = field(default_factory=dict)
 
 
 @register_event

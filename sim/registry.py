@@ -1,18 +1,18 @@
 """Where worlds and scenarios are found by name.
 
-Each world family registers a builder (scenario data -> World) and a loader
-(file -> validated scenario data). Scenarios are files under ``scenarios/<family>/``.
+Each world family declares a builder (scenario data -> World) and a validator (file ->
+normalized scenario data) in its plug-in (``sim/plugins.py``). Scenarios are files under
+``scenarios/<family>/``.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim.plugins import WorldPlugin, plugins
 from sim.world import World
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,43 +23,16 @@ class ScenarioError(ValueError):
     """A scenario file that does not follow its schema; the message names file, field and fix."""
 
 
-@dataclass(frozen=True)
-class Family:
-    name: str
-    title: str
-    validate: Callable[[dict[str, Any], str], dict[str, Any]]  # (data, source) -> normalized spec
-    build: Callable[[dict[str, Any]], World]
-
-
-_FAMILIES: dict[str, Family] = {}
-
-
-def register_family(family: Family) -> None:
-    _FAMILIES[family.name] = family
-
-
-def families() -> dict[str, Family]:
-    _load_builtin()
-    return dict(_FAMILIES)
-
-
-#: world packages; importing one registers its family. Add a line to plug in a new world.
-WORLD_PACKAGES = [
-    "sim.dkg",
-    "sim.tradecraft",
-]
-
-
-def _load_builtin() -> None:
-    for package in WORLD_PACKAGES:
-        importlib.import_module(package)
+def families() -> dict[str, WorldPlugin]:
+    """Every world family (its plug-in), by name."""
+    return plugins()
 
 
 def build_world(family: str, spec: dict[str, Any]) -> World:
-    _load_builtin()
-    if family not in _FAMILIES:
-        raise ScenarioError(f"unknown world {family!r}; known worlds: {', '.join(sorted(_FAMILIES))}")
-    return _FAMILIES[family].build(spec)
+    known = plugins()
+    if family not in known:
+        raise ScenarioError(f"unknown world {family!r}; known worlds: {', '.join(sorted(known))}")
+    return known[family].build(spec)
 
 
 @dataclass(frozen=True)
@@ -85,21 +58,25 @@ def _read_json(path: Path) -> Any:
 
 def load_spec(path: str | Path) -> tuple[str, dict[str, Any]]:
     """Read and validate a scenario file; return (family, normalized spec)."""
-    _load_builtin()
+    known = plugins()
     path = Path(path)
-    data = _read_json(path)
+    reader = next((r for p in known.values() for suffix, r in p.readers.items()
+                   if path.name.endswith(suffix)), None)
+    data = reader(path) if reader is not None else _read_json(path)
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: expected a JSON object at the top level")
     family = data.get("world")
-    if family not in _FAMILIES:
-        raise ScenarioError(f"{path}: field 'world': expected one of {sorted(_FAMILIES)}, got {family!r}")
-    return family, _FAMILIES[family].validate(data, str(path))
+    if not isinstance(family, str) or family not in known:
+        raise ScenarioError(f"{path}: field 'world': expected one of {sorted(known)}, got {family!r}")
+    return family, known[family].validate(data, str(path))
 
 
 def scenario_paths() -> list[Path]:
     # scenarios/<family>/<name>.json, or one folder deeper for families with scenario sets
     # (scenarios/tradecraft/minecraft-1v1/<name>.json); deeper files are data (rule sets).
-    found = [*SCENARIO_DIR.glob("*/*.json"), *SCENARIO_DIR.glob("*/*/*.json")]
+    suffixes = (".json", *(suffix for p in plugins().values() for suffix in p.readers))
+    found = [p for pattern in ("*/*", "*/*/*") for p in SCENARIO_DIR.glob(pattern)
+             if p.is_file() and p.name.endswith(suffixes)]
     return sorted(p for p in found if not p.name.endswith(".schema.json")
                   and p.relative_to(SCENARIO_DIR).parts[0] != "experiments")  # experiment configs, not scenarios
 
@@ -107,7 +84,7 @@ def scenario_paths() -> list[Path]:
 def find_scenario(name: str) -> Path:
     """A scenario by file path, or by name (``corridor`` or ``dkg/corridor``)."""
     path = Path(name)
-    if path.suffix == ".json" and path.exists():
+    if path.is_file():
         return path
     candidates = [p for p in scenario_paths()
                   if p.stem == name or f"{p.parent.name}/{p.stem}" == name]

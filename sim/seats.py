@@ -1,4 +1,5 @@
-"""What the Session needs from the minds it runs: seats (agents), a facilitator, a team mechanism.
+"""What the Session needs from the minds it runs: seats (agents) and mechanisms (facilitators,
+team formation) with the interventions they make.
 
 Implementations live in ``agents/``; this module only fixes the contract so that
 ``sim/`` never depends on a particular kind of mind.
@@ -6,6 +7,7 @@ Implementations live in ``agents/``; this module only fixes the contract so that
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -13,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from sim.events import Event
-from sim.world import AgentId, World
+from sim.events import Event, FeedbackEvent, FeedbackStatusEvent, TeamEvent
+from sim.world import AgentId, Message, World, WorldEvent
 
 
 class _Pending:
@@ -51,8 +53,25 @@ class SeatContext:
         return self.clock()
 
 
+class Intervention:
+    """What a mechanism hands the Session to route to agents and record (feedback, a team
+    assignment, ...). Subclasses are frozen dataclasses with an ``intervention_id`` (a field or a
+    property) that the Session fills in through ``with_id``."""
+
+    def recipients(self) -> tuple[AgentId, ...]:
+        """The seats that receive this intervention."""
+        raise NotImplementedError
+
+    def with_id(self, intervention_id: int) -> "Intervention":
+        return dataclasses.replace(self, intervention_id=intervention_id)  # type: ignore[type-var]
+
+    def to_event(self, tick: int, source: str) -> Event:
+        """The Event that records this intervention."""
+        raise NotImplementedError
+
+
 @dataclass(frozen=True, slots=True)
-class Feedback:
+class Feedback(Intervention):
     """A suggestion from a facilitator to one agent (ProToM's f with its explanation e)."""
 
     feedback_id: int
@@ -62,12 +81,52 @@ class Feedback:
     explanation: str
     utility: float | None = None
 
+    @property
+    def intervention_id(self) -> int:  # type: ignore[override]
+        return self.feedback_id
+
+    def recipients(self) -> tuple[AgentId, ...]:
+        return (self.target,)
+
+    def with_id(self, intervention_id: int) -> "Feedback":
+        return dataclasses.replace(self, feedback_id=intervention_id)
+
+    def to_event(self, tick: int, source: str) -> Event:
+        return FeedbackEvent(tick=tick, feedback_id=self.feedback_id, facilitator=source, target=self.target,
+                             feedback=dict(self.payload), text=self.text, explanation=self.explanation,
+                             utility=self.utility)
+
+
+@dataclass(frozen=True, slots=True)
+class TeamAssignment(Intervention):
+    """A team mechanism's grouping of agents: ``teams`` maps a team name to its members;
+    agents in no team are idle. ``reason`` says why the teams (re)formed."""
+
+    intervention_id: int
+    teams: Mapping[str, tuple[AgentId, ...]]
+    reason: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def recipients(self) -> tuple[AgentId, ...]:
+        return tuple(sorted({a for members in self.teams.values() for a in members}))
+
+    def team_of(self, agent: AgentId) -> str | None:
+        return next((name for name, members in self.teams.items() if agent in members), None)
+
+    def to_event(self, tick: int, source: str) -> Event:
+        return TeamEvent(tick=tick, assignment_id=self.intervention_id, mechanism=source,
+                         teams={k: list(v) for k, v in self.teams.items()}, reason=self.reason,
+                         data=dict(self.data))
+
 
 class Agent(ABC):
     """Anything that chooses actions for one seat."""
 
     #: registry name of the kind of agent, e.g. "planner"
     kind: str = ""
+    #: True for seats (people) whose illegal action is refused and asked again rather than
+    #: replaced by the world's fallback; the refusal reaches ``action_refused``
+    retry_illegal: bool = False
 
     def reset(self, ctx: SeatContext) -> None:
         self.ctx = ctx
@@ -76,8 +135,24 @@ class Agent(ABC):
     def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
         """Choose an action, or return ``PENDING`` to be asked again later."""
 
+    def receive(self, intervention: Intervention) -> None:
+        """An intervention of a mechanism addressed to this seat."""
+        if isinstance(intervention, Feedback):
+            self.receive_feedback(intervention)
+        elif isinstance(intervention, TeamAssignment):
+            self.receive_team(intervention)
+
     def receive_feedback(self, feedback: Feedback) -> None:
         """A facilitator's suggestion. Report what becomes of it with FeedbackStatusEvents."""
+
+    def receive_team(self, assignment: TeamAssignment) -> None:
+        """The seat's new team (``assignment.team_of(self.ctx.agent_id)``; None: idle)."""
+
+    def action_refused(self, action: Any, reason: str) -> None:
+        """For ``retry_illegal`` seats: ``action`` was not legal, for ``reason``."""
+
+    def observe_state(self, state: Any) -> None:
+        """Every new state, for seats that follow the episode between their turns."""
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         """``(kind, data)`` pairs describing the agent's mind after the latest step."""
@@ -91,22 +166,51 @@ class Agent(ABC):
         """Release resources (servers, threads)."""
 
 
-class Facilitator(ABC):
-    """Watches the whole state, infers goals, and may send feedback."""
+@dataclass(frozen=True, slots=True)
+class StepView:
+    """One step as a mechanism sees it: the state before, the joint action, the state after,
+    what the rules reported, and every mind's belief snapshots after the step
+    (``beliefs[owner][kind] = data``)."""
+
+    tick: int
+    before: Any
+    joint_action: Mapping[AgentId, Any]
+    after: Any
+    world_events: tuple[WorldEvent, ...] = ()
+    messages: tuple[Message, ...] = ()
+    beliefs: Mapping[str, Mapping[str, dict[str, Any]]] = field(default_factory=dict)
+
+
+class Mechanism(ABC):
+    """Anything that watches the whole episode and intervenes: a facilitator, team formation.
+
+    Each step the Session calls ``after_step`` with a ``StepView`` and routes the returned
+    interventions to their recipients, recording each as an Event. ``on_event`` sees every
+    Event of the stream (to learn, say, what became of a feedback). Several mechanisms can
+    run in one Session; each emits its belief snapshots under its own ``name``.
+    """
 
     kind: str = ""
+
+    @property
+    def name(self) -> str:
+        """The owner name of this mechanism's events (its kind unless set)."""
+        return getattr(self, "_name", None) or self.kind
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._name = value
 
     def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
         self.world = world
         self.ctx = ctx
 
-    @abstractmethod
-    def after_step(self, before: Any, joint_action: Mapping[AgentId, Any], after: Any,
-                   busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
-        """Update beliefs with a step; return feedback to send now (possibly none).
+    def on_event(self, event: Event) -> None:
+        """Every Event of the episode, as it is emitted."""
 
-        ``busy`` maps agents still executing a feedback to that feedback's id.
-        """
+    @abstractmethod
+    def after_step(self, step: StepView) -> Sequence[Intervention]:
+        """Update with a step; return interventions to make now (possibly none)."""
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         return ()
@@ -115,21 +219,36 @@ class Facilitator(ABC):
         return {"kind": self.kind}
 
 
-class TeamMechanism(ABC):
-    """Forms and re-forms teams from observed behaviour (belief-action alignment)."""
+#: statuses after which an agent is free to receive new feedback
+FEEDBACK_CLOSED = frozenset({"completed", "ignored", "not_executable"})
 
-    kind: str = ""
+
+class Facilitator(Mechanism):
+    """A mechanism that suggests feedback to agents and keeps the busy rule's bookkeeping:
+    ``busy`` maps agents still carrying out one of its feedbacks to that feedback's id."""
+
+    #: the busy rule: no new feedback while an agent still carries one out
+    respect_busy: bool = True
 
     def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
-        self.world = world
-        self.ctx = ctx
+        super().reset(world, state, ctx)
+        self.busy: dict[AgentId, int] = {}
+        self._mine: set[int] = set()
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, FeedbackEvent) and event.facilitator == self.name:
+            self._mine.add(event.feedback_id)
+            self.busy[event.target] = event.feedback_id
+        elif (isinstance(event, FeedbackStatusEvent) and event.status in FEEDBACK_CLOSED
+              and self.busy.get(event.agent) == event.feedback_id):
+            del self.busy[event.agent]
+
+    def after_step(self, step: StepView) -> Sequence[Intervention]:
+        return tuple(self.suggest(step, dict(self.busy)))
 
     @abstractmethod
-    def after_step(self, before: Any, joint_action: Mapping[AgentId, Any], after: Any) -> None:
-        """Update alignment and teams; emit team events through ``ctx.emit``."""
-
-    def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind}
+    def suggest(self, step: StepView, busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
+        """Update beliefs with a step; return feedback to send now (possibly none)."""
 
 
 @dataclass

@@ -16,15 +16,14 @@ from typing import Any
 import numpy as np
 
 from sim import __version__
-from sim.events import (BeliefEvent, ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent,
-                        LLMCallEvent, MessageEvent, ObservationEvent, OutcomeEvent, StepEvent)
-from sim.seats import PENDING, Agent, Facilitator, SeatContext, TeamMechanism
+from sim.events import (BeliefEvent, ErrorEvent, Event, FeedbackEvent, LLMCallEvent, MessageEvent,
+                        ObservationEvent, OutcomeEvent, StepEvent, TeamEvent)
+from sim.redact import scrub_event
+from sim.seats import PENDING, Agent, Intervention, Mechanism, SeatContext, StepView
+from sim.text import count_tokens, count_words
 from sim.world import AgentId, World
 
 Listener = Callable[[Event], None]
-
-#: statuses after which an agent is free to receive new feedback
-FEEDBACK_CLOSED = frozenset({"completed", "ignored", "not_executable"})
 
 
 class TickStatus(enum.Enum):
@@ -34,13 +33,14 @@ class TickStatus(enum.Enum):
 
 
 class Session:
-    """Owns a World, its seats, an optional facilitator and team mechanism."""
+    """Owns a World, its seats and the mechanisms that watch the episode."""
 
     def __init__(self, world: World, seats: Mapping[AgentId, Agent], seed: int, *,
-                 scenario: str = "", facilitator: Facilitator | None = None,
-                 team: TeamMechanism | None = None, max_ticks: int | None = None,
+                 scenario: str = "", mechanisms: Sequence[Mechanism] = (),
+                 max_ticks: int | None = None,
                  prefix: Sequence[Mapping[AgentId, Any]] = ()) -> None:
-        """``prefix``: encoded joint actions replayed from ``reset(seed)`` before the seats take
+        """``mechanisms``: facilitators, team formation... each with a distinct ``name``.
+        ``prefix``: encoded joint actions replayed from ``reset(seed)`` before the seats take
         over (how "take over from here" continues a recorded episode)."""
         missing = [a for a in world.agents if a not in seats]
         extra = [a for a in seats if a not in world.agents]
@@ -51,8 +51,11 @@ class Session:
         self.seats = dict(seats)
         self.seed = int(seed)
         self.scenario = scenario
-        self.facilitator = facilitator
-        self.team = team
+        self.mechanisms = list(mechanisms)
+        names = [m.name for m in self.mechanisms]
+        clash = sorted({n for n in names if names.count(n) > 1} | (set(names) & set(world.agents)))
+        if clash:
+            raise ValueError(f"mechanism names must be distinct and differ from the agents' names: {clash}")
         self.max_ticks = max_ticks
         self._listeners: list[Listener] = []
         self.events: list[Event] = []
@@ -64,22 +67,22 @@ class Session:
         self._pending: dict[AgentId, Any] = {}
         self._observed: set[AgentId] = set()
         self._finished = False
-        self._next_feedback_id = 1
-        self.busy: dict[AgentId, int] = {}
-        self.counters = {"feedback": 0, "messages": 0, "errors": 0, "llm_calls": 0,
+        self._next_intervention_id = 1
+        self.counters = {"feedback": 0, "team_changes": 0, "messages": 0, "message_chars": 0,
+                         "message_words": 0, "message_tokens": 0, "errors": 0, "llm_calls": 0,
                          "prompt_tokens": 0, "completion_tokens": 0}
         #: LLM use per agent and module: {agent: {module: {"calls", "prompt_tokens", "completion_tokens"}}}
         self.llm_tokens: dict[str, dict[str, dict[str, int]]] = {}
 
         # One independent random stream per mind, derived from the episode seed, so that
-        # adding a facilitator never changes what the agents draw.
-        streams = np.random.SeedSequence(self.seed).spawn(len(world.agents) + 2)
+        # adding a mechanism never changes what the agents draw. Mechanisms draw from streams
+        # spawned after the agents', the n-th mechanism always from the same one.
+        root = np.random.SeedSequence(self.seed)
+        streams = root.spawn(len(world.agents))
         for agent_id, stream in zip(world.agents, streams):
             self.seats[agent_id].reset(self._context(agent_id, stream))
-        if facilitator is not None:
-            facilitator.reset(world, self._state, self._context("facilitator", streams[-2]))
-        if team is not None:
-            team.reset(world, self._state, self._context("team", streams[-1]))
+        for mechanism, stream in zip(self.mechanisms, root.spawn(len(self.mechanisms))):
+            mechanism.reset(world, self._state, self._context(mechanism.name, stream))
 
     def _context(self, name: str, stream: np.random.SeedSequence) -> SeatContext:
         return SeatContext(world=self.world, agent_id=name, seed=int(stream.generate_state(1)[0]),
@@ -108,8 +111,7 @@ class Session:
             "spec": self.world.spec(),
             "seed": self.seed,
             "seats": {a: s.describe() for a, s in self.seats.items()},
-            "facilitator": self.facilitator.describe() if self.facilitator else None,
-            "team": self.team.describe() if self.team else None,
+            "mechanisms": [{**m.describe(), "name": m.name} for m in self.mechanisms],
             "prefix": self.prefix,
         }
 
@@ -117,14 +119,21 @@ class Session:
         self._listeners.append(listener)
 
     def emit(self, event: Event) -> None:
+        """Add ``event`` to the episode's stream: listeners (recordings, views) and mechanisms
+        see it. Every event passes here, so here secrets (API keys) are scrubbed from it."""
+        event = scrub_event(event)
         self.events.append(event)
-        if isinstance(event, FeedbackStatusEvent) and event.status in FEEDBACK_CLOSED:
-            if self.busy.get(event.agent) == event.feedback_id:
-                del self.busy[event.agent]
-        elif isinstance(event, ErrorEvent):
+        if isinstance(event, ErrorEvent):
             self.counters["errors"] += 1
+        elif isinstance(event, FeedbackEvent):
+            self.counters["feedback"] += 1
+        elif isinstance(event, TeamEvent):
+            self.counters["team_changes"] += 1
         elif isinstance(event, MessageEvent):
             self.counters["messages"] += 1
+            self.counters["message_chars"] += event.chars
+            self.counters["message_words"] += event.words
+            self.counters["message_tokens"] += event.tokens
         elif isinstance(event, LLMCallEvent):
             self.counters["llm_calls"] += 1
             self.counters["prompt_tokens"] += event.prompt_tokens
@@ -134,6 +143,8 @@ class Session:
             usage["calls"] += 1
             usage["prompt_tokens"] += event.prompt_tokens
             usage["completion_tokens"] += event.completion_tokens
+        for mechanism in self.mechanisms:
+            mechanism.on_event(event)
         for listener in self._listeners:
             listener(event)
 
@@ -173,17 +184,25 @@ class Session:
         self.emit(StepEvent(tick=t, joint_action={a: world.encode_action(x) for a, x in joint.items()},
                             state_hash=world.state_hash(result.state),
                             world_events=[e.to_dict() for e in result.events]))
+        for m in result.messages:
+            self.emit(MessageEvent(tick=t, sender=m.sender, recipients=list(m.recipients), text=m.text,
+                                   chars=len(m.text), words=count_words(m.text), tokens=count_tokens(m.text),
+                                   cost=m.cost))
 
+        beliefs: dict[str, dict[str, dict[str, Any]]] = {}
         for agent_id, seat in self.seats.items():
+            seat.observe_state(result.state)
             for kind, data in seat.belief_snapshots():
+                beliefs.setdefault(agent_id, {})[kind] = data
                 self.emit(BeliefEvent(tick=t + 1, owner=agent_id, kind=kind, data=data))
-        if self.team is not None:
-            self.team.after_step(state, joint, result.state)
-        if self.facilitator is not None:
-            for fb in self.facilitator.after_step(state, joint, result.state, dict(self.busy)):
-                self._deliver(fb, t + 1)
-            for kind, data in self.facilitator.belief_snapshots():
-                self.emit(BeliefEvent(tick=t + 1, owner="facilitator", kind=kind, data=data))
+        for mechanism in self.mechanisms:
+            view = StepView(tick=t, before=state, joint_action=joint, after=result.state,
+                            world_events=result.events, messages=result.messages, beliefs=beliefs)
+            for intervention in mechanism.after_step(view):
+                self._deliver(mechanism, intervention, t + 1)
+            for kind, data in mechanism.belief_snapshots():
+                beliefs.setdefault(mechanism.name, {})[kind] = data
+                self.emit(BeliefEvent(tick=t + 1, owner=mechanism.name, kind=kind, data=data))
 
         if world.done(result.state) or (self.max_ticks is not None and self.tick >= self.max_ticks):
             self._finish()
@@ -205,24 +224,25 @@ class Session:
             return world.fallback_action(state, agent_id)
         if action is PENDING:
             return PENDING
-        if not world.is_legal(state, agent_id, action):
+        reason = world.why_illegal(state, agent_id, action)
+        if reason is not None and self.seats[agent_id].retry_illegal:
+            self.seats[agent_id].action_refused(action, reason)  # a person tries again
+            return PENDING
+        if reason is not None:
             fallback = world.fallback_action(state, agent_id)
             self.emit(ErrorEvent(tick=self.tick, source=agent_id, kind="illegal_action",
-                                 message=f"{action!r} is not legal; took {fallback!r} instead"))
+                                 message=f"{action!r} is not legal ({reason}); took {fallback!r} instead"))
             return fallback
         return action
 
-    def _deliver(self, fb: Any, tick: int) -> None:
-        fid = self._next_feedback_id
-        self._next_feedback_id += 1
-        fb = type(fb)(feedback_id=fid, target=fb.target, payload=fb.payload, text=fb.text,
-                      explanation=fb.explanation, utility=fb.utility)
-        self.counters["feedback"] += 1
-        self.busy[fb.target] = fid
-        self.emit(FeedbackEvent(tick=tick, feedback_id=fid, facilitator=self.facilitator.kind,
-                                target=fb.target, feedback=dict(fb.payload), text=fb.text,
-                                explanation=fb.explanation, utility=fb.utility))
-        self.seats[fb.target].receive_feedback(fb)
+    def _deliver(self, mechanism: Mechanism, intervention: Intervention, tick: int) -> None:
+        """Number ``intervention``, record it, and hand it to its recipients."""
+        intervention = intervention.with_id(self._next_intervention_id)
+        self._next_intervention_id += 1
+        self.emit(intervention.to_event(tick, mechanism.name))
+        for agent_id in intervention.recipients():
+            if agent_id in self.seats:
+                self.seats[agent_id].receive(intervention)
 
     def run(self, max_steps: int | None = None) -> dict[str, Any]:
         """Step until done (or ``max_steps``). A seat that stays PENDING is an error here."""

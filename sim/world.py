@@ -7,6 +7,17 @@ screen, a network or an LLM, so planners can simulate freely and replays are exa
 Turn-taking and simultaneous moves fit the same interface: ``active_agents``
 names who moves in a state (one agent for turn-based worlds, several for
 simultaneous ones) and ``step`` takes one action for each of them.
+
+Agents talk through the World: ``message_action`` turns a text into an action of
+the world (or says the world accepts no talk), ``step`` decides what sending it
+costs (a step, frames by length, nothing) and reports the delivered messages in
+``StepResult.messages``; recipients find them in their next observations. The
+Session turns those into ``MessageEvent``s, so recordings and replays are exact.
+
+Legal actions: ``legal_actions`` lists every legal action where that list is small
+(grid moves). Worlds with huge action spaces (any amount, any message) set
+``legal_actions_exhaustive = False`` and return a representative sample;
+``why_illegal`` is then the authority, and ``is_legal`` follows it.
 """
 
 from __future__ import annotations
@@ -40,9 +51,24 @@ class WorldEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class Message:
+    """A message the World delivered during a step.
+
+    ``recipients`` are the agents that receive it in their observations; ``cost`` is what
+    sending it cost in the world's own unit (steps, frames), 0 where talk is free.
+    """
+
+    sender: AgentId
+    recipients: tuple[AgentId, ...]
+    text: str
+    cost: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class StepResult(Generic[S]):
     state: S
     events: tuple[WorldEvent, ...] = ()
+    messages: tuple[Message, ...] = ()
 
 
 def stable_digest(value: Any, size: int = 8) -> str:
@@ -60,6 +86,10 @@ class World(ABC, Generic[S, A, O]):
 
     #: short name of the environment family, e.g. ``"dkg"``
     family: str = ""
+    #: True when every active agent moves at once in each step (PettingZoo's Parallel API)
+    simultaneous: bool = False
+    #: False when ``legal_actions`` is only a sample and ``why_illegal`` decides legality
+    legal_actions_exhaustive: bool = True
 
     @property
     @abstractmethod
@@ -122,8 +152,22 @@ class World(ABC, Generic[S, A, O]):
     def decode_action(self, data: Any) -> A:
         return data
 
+    def why_illegal(self, state: S, agent: AgentId, action: A) -> str | None:
+        """None when ``agent`` may take ``action`` in ``state``, else the reason in words."""
+        if action in self.legal_actions(state, agent):
+            return None
+        if agent not in self.active_agents(state):
+            return f"it is not {agent}'s turn"
+        return f"{action!r} is not one of {agent}'s legal actions"
+
     def is_legal(self, state: S, agent: AgentId, action: A) -> bool:
-        return action in self.legal_actions(state, agent)
+        return self.why_illegal(state, agent, action) is None
+
+    def message_action(self, state: S, agent: AgentId, text: str,
+                       recipients: Sequence[AgentId] = ()) -> A | None:
+        """The action by which ``agent`` sends ``text`` to ``recipients`` (everyone else when
+        empty), or None when this world accepts no messages (the default)."""
+        return None
 
     def fallback_action(self, state: S, agent: AgentId) -> A:
         """The action taken for an agent that fails to produce a legal one."""

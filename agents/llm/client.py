@@ -34,10 +34,10 @@ import jsonschema
 
 from agents.llm.config import LLMSettings, public_url
 from sim.events import ErrorEvent, Event, LLMCallEvent
+from sim.redact import REDACTED, scrub_text
 
 log = logging.getLogger("tom_arena.llm")
 
-REDACTED = "[redacted]"
 #: how structured output degrades when an endpoint rejects a response_format (HTTP 400)
 DEGRADE = {"json_schema": "json_object", "json_object": "none"}
 
@@ -387,14 +387,15 @@ class LLMClient:
                 outcome.failure = message
                 return outcome
             repairs += 1
-            conversation += [{"role": "assistant", "content": reply.content},
+            # The reply goes back scrubbed: the next request is recorded too.
+            conversation += [{"role": "assistant", "content": response["content"]},
                              {"role": "user", "content": repair_prompt(message)}]
 
     def scrub(self, text: str) -> str:
-        """``text`` without any secret of these settings."""
+        """``text`` without any secret (this client's key and any other registered one)."""
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)
-        return text
+        return scrub_text(text)
 
 
 def repair_prompt(problem: str) -> str:

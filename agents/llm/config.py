@@ -28,6 +28,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
+from sim.redact import register_secret
+
 #: the base URL value that selects the embedded model even when OPENAI_BASE_URL is set
 EMBEDDED = "embedded"
 EMBEDDED_MODEL_ALIAS = "gemma-3-270m"
@@ -95,7 +97,12 @@ class LLMSettings(BaseModel):
         return EMBEDDED_MODEL_ALIAS if self.uses_embedded else "gpt-4o-mini"
 
     def api_key_value(self) -> str | None:
-        return self.api_key.get_secret_value() if self.api_key is not None else None
+        """The key itself; whoever reads it registers it to be scrubbed from events and logs."""
+        if self.api_key is None:
+            return None
+        value = self.api_key.get_secret_value()
+        register_secret(value)
+        return value
 
     def public_dict(self) -> dict[str, Any]:
         """Everything but the key, JSON-ready: for recordings, logs and ``llm check``."""

@@ -1,12 +1,8 @@
 """TradeCraft: the trade-and-craft game of seed 002, on the core World interface."""
 
-from sim.registry import Family, register_family
-from sim.tradecraft.instance import validate_instance
 from sim.tradecraft.rules import RuleSet, RuleSetError, load_ruleset
 from sim.tradecraft.world import (CRAFT, DONE, OVER, PROPOSE, RESPOND, CraftTurn, Pass, Propose, Proposal,
                                   ProposalView, Respond, TCObservation, TCState, TradeCraftWorld, TurnRecord)
-
-register_family(Family(name="tradecraft", title="TradeCraft", validate=validate_instance, build=TradeCraftWorld))
 
 __all__ = ["CRAFT", "DONE", "OVER", "PROPOSE", "RESPOND", "CraftTurn", "Pass", "Propose", "Proposal",
            "ProposalView", "Respond", "RuleSet", "RuleSetError", "TCObservation", "TCState", "TradeCraftWorld",

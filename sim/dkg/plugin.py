@@ -1,0 +1,26 @@
+"""Doors, Keys and Gems: everything the family brings, in one declaration."""
+
+from sim.dkg.scenario import validate_dkg
+from sim.dkg.world import DKGWorld
+from sim.plugins import WorldPlugin
+
+PLUGIN = WorldPlugin(
+    name="dkg",
+    title="Doors, Keys and Gems",
+    validate=validate_dkg,
+    build=DKGWorld,
+    rules_text=(
+        "Each agent wants one gem. Agents take turns; on its turn an agent moves one cell up, down, "
+        "left or right, waits, picks up a key it stands on, unlocks an adjacent door of the key's "
+        "colour (the key is used up), or hands a key to an agent next to it. A gem is taken by "
+        "stepping onto it. The episode succeeds when every agent holds its gem, and fails at the "
+        "tick limit. Keys and doors are shared, so one agent's key can free another."),
+    agent_modules=("agents.dkg.agents", "agents.llm.dkg", "agents.protom.facilitators", "agents.llm.facilitator"),
+    default_agent="boltzmann",
+    default_mechanisms=("protom",),
+    renderer="ui.render.dkg:DKGRenderer",
+    human_input="ui.render.dkg:dkg_human_input",
+    feedback_progress="agents.dkg.agents:feedback_progress",
+    categories=("necessary", "useful", "not_needed"),
+    default_category="necessary",
+)

@@ -1,0 +1,112 @@
+"""World plug-ins: one declaration per world family of everything that family brings.
+
+A world family declares itself in ``sim/<family>/plugin.py`` as ``PLUGIN = WorldPlugin(...)``;
+the registry finds every such module (and any installed package's entry point in the group
+``tom_arena.worlds``), so adding a world edits no list anywhere. Tests and scripts may also
+call ``register_plugin``.
+
+The rules (``validate``, ``build``) are Python objects of ``sim/``. What belongs to the layers
+above (agents, renderers, panels, key maps) is named by ``"module:attribute"`` strings that
+those layers import when they need them, so ``sim/`` never imports ``agents/`` or ``ui/``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from sim.world import World
+
+ENTRY_POINT_GROUP = "tom_arena.worlds"
+
+
+@dataclass(frozen=True)
+class WorldPlugin:
+    """Everything one world family brings."""
+
+    #: short family name used in scenario files (``"world": "dkg"``) and on the command line
+    name: str
+    #: the family's name for people
+    title: str
+    #: (scenario data, source file) -> normalized spec; raises ``ScenarioError`` naming file and field
+    validate: Callable[[dict[str, Any], str], dict[str, Any]]
+    #: normalized spec -> World
+    build: Callable[[dict[str, Any]], World]
+    #: a few sentences that explain the rules to a new user (the app's "How to play")
+    rules_text: str = ""
+    #: scenario files of other formats: suffix -> (path) -> scenario data (a dict for ``validate``)
+    readers: Mapping[str, Callable[[Path], dict[str, Any]]] = field(default_factory=dict)
+
+    # --- the layers above sim/, as "module:attribute" references --------------------------
+    #: modules defining ``AGENT_KINDS`` (and ``MECHANISM_KINDS``) for this family
+    agent_modules: tuple[str, ...] = ()
+    #: agent spec for seats nobody chose (the app and ``run`` without ``--agents``)
+    default_agent: str = "planner"
+    #: mechanism specs the app starts with when they are available (e.g. ``("protom",)``)
+    default_mechanisms: tuple[str, ...] = ()
+    #: the Renderer class that draws this family's states (``ui/``)
+    renderer: str | None = None
+    #: extra panel classes only this family has (``ui/``); generic panels register by snapshot kind
+    panels: tuple[str, ...] = ()
+    #: (world, agent) -> ``HumanInput`` that maps keys to actions for a human seat (``ui/``)
+    human_input: str | None = None
+    #: (world, state, agent, feedback payload) -> "completed" | "not_executable" | None: how a
+    #: human seat's accepted feedback is judged done (``agents/``)
+    feedback_progress: str | None = None
+    #: scenario categories in the order the app lists them (e.g. ProToM's "necessary" first)
+    categories: tuple[str, ...] = ()
+    #: the category the app opens by default
+    default_category: str | None = None
+
+
+_PLUGINS: dict[str, WorldPlugin] = {}
+_discovered = False
+
+
+def register_plugin(plugin: WorldPlugin) -> WorldPlugin:
+    """Add ``plugin`` (replacing one of the same name: tests re-register freely)."""
+    _PLUGINS[plugin.name] = plugin
+    return plugin
+
+
+def _discover() -> None:
+    global _discovered
+    if _discovered:
+        return
+    _discovered = True
+    import sim
+
+    for info in sorted(pkgutil.iter_modules(sim.__path__), key=lambda i: i.name):
+        if info.ispkg and (Path(info.module_finder.path) / info.name / "plugin.py").exists():  # type: ignore[union-attr]
+            module = importlib.import_module(f"sim.{info.name}.plugin")
+            register_plugin(module.PLUGIN)
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        register_plugin(entry.load())
+
+
+def plugins() -> dict[str, WorldPlugin]:
+    """Every world family, by name."""
+    _discover()
+    return dict(_PLUGINS)
+
+
+def plugin(name: str) -> WorldPlugin:
+    _discover()
+    try:
+        return _PLUGINS[name]
+    except KeyError:
+        raise KeyError(f"unknown world {name!r}; known worlds: {', '.join(sorted(_PLUGINS))}") from None
+
+
+def resolve(reference: str) -> Any:
+    """The object a ``"module:attribute"`` reference names."""
+    module, _, attribute = reference.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in filter(None, attribute.split(".")):
+        obj = getattr(obj, part)
+    return obj
