@@ -7,11 +7,11 @@ normalized scenario data) in its plug-in (``sim/plugins.py``). Scenarios are fil
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sim.inputs import InputError, read_json
 from sim.plugins import WorldPlugin, plugins
 from sim.world import World
 
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SCENARIO_DIR = ROOT / "scenarios"
 
 
-class ScenarioError(ValueError):
+class ScenarioError(InputError):
     """A scenario file that does not follow its schema; the message names file, field and fix."""
 
 
@@ -46,14 +46,9 @@ class ScenarioInfo:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read the file ({exc.strerror})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})") from None
+    """A scenario file's data, read strictly (sim/inputs.py): one ScenarioError naming the file
+    and the line or field for undecodable bytes, duplicate keys, NaN, deep nesting..."""
+    return read_json(path, ScenarioError)
 
 
 def load_spec(path: str | Path) -> tuple[str, dict[str, Any]]:

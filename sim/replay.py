@@ -12,16 +12,26 @@ never recomputed: a replay never calls a model.
 from __future__ import annotations
 
 import bisect
+import json
 from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
 from sim.events import BeliefEvent, Event, StepEvent
-from sim.recording import Recording, load_recording
-from sim.registry import build_world
+from sim.recording import Recording, RecordingError, load_recording
+from sim.registry import ScenarioError, build_world
 from sim.world import World
 
 DEFAULT_KEYFRAME_EVERY = 64
+
+
+#: what stepping a world with a recorded action raises when the action or the rules differ
+_STEP_ERRORS = (ValueError, KeyError, TypeError, IndexError, AttributeError)
+
+
+def _json_form(value: Any) -> Any:
+    """``value`` as it reads back from JSON (tuples become lists), for comparing with a file."""
+    return json.loads(json.dumps(value))
 
 
 class Replay:
@@ -33,8 +43,9 @@ class Replay:
             raise ValueError("keyframe_every must be at least 1")
         self.recording = recording
         self.warnings = list(recording.warnings)
+        self.notes = list(recording.notes)
         header = recording.header
-        self.world = world or build_world(header["world"], header["spec"])
+        self.world = world or self._build(recording)
         self.seed = int(header["seed"])
         self.K = keyframe_every
 
@@ -48,7 +59,16 @@ class Replay:
         n_prefix = len(joints) - len(recorded)
         verified = 0
         for i, joint in enumerate(joints):
-            state = world.step(state, {a: world.decode_action(x) for a, x in joint.items()}).state
+            try:
+                state = world.step(state, {a: world.decode_action(x) for a, x in joint.items()}).state
+            except _STEP_ERRORS as exc:
+                where = f"prefix step {i}" if i < n_prefix else f"step {i}"
+                self.warnings.append(
+                    f"{recording.path}: {where}: the recorded actions {joint!r:.120} cannot be replayed "
+                    f"({type(exc).__name__}: {str(exc)[:160]}): the rules differ from those it was recorded "
+                    f"with (ToM Arena {header.get('app_version', '?')}) or the file was edited; "
+                    f"replay stops at step {i}")
+                break
             if i >= n_prefix:
                 expected = recorded[i - n_prefix].state_hash
                 actual = world.state_hash(state)
@@ -64,6 +84,8 @@ class Replay:
         self.num_steps = verified
         self._joints = joints[:verified]
         self._segments: OrderedDict[int, list[Any]] = OrderedDict()
+        if verified == len(joints) and recording.footer is not None:
+            self._check_footer(state)
 
         self._by_tick: dict[int, list[Event]] = defaultdict(list)
         self._belief_ticks: dict[tuple[str, str], list[int]] = defaultdict(list)
@@ -76,6 +98,33 @@ class Replay:
                 key = (event.owner, event.kind)
                 self._belief_ticks[key].append(event.tick)
                 self._belief_events[key].append(event)
+
+    @staticmethod
+    def _build(recording: Recording) -> World:
+        """The recorded world, or a RecordingError naming the header field that does not build one."""
+        header = recording.header
+        try:
+            return build_world(header["world"], header["spec"])
+        except ScenarioError as exc:
+            raise RecordingError(f"{recording.path}: header field 'world': {exc}") from None
+        except _STEP_ERRORS as exc:
+            raise RecordingError(f"{recording.path}: header field 'spec': not the data of a {header['world']} "
+                                 f"world ({type(exc).__name__}: {str(exc)[:160]}); the file was edited or "
+                                 "written by another program") from None
+
+    def _check_footer(self, final: Any) -> None:
+        """The footer's outcome must be the replayed final state's: steps removed at the end (or
+        an edited footer) otherwise replay 'cleanly' to a state that contradicts it."""
+        footer = self.recording.footer or {}
+        recorded = footer.get("outcome") or {}
+        replayed = _json_form(self.world.outcome(final))
+        differ = sorted(k for k, v in replayed.items() if k in recorded and recorded[k] != v)
+        if differ:
+            key = differ[0]
+            self.warnings.append(
+                f"{self.recording.path}: the footer says {key} = {recorded[key]!r:.80} but the replayed final "
+                f"state (after step {self.num_steps}) gives {replayed[key]!r:.80}: steps are missing at the end "
+                "or the file was edited")
 
     # ----------------------------------------------------------------- states
 

@@ -4,6 +4,7 @@ damaged and foreign files, changed rules, and taking over a recorded episode."""
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import re
 import zlib
@@ -87,6 +88,21 @@ def dicts(events) -> list[dict[str, Any]]:
     return [e.to_dict() for e in events]
 
 
+def unchained(obj: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in obj.items() if k != "chain"}
+
+
+def sealed(objs: list[dict[str, Any]]) -> bytes:
+    """Lines as a writer seals them (the format of docs/core.md, computed here independently):
+    the header's chain is a digest of its own bytes, each later line's starts from the previous one."""
+    out, previous = [], b""
+    for obj in objs:
+        content = json.dumps(unchained(obj), separators=(",", ":"), ensure_ascii=False).encode()
+        previous = hashlib.blake2b(previous + content, digest_size=8).hexdigest().encode()
+        out.append(content[:-1] + b',"chain":"' + previous + b'"}\n')
+    return b"".join(out)
+
+
 # ------------------------------------------------------------------- round trip
 
 @pytest.mark.parametrize("name", ["episode.jsonl", "episode.jsonl.gz"])
@@ -109,13 +125,13 @@ def test_round_trip_writes_header_events_and_footer(tmp_path, name):
                                "bob": {"kind": "boltzmann", "compliance": 0.5, "temperature": 0.7}}
     assert header["facilitator"] == {"kind": "ask-bob"}
     assert read_header(tmp_path / name) == header
-    assert body == dicts(session.events)  # one event per line, in order
-    assert footer == {"record": "footer", "outcome": session.outcome(), "metrics": session.metrics(),
+    assert [unchained(b) for b in body] == dicts(session.events)  # one event per line, in order
+    assert unchained(footer) == {"record": "footer", "outcome": session.outcome(), "metrics": session.metrics(),
                       "events": len(session.events)}
 
     rec = load_recording(tmp_path / name)
     assert rec.complete and rec.warnings == []
-    assert rec.header == header and rec.footer == footer
+    assert rec.header == header and unchained(rec.footer) == unchained(footer)
     assert rec.events == session.events  # typed events come back equal
     kinds = {type(e) for e in rec.events}
     assert {StepEvent, BeliefEvent, FeedbackEvent, FeedbackStatusEvent, OutcomeEvent} <= kinds
@@ -222,10 +238,17 @@ def test_replay_never_recomputes_minds(episode, tmp_path):
             tick = obj["tick"]
             break
     edited = tmp_path / "edited.jsonl"
-    edited.write_bytes(b"".join(lines))
+    edited.write_bytes(sealed([json.loads(line) for line in lines]))  # as if the mind had thought so
     replay = Replay(edited)
     assert replay.warnings == []
     assert replay.belief_at("bob", "plan", tick).data["cost"] == 12345
+    # the same change made after the recording was written is reported where it was made
+    unsealed = tmp_path / "unsealed.jsonl"
+    unsealed.write_bytes(b"".join(lines))
+    replay = Replay(unsealed)
+    assert len(replay.warnings) == 1 and "the recording was changed after it was written: belief event" in \
+        replay.warnings[0] and replay.belief_at("bob", "plan", tick) is None
+
 
 
 # ------------------------------------------------------------ damaged files
@@ -332,9 +355,16 @@ def test_missing_step_is_detected(episode, tmp_path):
     dropped = step_lines[5]
     path = tmp_path / "gap.jsonl"
     path.write_bytes(b"".join(lines[:dropped] + lines[dropped + 1:]))
-    rec = load_recording(path)
+    rec = load_recording(path)  # the chain breaks at the line after the gap
+    assert len(rec.steps) == 5 and rec.changed_at is not None
+    assert "changed after it was written" in rec.warnings[0] and f"line {dropped + 1} " in rec.warnings[0]
+    # a gap in a file sealed that way (a writer's bug) is still caught by the step count
+    resealed = tmp_path / "gap-sealed.jsonl"
+    resealed.write_bytes(sealed([json.loads(line) for line in lines[:dropped] + lines[dropped + 1:]]))
+    rec = load_recording(resealed)
     assert len(rec.steps) == 5
     assert "step 6 but step 5 was expected" in rec.warnings[0]
+
 
 
 # ---------------------------------------------------------- foreign files
@@ -396,7 +426,7 @@ def test_changed_rules_replay_up_to_the_mismatch(episode, tmp_path):
             obj["state_hash"] = "0" * 16
             lines[i] = (json.dumps(obj) + "\n").encode()
     path = tmp_path / "other-rules.jsonl"
-    path.write_bytes(b"".join(lines))
+    path.write_bytes(sealed([json.loads(line) for line in lines]))  # as rules that differ would write it
     assert load_recording(path).warnings == []  # the file itself is intact
     replay = Replay(path, keyframe_every=5)
     assert replay.num_steps == k

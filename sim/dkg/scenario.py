@@ -28,31 +28,44 @@ Agents start on the floor. Turn order defaults to the order of the legend's agen
 from __future__ import annotations
 
 import re
+from collections import deque
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from sim.inputs import check_tree
 from sim.registry import ScenarioError
 
 COLORS = ("red", "blue", "yellow", "green", "purple", "orange", "pink", "cyan")
 CATEGORIES = ("not_needed", "useful", "necessary")
 NAME_RE = r"^[a-z0-9][a-z0-9_-]*$"
 
+# Documented in docs/limits.md. A 100 x 100 map loads in well under a second; the planners'
+# distance maps grow with the square of the cell count, so larger maps are refused.
+MAX_MAP_SIDE = 100
+MAX_AGENTS = 8
+MAX_ITEMS = 200  # keys, doors and gems together
+MAX_NAME = 64  # scenario and agent names become file names
+MAX_TITLE = 200
+MAX_DESCRIPTION = 4000
+
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: true is not 1 and "80" is not 80
+    model_config = ConfigDict(extra="forbid", strict=True)
     t_max: int = Field(80, ge=1, le=100_000, description="episode length limit in ticks (one action = one tick)")
-    turn_order: list[str] | None = Field(None, description="agents in the order they act; defaults to legend order")
+    turn_order: list[str] | None = Field(None, min_length=1, max_length=MAX_AGENTS,
+                                         description="agents in the order they act; defaults to legend order")
 
 
 class DKGScenario(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     world: Literal["dkg"]
-    name: str = Field(pattern=NAME_RE)
-    title: str = ""
-    description: str = ""
+    name: str = Field(pattern=NAME_RE, max_length=MAX_NAME)
+    title: str = Field("", max_length=MAX_TITLE)
+    description: str = Field("", max_length=MAX_DESCRIPTION)
     category: Literal["not_needed", "useful", "necessary"] | None = None
-    map: list[str] = Field(min_length=1)
+    map: list[str] = Field(min_length=1, max_length=MAX_MAP_SIDE)
     legend: dict[str, Any]
     goals: dict[str, str]
     options: Options = Options()
@@ -82,7 +95,7 @@ def parse_legend_entry(char: str, entry: Any) -> dict[str, str]:
             raise ValueError(f"entry {char!r}: {kind} colour must be one of {', '.join(COLORS)}, got {value!r}")
         return {"kind": kind, "color": value}
     if kind == "agent":
-        if not isinstance(value, str) or not re.match(NAME_RE, value):
+        if not isinstance(value, str) or not re.fullmatch(NAME_RE[1:-1], value) or len(value) > MAX_NAME:
             raise ValueError(f"entry {char!r}: agent name must be lowercase letters, digits, '-' or '_', got {value!r}")
         return {"kind": "agent", "agent": value}
     raise ValueError(f"entry {char!r}: expected {expected}, got {entry!r}")
@@ -94,6 +107,7 @@ def _where(loc: tuple[Any, ...]) -> str:
 
 def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
     """Validate raw scenario data; return a normalized spec or raise one ScenarioError."""
+    check_tree(data, source, ScenarioError)  # lone surrogates, NaN, non-text keys, deep nesting
     try:
         sc = DKGScenario.model_validate(data)
     except ValidationError as exc:
@@ -111,6 +125,8 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
     width = len(sc.map[0])
     if width == 0:
         fail("field 'map'", "rows must not be empty")
+    if width > MAX_MAP_SIDE:
+        fail("map row 0", f"has {width} cells; expected at most {MAX_MAP_SIDE} columns (docs/limits.md)")
     for r, row in enumerate(sc.map):
         if len(row) != width:
             fail(f"map row {r}", f"has {len(row)} cells, expected {width} like row 0")
@@ -139,8 +155,13 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
         fail("field 'map'", f"agent {missing[0]!r} is in the legend but not on the map")
     if len(starts) < 2:
         fail("field 'map'", f"Doors, Keys and Gems needs two or more agents, found {len(starts)}")
+    if len(starts) > MAX_AGENTS:
+        fail("field 'map'", f"{len(starts)} agents; expected at most {MAX_AGENTS} (docs/limits.md)")
+    items = sum(sc.legend[ch]["kind"] in ("key", "door", "gem") for row in sc.map for ch in row)
+    if items > MAX_ITEMS:
+        fail("field 'map'", f"{items} keys, doors and gems; expected at most {MAX_ITEMS} (docs/limits.md)")
 
-    order = sc.options.turn_order or agents_in_legend
+    order = agents_in_legend if sc.options.turn_order is None else sc.options.turn_order
     if sorted(order) != sorted(starts):
         fail("field 'options.turn_order'", f"expected each of {sorted(starts)} exactly once, got {order}")
 
@@ -162,9 +183,61 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
                  "expected a different gem for each agent")
         wanted[gem] = agent
 
+    reachable = _reachable_cells(sc.map, sc.legend, list(starts.values()))
+    gem_cells = [(r, c) for r, row in enumerate(sc.map) for c, ch in enumerate(row) if sc.legend[ch]["kind"] == "gem"]
+    for agent in order:
+        gem = sc.goals[agent]
+        r, c = gem_cells[int(gem.removeprefix("gem")) - 1]
+        if (r, c) not in reachable[starts[agent]]:
+            fail(f"field 'goals.{agent}'",
+                 f"{gem} (row {r}, column {c}) can never be reached by {agent!r}, even with every door open: "
+                 "walls, and doors of colours no key on the map has, shut it off from where "
+                 f"{agent} starts (row {starts[agent][0]}, column {starts[agent][1]}); "
+                 "expected a gem the agent (or an agent who can reach it) can get to")
+
     spec = sc.model_dump()
     spec["options"]["turn_order"] = list(order)
     return spec
+
+
+def _reachable_cells(rows: list[str], legend: dict[str, dict[str, str]],
+                     starts: list[tuple[int, int]]) -> dict[tuple[int, int], set[tuple[int, int]]]:
+    """For each start, the cells an agent could ever reach under generous rules: walls and
+    the edge block, a door blocks only when no key of its colour can ever be picked up (keys
+    are taken as reusable and every agent as free to pass them on). A goal outside this set
+    can never be reached; one inside may still be, so nothing winnable is refused.
+
+    A plain breadth-first search over the grid, repeated while newly reachable keys open
+    more colours (at most once per colour)."""
+    height, width = len(rows), len(rows[0])
+
+    def kind(r: int, c: int) -> dict[str, str]:
+        return legend[rows[r][c]]
+
+    open_colours: set[str] = set()
+    while True:
+        regions: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        for start in starts:
+            if start in regions:
+                continue
+            seen = {start}
+            queue = deque([start])
+            while queue:
+                r, c = queue.popleft()
+                for nr, nc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+                    if 0 <= nr < height and 0 <= nc < width and (nr, nc) not in seen:
+                        entry = kind(nr, nc)
+                        if entry["kind"] == "wall" or (entry["kind"] == "door" and entry["color"] not in open_colours):
+                            continue
+                        seen.add((nr, nc))
+                        queue.append((nr, nc))
+            for cell in seen:
+                if cell in starts:
+                    regions[cell] = seen
+        keys = {kind(r, c)["color"] for region in regions.values() for r, c in region if kind(r, c)["kind"] == "key"}
+        if keys <= open_colours:
+            return regions
+        open_colours |= keys
 
 
 def json_schema() -> dict[str, Any]:

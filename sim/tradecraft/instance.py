@@ -37,6 +37,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from sim.inputs import check_tree, read_json
 from sim.registry import ROOT, ScenarioError
 from sim.tradecraft.rules import RuleSet, RuleSetError, load_ruleset
 from sim.tradecraft.solver import RecipeGraph, plan_crafts
@@ -44,10 +45,20 @@ from sim.tradecraft.solver import RecipeGraph, plan_crafts
 RULESETS_DIR = ROOT / "scenarios" / "tradecraft" / "rulesets"
 DEFAULT_PLAYERS = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi")
 NAME_RE = r"^[a-z0-9][a-z0-9_.-]*$"
+PLAYER_RE = re.compile(r"[a-z][a-z0-9_-]*")
+
+# Documented in docs/limits.md.
+MAX_AMOUNT = 10**12 - 1  # amounts are exact integers; larger ones are typing slips, not games
+MAX_PLAYERS = len(DEFAULT_PLAYERS)
+MAX_ITEMS_PER_HAND = 64
+MAX_NAME = 64  # instance names become file names
+MAX_TITLE = 200
+MAX_DESCRIPTION = 4000
 
 
 class Options(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: true is not 1 and "15" is not 15
+    model_config = ConfigDict(extra="forbid", strict=True)
     max_turns: int = Field(15, ge=1, le=1000, description="the game ends without a winner after this many turns")
     ties: Literal["share", "draw"] = Field("share", description="several players first holding their targets at "
                                                                  "the same check: all win (share) or nobody (draw)")
@@ -56,16 +67,16 @@ class Options(BaseModel):
 
 
 class Instance(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     world: Literal["tradecraft"]
-    name: str = Field(pattern=NAME_RE)
-    title: str = ""
-    description: str = ""
-    category: str | None = None
-    rules: str = "minecraft"
-    players: list[str] | None = None
-    hands: list[dict[str, Any]] = Field(min_length=2)
-    targets: list[dict[str, Any]] = Field(min_length=2)
+    name: str = Field(pattern=NAME_RE, max_length=MAX_NAME)
+    title: str = Field("", max_length=MAX_TITLE)
+    description: str = Field("", max_length=MAX_DESCRIPTION)
+    category: str | None = Field(None, max_length=MAX_TITLE)
+    rules: str = Field("minecraft", min_length=1, max_length=1024)
+    players: list[str] | None = Field(None, max_length=MAX_PLAYERS)
+    hands: list[dict[str, Any]] = Field(min_length=2, max_length=MAX_PLAYERS)
+    targets: list[dict[str, Any]] = Field(min_length=2, max_length=MAX_PLAYERS)
     options: Options = Options()
     difficulty: dict[str, Any] | None = None
 
@@ -76,12 +87,18 @@ def shipped_rulesets() -> list[str]:
 
 def rules_folder(rules: str, source: str | None = None) -> Path:
     """The folder of a rule set named ``rules`` (shipped name, absolute path, or path relative to ``source``)."""
-    if (RULESETS_DIR / rules).is_dir() and "/" not in rules:
+    def is_dir(path: Path) -> bool:
+        try:
+            return path.is_dir()
+        except (OSError, ValueError):  # a NUL byte or an over-long name: no such folder
+            return False
+
+    if "/" not in rules and is_dir(RULESETS_DIR / rules):
         return RULESETS_DIR / rules
     path = Path(rules)
     if not path.is_absolute() and source:
         path = Path(source).resolve().parent / path
-    if path.is_dir():
+    if is_dir(path):
         return path.resolve()
     raise ScenarioError(f"{source or 'instance'}: field 'rules': no rule set {rules!r}; expected one of "
                         f"{', '.join(shipped_rulesets())} or a folder with recipes/ (or a datapack with data/)")
@@ -107,20 +124,31 @@ def _where(loc: tuple[Any, ...]) -> str:
 
 
 def _items(rules: RuleSet, value: Mapping[str, Any], where: str, source: str) -> dict[str, int]:
+    if len(value) > MAX_ITEMS_PER_HAND:
+        raise ScenarioError(f"{source}: field '{where}': {len(value)} item kinds; expected at most "
+                            f"{MAX_ITEMS_PER_HAND} (docs/limits.md)")
     out: dict[str, int] = {}
+    named: dict[str, str] = {}
     for name, n in value.items():
         try:
-            item = rules.resolve(str(name))
+            item = rules.resolve(name)
         except KeyError as exc:
             raise ScenarioError(f"{source}: field '{where}': {exc.args[0]}") from None
-        if isinstance(n, bool) or not isinstance(n, (int, float)) or n != int(n) or n < 1:
-            raise ScenarioError(f"{source}: field '{where}.{name}': expected a whole amount of at least 1, got {n!r}")
-        out[item] = out.get(item, 0) + int(n)
+        whole = isinstance(n, int) or (isinstance(n, float) and n.is_integer())
+        if isinstance(n, bool) or not whole or not 1 <= n <= MAX_AMOUNT:
+            raise ScenarioError(f"{source}: field '{where}.{name}': expected a whole amount of at least 1 and at "
+                                f"most {MAX_AMOUNT:,} (docs/limits.md), got {n!r:.60}")
+        if item in named:
+            raise ScenarioError(f"{source}: field '{where}.{name}': {name!r} and {named[item]!r} name the same "
+                                f"item {item}; expected each item once")
+        named[item] = name
+        out[item] = int(n)
     return dict(sorted(out.items()))
 
 
 def validate_instance(data: dict[str, Any], source: str) -> dict[str, Any]:
     """Validate raw instance data; return the normalized spec or raise one ScenarioError."""
+    check_tree(data, source, ScenarioError)  # lone surrogates, NaN, non-text keys, deep nesting
     try:
         inst = Instance.model_validate(data)
     except ValidationError as exc:
@@ -141,7 +169,7 @@ def validate_instance(data: dict[str, Any], source: str) -> dict[str, Any]:
     if len(players) != n:
         raise ScenarioError(f"{source}: field 'players': expected {n} names (one per hand), got {len(players)}")
     for k, p in enumerate(players):
-        if not re.match(r"^[a-z][a-z0-9_-]*$", p):
+        if not PLAYER_RE.fullmatch(p) or len(p) > MAX_NAME:
             raise ScenarioError(f"{source}: field 'players[{k}]': expected a lowercase name, got {p!r}")
     if len(set(players)) != n:
         raise ScenarioError(f"{source}: field 'players': names must differ, got {players}")
@@ -249,13 +277,8 @@ def difficulty(rules: RuleSet, hands: Sequence[Mapping[str, int]], targets: Sequ
 def load_paper_instances(path: str | Path, rules: str = "minecraft", prefix: str | None = None,
                          options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
     """The instances of a paper-format file (a JSON list of {"hands", "targets"}) as validated specs."""
-    import json
-
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ScenarioError(f"{path}: cannot read instances ({exc})") from None
+    data = read_json(path, ScenarioError)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):

@@ -27,7 +27,6 @@ Fuel: smelting, blasting and smoking consume ``1/8`` coal-equivalent of fuel per
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +34,8 @@ from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from sim.inputs import InputError, read_json
 
 #: coal-equivalents of fuel consumed per item smelted, blasted or smoked
 FUEL_PER_SMELT = Fraction(1, 8)
@@ -72,7 +73,7 @@ VANILLA_BURN_TICKS: dict[str, int] = {
 COAL_TICKS = 1600
 
 
-class RuleSetError(ValueError):
+class RuleSetError(InputError):
     """A rule set that cannot be loaded; the message names the file, the field and the fix."""
 
 
@@ -198,6 +199,9 @@ def parse_fraction(value: Any, where: str) -> Fraction:
     """A non-negative exact amount from an int, a float or a string such as ``"3/16"``."""
     if isinstance(value, bool):
         raise RuleSetError(f"{where}: expected a number or a fraction like '3/16', got {value!r}")
+    if isinstance(value, str) and (len(value) > 40 or any(ch in value for ch in "eE")):
+        # Fraction("1e999999999") would build a billion-digit number
+        raise RuleSetError(f"{where}: expected a number or a fraction like '3/16', got {value[:60]!r}")
     try:
         if isinstance(value, float):
             result = Fraction(value).limit_denominator(10_000)
@@ -403,14 +407,8 @@ def _merge(slots: list[Ingredient]) -> tuple[Ingredient, ...]:
 
 
 def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RuleSetError(f"{path}: cannot read the file ({exc.strerror})") from None
-    except json.JSONDecodeError as exc:
-        raise RuleSetError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})") from None
-    except UnicodeDecodeError:
-        raise RuleSetError(f"{path}: not UTF-8 text") from None
+    """A rule-set file's data, read strictly (sim/inputs.py: encoding, duplicate keys, NaN, depth)."""
+    return read_json(path, RuleSetError)
 
 
 def _json_files(folder: Path) -> list[tuple[str, Path]]:
@@ -445,6 +443,9 @@ def _load_cached(folder_text: str, stamp: int) -> RuleSet:
         meta = _read_json(folder / "ruleset.json")
         if not isinstance(meta, dict):
             raise RuleSetError(f"{folder / 'ruleset.json'}: expected a JSON object")
+        for key in ("name", "title", "namespace", "description"):
+            if key in meta and not isinstance(meta[key], str):
+                raise RuleSetError(f"{folder / 'ruleset.json'}: field '{key}': expected text, got {meta[key]!r:.60}")
     # (namespace, recipes folder, tags folder) for each namespace of the pack
     parts: list[tuple[str, Path | None, Path | None]] = []
     data_dir = folder / "data" if (folder / "data").is_dir() else (folder if folder.name == "data" else None)

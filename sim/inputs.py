@@ -1,0 +1,238 @@
+"""Safe reading of the JSON that people and other programs hand to ToM Arena.
+
+Every input file (scenarios, TradeCraft instances and rule sets, recording headers) goes
+through ``read_json`` or ``parse_json``, which either return plain data or raise the
+caller's error type with one message naming the file, the line or field, and what was
+expected. Refused, never reinterpreted:
+
+* bytes that are not UTF-8 text (UTF-16 and UTF-32 files are named as such; a UTF-8 byte
+  order mark is allowed and skipped, it carries no content);
+* a key that occurs twice in one object (JSON parsers usually keep the last one silently);
+* ``NaN``, ``Infinity``, numbers that overflow a float (``1e400``) and integers longer than
+  ``MAX_INT_DIGITS`` digits;
+* nesting deeper than ``MAX_DEPTH`` levels, files larger than ``MAX_FILE_BYTES``;
+* text with lone surrogates (``"\\ud800"``), which cannot be written back as UTF-8.
+
+``check_tree`` applies the same checks (except the byte-level ones) to data that did not
+come from a file, so validators can call it on whatever they are given. The numbers are
+documented in docs/limits.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+#: largest input file read whole (scenarios, instances, rule-set files, experiment configs)
+MAX_FILE_BYTES = 8 * 1024 * 1024
+#: deepest nesting of objects and lists
+MAX_DEPTH = 64
+#: longest integer literal; amounts and ticks are far shorter (see MAX_AMOUNT in docs/limits.md)
+MAX_INT_DIGITS = 30
+
+ErrorType = Callable[[str], Exception]
+
+
+class InputError(ValueError):
+    """An input that ToM Arena refuses; the message names the file, where, and what was expected."""
+
+
+class _Refused(Exception):
+    """Raised inside the JSON parser's hooks; turned into the caller's error with a position."""
+
+    def __init__(self, what: str, token: str | None = None, offset: int | None = None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.token = token  # text to look for when the parser cannot tell the position
+        self.offset = offset
+
+
+def _position(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"line {line}, column {column}"
+
+
+def _encoding_of(data: bytes) -> str | None:
+    """The name of a non-UTF-8 Unicode encoding the bytes evidently use, if any."""
+    if data.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    head = data[:64]
+    if len(head) >= 4 and head.count(0) * 3 >= len(head):  # ASCII text in UTF-16/32: every other byte NUL
+        return "UTF-16 or UTF-32"
+    return None
+
+
+def _decode(data: bytes, source: str, error: ErrorType) -> str:
+    encoding = _encoding_of(data)
+    if encoding:
+        raise error(f"{source}: the file is {encoding} text; expected UTF-8 (save it as UTF-8)")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        good = data[:exc.start].decode("utf-8")
+        raise error(f"{source}: {_position(good, len(good))}: byte 0x{data[exc.start]:02x} is not UTF-8 text; "
+                    "expected a UTF-8 JSON file") from None
+
+
+def _int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Refused(f"an integer with {len(digits.lstrip('-'))} digits; expected at most {MAX_INT_DIGITS} "
+                       "digits", token=digits[:MAX_INT_DIGITS + 2])
+    return int(digits)
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Refused(f"the number {text[:40]} is too large for a float; expected a finite number", token=text)
+    return value
+
+
+def _constant(name: str) -> float:
+    raise _Refused(f"{name} is not a number JSON allows; expected a finite number", token=name)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Refused(f"the key {key!r} occurs twice in one object; expected each key once")
+        out[key] = value
+    return out
+
+
+class _Decoder(json.JSONDecoder):
+    """The pure-Python scanner with a hook on objects, so a duplicate key can be placed."""
+
+    def __init__(self, allow_nonfinite: bool) -> None:
+        super().__init__(object_pairs_hook=_no_duplicates, parse_int=_int, parse_float=_float,
+                         parse_constant=(lambda n: float(n)) if allow_nonfinite else _constant)
+        inner = json.decoder.JSONObject
+
+        def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[Any, int]:
+            try:
+                return inner(s_and_end, *args)
+            except _Refused as exc:
+                if exc.offset is None:
+                    exc.offset = s_and_end[1] - 1  # the '{' of the object holding the duplicate
+                raise
+
+        self.parse_object = parse_object
+        self.scan_once = json.scanner.py_make_scanner(self)
+
+
+def parse_json(text: str | bytes, source: str, error: ErrorType = InputError, *,
+               allow_nonfinite: bool = False) -> Any:
+    """Parse JSON text strictly (see the module docs); raise ``error`` naming ``source`` and where."""
+    if isinstance(text, bytes):
+        text = _decode(text, source, error)
+    elif text.startswith("\ufeff"):
+        text = text[1:]
+    hooks = {"parse_int": _int, "parse_float": _float,
+             "parse_constant": (lambda n: float(n)) if allow_nonfinite else _constant,
+             "object_pairs_hook": _no_duplicates}
+    try:
+        try:
+            data = json.loads(text, **hooks)  # the fast C scanner
+        except _Refused as exc:
+            if exc.token is not None:
+                raise
+            # only the pure-Python scanner can say where the object with the duplicate starts
+            _Decoder(allow_nonfinite).decode(text)
+            raise
+    except _Refused as exc:
+        where = ""
+        if exc.offset is not None:
+            where = f"{_position(text, exc.offset)}: "
+        elif exc.token is not None:
+            found = re.search(r"(?<![\w.])" + re.escape(exc.token), text)
+            where = f"{_position(text, found.start())}: " if found else ""
+        raise error(f"{source}: {where}{exc.what}") from None
+    except json.JSONDecodeError as exc:
+        raise error(f"{source}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise error(f"{source}: the data is nested too deeply; expected at most {MAX_DEPTH} levels") from None
+    check_tree(data, source, error, allow_nonfinite=allow_nonfinite)
+    return data
+
+
+def read_json(path: str | Path, error: ErrorType = InputError, *, max_bytes: int = MAX_FILE_BYTES,
+              allow_nonfinite: bool = False) -> Any:
+    """Read and parse a JSON file strictly; every failure is one ``error`` naming the file."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            raise error(f"{path}: is a folder; expected a JSON file")
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError as exc:
+        raise error(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    if len(data) > max_bytes:
+        raise error(f"{path}: the file is larger than {max_bytes // (1024 * 1024)} MiB; "
+                    "expected a smaller file (see docs/limits.md)")
+    return parse_json(data, str(path), error, allow_nonfinite=allow_nonfinite)
+
+
+def _where(path: tuple[Any, ...]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be kept (a lone surrogate), or None."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (f"contains a lone surrogate ({text[exc.start]!r} at character {exc.start}); "
+                "expected Unicode text")
+    return None
+
+
+def check_tree(data: Any, source: str, error: ErrorType = InputError, *, allow_nonfinite: bool = False) -> None:
+    """Refuse what JSON-like data must not hold: deep nesting, non-string keys, lone
+    surrogates, non-finite floats and over-long integers. Iterative, so depth costs no stack."""
+    def fail(path: tuple[Any, ...], what: str) -> NoReturn:
+        raise error(f"{source}: field '{_where(path)}': {what}")
+
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
+    while stack:
+        value, path = stack.pop()
+        if len(path) > MAX_DEPTH:
+            raise error(f"{source}: field '{_where(path[:8])}...': nested deeper than {MAX_DEPTH} levels; "
+                        f"expected at most {MAX_DEPTH}")
+        if isinstance(value, str):
+            problem = text_problem(value)
+            if problem:
+                fail(path, problem)
+        elif isinstance(value, bool) or value is None:
+            pass
+        elif isinstance(value, int):
+            if value.bit_length() > 100 or len(str(abs(value))) > MAX_INT_DIGITS:
+                fail(path, f"an integer with more than {MAX_INT_DIGITS} digits; expected a smaller number")
+        elif isinstance(value, float):
+            if not allow_nonfinite and not math.isfinite(value):
+                fail(path, f"{value!r} is not a finite number; expected a finite number")
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    fail(path, f"key {key!r} is a {type(key).__name__}; expected text keys")
+                problem = text_problem(key)
+                if problem:
+                    fail(path, f"a key {problem}")
+                stack.append((item, (*path, key)))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((item, (*path, k)) for k, item in enumerate(value))
+        else:
+            fail(path, f"a {type(value).__name__} is not JSON data; expected text, a number, true/false, "
+                       "null, a list or an object")
