@@ -1,0 +1,1 @@
+"""Agents of the household world (transport and household tasks)."""

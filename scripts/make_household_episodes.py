@@ -1,0 +1,290 @@
+"""Generate the household world's episodes: 24 transport (TDW-MAT-like) and 10 household (C-WAH-like).
+
+    python scripts/make_household_episodes.py            # write scenarios/household/*.json
+    python scripts/make_household_episodes.py --check    # only check that the files are up to date
+
+Everything follows from one seed (``--seed``, default 2024): the same seed writes the same bytes.
+Every episode is validated with the world's own schema before it is written, and checked to be
+solvable in principle (each needed object exists outside its goal, every room is reachable).
+
+Transport (after TDW-MAT's test set): food and stuff tasks x low capacity (2 containers) and high
+capacity (5 containers), 6 episodes each, over 4 house plans; 10 targets of the task's 6 kinds
+placed where they belong (food mostly in kitchens and living rooms, stuff in offices), containers
+of the task's 3 kinds, a few other objects, the goal the bed of the bedroom, 3000 frames.
+Household (after C-WAH): the 5 tasks x 2 houses; each episode draws 3-5 predicate units from the
+task's object set (wash dishes and set up table draw from plates and forks), with their objects
+spread over surfaces and closed receptacles (fridge, cabinets), never already in place; 250 steps.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sim.household.scenario import validate_household  # noqa: E402
+from sim.household.world import HouseholdWorld  # noqa: E402
+
+OUT_DIR = ROOT / "scenarios" / "household"
+DEFAULT_SEED = 2024
+CELL_W, CELL_H = 7.0, 6.0  # metres between neighbouring room centres
+
+# What each kind of room holds: (place id suffix, class, kind, openable)
+FURNITURE: dict[str, list[tuple[str, str, str, bool]]] = {
+    "livingroom": [("sofa", "sofa", "surface", False), ("coffeetable", "coffeetable", "surface", False),
+                   ("cabinet", "cabinet", "receptacle", True), ("cabinet2", "cabinet", "receptacle", True)],
+    "kitchen": [("counter", "kitchencounter", "surface", False), ("dinnertable", "dinnertable", "surface", False),
+                ("fridge", "fridge", "receptacle", True), ("dishwasher", "dishwasher", "receptacle", True),
+                ("cabinet", "kitchencabinet", "receptacle", True), ("cabinet2", "kitchencabinet", "receptacle", True),
+                ("cabinet3", "kitchencabinet", "receptacle", True), ("microwave", "microwave", "receptacle", True)],
+    "office": [("desk", "desk", "surface", False), ("bookshelf", "bookshelf", "surface", False)],
+    "bedroom": [("bed", "bed", "surface", False), ("nightstand", "nightstand", "surface", False),
+                ("wardrobe", "wardrobe", "receptacle", True), ("drawer", "drawer", "receptacle", True)],
+    "bathroom": [("counter", "bathroomcounter", "surface", False), ("cabinet", "bathroomcabinet", "receptacle", True)],
+}
+
+# House plans: rooms as (id, kind, column, row) on a grid of CELL_W x CELL_H metres, and doors.
+TRANSPORT_PLANS: dict[str, dict[str, Any]] = {
+    "house1": {"rooms": [("office", "office", 0, 0), ("livingroom", "livingroom", 1, 0), ("kitchen", "kitchen", 2, 0),
+                         ("bedroom", "bedroom", 0, 1), ("livingroom2", "livingroom", 1, 1), ("office2", "office", 2, 1)],
+               "doors": [("office", "livingroom"), ("livingroom", "kitchen"), ("livingroom", "livingroom2"),
+                         ("bedroom", "livingroom2"), ("livingroom2", "office2"), ("kitchen", "office2")]},
+    "house2": {"rooms": [("kitchen", "kitchen", 0, 0), ("livingroom", "livingroom", 1, 0), ("office", "office", 2, 0),
+                         ("bedroom", "bedroom", 3, 0), ("livingroom2", "livingroom", 1, 1), ("office2", "office", 2, 1)],
+               "doors": [("kitchen", "livingroom"), ("livingroom", "office"), ("office", "bedroom"),
+                         ("livingroom", "livingroom2"), ("livingroom2", "office2"), ("office2", "office")]},
+    "house3": {"rooms": [("livingroom", "livingroom", 0, 0), ("kitchen", "kitchen", 1, 0),
+                         ("office", "office", 0, 1), ("bedroom", "bedroom", 1, 1), ("office2", "office", 0, 2),
+                         ("kitchen2", "kitchen", 1, 2)],
+               "doors": [("livingroom", "kitchen"), ("livingroom", "office"), ("office", "bedroom"),
+                         ("office", "office2"), ("office2", "kitchen2"), ("kitchen", "bedroom")]},
+    "house4": {"rooms": [("bedroom", "bedroom", 0, 0), ("livingroom", "livingroom", 1, 0), ("kitchen", "kitchen", 2, 0),
+                         ("office", "office", 3, 0), ("livingroom2", "livingroom", 1, 1), ("office2", "office", 2, 1),
+                         ("livingroom3", "livingroom", 3, 1)],
+               "doors": [("bedroom", "livingroom"), ("livingroom", "kitchen"), ("kitchen", "office"),
+                         ("livingroom", "livingroom2"), ("livingroom2", "office2"), ("office2", "livingroom3"),
+                         ("office", "livingroom3")]},
+}
+HOUSEHOLD_PLANS: dict[str, dict[str, Any]] = {
+    "home1": {"rooms": [("kitchen", "kitchen", 0, 0), ("livingroom", "livingroom", 1, 0),
+                        ("bathroom", "bathroom", 0, 1), ("bedroom", "bedroom", 1, 1)],
+              "doors": [("kitchen", "livingroom"), ("livingroom", "bedroom"), ("bedroom", "bathroom")]},
+    "home2": {"rooms": [("bedroom", "bedroom", 0, 0), ("livingroom", "livingroom", 1, 0), ("kitchen", "kitchen", 2, 0),
+                        ("bathroom", "bathroom", 1, 1)],
+              "doors": [("bedroom", "livingroom"), ("livingroom", "kitchen"), ("livingroom", "bathroom")]},
+}
+
+TRANSPORT_TASKS = {
+    "food": {"targets": ["apple", "banana", "orange", "bread", "loaf_bread", "burger"],
+             "containers": ["bowl", "plate", "tea_tray"],
+             "others": ["vase", "book", "lamp", "cushion"],
+             "room_weights": {"kitchen": 5, "livingroom": 3, "office": 1, "bedroom": 1}},
+    "stuff": {"targets": ["calculator", "mouse", "pen", "lighter", "purse", "iphone"],
+              "containers": ["plastic_basket", "wooden_basket", "wicker_basket"],
+              "others": ["vase", "book", "lamp", "cushion"],
+              "room_weights": {"kitchen": 1, "livingroom": 3, "office": 5, "bedroom": 2}},
+}
+CAPACITY_CONTAINERS = {"low": 2, "high": 5}
+
+# C-WAH's five tasks (CoBel-World Table 6): relation, goal place suffix, object classes
+HOUSEHOLD_TASKS = {
+    "prepare-tea": ("ON", "coffeetable", ["cupcake", "pudding", "apple", "juice", "wine"]),
+    "wash-dishes": ("IN", "dishwasher", ["plate", "fork"]),
+    "prepare-meal": ("ON", "dinnertable", ["coffeepot", "cupcake", "pancake", "poundcake", "pudding", "apple",
+                                           "juice", "wine"]),
+    "put-groceries": ("IN", "fridge", ["cupcake", "pancake", "poundcake", "pudding", "apple", "juice", "wine"]),
+    "set-up-table": ("ON", "dinnertable", ["plate", "fork"]),
+}
+# where household objects start: dishes in cabinets, on counters and tables; food in the fridge,
+# on counters and tables; the goal place of a predicate is never a start
+DISH_PLACES = ["kitchen_cabinet", "kitchen_cabinet2", "kitchen_cabinet3", "kitchen_counter", "kitchen_dinnertable",
+               "livingroom_coffeetable", "kitchen_dishwasher", "livingroom_cabinet", "livingroom_cabinet2"]
+FOOD_PLACES = ["kitchen_fridge", "kitchen_counter", "kitchen_cabinet", "kitchen_cabinet2", "kitchen_cabinet3",
+               "kitchen_microwave", "kitchen_dinnertable", "livingroom_coffeetable", "livingroom_sofa",
+               "livingroom_cabinet", "livingroom_cabinet2", "bedroom_nightstand", "bedroom_drawer"]
+HOUSEHOLD_DISTRACTORS = ["book", "towel", "toothbrush", "remote", "candle", "mug"]
+
+
+def _house(plan: dict[str, Any]) -> tuple[list[dict[str, Any]], list[list[str]], list[dict[str, Any]]]:
+    rooms = [{"id": rid, "kind": kind, "xy": [round(CELL_W * (c + 0.5), 2), round(CELL_H * (r + 0.5), 2)],
+              "size": [CELL_W, CELL_H]} for rid, kind, c, r in plan["rooms"]]
+    doors = [[a, b] for a, b in plan["doors"]]
+    places = []
+    for rid, kind, _, _ in plan["rooms"]:
+        for suffix, cls, pkind, openable in FURNITURE[kind]:
+            place = {"id": f"{rid}_{suffix}", "class": cls, "room": rid, "kind": pkind}
+            if openable:
+                place.update(openable=True, open=False)
+            places.append(place)
+    return rooms, doors, places
+
+
+def _pick(rng: np.random.Generator, options: list[Any], weights: list[float] | None = None) -> Any:
+    p = None if weights is None else np.asarray(weights, float) / float(np.sum(weights))
+    return options[int(rng.choice(len(options), p=p))]
+
+
+def transport_episode(rng: np.random.Generator, kind: str, capacity: str, index: int, plan_name: str) -> dict[str, Any]:
+    spec = TRANSPORT_TASKS[kind]
+    rooms, doors, places = _house(TRANSPORT_PLANS[plan_name])
+    room_kind = {r["id"]: r["kind"] for r in rooms}
+    goal = next(p["id"] for p in places if p["class"] == "bed")
+    # targets and containers lie on open surfaces and floors (TDW-MAT has no opening), never on the bed
+    spots = [p["id"] for p in places if p["kind"] == "surface" and p["id"] != goal] + [f"{r['id']}_floor" for r in rooms]
+    spot_room = {s: (s[: -len("_floor")] if s.endswith("_floor") else next(p["room"] for p in places if p["id"] == s))
+                 for s in spots}
+    weights = [float(spec["room_weights"][room_kind[spot_room[s]]]) for s in spots]
+    objects: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+
+    def add(cls: str, okind: str, w: list[float]) -> None:
+        counts[cls] = counts.get(cls, 0) + 1
+        obj = {"id": f"{cls}_{counts[cls]}", "class": cls, "kind": okind, "at": _pick(rng, spots, w)}
+        if okind == "container":
+            obj["capacity"] = 3
+        objects.append(obj)
+
+    for i in range(10):
+        add(spec["targets"][i % 6] if i < 6 else _pick(rng, spec["targets"]), "target", weights)
+    for _ in range(CAPACITY_CONTAINERS[capacity]):
+        add(_pick(rng, spec["containers"]), "container", weights)
+    for _ in range(int(rng.integers(2, 5))):
+        add(_pick(rng, spec["others"]), "item", [1.0] * len(spots))
+    room_ids = [r["id"] for r in rooms]
+    agents = [{"id": name, "room": _pick(rng, room_ids)} for name in ("alice", "bob")]
+    category = f"{kind}-{capacity}-capacity"
+    return {
+        "world": "household", "name": f"transport-{kind}-{capacity}-{index:02d}",
+        "title": f"Transport {kind}, {capacity} capacity #{index} ({plan_name})",
+        "description": (f"Bring the 10 {kind} targets to the bed within 3000 frames; "
+                        f"{CAPACITY_CONTAINERS[capacity]} containers carry three each."),
+        "category": category, "rooms": rooms, "doors": doors, "places": places, "objects": objects,
+        "agents": agents, "task": {"kind": "transport", "goal": goal, "budget": 3000},
+    }
+
+
+def household_episode(rng: np.random.Generator, task: str, index: int, plan_name: str) -> dict[str, Any]:
+    relation, goal_suffix, classes = HOUSEHOLD_TASKS[task]
+    rooms, doors, places = _house(HOUSEHOLD_PLANS[plan_name])
+    goal_place = f"kitchen_{goal_suffix}" if goal_suffix != "coffeetable" else "livingroom_coffeetable"
+    units = int(rng.integers(3, 6))
+    wanted: dict[str, int] = {}
+    if len(classes) == 2:  # plates and forks: both, 3-5 units in all
+        first = int(rng.integers(1, units))
+        wanted = {classes[0]: first, classes[1]: units - first}
+    else:
+        chosen = list(rng.choice(len(classes), size=min(units, len(classes)), replace=False))
+        for i in range(units):
+            cls = classes[int(chosen[i % len(chosen)])]
+            wanted[cls] = wanted.get(cls, 0) + 1
+    wanted = {c: wanted[c] for c in classes if c in wanted}  # task order, not draw order
+    predicates = [{"relation": relation, "object": c, "place": goal_place, "count": n} for c, n in wanted.items()]
+    starts = [p for p in (DISH_PLACES if len(classes) == 2 else FOOD_PLACES) if p != goal_place]
+    objects: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+
+    def add(cls: str, at: str) -> None:
+        counts[cls] = counts.get(cls, 0) + 1
+        objects.append({"id": f"{cls}_{counts[cls]}", "class": cls, "kind": "item", "at": at})
+
+    for cls, n in wanted.items():
+        for _ in range(n + int(rng.integers(0, 2))):  # sometimes one spare
+            add(cls, _pick(rng, starts))
+    surfaces = [p["id"] for p in places if p["kind"] == "surface" and p["id"] != goal_place]
+    for _ in range(int(rng.integers(3, 6))):
+        add(_pick(rng, HOUSEHOLD_DISTRACTORS), _pick(rng, surfaces))
+    room_ids = [r["id"] for r in rooms]
+    agents = [{"id": name, "room": _pick(rng, room_ids)} for name in ("alice", "bob")]
+    nice = task.replace("-", " ")
+    return {
+        "world": "household", "name": f"household-{task}-{index:02d}",
+        "title": f"{nice.capitalize()} #{index} ({plan_name})",
+        "description": "; ".join(f"{p['relation']}({p['object']}, {p['place']}) x{p['count']}" for p in predicates)
+                       + " within 250 steps.",
+        "category": task, "rooms": rooms, "doors": doors, "places": places, "objects": objects,
+        "agents": agents, "task": {"kind": "household", "budget": 250, "predicates": predicates},
+    }
+
+
+def generate(seed: int = DEFAULT_SEED) -> dict[str, dict[str, Any]]:
+    """Every episode, by file name, from one seed."""
+    rng = np.random.default_rng(seed)
+    episodes: dict[str, dict[str, Any]] = {}
+    plans = sorted(TRANSPORT_PLANS)
+    for kind in ("food", "stuff"):
+        for capacity in ("low", "high"):
+            for i in range(6):
+                ep = transport_episode(rng, kind, capacity, i + 1, plans[i % len(plans)])
+                episodes[ep["name"] + ".json"] = ep
+    homes = sorted(HOUSEHOLD_PLANS)
+    for task in HOUSEHOLD_TASKS:
+        for i in range(2):
+            ep = household_episode(rng, task, i + 1, homes[i])
+            episodes[ep["name"] + ".json"] = ep
+    for name, ep in episodes.items():
+        ep["seed"] = seed
+        check(ep, name)
+    return episodes
+
+
+def check(episode: dict[str, Any], source: str) -> None:
+    """Validate with the schema, then check that the goals can be reached at all."""
+    spec = validate_household(episode, source)
+    world = HouseholdWorld(spec)
+    if world.task == "transport":
+        if len(world.targets) != 10:
+            raise ValueError(f"{source}: expected 10 targets, found {len(world.targets)}")
+        containers = [o for o in world.objects if o.kind == "container"]
+        if not 2 <= len(containers) <= 5 or any(c.capacity != 3 for c in containers):
+            raise ValueError(f"{source}: expected 2-5 containers of capacity 3")
+    else:
+        units = world.total_goals
+        if not 3 <= units <= 5:
+            raise ValueError(f"{source}: expected 3-5 predicate units, found {units}")
+        state = world.reset(0)
+        if world.progress(state) != 0:
+            raise ValueError(f"{source}: a predicate is true before anyone acts")
+    if world.budget != (3000 if world.task == "transport" else 250):
+        raise ValueError(f"{source}: unexpected budget {world.budget}")
+
+
+def render(episode: dict[str, Any]) -> str:
+    return json.dumps(episode, indent=1) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--check", action="store_true", help="do not write; fail if the files differ")
+    parser.add_argument("--out", type=Path, default=OUT_DIR)
+    args = parser.parse_args(argv)
+    episodes = generate(args.seed)
+    stale = []
+    for name, ep in episodes.items():
+        path = args.out / name
+        text = render(ep)
+        if args.check:
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                stale.append(name)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    if args.check:
+        if stale:
+            print(f"{len(stale)} episode files differ from the generator: {', '.join(stale)}")
+            return 1
+        print(f"{len(episodes)} episode files are up to date")
+        return 0
+    print(f"wrote {len(episodes)} episodes to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,25 @@
+"""The household world: everything the family brings, in one declaration."""
+
+from sim.household.scenario import CATEGORIES, validate_household
+from sim.household.world import HouseholdWorld
+from sim.plugins import WorldPlugin
+
+PLUGIN = WorldPlugin(
+    name="household",
+    title="Household (transport and household tasks)",
+    validate=validate_household,
+    build=HouseholdWorld,
+    rules_text=(
+        "Agents share a house of rooms joined by doors. Each has two hands; it walks to rooms, explores "
+        "a room to see what is in it (closed receptacles such as the fridge hide their contents), grabs "
+        "objects, opens and closes receptacles, puts objects onto surfaces or into containers and "
+        "receptacles, and sends messages. A partner is seen only in the same room. Transport tasks: "
+        "bring the ten targets to the bed within 3000 frames, every action costing frames (a container "
+        "carries three). Household tasks: make predicates such as 'two plates ON the dinner table' true "
+        "within 250 steps, one step per action; a message costs a step too."),
+    default_agent="rhp",
+    renderer=None,
+    human_input=None,
+    categories=CATEGORIES,
+    default_category="food-low-capacity",
+)

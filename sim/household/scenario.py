@@ -1,0 +1,293 @@
+"""The scenario file format of the household world, and its validation.
+
+A scenario is a JSON file (``scenarios/household/<name>.json``)::
+
+    {
+      "world": "household",
+      "name": "transport-food-low-01",
+      "title": "Food to the bed, two containers",
+      "category": "food-low-capacity",
+      "rooms": [{"id": "kitchen", "kind": "kitchen", "xy": [4, 3], "size": [6, 5]}, ...],
+      "doors": [["kitchen", "livingroom"], ...],
+      "places": [{"id": "bed", "class": "bed", "room": "bedroom", "kind": "surface"},
+                 {"id": "fridge", "class": "fridge", "room": "kitchen", "kind": "receptacle",
+                  "openable": true, "open": false}, ...],
+      "objects": [{"id": "apple_1", "class": "apple", "kind": "target", "at": "kitchentable"},
+                  {"id": "bowl_1", "class": "bowl", "kind": "container", "at": "kitchen_floor"}, ...],
+      "agents": [{"id": "alice", "room": "livingroom"}, {"id": "bob", "room": "office"}],
+      "task": {"kind": "transport", "goal": "bed", "budget": 3000}
+    }
+
+or, for a household task, ``"task": {"kind": "household", "budget": 250, "predicates":
+[{"relation": "ON", "object": "plate", "place": "dinnertable", "count": 2}, ...]}``.
+
+Every room gets a floor place ``<room>_floor`` without being listed. Rooms have 2D centres and
+sizes in metres: walking costs follow the distances between centres of rooms joined by doors,
+and renderers draw from them. ``costs`` (optional) overrides the action costs of the task kind
+(see ``sim.household.world``).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sim.registry import ScenarioError
+
+NAME_RE = r"^[a-z0-9][a-z0-9_-]*$"
+ID_RE = r"^[a-z][a-z0-9_]*$"
+TRANSPORT_CATEGORIES = ("food-low-capacity", "food-high-capacity", "stuff-low-capacity", "stuff-high-capacity")
+HOUSEHOLD_CATEGORIES = ("prepare-tea", "wash-dishes", "prepare-meal", "put-groceries", "set-up-table")
+CATEGORIES = TRANSPORT_CATEGORIES + HOUSEHOLD_CATEGORIES
+
+
+class Room(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=ID_RE)
+    kind: str = Field("room", description="livingroom, kitchen, office, bedroom, bathroom, ...")
+    xy: tuple[float, float] = Field(description="centre of the room in metres (for walking costs and drawing)")
+    size: tuple[float, float] = Field((5.0, 5.0), description="width and height in metres (drawing only)")
+
+
+class Place(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=ID_RE)
+    class_: str = Field(alias="class", pattern=ID_RE, description="e.g. bed, fridge, kitchentable")
+    room: str
+    kind: Literal["surface", "receptacle", "floor"]
+    openable: bool = False
+    open: bool = True
+
+
+class Obj(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=ID_RE)
+    class_: str = Field(alias="class", pattern=ID_RE, description="e.g. apple, plate, bowl")
+    kind: Literal["target", "container", "item"] = "item"
+    at: str = Field(description="a place id, or a container id for an object inside a container")
+    capacity: int = Field(3, ge=1, le=20, description="containers only: how many objects fit")
+
+
+class AgentStart(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str = Field(pattern=NAME_RE)
+    room: str
+
+
+class Predicate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    relation: Literal["ON", "IN"]
+    object: str = Field(pattern=ID_RE, description="an object class")
+    place: str = Field(description="a place id")
+    count: int = Field(ge=1, le=50)
+
+
+class Task(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    kind: Literal["transport", "household"]
+    budget: int | None = Field(None, ge=1, le=1_000_000,
+                               description="frames (transport, default 3000) or steps (household, default 250)")
+    goal: str | None = Field(None, description="transport: the goal place id (the bed)")
+    predicates: list[Predicate] = Field(default_factory=list, description="household: the goal predicates")
+
+
+class Costs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    frames_per_meter: float | None = Field(None, gt=0)
+    explore: int | None = Field(None, ge=1)
+    grab: int | None = Field(None, ge=1)
+    put: int | None = Field(None, ge=1)
+    putin: int | None = Field(None, ge=1)
+    open: int | None = Field(None, ge=1)
+    close: int | None = Field(None, ge=1)
+    wait: int | None = Field(None, ge=1)
+
+
+class HouseholdScenario(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    world: Literal["household"]
+    name: str = Field(pattern=NAME_RE)
+    title: str = ""
+    description: str = ""
+    category: str | None = None
+    seed: int | None = Field(None, description="the generator seed this file was made from (informative)")
+    rooms: list[Room] = Field(min_length=1)
+    doors: list[tuple[str, str]] = Field(default_factory=list)
+    places: list[Place] = Field(default_factory=list)
+    objects: list[Obj] = Field(default_factory=list)
+    agents: list[AgentStart] = Field(min_length=1, max_length=8)
+    task: Task
+    costs: Costs = Costs()
+
+
+_MODELS = {"rooms": Room, "places": Place, "objects": Obj, "agents": AgentStart, "task": Task,
+           "costs": Costs, "predicates": Predicate}
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top level)"
+
+
+def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """Validate raw scenario data; return a normalized spec or raise one ScenarioError."""
+    try:
+        sc = HouseholdScenario.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        msg = err["msg"].removeprefix("Value error, ")
+        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r}"
+        if err["type"] == "extra_forbidden":  # say which fields exist, not only that this one does not
+            parents = [p for p in err["loc"][:-1] if isinstance(p, str)]
+            model = _MODELS.get(parents[-1], HouseholdScenario) if parents else HouseholdScenario
+            fields = [f.alias or n for n, f in model.model_fields.items()]
+            msg, got = f"unknown field; expected one of {', '.join(fields)}", ""
+        raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {msg}{got}") from None
+
+    def fail(where: str, what: str) -> None:
+        raise ScenarioError(f"{source}: field '{where}': {what}")
+
+    def unique(items: list[Any], field_name: str, taken: dict[str, str]) -> None:
+        for i, item in enumerate(items):
+            if item.id in taken:
+                fail(f"{field_name}.{i}.id", f"{item.id!r} is already used by {taken[item.id]}; ids must be unique")
+            taken[item.id] = f"{field_name}.{i}"
+
+    ids: dict[str, str] = {}
+    unique(sc.rooms, "rooms", ids)
+    rooms = [r.id for r in sc.rooms]
+    floors = [{"id": f"{r}_floor", "class": "floor", "room": r, "kind": "floor", "openable": False, "open": True}
+              for r in rooms]
+    for f in floors:
+        if f["id"] in ids:
+            fail("rooms", f"the floor place {f['id']!r} of a room clashes with {ids[f['id']]}")
+    for i, place in enumerate(sc.places):
+        if place.kind == "floor":
+            fail(f"places.{i}.kind", "floors are implicit (every room has '<room>_floor'); expected surface or receptacle")
+    unique(sc.places, "places", ids)
+    for f in floors:
+        ids[f["id"]] = "a room's floor"
+    unique(sc.objects, "objects", ids)
+    agent_ids: dict[str, str] = {}
+    unique(sc.agents, "agents", agent_ids)
+
+    for i, (a, b) in enumerate(sc.doors):
+        for j, r in enumerate((a, b)):
+            if r not in rooms:
+                fail(f"doors.{i}.{j}", f"expected a room id ({', '.join(rooms)}), got {r!r}")
+        if a == b:
+            fail(f"doors.{i}", f"a door joins two different rooms, got {a!r} twice")
+    seen_pairs: dict[frozenset[str], int] = {}
+    for i, (a, b) in enumerate(sc.doors):
+        pair = frozenset((a, b))
+        if pair in seen_pairs:
+            fail(f"doors.{i}", f"{a!r}-{b!r} repeats doors.{seen_pairs[pair]}")
+        seen_pairs[pair] = i
+    # Every room must be reachable, or some objects could never be fetched.
+    adjacency: dict[str, set[str]] = {r: set() for r in rooms}
+    for a, b in sc.doors:
+        adjacency[a].add(b)
+        adjacency[b].add(a)
+    reached, todo = {rooms[0]}, deque([rooms[0]])
+    while todo:
+        for n in adjacency[todo.popleft()]:
+            if n not in reached:
+                reached.add(n)
+                todo.append(n)
+    cut_off = [r for r in rooms if r not in reached]
+    if cut_off:
+        fail("doors", f"room {cut_off[0]!r} cannot be reached from {rooms[0]!r}; expected a door path to every room")
+
+    place_by_id = {p.id: p for p in sc.places}
+    for i, place in enumerate(sc.places):
+        if place.room not in rooms:
+            fail(f"places.{i}.room", f"expected a room id ({', '.join(rooms)}), got {place.room!r}")
+        if place.openable and place.kind != "receptacle":
+            fail(f"places.{i}.openable", "only receptacles open and close")
+        if not place.openable and not place.open:
+            fail(f"places.{i}.open", "a place that cannot be opened must be open")
+    place_ids = set(place_by_id) | {f["id"] for f in floors}
+
+    objects = {o.id: o for o in sc.objects}
+    for i, obj in enumerate(sc.objects):
+        if obj.at in place_ids:
+            continue
+        inner = objects.get(obj.at)
+        if inner is None:
+            fail(f"objects.{i}.at", f"expected a place id or a container id, got {obj.at!r}")
+        if inner.kind != "container":
+            fail(f"objects.{i}.at", f"{obj.at!r} is a {inner.kind}, not a container")
+        if obj.kind == "container":
+            fail(f"objects.{i}.at", "containers do not go inside containers")
+    for i, obj in enumerate(sc.objects):
+        if obj.kind == "container":
+            inside = [o.id for o in sc.objects if o.at == obj.id]
+            if len(inside) > obj.capacity:
+                fail(f"objects.{i}", f"container {obj.id!r} holds {len(inside)} objects, more than its capacity {obj.capacity}")
+
+    for i, agent in enumerate(sc.agents):
+        if agent.room not in rooms:
+            fail(f"agents.{i}.room", f"expected a room id ({', '.join(rooms)}), got {agent.room!r}")
+
+    task = sc.task
+    if task.kind == "transport":
+        budget = task.budget or 3000
+        if task.predicates:
+            fail("task.predicates", "transport tasks have a goal place, not predicates")
+        if task.goal is None:
+            fail("task.goal", "missing: a transport task needs the goal place id (e.g. the bed)")
+        if task.goal not in place_by_id or place_by_id[task.goal].kind != "surface":
+            surfaces = [p.id for p in sc.places if p.kind == "surface"]
+            fail("task.goal", f"expected a surface place id ({', '.join(surfaces) or 'none defined'}), got {task.goal!r}")
+        targets = [o for o in sc.objects if o.kind == "target"]
+        if not targets:
+            fail("objects", "a transport task needs at least one object of kind 'target'")
+        for i, obj in enumerate(sc.objects):
+            if obj.at == task.goal or (obj.at in objects and objects[obj.at].at == task.goal):
+                fail(f"objects.{i}.at", f"{obj.id!r} starts on the goal {task.goal!r}; expected it elsewhere")
+    else:
+        budget = task.budget or 250
+        if task.goal is not None:
+            fail("task.goal", "household tasks are predicates; 'goal' is for transport tasks")
+        if not task.predicates:
+            fail("task.predicates", "a household task needs at least one predicate")
+        classes: dict[str, int] = {}
+        for obj in sc.objects:
+            classes[obj.class_] = classes.get(obj.class_, 0) + 1
+        wanted: dict[str, int] = {}
+        for i, pred in enumerate(task.predicates):
+            place = place_by_id.get(pred.place)
+            if place is None:
+                fail(f"task.predicates.{i}.place", f"expected a place id, got {pred.place!r}")
+            needed_kind = "surface" if pred.relation == "ON" else "receptacle"
+            if place.kind != needed_kind:
+                fail(f"task.predicates.{i}.place",
+                     f"{pred.relation} needs a {needed_kind}, but {pred.place!r} is a {place.kind}")
+            wanted[pred.object] = wanted.get(pred.object, 0) + pred.count
+        for i, pred in enumerate(task.predicates):
+            if wanted[pred.object] > classes.get(pred.object, 0):
+                fail(f"task.predicates.{i}.count",
+                     f"the predicates need {wanted[pred.object]} {pred.object!r} objects but the scene has "
+                     f"{classes.get(pred.object, 0)}")
+        for i, obj in enumerate(sc.objects):
+            if obj.kind == "container":
+                fail(f"objects.{i}.kind", "containers belong to transport tasks; household objects are 'item'")
+
+    if sc.category is not None:
+        allowed = TRANSPORT_CATEGORIES if task.kind == "transport" else HOUSEHOLD_CATEGORIES
+        if sc.category not in allowed:
+            fail("category", f"expected one of {', '.join(allowed)} for a {task.kind} task, got {sc.category!r}")
+
+    spec = sc.model_dump(by_alias=True)
+    spec["places"] = spec["places"] + floors
+    spec["task"]["budget"] = budget
+    spec["doors"] = [list(d) for d in spec["doors"]]
+    for room in spec["rooms"]:
+        room["xy"], room["size"] = list(room["xy"]), list(room["size"])
+    return spec
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of scenario files, for editors."""
+    return HouseholdScenario.model_json_schema(by_alias=True)
