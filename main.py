@@ -27,6 +27,77 @@ def _fail(message: str) -> int:
     return EXIT_USAGE
 
 
+#: largest seed accepted (recording file names carry it; numpy takes any non-negative integer)
+MAX_SEED = 2**63 - 1
+
+
+def output_problem(folder: str | os.PathLike) -> str | None:
+    """Why output cannot be written into ``folder`` (which need not exist yet), or None.
+
+    Checked before any episode runs, so a long run never ends in a traceback at its last
+    line. Probes the nearest existing folder with a temporary file: permissions, read-only
+    file systems and pseudo file systems all answer the same way."""
+    import errno
+    import tempfile
+
+    text = os.fspath(folder)
+    if not text.strip():
+        return "expected a folder name, got an empty one"
+    path = Path(text)
+    missing: list[str] = []
+    probe = path
+    try:
+        while not probe.exists():
+            if probe.is_symlink():
+                return f"{probe} is a broken symbolic link"
+            missing.append(probe.name)
+            if probe.parent == probe:
+                break
+            probe = probe.parent
+        if not probe.is_dir():
+            return f"{probe} is a file, not a folder"
+        name_max = os.pathconf(probe, "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
+        long = [m for m in missing if len(os.fsencode(m)) > name_max]
+        if long:
+            return f"the folder name {long[0][:40]!r}... is longer than {name_max} bytes"
+        fd, probe_file = tempfile.mkstemp(dir=probe, prefix=".tom-arena-write-check-")
+        os.close(fd)
+        os.unlink(probe_file)
+    except ValueError as exc:  # an embedded NUL byte
+        return f"not a usable path ({exc})"
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return "a folder name in it is longer than the file system allows"
+        why = "permission denied" if exc.errno in (errno.EACCES, errno.EPERM) else (exc.strerror or str(exc))
+        return f"cannot write into {str(probe)[:200]} ({why})"
+    return None
+
+
+def argument_problem(args: argparse.Namespace) -> str | None:
+    """Checks every command shares: numbers in range and output folders writable."""
+    import math
+
+    seed = getattr(args, "seed", None)
+    if seed is not None and not 0 <= seed <= MAX_SEED:
+        return f"--seed must be a non-negative integer up to {MAX_SEED}, got {seed}"
+    for option, value in (("--max-turns", getattr(args, "max_turns", None)), ("--seeds", getattr(args, "seeds", None)),
+                          ("--episodes", getattr(args, "episodes", None)), ("--jobs", getattr(args, "jobs", None))):
+        if value is not None and value < 1:
+            return f"{option} must be at least 1, got {value}"
+    port = getattr(args, "port", None)
+    if port is not None and not 1 <= port <= 65535:
+        return f"--port must be between 1 and 65535, got {port}"
+    speed = getattr(args, "speed", None)
+    if speed is not None and not (math.isfinite(speed) and speed > 0):
+        return f"--speed must be a positive number of steps per second, got {speed}"
+    out = getattr(args, "out", None)
+    if out is not None:
+        problem = output_problem(out)
+        if problem:
+            return f"--out {out!r:.200}: {problem}"
+    return None
+
+
 def seat_specs(world_agents: Sequence[str], specs: Sequence[str]) -> dict[str, str]:
     """Map ``--agents`` items to seats: ``alice=planner`` by name, plain items in turn order;
     a single plain item fills every seat."""
@@ -74,6 +145,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.episodes < 1:
         return _fail("--episodes must be at least 1")
     out = Path(args.out or Path("runs") / name)
+    problem = None if args.out else output_problem(out)  # an explicit --out was checked before
+    if problem:
+        return _fail(f"output folder {out}: {problem}; choose another with --out")
+    longest = f"{name}-seed{args.seed + args.episodes - 1}.jsonl.gz"
+    if len(os.fsencode(longest)) > 255:
+        return _fail(f"scenario name {name[:40]!r}... makes recording file names longer than 255 bytes; "
+                     "expected a shorter name")
     rows = []
     suffix = ".jsonl.gz" if args.gzip else ".jsonl"
     bar = tqdm(range(args.episodes), desc=f"{name}", unit="ep", disable=args.quiet or None,
@@ -119,6 +197,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         replay = Replay(args.file)
     except (RecordingError, ScenarioError) as exc:
         return _fail(str(exc))
+    for note in replay.notes:
+        print(f"note: {note}", file=sys.stderr)
     for warning in replay.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     k = replay.num_steps if args.step is None else args.step
@@ -168,6 +248,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     from sim.registry import ScenarioError, families, list_scenarios
 
+    if args.world is not None and args.world not in families():
+        return _fail(f"--world {args.world!r:.80}: no such world; known worlds: {', '.join(sorted(families()))}")
     try:
         infos = list_scenarios()
     except ScenarioError as exc:
@@ -287,6 +369,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:  # no command: the desktop app on its default scenario
         args = parser.parse_args(["gui"])
+    problem = argument_problem(args)
+    if problem:
+        return _fail(problem)
     return args.func(args)
 
 

@@ -193,12 +193,14 @@ def _lines(path: Path, warnings: list[str]) -> Iterator[tuple[int, bytes, bool]]
 
 def _check_path(path: Path) -> None:
     try:
-        if not path.exists():
-            raise RecordingError(f"{path}: no such file")
-        if path.is_dir():
-            raise RecordingError(f"{path}: is a folder; expected a recording file (.jsonl or .jsonl.gz)")
+        exists, is_dir = path.exists(), path.is_dir()
     except (OSError, ValueError) as exc:  # a NUL byte or an over-long name
-        raise RecordingError(f"{path}: cannot read the file ({getattr(exc, 'strerror', None) or exc})") from None
+        raise RecordingError(f"{str(path)[:200]}: cannot read the file "
+                             f"({getattr(exc, 'strerror', None) or exc})") from None
+    if not exists:
+        raise RecordingError(f"{path}: no such file")
+    if is_dir:
+        raise RecordingError(f"{path}: is a folder; expected a recording file (.jsonl or .jsonl.gz)")
 
 
 def read_header(path: str | os.PathLike) -> dict[str, Any]:

@@ -79,8 +79,15 @@ def scenario_paths() -> list[Path]:
 def find_scenario(name: str) -> Path:
     """A scenario by file path, or by name (``corridor`` or ``dkg/corridor``)."""
     path = Path(name)
-    if path.is_file():
+    try:
+        kind = "file" if path.is_file() else "folder" if path.is_dir() else None
+    except (OSError, ValueError):  # a NUL byte or a name too long for a file: only a name can match
+        kind = None
+    if kind == "file":
         return path
+    if kind == "folder":
+        raise ScenarioError(f"{path}: is a folder; expected a scenario file or a scenario name "
+                            "('python main.py list' shows them)")
     candidates = [p for p in scenario_paths()
                   if p.stem == name or f"{p.parent.name}/{p.stem}" == name]
     if len(candidates) == 1:
@@ -88,7 +95,7 @@ def find_scenario(name: str) -> Path:
     if len(candidates) > 1:
         raise ScenarioError(f"scenario {name!r} is ambiguous: "
                             + ", ".join(f"{p.parent.name}/{p.stem}" for p in candidates))
-    raise ScenarioError(f"no scenario named {name!r}; 'python main.py list' shows them")
+    raise ScenarioError(f"no scenario named {name!r:.120}; 'python main.py list' shows them")
 
 
 def load_scenario(name: str) -> tuple[World, str]:
