@@ -1,0 +1,1 @@
+"""Agents of the kitchen: the stochastic heuristic planner that simulates a person."""

@@ -1,0 +1,27 @@
+"""The partially observable kitchen: everything the family brings, in one declaration."""
+
+from sim.kitchen.level import read_gym_cooking_file, read_kitchen_file, validate_kitchen
+from sim.kitchen.world import KitchenWorld
+from sim.plugins import WorldPlugin
+
+PLUGIN = WorldPlugin(
+    name="kitchen",
+    title="Kitchen (partially observable Overcooked)",
+    validate=validate_kitchen,
+    build=KitchenWorld,
+    rules_text=(
+        "Each cook has a goal dish: SimpleTomato, SimpleLettuce or SimpleOnion. Both move at the same "
+        "time, one cell up, down, left or right, or stay. Walking into a counter picks up what lies "
+        "there or puts down what you hold; walking into a cutting board with a fresh ingredient chops "
+        "it; walking into a plate with a chopped ingredient (or into a chopped ingredient with a plate) "
+        "makes the dish; walking into the delivery station with your dish delivers it. You hold one "
+        "object at a time and cannot hand it over: leave it on a counter your partner can reach. You "
+        "see only the room you are in. The episode succeeds when every cook has delivered, and fails "
+        "after 100 ticks."),
+    readers={".kitchen.txt": read_kitchen_file, ".gym-cooking.txt": read_gym_cooking_file},
+    default_agent="kitchen-heuristic",
+    app_agent="kitchen-heuristic",
+    categories=(("necessary", "feedback necessary"), ("useful", "feedback useful"),
+                ("not_needed", "feedback not needed")),
+    default_category="necessary",
+)
