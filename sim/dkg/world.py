@@ -270,6 +270,29 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
     def spec(self) -> dict[str, Any]:
         return self._spec
 
+    # ------------------------------------------- PettingZoo hooks (sim/pettingzoo.py)
+
+    def pettingzoo_actions(self) -> list[str]:
+        from sim.dkg.pettingzoo_env import action_list
+        return action_list(self)
+
+    def pettingzoo_observation_space(self, agent: AgentId) -> Any:
+        from sim.dkg.pettingzoo_env import observation_space
+        return observation_space(self)
+
+    def pettingzoo_observation(self, observation: DKGObservation, agent: AgentId) -> Any:
+        from sim.dkg.pettingzoo_env import encode
+        return encode(self, observation)
+
+    def pettingzoo_reward(self, before: DKGState, after: DKGState, agent: AgentId) -> float:
+        """1 when ``agent`` first holds its goal gem."""
+        a = self.agent_index[agent]
+        return 1.0 if before.reached_at[a] < 0 <= after.reached_at[a] else 0.0
+
+    def pettingzoo_truncated(self, state: DKGState) -> bool:
+        """Over at ``t_max`` with a gem still missing."""
+        return not all(self.holds_goal(state, a) for a in range(len(self._agents)))
+
     # ---------------------------------------------------------- description
 
     def describe_location(self, state: DKGState, i: int) -> str:

@@ -42,6 +42,7 @@ from sim.world import AgentId, IllegalAction, StepResult, World, WorldEvent, req
 
 PROPOSE, RESPOND, CRAFT, OVER = "propose", "respond", "craft", "over"
 MAX_MESSAGE = 500
+PETTINGZOO_TEXT_BYTES = 8192  # observation text for PettingZoo (15 turns of history fit)
 
 
 # ------------------------------------------------------------------- actions
@@ -557,6 +558,43 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
                 "turns": state.turn, "length": state.t if winners else None, "ticks": state.t,
                 "proposals": proposals, "trades": accepted,
                 "holding_target": {a: self.holds_target(state.hands[i], i) for i, a in enumerate(self._agents)}}
+
+    # ------------------------------------------- PettingZoo hooks (sim/pettingzoo.py)
+
+    def pettingzoo_actions(self) -> list[Action]:
+        """A fixed, finite action list, built like ``legal_actions``'s sample but over the whole
+        instance: pass, reject, accept, done; every one-for-one swap of two different items
+        of the instance (initial hands and targets) with every player; every recipe on a route
+        from the initial items to a target, once at scale 1 and, when it makes several units,
+        once at the scale that makes one unit. Amounts and recipes outside it are not
+        reachable through PettingZoo."""
+        items = sorted({i for hand in self._initial.hands for i, _ in hand} | {i for t in self.targets for i, _ in t})
+        out: list[Action] = [Pass(), Respond(False), Respond(True), DONE]
+        for other in self._agents:
+            out += [Propose(other, ((i, 1),), ((j, 1),)) for i in items for j in items if i != j]
+        reach = self.graph.closure({i for hand in self._initial.hands for i, _ in hand})
+        recipes = {}
+        for target in sorted({i for t in self.targets for i, _ in t}):
+            for recipe in self.graph.backward(target)[1]:
+                if recipe.result in reach and all(any(o in reach for o in ing.options) for ing in recipe.ingredients):
+                    recipes[recipe.id] = recipe
+        for recipe_id, recipe in sorted(recipes.items()):
+            scales = [Fraction(1)] + ([Fraction(1, recipe.count)] if recipe.count > 1 else [])
+            out += [CraftTurn((Craft(recipe_id, scale),), False) for scale in scales]
+        return out
+
+    def pettingzoo_observation_space(self, agent: AgentId) -> Any:
+        from sim.pettingzoo import text_space
+        return text_space(PETTINGZOO_TEXT_BYTES)
+
+    def pettingzoo_observation(self, observation: TCObservation, agent: AgentId) -> Any:
+        """The text a language-model trader reads, as UTF-8 bytes."""
+        from sim.pettingzoo import encode_text
+        return encode_text(self.describe_observation(observation), PETTINGZOO_TEXT_BYTES)
+
+    def pettingzoo_truncated(self, state: TCState) -> bool:
+        """Over at the turn limit without a winner or a draw."""
+        return not self.winners(state) and not state.draw
 
     # ---------------------------------------------------------- text
 
