@@ -79,10 +79,10 @@ def go(world: HouseholdWorld, state, agent: str, *actions: str):
 # ---------------------------------------------------------------- costs and time
 
 
-def test_walking_costs_thirty_frames_per_metre_along_the_door_path() -> None:
+def test_walking_costs_twenty_frames_per_metre_along_the_door_path() -> None:
     w = world_of(tiny())
-    assert w.walk_cost("kitchen", "livingroom") == 210
-    assert w.walk_cost("kitchen", "bedroom") == 420  # through the living room: 14 m
+    assert w.walk_cost("kitchen", "livingroom") == 140
+    assert w.walk_cost("kitchen", "bedroom") == 280  # through the living room: 14 m
     s0 = w.reset(0)
     s, r = run(w, s0, {"alice": "walk bedroom"})
     # bob's wait (10 frames) completes first; alice is still on her way
@@ -90,7 +90,7 @@ def test_walking_costs_thirty_frames_per_metre_along_the_door_path() -> None:
     assert s.rooms[w.agent_index["alice"]] == w.room_index["kitchen"]
     while "alice" not in w.active_agents(s):
         s, r = run(w, s, {})
-    assert s.time == 420 and w.observe(s, "alice").room == "bedroom"
+    assert s.time == 280 and w.observe(s, "alice").room == "bedroom"
     assert [e.kind for e in r.events] == ["walked"]
 
 
@@ -109,7 +109,7 @@ def test_action_costs_of_transport_are_the_documented_ones() -> None:
     s = w.reset(0)
     assert {v: w.action_cost(s, "alice", a) for v, a in [("explore", "explore"), ("grab", "grab apple_1"),
                                                          ("put", "put apple_1 table"), ("wait", "wait")]} == \
-        {"explore": 240, "grab": 140, "put": 60, "wait": 10}
+        {"explore": 300, "grab": 180, "put": 80, "wait": 10}
 
 
 # ---------------------------------------------------------------- observation hiding
@@ -220,11 +220,11 @@ def test_an_unfinished_household_task_counts_the_whole_budget() -> None:
 
 
 def test_an_action_that_would_end_after_the_budget_never_completes() -> None:
-    w = world_of(tiny(task={"kind": "transport", "goal": "bed", "budget": 300}))
+    w = world_of(tiny(task={"kind": "transport", "goal": "bed", "budget": 200}))
     s, _ = run(w, w.reset(0), {"alice": "walk bedroom", "bob": "walk livingroom"})
-    assert s.time == 210 and w.active_agents(s) == ("bob",)
-    s, _ = run(w, s, {"bob": "explore"})  # both would finish after frame 300
-    assert s.time == 300 and w.done(s)
+    assert s.time == 140 and w.active_agents(s) == ("bob",)
+    s, _ = run(w, s, {"bob": "explore"})  # alice would arrive at 280, bob finish at 440
+    assert s.time == 200 and w.done(s)
     assert w.observe(s, "alice").room == "kitchen"
 
 
@@ -243,16 +243,16 @@ def test_simultaneous_grabs_of_one_object_go_to_the_first_agent_and_the_other_fa
 
 def test_an_action_fails_when_the_world_changed_before_it_completed() -> None:
     w = world_of(tiny())
-    s, _ = run(w, w.reset(0), {"alice": "explore", "bob": "explore"})  # both free at frame 240
-    s, _ = run(w, s, {"alice": "wait", "bob": "grab apple_1"})  # bob's grab runs 240..380
-    assert s.time == 250 and w.why_illegal(s, "alice", "grab apple_1") is None  # still on the table
-    s, _ = run(w, s, {"alice": "grab apple_1"})  # alice's grab runs 250..390
-    assert s.time == 380 and w.observe(s, "bob").holding == ("apple_1", None)
+    s, _ = run(w, w.reset(0), {"alice": "explore", "bob": "explore"})  # both free at frame 300
+    s, _ = run(w, s, {"alice": "wait", "bob": "grab apple_1"})  # bob's grab runs 300..480
+    assert s.time == 310 and w.why_illegal(s, "alice", "grab apple_1") is None  # still on the table
+    s, _ = run(w, s, {"alice": "grab apple_1"})  # alice's grab runs 310..490
+    assert s.time == 480 and w.observe(s, "bob").holding == ("apple_1", None)
     s, r = run(w, s, {"bob": "wait"})
-    assert s.time == 390 and [(e.kind, e.agent) for e in r.events] == [("failed", "alice")]
+    assert s.time == 490 and [(e.kind, e.agent) for e in r.events] == [("failed", "alice")]
     assert w.observe(s, "alice").holding == (None, None)
     assert w.observe(s, "alice").last_failure == "apple_1 is already in bob's hand"
-    assert w.outcome(s)["agents"]["alice"]["busy"] == 240 + 10 + 140  # the failed grab still took its time
+    assert w.outcome(s)["agents"]["alice"]["busy"] == 300 + 10 + 180  # the failed grab still took its time
 
 
 # ---------------------------------------------------------------- messages
@@ -338,7 +338,7 @@ def test_a_busy_agent_may_not_act() -> None:
     w = world_of(tiny())
     s, _ = run(w, w.reset(0), {"alice": "walk bedroom"})
     assert w.legal_actions(s, "alice") == ()
-    assert w.why_illegal(s, "alice", "wait") == "alice is still busy with 'walk bedroom' until 420"
+    assert w.why_illegal(s, "alice", "wait") == "alice is still busy with 'walk bedroom' until 280"
     with pytest.raises(IllegalAction, match="active agents"):
         w.step(s, {"alice": "wait", "bob": "wait"})
 

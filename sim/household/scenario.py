@@ -34,6 +34,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from sim.inputs import check_tree
 from sim.registry import ScenarioError
 
 NAME_RE = r"^[a-z0-9][a-z0-9_-]*$"
@@ -132,6 +133,7 @@ def _where(loc: tuple[Any, ...]) -> str:
 
 def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     """Validate raw scenario data; return a normalized spec or raise one ScenarioError."""
+    check_tree(data, source, ScenarioError)  # lone surrogates, NaN, non-text keys, deep nesting
     try:
         sc = HouseholdScenario.model_validate(data)
     except ValidationError as exc:
