@@ -2,11 +2,12 @@
 
     python main.py run SCENARIO [--agents SPEC ...] [--episodes N] [--seed S] [--out DIR]
     python main.py replay FILE [--step K]
+    python main.py recording convert SRC DST                                   format 1 -> current
     python main.py list
     python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J]           e.g. protom-dkg
     python main.py llm serve [--port P] | llm check                              the LLM layer
     python main.py tradecraft generate | selfplay | analyze | tool | rules | import | play    TradeCraft
-    python main.py [gui [SCENARIO] [FILE] [--agents SPEC ...] [--facilitator F]]   the desktop app
+    python main.py [gui [SCENARIO] [FILE] [--agents SPEC ...] [--facilitator F] [--mechanism M]]   the app
 """
 
 from __future__ import annotations
@@ -98,26 +99,6 @@ def argument_problem(args: argparse.Namespace) -> str | None:
     return None
 
 
-def seat_specs(world_agents: Sequence[str], specs: Sequence[str]) -> dict[str, str]:
-    """Map ``--agents`` items to seats: ``alice=planner`` by name, plain items in turn order;
-    a single plain item fills every seat."""
-    named = {}
-    plain = []
-    for item in specs:
-        name, eq, spec = item.partition("=")
-        if eq and ":" not in name and name in world_agents:
-            named[name] = spec
-        else:
-            plain.append(item)
-    free = [a for a in world_agents if a not in named]
-    if len(plain) == 1 and len(free) > 1:
-        plain = plain * len(free)
-    if len(plain) != len(free):
-        raise ValueError(f"--agents gives {len(plain)} unnamed spec(s) for {len(free)} free seat(s) "
-                         f"({', '.join(free)}); give one per seat in turn order, or name=spec")
-    return {**named, **dict(zip(free, plain))}
-
-
 def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
     cells = [[str(c) for c in columns]] + [["" if r.get(c) is None else str(r.get(c)) for c in columns] for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(columns))]
@@ -129,17 +110,19 @@ def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from agents.registry import AgentSpecError, make_agent, make_facilitator
+    from agents.registry import AgentSpecError, make_agent, make_mechanisms, seat_specs
+    from sim.plugins import plugin
     from sim.recording import RecordingWriter
     from sim.registry import ScenarioError, load_scenario
     from sim.session import Session
 
+    mechanism_specs = [args.facilitator, *(args.mechanism or [])]
     try:
         world, name = load_scenario(args.scenario)
-        specs = seat_specs(world.agents, args.agents or ["trader" if world.family == "tradecraft" else "planner"])
+        specs = seat_specs(world.agents, args.agents or [plugin(world.family).default_agent])
         for spec in specs.values():
             make_agent(spec, world.family)  # validate before the first episode
-        make_facilitator(args.facilitator, world.family)
+        make_mechanisms(mechanism_specs, world.family)
     except (ScenarioError, AgentSpecError, ValueError) as exc:
         return _fail(str(exc))
     if args.episodes < 1:
@@ -160,7 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seed = args.seed + i
         seats = {a: make_agent(spec, world.family) for a, spec in specs.items()}
         session = Session(world, seats, seed=seed, scenario=name,
-                          facilitator=make_facilitator(args.facilitator, world.family))
+                          mechanisms=make_mechanisms(mechanism_specs, world.family))
         path = None
         if not args.no_record:
             path = out / f"{name}-seed{seed}{suffix}"
@@ -168,9 +151,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         outcome = session.run()
         metrics = session.metrics()
         rows.append({"scenario": name, "seed": seed, "agents": " ".join(f"{a}={s}" for a, s in specs.items()),
-                     "facilitator": args.facilitator,
+                     "mechanisms": " ".join(s for s in mechanism_specs if s != "none"),
                      "success": outcome.get("success"), "length": outcome.get("length"),
                      "ticks": metrics["ticks"], "feedback": metrics["feedback"],
+                     "team_changes": metrics["team_changes"], "messages": metrics["messages"],
+                     "message_words": metrics["message_words"],
                      "errors": metrics["errors"], "recording": str(path) if path else ""})
     out.mkdir(parents=True, exist_ok=True)
     table_path = out / "metrics.csv"
@@ -238,11 +223,25 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         return _fail("--jobs must be at least 1")
     try:
-        runner = json.loads(path.read_text(encoding="utf-8")).get("runner", "sim.experiments.protom_dkg")
+        runner = json.loads(path.read_text(encoding="utf-8")).get("runner", "experiments.protom_dkg")
     except json.JSONDecodeError as exc:
         return _fail(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})")
     return importlib.import_module(runner).main(path, seeds=args.seeds, out=args.out, jobs=args.jobs,
                                                 quiet=args.quiet)
+
+
+def cmd_recording_convert(args: argparse.Namespace) -> int:
+    from sim.recording import FORMAT_VERSION, RecordingError, convert_recording
+
+    try:
+        recording = convert_recording(args.src, args.dst)
+    except RecordingError as exc:
+        return _fail(str(exc))
+    for warning in recording.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(f"{args.dst}: format version {FORMAT_VERSION} with a hash chain, {len(recording.events)} events "
+          f"from {args.src} (format version {recording.file_version})")
+    return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -254,6 +253,10 @@ def cmd_list(args: argparse.Namespace) -> int:
         infos = list_scenarios()
     except ScenarioError as exc:
         return _fail(str(exc))
+    from sim.plugins import plugin_problems
+
+    for problem in plugin_problems():
+        print(f"warning: {problem}", file=sys.stderr)
     titles = {name: fam.title for name, fam in families().items()}
     rows = [{"scenario": i.name, "world": titles.get(i.family, i.family), "category": i.category or "",
              "agents": ", ".join(i.agents), "title": i.title} for i in infos
@@ -262,9 +265,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     if args.agents:
         from agents.registry import agent_kinds
         print("\nagent kinds (for --agents):")
-        kinds = [{"kind": k.name, "worlds": ", ".join(k.families), "what it does": k.summary}
+        kinds = [{"kind": k.name, "worlds": ", ".join(k.families) or "any", "what it does": k.summary}
                  for k in agent_kinds().values()]
         print(format_table(kinds, ["kind", "worlds", "what it does"]))
+        from agents.registry import mechanism_kinds
+        print("\nmechanism kinds (for --facilitator and --mechanism):")
+        kinds = [{"kind": k.name, "role": k.role, "worlds": ", ".join(k.families) or "any",
+                  "what it does": k.summary} for k in mechanism_kinds().values()]
+        print(format_table(kinds, ["kind", "role", "worlds", "what it does"]))
     return 0
 
 
@@ -287,10 +295,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--agents", nargs="+", metavar="SPEC",
                      help="one agent spec per seat in turn order, or SEAT=SPEC; a single spec fills every "
                           "seat. SPEC is KIND or KIND:param=value,... e.g. boltzmann:temperature=0.5 "
-                          "(default: planner; trader for TradeCraft)")
+                          "(default: the world's, e.g. planner in Doors, Keys and Gems, trader in TradeCraft)")
     run.add_argument("--facilitator", default="none", metavar="SPEC",
                      help="facilitator: none, protom, oracle, random or llm, optionally KIND:param=value,... "
                           "e.g. protom:eps=0.2,temperature=0.5 (default: none; see docs/protom.md)")
+    run.add_argument("--mechanism", action="append", metavar="SPEC",
+                     help="another mechanism to run beside the facilitator (repeatable), e.g. a team "
+                          "mechanism; 'list --agents' lists the kinds")
     run.add_argument("--episodes", type=int, default=1, metavar="N", help="number of episodes (default 1)")
     run.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first episode; episode i "
                                                                      "uses S+i (default 0)")
@@ -326,6 +337,19 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     exp.set_defaults(func=cmd_experiment)
 
+    recording = sub.add_parser("recording", help="convert recordings between format versions",
+                               description="Work on recording files. 'convert' writes a recording of an older "
+                                           "format version (1) in the current one, with the hash chain that "
+                                           "reports later edits; every event is kept.")
+    recording_sub = recording.add_subparsers(dest="recording_command", metavar="ACTION", required=True)
+    convert = recording_sub.add_parser("convert", help="write SRC in the current format as DST",
+                                       description="Write the recording SRC (any format version this program "
+                                                   "reads) in the current format as DST, which must not exist. "
+                                                   "A damaged or cut SRC converts to what loads, with its warnings.")
+    convert.add_argument("src", metavar="SRC", help="the recording to convert (.jsonl or .jsonl.gz)")
+    convert.add_argument("dst", metavar="DST", help="the new file (.jsonl.gz compresses it)")
+    convert.set_defaults(func=cmd_recording_convert)
+
     from agents.llm.cli import add_parser as add_llm_parser  # llm serve | llm check
     add_llm_parser(sub)
     from agents.tradecraft.cli import add_parser as add_tradecraft_parser  # tradecraft generate | selfplay | ...
@@ -343,6 +367,8 @@ def build_parser() -> argparse.ArgumentParser:
     gui.add_argument("--facilitator", metavar="SPEC", help="facilitator kind: none, protom, oracle, random, llm "
                                                             "(default: protom when installed and the world has "
                                                             "it, else none)")
+    gui.add_argument("--mechanism", action="append", metavar="SPEC",
+                     help="another mechanism beside the facilitator (repeatable), as for 'run'")
     gui.add_argument("--seed", type=int, default=0, metavar="S", help="episode seed (default 0)")
     gui.add_argument("--speed", type=float, metavar="STEPS", help="playback speed in steps per second")
     gui.add_argument("--paused", action="store_true", help="start paused (press K to play)")
@@ -357,7 +383,8 @@ def build_parser() -> argparse.ArgumentParser:
 def cmd_gui(args: argparse.Namespace) -> int:
     from ui.app import run_app
 
-    return run_app(targets=args.targets, agents=args.agents or (), facilitator=args.facilitator, seed=args.seed,
+    return run_app(targets=args.targets, agents=args.agents or (), facilitator=args.facilitator,
+                   mechanisms=args.mechanism or (), seed=args.seed,
                    paused=args.paused, speed=args.speed, exit_when_done=args.exit_when_done,
                    settings_file=args.settings)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import math
 import pkgutil
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,3 +172,26 @@ def make_mechanisms(specs: Iterable[str], family: str | None = None) -> list[Mec
         if seen[m.kind] > 1:
             m.name = f"{m.kind}{seen[m.kind]}"
     return made
+
+
+def seat_specs(world_agents: Sequence[str], specs: Sequence[str]) -> dict[str, str]:
+    """Map ``--agents`` items to seats: ``alice=planner`` by name, plain items in turn order;
+    a single plain item fills every seat."""
+    named = {}
+    plain = []
+    for item in specs:
+        name, eq, spec = item.partition("=")
+        if eq and ":" not in name:
+            if name not in world_agents:
+                raise AgentSpecError(f"--agents {item!r}: there is no seat named {name!r} "
+                                     f"(the seats are {', '.join(world_agents)})")
+            named[name] = spec
+        else:
+            plain.append(item)
+    free = [a for a in world_agents if a not in named]
+    if len(plain) == 1 and len(free) > 1:
+        plain = plain * len(free)
+    if len(plain) != len(free):
+        raise AgentSpecError(f"--agents gives {len(plain)} unnamed spec(s) for {len(free)} free seat(s) "
+                             f"({', '.join(free)}); give one per seat in turn order, or name=spec")
+    return {**named, **dict(zip(free, plain))}

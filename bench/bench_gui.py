@@ -76,7 +76,8 @@ def make_long_recording(path: Path, steps: int) -> Path:
             super().reset(world, state, ctx)
             self.logits = np.zeros((len(world.agents), len(world.gem_ids)))
 
-        def after_step(self, before: Any, joint_action: Any, after: Any, busy: Any) -> list[Feedback]:
+        def suggest(self, step: Any, busy: Any) -> list[Feedback]:
+            after = step.after
             self.logits += self.ctx.rng.normal(0, 0.3, self.logits.shape)
             if after.t % 500 == 250 and "alice" not in busy:
                 return [Feedback(0, "alice", {"type": "unlock", "agent": "alice", "door": "door1", "for": "bob"},
@@ -91,7 +92,7 @@ def make_long_recording(path: Path, steps: int) -> Path:
 
     world = long_world(steps)
     session = Session(world, {a: Wanderer() for a in world.agents}, seed=7, scenario="two-rooms-long",
-                      facilitator=DriftingBeliefs())
+                      mechanisms=[DriftingBeliefs()])
     RecordingWriter.attach(session, path)
     session.run()
     return path
@@ -123,7 +124,9 @@ def measure_fps(window: Any, app: Any, seconds: float, copy_frames: bool) -> dic
         if now >= next_panel:
             t0 = time.perf_counter()
             window.refresh_panels()
-            for panel in (window.goals_panel, window.log_panel.viewport(), window.feedback_panel.viewport()):
+            goals = window.panel("Goal inference")
+            for panel in (*([goals] if goals is not None else []), window.log_panel.viewport(),
+                          window.feedback_panel.viewport()):
                 panel.repaint()
             panel_time += time.perf_counter() - t0
             panel_updates += 1

@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.dkg.planner import DKGPlanner  # noqa: E402
 from agents.protom.dkg_rollout import DKGRollouts  # noqa: E402
 from agents.protom.facilitators import ProToMFacilitator  # noqa: E402
-from agents.registry import make_agent, make_facilitator  # noqa: E402
-from sim.experiments.protom_dkg import load_config, resolve_scenarios, run_experiment, write_outputs  # noqa: E402
+from agents.registry import make_agent, make_mechanism  # noqa: E402
+from experiments.protom_dkg import load_config, resolve_scenarios, run_experiment, write_outputs  # noqa: E402
 from sim.registry import SCENARIO_DIR, load_scenario  # noqa: E402
 from sim.session import Session  # noqa: E402
 
@@ -68,8 +68,8 @@ def decision_times(world, name: str, agent_spec: str, facilitator, seeds, cold_s
     cached, pairs = [], []
     for k, seed in enumerate(seeds):
         seats = {a: make_agent(agent_spec, world.family) for a in world.agents}
-        fac = make_facilitator(facilitator.kind, world.family, facilitator.params)
-        session = Session(world, seats, seed=seed, scenario=name, facilitator=fac)
+        fac = make_mechanism(facilitator.kind, world.family, facilitator.params)
+        session = Session(world, seats, seed=seed, scenario=name, mechanisms=[fac])
         inner = fac.after_step
         steps = 0
 

@@ -72,7 +72,7 @@ class ProToMExperimentConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
     experiment: str
     title: str = ""
-    runner: str = "sim.experiments.protom_dkg"
+    runner: str = "experiments.protom_dkg"
     scenarios: list[str] = Field(min_length=1, description="scenario names or shell-style patterns")
     seeds: int = Field(10, ge=1)
     first_seed: int = 0
@@ -107,11 +107,11 @@ def load_config(path: str | Path) -> ProToMExperimentConfig:
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
         raise ExperimentError(f"{path}: field '{where}': {err['msg'].removeprefix('Value error, ')}") from None
     # Check every seat and facilitator spec now, not after an hour of running.
-    from agents.registry import AgentSpecError, make_agent, make_facilitator
+    from agents.registry import AgentSpecError, make_agent, make_mechanism
     try:
         make_agent(config.agents.spec(), "dkg")
         for f in config.facilitators:
-            make_facilitator(f.kind, "dkg", f.params)
+            make_mechanism(f.kind, "dkg", f.params)
     except AgentSpecError as exc:
         raise ExperimentError(f"{path}: {exc}") from None
     return config
@@ -187,7 +187,7 @@ def _world(path: str):
 
 def run_episodes(task: tuple[str, str, str, str, dict[str, Any], Sequence[int]]) -> list[dict[str, Any]]:
     """One scenario x facilitator over several seeds (a worker's unit: caches stay warm)."""
-    from agents.registry import make_agent, make_facilitator
+    from agents.registry import make_agent, make_mechanism
     from sim.events import FeedbackStatusEvent
     from sim.session import Session
 
@@ -196,8 +196,8 @@ def run_episodes(task: tuple[str, str, str, str, dict[str, Any], Sequence[int]])
     rows = []
     for seed in seeds:
         seats = {a: make_agent(agent_spec, world.family) for a in world.agents}
-        facilitator = make_facilitator(fac["kind"], world.family, fac["params"])
-        session = Session(world, seats, seed=seed, scenario=world.name, facilitator=facilitator)
+        facilitator = make_mechanism(fac["kind"], world.family, fac["params"])
+        session = Session(world, seats, seed=seed, scenario=world.name, mechanisms=[facilitator])
         outcome = session.run()
         statuses = Counter(e.status for e in session.events if isinstance(e, FeedbackStatusEvent))
         rows.append({

@@ -43,10 +43,10 @@ class WorldPlugin:
     readers: Mapping[str, Callable[[Path], dict[str, Any]]] = field(default_factory=dict)
 
     # --- the layers above sim/, as "module:attribute" references --------------------------
-    #: modules defining ``AGENT_KINDS`` (and ``MECHANISM_KINDS``) for this family
-    agent_modules: tuple[str, ...] = ()
-    #: agent spec for seats nobody chose (the app and ``run`` without ``--agents``)
+    #: agent spec for seats nobody chose in headless runs (``run`` without ``--agents``)
     default_agent: str = "planner"
+    #: agent spec for seats nobody chose in the app (None: ``default_agent``), e.g. simulated humans
+    app_agent: str | None = None
     #: mechanism specs the app starts with when they are available (e.g. ``("protom",)``)
     default_mechanisms: tuple[str, ...] = ()
     #: the Renderer class that draws this family's states (``ui/``)
@@ -58,13 +58,14 @@ class WorldPlugin:
     #: (world, state, agent, feedback payload) -> "completed" | "not_executable" | None: how a
     #: human seat's accepted feedback is judged done (``agents/``)
     feedback_progress: str | None = None
-    #: scenario categories in the order the app lists them (e.g. ProToM's "necessary" first)
-    categories: tuple[str, ...] = ()
+    #: scenario categories in the order the app lists them, with their titles for people
+    categories: tuple[tuple[str, str], ...] = ()
     #: the category the app opens by default
     default_category: str | None = None
 
 
 _PLUGINS: dict[str, WorldPlugin] = {}
+_PROBLEMS: list[str] = []
 _discovered = False
 
 
@@ -81,12 +82,28 @@ def _discover() -> None:
     _discovered = True
     import sim
 
+    # One broken plug-in must not hide the other worlds: its problem is kept for people to see.
     for info in sorted(pkgutil.iter_modules(sim.__path__), key=lambda i: i.name):
         if info.ispkg and (Path(info.module_finder.path) / info.name / "plugin.py").exists():  # type: ignore[union-attr]
-            module = importlib.import_module(f"sim.{info.name}.plugin")
-            register_plugin(module.PLUGIN)
+            _load(f"sim.{info.name}.plugin", lambda name=f"sim.{info.name}.plugin": importlib.import_module(name).PLUGIN)
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        register_plugin(entry.load())
+        _load(f"entry point {entry.name}", entry.load)
+
+
+def _load(where: str, load: Callable[[], Any]) -> None:
+    try:
+        found = load()
+        if not isinstance(found, WorldPlugin):
+            raise TypeError(f"expected a WorldPlugin, got {type(found).__name__}")
+        register_plugin(found)
+    except Exception as exc:  # noqa: BLE001 - reported, never fatal for the other worlds
+        _PROBLEMS.append(f"world plug-in {where} cannot be loaded: {type(exc).__name__}: {exc}")
+
+
+def plugin_problems() -> list[str]:
+    """Why plug-ins that exist could not be loaded (empty when all loaded)."""
+    _discover()
+    return list(_PROBLEMS)
 
 
 def plugins() -> dict[str, WorldPlugin]:

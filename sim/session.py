@@ -36,10 +36,11 @@ class Session:
     """Owns a World, its seats and the mechanisms that watch the episode."""
 
     def __init__(self, world: World, seats: Mapping[AgentId, Agent], seed: int, *,
-                 scenario: str = "", mechanisms: Sequence[Mechanism] = (),
+                 scenario: str = "", mechanisms: Sequence[Mechanism | None] = (),
                  max_ticks: int | None = None,
                  prefix: Sequence[Mapping[AgentId, Any]] = ()) -> None:
-        """``mechanisms``: facilitators, team formation... each with a distinct ``name``.
+        """``mechanisms``: facilitators, team formation... each with a distinct ``name`` (None
+        entries, e.g. ``make_mechanism("none")``, are left out).
         ``prefix``: encoded joint actions replayed from ``reset(seed)`` before the seats take
         over (how "take over from here" continues a recorded episode)."""
         missing = [a for a in world.agents if a not in seats]
@@ -51,7 +52,7 @@ class Session:
         self.seats = dict(seats)
         self.seed = int(seed)
         self.scenario = scenario
-        self.mechanisms = list(mechanisms)
+        self.mechanisms = [m for m in mechanisms if m is not None]
         names = [m.name for m in self.mechanisms]
         clash = sorted({n for n in names if names.count(n) > 1} | (set(names) & set(world.agents)))
         if clash:
@@ -231,7 +232,7 @@ class Session:
         if reason is not None:
             fallback = world.fallback_action(state, agent_id)
             self.emit(ErrorEvent(tick=self.tick, source=agent_id, kind="illegal_action",
-                                 message=f"{action!r} is not legal ({reason}); took {fallback!r} instead"))
+                                 message=f"{action!r} is not legal: {reason}; took {fallback!r} instead"))
             return fallback
         return action
 

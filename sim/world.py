@@ -158,7 +158,7 @@ class World(ABC, Generic[S, A, O]):
             return None
         if agent not in self.active_agents(state):
             return f"it is not {agent}'s turn"
-        return f"{action!r} is not one of {agent}'s legal actions"
+        return f"not one of {agent}'s legal actions now"
 
     def is_legal(self, state: S, agent: AgentId, action: A) -> bool:
         return self.why_illegal(state, agent, action) is None

@@ -200,11 +200,14 @@ def test_list_shows_scenarios_and_agent_kinds(capsys):
     assert main(["list", "--agents"]) == 0
     out = capsys.readouterr().out
     table, _, kinds = out.partition("agent kinds (for --agents):")
+    kinds, _, mechanisms = kinds.partition("mechanism kinds")
     for info in list_scenarios():
         assert info.name in table and ", ".join(info.agents) in table
     assert "Doors, Keys and Gems" in table
     kind_names = [line.split()[0] for line in kinds.strip().splitlines()]
-    assert {"planner", "boltzmann"} <= set(kind_names)
+    assert {"planner", "boltzmann", "human"} <= set(kind_names)
+    mechanism_names = [line.split()[0] for line in mechanisms.strip().splitlines()[3:]]
+    assert {"protom", "oracle", "random"} <= set(mechanism_names)
 
 
 # --------------------------------------------------------------------- errors

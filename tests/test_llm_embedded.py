@@ -51,7 +51,7 @@ def no_endpoint(monkeypatch, tmp_path):
 
 def play(tmp_path, seats, max_ticks, facilitator=None, name="episode"):
     world, scenario = load_scenario("two-rooms")
-    session = Session(world, seats, seed=0, scenario=scenario, facilitator=facilitator, max_ticks=max_ticks)
+    session = Session(world, seats, seed=0, scenario=scenario, mechanisms=[facilitator], max_ticks=max_ticks)
     path = tmp_path / f"{name}.jsonl"
     RecordingWriter.attach(session, path)
     session.run()
@@ -158,7 +158,7 @@ def test_the_llm_facilitator_on_the_embedded_model(embedded, no_endpoint, tmp_pa
         jsonschema.validate(answer, schema)
         assert answer["answer"] in schema["properties"]["answer"]["enum"]
         assert "Your Task as a Social Facilitator" in call.request["body"]["messages"][0]["content"]
-    snapshots = [e for e in session.events if e.type == "belief" and e.owner == "facilitator"]
+    snapshots = [e for e in session.events if e.type == "belief" and e.owner == "llm"]
     assert snapshots and set(snapshots[0].data["inferred_goals"]) == {"alice", "bob"}
     replays_exactly(session, path)
 

@@ -35,7 +35,7 @@ def llm_agent(server: LoopbackLLM, k: int = 1, **kw) -> LLMDKGAgent:
 def run_episode(server: LoopbackLLM, path, max_ticks: int = 4, k: int = 1, facilitator=None) -> Session:
     world, name = load_scenario("two-rooms")
     session = Session(world, {"alice": llm_agent(server, k), "bob": PlannerAgent()}, seed=5, scenario=name,
-                      max_ticks=max_ticks, facilitator=facilitator)
+                      max_ticks=max_ticks, mechanisms=[facilitator])
     RecordingWriter.attach(session, path)
     session.run()
     return session
@@ -165,7 +165,7 @@ def test_facilitator_faults_mean_no_feedback(tmp_path):
         facilitator = LLMFacilitator(client=LLMClient(settings))
         world, name = load_scenario("two-rooms")
         session = Session(world, {"alice": PlannerAgent(), "bob": PlannerAgent()}, seed=0,
-                          facilitator=facilitator, max_ticks=2)
+                          mechanisms=[facilitator], max_ticks=2)
         session.run()
     assert session.finished and session.metrics()["feedback"] == 0
     kinds = [e.kind for e in session.events if isinstance(e, ErrorEvent)]
@@ -181,7 +181,7 @@ def test_facilitator_feedback_reaches_the_agent_and_replays(tmp_path):
         world, name = load_scenario("two-rooms")
         options = [c.label for c in feedback_options(adapter_for(world), world.reset(0))]
         session = Session(world, {"alice": PlannerAgent(), "bob": PlannerAgent()}, seed=0, scenario=name,
-                          facilitator=facilitator, max_ticks=4)
+                          mechanisms=[facilitator], max_ticks=4)
         RecordingWriter.attach(session, path)
         session.run()
     prompt = server.requests[0]["messages"][0]["content"]

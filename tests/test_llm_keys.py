@@ -37,7 +37,7 @@ def test_the_api_key_is_in_no_recording_and_no_log(tmp_path, monkeypatch, capsys
                 agent = make_llm_agent(k=2)
                 agent.client._sleep = lambda seconds: None
                 session = Session(world, {"alice": agent, "bob": PlannerAgent()}, seed=i, scenario=name,
-                                  facilitator=make_llm_facilitator(), max_ticks=4)
+                                  mechanisms=[make_llm_facilitator()], max_ticks=4)
                 path = tmp_path / f"episode{suffix}"
                 RecordingWriter.attach(session, path)
                 session.run()

@@ -380,7 +380,7 @@ def test_plans_are_memoized_and_distance_maps_cached():
 
 def run_episode(world: DKGWorld, seats: Mapping[str, Any], seed: int = 0,
                 facilitator: Facilitator | None = None, max_ticks: int | None = None) -> Session:
-    session = Session(world, seats, seed=seed, scenario="hand-made", facilitator=facilitator, max_ticks=max_ticks)
+    session = Session(world, seats, seed=seed, scenario="hand-made", mechanisms=[facilitator], max_ticks=max_ticks)
     session.run()
     return session
 
@@ -471,7 +471,8 @@ class OneFeedback(Facilitator):
     def __init__(self, target: str, payload: dict[str, Any]) -> None:
         self.target, self.payload = target, payload
 
-    def after_step(self, before, joint_action, after, busy) -> list[Feedback]:
+    def suggest(self, step, busy) -> list[Feedback]:
+        after = step.after
         if after.t != 1:
             return []
         return [Feedback(feedback_id=0, target=self.target, payload=self.payload,
@@ -501,7 +502,7 @@ def test_agent_follows_unlock_feedback_then_its_own_goal(kind):
     assert [s for _, s in got] == ["accepted", "completed"]
     assert got[1][0] > unlocks[0].tick  # completed once the door is open
     assert session.outcome()["success"] is True
-    assert session.busy == {}
+    assert session.mechanisms[0].busy == {}
 
 
 def test_agent_with_zero_compliance_ignores_feedback():
@@ -511,7 +512,7 @@ def test_agent_with_zero_compliance_ignores_feedback():
     assert [s for _, s in statuses(session, "bob")] == ["ignored"]
     assert session.state.open_doors == 0
     assert session.outcome()["success"] is False
-    assert session.busy == {}
+    assert session.mechanisms[0].busy == {}
 
 
 def test_handover_feedback_that_cannot_be_done_is_reported():

@@ -10,7 +10,7 @@ import pytest
 
 from main import main
 from sim.analysis.stats import benjamini_hochberg, fisher_exact, mann_whitney, mean_sem, stars
-from sim.experiments.protom_dkg import (ExperimentError, check_categories, load_config, run_experiment,
+from experiments.protom_dkg import (ExperimentError, check_categories, load_config, run_experiment,
                                         write_outputs)
 from sim.registry import SCENARIO_DIR
 

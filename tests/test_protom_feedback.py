@@ -9,10 +9,10 @@ import pytest
 from agents.protom.core import Candidate, compute_utility, joint_hypotheses, select_feedback
 from agents.protom.dkg import DKGAdapter
 from agents.protom.facilitators import OracleFacilitator, ProToMFacilitator, RandomFacilitator
-from agents.registry import AgentSpecError, facilitator_kinds, make_facilitator
+from agents.registry import AgentSpecError, make_mechanism, mechanism_kinds
 from sim.dkg.scenario import validate_dkg
 from sim.dkg.world import DKGWorld
-from sim.seats import SeatContext
+from sim.seats import SeatContext, StepView
 
 LEGEND = {"#": "wall", ".": "floor", "r": {"key": "red"}, "R": {"door": "red"}, "b": {"key": "blue"},
           "B": {"door": "blue"}, "*": {"gem": "cyan"}, "+": {"gem": "pink"}, "%": {"gem": "orange"},
@@ -263,10 +263,10 @@ def test_busy_rule_and_snapshots():
     fac = start(ProToMFacilitator(), world)
     s0 = world.reset(0)
     s1 = world.step(s0, {"alice": "wait"}).state
-    assert fac.after_step(s0, {"alice": "wait"}, s1, busy={"bob": 7}) == []
+    assert fac.suggest(StepView(0, s0, {"alice": "wait"}, s1), busy={"bob": 7}) == []
     kinds = [k for k, _ in fac.belief_snapshots()]
     assert kinds == ["goal_posterior", "goal_posterior"]  # every agent, and no candidates while busy
-    feedback = fac.after_step(s0, {"alice": "wait"}, s1, busy={})
+    feedback = fac.suggest(StepView(0, s0, {"alice": "wait"}, s1), busy={})
     assert [f.payload for f in feedback] == [{"type": "unlock", "agent": "bob", "door": "door1", "for": "alice"}]
     snaps = dict(fac.belief_snapshots())
     assert set(snaps["goal_posterior"]) == {"agent", "goals"}
@@ -283,7 +283,7 @@ def test_explanation_templates():
     fac = start(OracleFacilitator(), world)
     s1 = world.step(world.reset(0), {"alice": "wait"}).state
     s2 = world.step(s1, {"bob": "right"}).state
-    (fb,) = fac.after_step(s1, {"bob": "right"}, s2, busy={})
+    (fb,) = fac.suggest(StepView(0, s1, {"bob": "right"}, s2), busy={})
     assert fb.target == "bob"
     assert fb.text == "Bob, please unlock door1 (the red door) for Alice. Pick up a red key first."
     assert fb.explanation == ("I believe Alice is trying to get gem1 (the cyan gem), and without your help, "
@@ -310,33 +310,33 @@ def test_random_facilitator_sends_about_half_the_time():
     fac = start(RandomFacilitator(), world, seed=3)
     s0 = world.reset(0)
     s1 = world.step(s0, {"alice": "wait"}).state
-    sent = [len(fac.after_step(s0, {"alice": "wait"}, s1, busy={})) for _ in range(400)]
+    sent = [len(fac.suggest(StepView(0, s0, {"alice": "wait"}, s1), busy={})) for _ in range(400)]
     assert 0.4 < np.mean(sent) < 0.6
-    assert all(fac.after_step(s0, {"alice": "wait"}, s1, busy={"bob": 1}) == [] for _ in range(20))
+    assert all(fac.suggest(StepView(0, s0, {"alice": "wait"}, s1), busy={"bob": 1}) == [] for _ in range(20))
     labels = {c.label for c in DKGAdapter(world).candidates(s1)}
     fb = None
     while not fb:
-        fb = fac.after_step(s0, {"alice": "wait"}, s1, busy={})
+        fb = fac.suggest(StepView(0, s0, {"alice": "wait"}, s1), busy={})
     assert fb[0].payload["agent"] == fb[0].target and fb[0].explanation == ""
     assert len(labels) == 4
 
 
 def test_registry_builds_every_kind():
-    assert {"protom", "oracle", "random"} <= set(facilitator_kinds())
-    assert make_facilitator("none") is None
-    fac = make_facilitator("protom:eps=0.2,temperature=0.5,particles=3", "dkg")
+    assert {"protom", "oracle", "random"} <= set(mechanism_kinds("facilitator"))
+    assert make_mechanism("none") is None
+    fac = make_mechanism("protom:eps=0.2,temperature=0.5,particles=3", "dkg")
     assert isinstance(fac, ProToMFacilitator) and fac.settings["eps"] == 0.2
     assert fac.adapter_params == {"temperature": 0.5}
-    assert isinstance(make_facilitator("oracle", "dkg"), OracleFacilitator)
-    assert make_facilitator("random:probability=0.25").probability == 0.25
-    with pytest.raises(AgentSpecError, match="unknown facilitator kind 'nope'"):
-        make_facilitator("nope")
+    assert isinstance(make_mechanism("oracle", "dkg"), OracleFacilitator)
+    assert make_mechanism("random:probability=0.25").probability == 0.25
+    with pytest.raises(AgentSpecError, match="unknown mechanism kind 'nope'"):
+        make_mechanism("nope")
     with pytest.raises(AgentSpecError, match="unknown parameter.*colour"):
-        make_facilitator("protom:colour=red", "dkg")
+        make_mechanism("protom:colour=red", "dkg")
     with pytest.raises(AgentSpecError, match="divergence must be one of"):
-        make_facilitator("protom:divergence=kl", "dkg")
+        make_mechanism("protom:divergence=kl", "dkg")
     with pytest.raises(AgentSpecError, match="does not work in 'tradecraft'"):
-        make_facilitator("protom", "tradecraft")
+        make_mechanism("protom", "tradecraft")
 
 
 def test_rollout_under_goals_that_are_not_the_true_ones():

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.registry import make_agent, make_facilitator
+from agents.registry import make_agent, make_mechanism
 from main import main
 from sim.events import BeliefEvent, FeedbackEvent, FeedbackStatusEvent
 from sim.recording import RecordingWriter, load_recording
@@ -14,7 +14,7 @@ from sim.session import Session
 def test_session_records_feedback_and_replays(tmp_path):
     world, name = load_scenario("protom-15-locked-in")
     seats = {a: make_agent("boltzmann:temperature=0.3,show_plan=false") for a in world.agents}
-    session = Session(world, seats, seed=42, scenario=name, facilitator=make_facilitator("protom", "dkg"))
+    session = Session(world, seats, seed=42, scenario=name, mechanisms=[make_mechanism("protom", "dkg")])
     path = tmp_path / "episode.jsonl"
     RecordingWriter.attach(session, path)
     outcome = session.run()
@@ -35,16 +35,16 @@ def test_session_records_feedback_and_replays(tmp_path):
 
     recording = load_recording(path)
     assert recording.complete and recording.footer["metrics"]["feedback"] == 1
-    assert recording.header["facilitator"] == {"kind": "protom", "phi": 0.0, "eps": 0.1, "particles": 1,
+    assert recording.header["mechanisms"] == [{"kind": "protom", "name": "protom", "phi": 0.0, "eps": 0.1, "particles": 1,
                                                "divergence": "deviation", "prune_below": 0.001,
-                                               "respect_busy": True}
+                                               "respect_busy": True}]
     replay = Replay(recording)
     assert not replay.warnings and replay.num_steps == session.tick
     assert replay.state_at(replay.num_steps) == session.state
     assert [e.type for e in replay.events_at(fb.tick) if e.type.startswith("feedback")][:2] == ["feedback", "feedback_status"]
-    last = replay.belief_at("facilitator", "goal_posterior", replay.num_steps)
+    last = replay.belief_at("protom", "goal_posterior", replay.num_steps)
     assert last is not None and last.data["agent"] in world.agents
-    considered = replay.belief_at("facilitator", "feedback_candidates", fb.tick)
+    considered = replay.belief_at("protom", "feedback_candidates", fb.tick)
     assert considered is not None and considered.data["chosen"] is not None
 
 
@@ -52,7 +52,7 @@ def test_no_feedback_where_it_is_not_needed():
     world, name = load_scenario("protom-02-own-keys")
     for seed in range(3):
         seats = {a: make_agent("boltzmann:temperature=0.3,show_plan=false") for a in world.agents}
-        session = Session(world, seats, seed=seed, scenario=name, facilitator=make_facilitator("protom", "dkg"))
+        session = Session(world, seats, seed=seed, scenario=name, mechanisms=[make_mechanism("protom", "dkg")])
         assert session.run()["success"]
         assert session.counters["feedback"] == 0
         # ... although it weighed the candidates at every step
@@ -62,7 +62,7 @@ def test_no_feedback_where_it_is_not_needed():
 def test_compliance_zero_ignores_feedback_and_the_facilitator_may_ask_again():
     world, name = load_scenario("protom-15-locked-in")
     seats = {a: make_agent("boltzmann:temperature=0.3,compliance=0,show_plan=false") for a in world.agents}
-    session = Session(world, seats, seed=1, scenario=name, facilitator=make_facilitator("protom", "dkg"),
+    session = Session(world, seats, seed=1, scenario=name, mechanisms=[make_mechanism("protom", "dkg")],
                       max_ticks=12)
     session.run()
     statuses = [e.status for e in session.events if isinstance(e, FeedbackStatusEvent)]
@@ -74,9 +74,9 @@ def test_run_command_takes_a_facilitator(tmp_path, capsys):
     assert main(["run", "protom-17-bobs-door", "--agents", "boltzmann:temperature=0.3", "--facilitator",
                  "oracle", "--episodes", "1", "--out", str(tmp_path), "--quiet"]) == 0
     table = (tmp_path / "metrics.csv").read_text().splitlines()
-    assert table[0].split(",")[:4] == ["scenario", "seed", "agents", "facilitator"]
+    assert table[0].split(",")[:4] == ["scenario", "seed", "agents", "mechanisms"]
     row = dict(zip(table[0].split(","), table[1].split(",")))
-    assert row["facilitator"] == "oracle" and row["success"] == "True" and row["feedback"] == "1"
+    assert row["mechanisms"] == "oracle" and row["success"] == "True" and row["feedback"] == "1"
     assert main(["run", "protom-17-bobs-door", "--facilitator", "protom:bogus=1", "--quiet",
                  "--out", str(tmp_path)]) == 2
     assert "unknown parameter(s) bogus" in capsys.readouterr().err

@@ -41,7 +41,8 @@ class AskBobToUnlock(Facilitator):
 
     kind = "ask-bob"
 
-    def after_step(self, before, joint_action, after, busy) -> list[Feedback]:
+    def suggest(self, step, busy) -> list[Feedback]:
+        after = step.after
         if after.t != 10:
             return []
         return [Feedback(feedback_id=0, target="bob", text="Bob, please open the red door",
@@ -57,7 +58,7 @@ class Episode:
         self.world = DKGWorld(SPEC)
         seats = {"alice": BoltzmannAgent(temperature=0.7), "bob": BoltzmannAgent(temperature=0.7, compliance=0.5)}
         self.session = Session(self.world, seats, seed=seed, scenario="recording-test",
-                               facilitator=AskBobToUnlock(), prefix=prefix or ())
+                               mechanisms=[AskBobToUnlock()], prefix=prefix or ())
         self.states: list[DKGState] = [self.session.state]
         self.path = path
         self.writer = RecordingWriter.attach(self.session, path, compress=compress)
@@ -123,7 +124,7 @@ def test_round_trip_writes_header_events_and_footer(tmp_path, name):
     assert header["world"] == "dkg" and header["spec"] == SPEC
     assert header["seats"] == {"alice": {"kind": "boltzmann", "compliance": 1.0, "temperature": 0.7},
                                "bob": {"kind": "boltzmann", "compliance": 0.5, "temperature": 0.7}}
-    assert header["facilitator"] == {"kind": "ask-bob"}
+    assert header["mechanisms"] == [{"kind": "ask-bob", "name": "ask-bob"}]
     assert read_header(tmp_path / name) == header
     assert [unchained(b) for b in body] == dicts(session.events)  # one event per line, in order
     assert unchained(footer) == {"record": "footer", "outcome": session.outcome(), "metrics": session.metrics(),
@@ -250,7 +251,6 @@ def test_replay_never_recomputes_minds(episode, tmp_path):
         replay.warnings[0] and replay.belief_at("bob", "plan", tick) is None
 
 
-
 # ------------------------------------------------------------ damaged files
 
 def line_ends(path: Path) -> list[int]:
@@ -366,7 +366,6 @@ def test_missing_step_is_detected(episode, tmp_path):
     assert "step 6 but step 5 was expected" in rec.warnings[0]
 
 
-
 # ---------------------------------------------------------- foreign files
 
 def rewrite_header(src: Path, dst: Path, **changes: Any) -> Path:
@@ -466,7 +465,7 @@ def test_faults_of_a_seat_are_recorded_and_the_episode_replays(tmp_path):
     rec = load_recording(path)
     errors = [e for e in rec.events if e.type == "error"]
     assert [(e.tick, e.source, e.kind) for e in errors] == [(4, "alice", "illegal_action"), (8, "alice", "agent_crash")]
-    assert "'fly' is not legal; took 'wait' instead" in errors[0].message
+    assert "'fly' is not legal: not one of alice's legal actions now; took 'wait' instead" in errors[0].message
     assert "RuntimeError: lost its train of thought" in errors[1].message
     assert [rec.steps[t].joint_action for t in (4, 8)] == [{"alice": "wait"}, {"alice": "wait"}]
     assert rec.footer["metrics"]["errors"] == 2 and rec.footer["outcome"]["success"] is True

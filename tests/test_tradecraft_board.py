@@ -34,11 +34,11 @@ def world_of(name: str = "mc1v1-01", **options) -> TradeCraftWorld:
 
 
 def board_of(window) -> TradeCraftBoard:
-    return next(p for _t, p in window.world_panel_widgets if isinstance(p, TradeCraftBoard))
+    return window.panel(TradeCraftBoard.panel_title)
 
 
 def values_panel(window) -> ToMValuesPanel:
-    return next(p for _t, p in window.world_panel_widgets if isinstance(p, ToMValuesPanel))
+    return window.panel(ToMValuesPanel.panel_title)
 
 
 def steps(window) -> list[StepEvent]:
@@ -63,7 +63,7 @@ def test_a_person_trades_and_crafts_with_the_board(qtbot, tmp_path):
     board = board_of(window)
     renderer = window.renderer
     assert isinstance(renderer, TradeCraftRenderer)
-    assert any(d.windowTitle() == "TradeCraft board" for d in window.world_docks)
+    assert window._panel_docks["TradeCraft board"].windowTitle() == "TradeCraft board"
 
     # 1. an incoming proposal: accept it with the board
     wait_for_move(qtbot, window, board, RESPOND)
@@ -251,7 +251,7 @@ def test_the_app_offers_tradecraft_instances_with_traders_and_no_facilitator(qtb
     kinds = [window.setup.seat_boxes["alice"].itemText(i) for i in range(window.setup.seat_boxes["alice"].count())]
     assert {"human", "trader", "llm-trader"} <= set(kinds)
     launch(window, targets=["mc1v1-01"], agents=["human", "trader"], paused=True)
-    assert window.session is not None and window.session.facilitator is None
+    assert window.session is not None and window.session.mechanisms == []
     assert window.seat_specs == {"alice": "human", "bob": "trader"}
     qtbot.waitUntil(lambda: window.human_to_move() == "alice", timeout=5000)
     board = board_of(window)

@@ -34,7 +34,7 @@ def test_the_default_command_opens_the_app_on_a_scenario_that_plays_by_itself(tm
     assert len(files) == 1
     recording = load_recording(files[0])
     assert recording.complete and recording.footer["outcome"]["stopped"] is False
-    assert recording.header["facilitator"] and recording.header["facilitator"]["kind"] == "protom"
+    assert [m["kind"] for m in recording.header["mechanisms"]] == ["protom"]
     assert {s["kind"] for s in recording.header["seats"].values()} == {"boltzmann"}
 
 

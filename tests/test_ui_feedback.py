@@ -10,7 +10,7 @@ import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtTest import QTest
 
-from agents.registry import make_agent, make_facilitator
+from agents.registry import make_agent, make_mechanism
 from sim.events import FeedbackEvent, FeedbackStatusEvent
 from sim.recording import load_recording
 from sim.registry import load_scenario
@@ -29,7 +29,7 @@ def feedback_case() -> tuple[str, str]:
             continue
         world, _ = load_scenario(str(info.path))
         session = Session(world, {a: make_agent("planner") for a in world.agents}, seed=0,
-                          facilitator=make_facilitator("protom", "dkg"))
+                          mechanisms=[make_mechanism("protom", "dkg")])
         session.run()
         feedback = [e for e in session.events if isinstance(e, FeedbackEvent)]
         if feedback:
@@ -53,7 +53,8 @@ def test_a_human_receives_accepts_and_completes_a_feedback(qtbot, window):
     scenario, target = feedback_case()
     other = next(a for a in plan(scenario, {}).world.agents if a != target)
     window.start_session(plan(scenario, {target: "human", other: "planner"}, facilitator="protom"))
-    assert window.goals_panel.timeline is window.timeline
+    qtbot.waitUntil(lambda: window.panel("Goal inference") is not None, timeout=30_000)
+    assert window.panel("Goal inference").timeline is window.timeline
 
     play_human_until(qtbot, window, target, lambda: window.toast.awaiting_decision, timeout=120)
     toast = window.toast
@@ -78,8 +79,8 @@ def test_a_human_receives_accepts_and_completes_a_feedback(qtbot, window):
     assert window.timeline.outcome.outcome["success"] is True
     window.refresh_panels(force=True)
     assert window.feedback_panel.statuses()[feedback.feedback_id] == "completed"
-    assert window.timeline.goal_series  # the goal posterior panel has data
-    assert window.goals_panel.paints > 0
+    assert window.panel("Goal inference").series  # the goal posterior panel has data
+    assert window.panel("Goal inference").paints > 0
 
     # The recording holds the feedback and the person's decision; the replay shows them.
     recording = load_recording(window.recording_path)
@@ -117,11 +118,11 @@ def test_feedback_to_agents_pops_up_and_the_goal_panel_fills(qtbot, window):
     assert not window.toast.awaiting_decision  # agents answer for themselves
     wait_finished(qtbot, window)
     window.refresh_panels(force=True)
-    assert set(window.timeline.goal_series) == set(window.timeline.world.agents)
+    assert set(window.panel("Goal inference").series) == set(window.timeline.world.agents)
     assert set(window.feedback_panel.statuses().values()) <= {"completed", "ignored", "not_executable", "accepted"}
     # ProToM's weighing of the candidates at the first feedback: the one sent is marked.
     window.seek(window.timeline.next_feedback_tick(0))
     window.refresh_panels(force=True)
-    table = window.candidates_panel.table
+    table = window.panel("Feedback candidates").table
     marks = [table.item(i, 4).text() for i in range(table.rowCount())]
     assert marks.count("sent") == 1

@@ -281,15 +281,25 @@ def test_typing_a_seat_spec_does_not_trigger_single_key_shortcuts(qtbot, window)
 
 
 def test_a_world_family_can_add_its_own_panels_to_the_minds_dock(qtbot, tmp_path, monkeypatch):
+    import dataclasses
+    import sys
+    import types
+
     from PyQt6.QtWidgets import QLabel
 
-    from ui import panels
+    from sim import plugins
 
     class StepCounter(QLabel):
+        panel_title = "Counter"
+
         def show_at(self, timeline, tick):
             self.setText(f"step {tick} of {timeline.num_steps}" if timeline else "")
 
-    monkeypatch.setitem(panels.WORLD_PANELS, "dkg", [("Counter", StepCounter)])
+    module = types.ModuleType("counter_panel_for_test")
+    module.StepCounter = StepCounter
+    monkeypatch.setitem(sys.modules, "counter_panel_for_test", module)
+    dkg = plugins.plugin("dkg")
+    monkeypatch.setitem(plugins._PLUGINS, "dkg", dataclasses.replace(dkg, panels=("counter_panel_for_test:StepCounter",)))
     window = make_window(qtbot, tmp_path)
     try:
         window.start_session(plan("two-rooms", ["planner", "planner"]))
@@ -297,8 +307,8 @@ def test_a_world_family_can_add_its_own_panels_to_the_minds_dock(qtbot, tmp_path
         window.seek(7)
         window.refresh_panels(force=True)
         titles = [window.panel_tabs.tabText(i) for i in range(window.panel_tabs.count())]
-        assert titles[-1] == "Counter"
-        assert window.world_panel_widgets[0][1].text() == "step 7 of 25"
+        assert "Counter" in titles
+        assert window.panel("Counter").text() == "step 7 of 25"
     finally:
         window.shutdown()
 

@@ -33,11 +33,13 @@ def make_window(qtbot: Any, tmp_path: Path, **settings: Any) -> MainWindow:
     return window
 
 
-def plan(scenario: str, seats: dict[str, str] | list[str], facilitator: str = "none", seed: int = 0) -> SessionPlan:
+def plan(scenario: str, seats: dict[str, str] | list[str], facilitator: str = "none", seed: int = 0,
+         mechanisms: tuple[str, ...] = ()) -> SessionPlan:
     world, name = load_scenario(scenario)
     if isinstance(seats, list):
         seats = dict(zip(world.agents, seats))
-    return SessionPlan(world=world, scenario=name, seats=seats, facilitator=facilitator, seed=seed)
+    chosen = tuple(m for m in (facilitator, *mechanisms) if m and m != "none")
+    return SessionPlan(world=world, scenario=name, seats=seats, mechanisms=chosen, seed=seed)
 
 
 def wait_finished(qtbot: Any, window: MainWindow, timeout: int = 30_000) -> None:

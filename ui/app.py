@@ -47,10 +47,11 @@ def is_recording(path: str) -> bool:
 
 
 def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequence[str] = (),
-           facilitator: str | None = None, seed: int = 0, paused: bool = False) -> None:
+           facilitator: str | None = None, mechanisms: Sequence[str] = (), seed: int = 0,
+           paused: bool = False) -> None:
     """Open what the command line asked for: a recording, or a scenario (default: the
     default scenario) with its seats, playing by itself unless ``paused``."""
-    from main import seat_specs
+    from agents.registry import seat_specs
     from sim.registry import ScenarioError, load_scenario
     from ui import catalog
     from ui.catalog import SessionPlan
@@ -71,8 +72,10 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
     try:
         world, scenario = load_scenario(name)
         seats = seat_specs(world.agents, list(agents) or [catalog.default_agent(world.family)])
+        if facilitator is None:
+            facilitator = catalog.default_mechanism("facilitator", world.family)
         plan = SessionPlan(world=world, scenario=scenario, seats=seats,
-                           facilitator=facilitator if facilitator is not None else catalog.default_facilitator(world.family),
+                           mechanisms=tuple(s for s in (facilitator, *mechanisms) if s and s != catalog.NONE),
                            seed=seed)
         window.setup.select_scenario(scenario)
         window.start_session(plan, playing=not paused)
@@ -83,7 +86,7 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
 
 
 def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilitator: str | None = None,
-            seed: int = 0, paused: bool = False, speed: float | None = None, exit_when_done: bool = False,
+            mechanisms: Sequence[str] = (), seed: int = 0, paused: bool = False, speed: float | None = None, exit_when_done: bool = False,
             settings_file: str | None = None) -> int:
     if not display_available():
         print("error: no display to open the ToM Arena window on (DISPLAY is not set). Run it on a desktop, "
@@ -101,7 +104,8 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
         window._on_speed(window.playback.current_speed, remember=False)
     window.show()
     try:
-        launch(window, targets=targets, agents=agents, facilitator=facilitator, seed=seed, paused=paused)
+        launch(window, targets=targets, agents=agents, facilitator=facilitator, mechanisms=mechanisms, seed=seed,
+               paused=paused)
     except LaunchError as exc:
         window.shutdown()
         print(f"error: {exc}", file=sys.stderr)

@@ -1,30 +1,36 @@
-"""What the app offers to choose from: scenarios by world and category, agent kinds per world,
-facilitator kinds; and how a choice becomes seats and a facilitator."""
+"""What the app offers to choose from: scenarios by world and category, agent kinds and
+mechanism kinds per world; and how a choice becomes seats and mechanisms. Every default comes
+from the world's plug-in (``sim/plugins.py``); nothing here names a world."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.registry import agent_kinds, make_agent
+from agents.registry import agent_kinds, make_agent, make_mechanism, mechanism_kinds
 from sim.events import Event
+from sim.plugins import plugins
 from sim.registry import ScenarioError, ScenarioInfo, build_world, load_spec, scenario_paths
-from sim.seats import Agent, Facilitator
+from sim.seats import Agent, Mechanism
 from sim.world import World
 
-NO_FACILITATOR = "none"
-
+NONE = "none"
+#: the roles of mechanisms the app offers a choice for, with their labels
+ROLES = (("facilitator", "Facilitator"), ("team", "Teams"))
 
 _SCENARIO_CACHE: dict[tuple[str, float], ScenarioInfo | str] = {}
+
+
+def has_view(family: str) -> bool:
+    found = plugins().get(family)
+    return found is not None and found.renderer is not None
 
 
 def scan_scenarios() -> tuple[list[ScenarioInfo], list[str]]:
     """Every scenario file the app can show (its world has a view), and the problems of the
     files it could not read. One bad file never hides the others. Results are cached per file
     and modification time (building some worlds takes a while)."""
-    from ui.render import has_renderer
-
     infos: list[ScenarioInfo] = []
     problems: list[str] = []
     for path in scenario_paths():
@@ -44,7 +50,7 @@ def scan_scenarios() -> tuple[list[ScenarioInfo], list[str]]:
             _SCENARIO_CACHE[key] = entry
         if isinstance(entry, str):
             problems.append(entry)
-        elif has_renderer(entry.family):
+        elif has_view(entry.family):
             infos.append(entry)
     return infos, problems
 
@@ -53,82 +59,66 @@ def scenarios() -> list[ScenarioInfo]:
     return scan_scenarios()[0]
 
 
+def category_title(family: str, category: str | None) -> str:
+    titles = dict(plugins()[family].categories) if family in plugins() else {}
+    return titles.get(category, category or "other")
+
+
 def default_scenario(infos: list[ScenarioInfo], preferred: str = "") -> ScenarioInfo | None:
-    """The preferred one, else the first where feedback is necessary (the facilitator has
-    something to do), else the first."""
+    """The preferred one, else the first of a world's default category (the first world that
+    has one), else the first."""
     if not infos:
         return None
     for info in infos:
         if preferred and preferred in (info.name, f"{info.family}/{info.name}"):
             return info
-    return next((i for i in infos if i.category == "necessary"), infos[0])
+    known = plugins()
+    return next((i for i in infos if i.family in known and known[i.family].default_category is not None
+                 and i.category == known[i.family].default_category), infos[0])
 
 
 def agent_choices(family: str) -> list[tuple[str, str]]:
     """(kind, summary) of the agents that can take a seat in ``family``."""
-    return [(k.name, k.summary) for k in agent_kinds().values() if family in k.families]
+    return [(k.name, k.summary) for k in agent_kinds().values() if k.plays(family)]
 
 
 def default_agent(family: str) -> str:
-    names = [k for k, _ in agent_choices(family) if k != "human"]  # a seat plays by itself unless asked
-    return "boltzmann" if "boltzmann" in names else (names[0] if names else "human")
+    """The seat the app fills for ``family`` when nobody chose (it plays by itself)."""
+    plugin = plugins().get(family)
+    if plugin is None:
+        return "human"
+    return plugin.app_agent or plugin.default_agent
 
 
-def facilitator_choices() -> list[str]:
-    """Facilitator kinds known to agents/registry.py (none while the ProToM layer is absent)."""
-    import agents.registry as registry
-
-    kinds = getattr(registry, "facilitator_kinds", None)
-    if callable(kinds):
-        try:
-            found = kinds()
-        except ImportError:  # the facilitator package is not installed (yet)
-            return []
-        names = list(found) if not isinstance(found, Mapping) else list(found.keys())
-        return [str(getattr(n, "name", n)) for n in names]
-    if hasattr(registry, "make_facilitator"):
-        return ["protom", "oracle", "random"]
-    return []
+def mechanism_choices(role: str, family: str | None = None) -> list[tuple[str, str]]:
+    """(kind, summary) of the mechanisms of ``role`` that work in ``family`` (any world when None)."""
+    return [(k.name, k.summary) for k in mechanism_kinds(role).values() if k.plays(family)]
 
 
-def default_facilitator(family: str | None = None) -> str:
-    """ProToM when installed and it works in ``family`` (any family when None), else none."""
-    choices = facilitator_choices()
-    if "protom" not in choices:
-        return NO_FACILITATOR
-    if family is not None:
-        import agents.registry as registry
-
-        kind = registry.facilitator_kinds().get("protom")
-        if kind is not None and family not in kind.families:
-            return NO_FACILITATOR
-    return "protom"
+def default_mechanism(role: str, family: str | None) -> str:
+    """The world's default mechanism of ``role`` when it is available, else none."""
+    plugin = plugins().get(family) if family else None
+    available = {k for k, _ in mechanism_choices(role, family)}
+    for spec in (plugin.default_mechanisms if plugin else ()):
+        if spec.split(":", 1)[0] in available:
+            return spec
+    return NONE
 
 
-def facilitator_works(spec: str, family: str) -> bool:
-    """False when ``spec`` names a facilitator kind that does not work in ``family``."""
-    kind = (spec or NO_FACILITATOR).split(":", 1)[0].strip()
-    if kind == NO_FACILITATOR:
+def mechanism_works(spec: str, family: str) -> bool:
+    """False when ``spec`` names a mechanism kind that does not work in ``family``."""
+    kind = (spec or NONE).split(":", 1)[0].strip()
+    if kind == NONE:
         return True
-    import agents.registry as registry
-
-    kinds = registry.facilitator_kinds() if hasattr(registry, "facilitator_kinds") else {}
-    return kind not in kinds or family in kinds[kind].families
+    kinds = mechanism_kinds()
+    return kind not in kinds or kinds[kind].plays(family)
 
 
-def make_facilitator(spec: str, world: World) -> Facilitator | None:
-    if not spec or spec == NO_FACILITATOR:
-        return None
-    import agents.registry as registry
+def make_mechanisms(specs: Sequence[str], world: World) -> list[Mechanism]:
+    """Mechanisms for ``specs`` (``none`` and empty entries left out); each gets a distinct name."""
+    from agents.registry import make_mechanisms as make
 
-    maker = getattr(registry, "make_facilitator", None)
-    if maker is None:
-        raise ValueError("no facilitator is available in this installation (agents/registry.py has no "
-                         "make_facilitator)")
-    try:
-        return maker(spec, world.family)
-    except TypeError:
-        return maker(spec)
+    return make([s for s in specs if s and s.strip() != NONE], world.family)
 
 
 @dataclass(frozen=True)
@@ -138,10 +128,15 @@ class SessionPlan:
     world: World
     scenario: str
     seats: Mapping[str, str]            # agent -> agent spec ("planner", "human", ...)
-    facilitator: str = NO_FACILITATOR
+    mechanisms: tuple[str, ...] = ()    # mechanism specs ("protom", "teams:theta=0.3", ...)
     seed: int = 0
     prefix: tuple[dict[str, Any], ...] = ()
     earlier_events: tuple[Event, ...] = field(default=(), repr=False)
 
     def build_seats(self) -> dict[str, Agent]:
         return {agent: make_agent(spec, self.world.family) for agent, spec in self.seats.items()}
+
+
+__all__ = ["NONE", "ROLES", "SessionPlan", "agent_choices", "category_title", "default_agent",
+           "default_mechanism", "default_scenario", "has_view", "make_mechanism", "make_mechanisms",
+           "mechanism_choices", "mechanism_works", "scan_scenarios", "scenarios"]

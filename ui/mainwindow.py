@@ -17,22 +17,22 @@ from typing import Any
 
 from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
-from PyQt6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QScrollArea, QStyle, QTabWidget,
+from PyQt6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QStyle, QTabWidget,
                              QVBoxLayout, QWidget)
 
 from agents.human import HumanAgent
-from sim.events import FeedbackEvent
+from sim.events import FeedbackEvent, MessageEvent
+from sim.plugins import plugins
 from sim.recording import RecordingError
 from sim.registry import ScenarioError
 from sim.replay import Replay
 from sim.session import Session
 from ui import catalog, errors
 from ui.catalog import SessionPlan
-from ui.panels import (EventLogPanel, FeedbackCandidatesPanel, FeedbackHistoryPanel, GoalPosteriorPanel,
-                       world_panels)
+from ui.panels import PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels
 from ui.playback import PlaybackBar
 from ui.render import Overlays, WorldRenderer, renderer_for
-from ui.render.base import ASSET_DIR
+from ui.render.base import ASSET_DIR, SECOND_SEAT_KEYS
 from ui.runner import Batch, SessionRunner
 from ui.settings import AppSettings, SettingsDialog
 from ui.setup_panel import SetupPanel
@@ -93,8 +93,15 @@ class MainWindow(QMainWindow):
         self.follow = True
         self.playing = False
         self.seat_specs: dict[str, str] = {}
-        self.facilitator_spec = catalog.NO_FACILITATOR
+        self.mechanism_specs: tuple[str, ...] = ()
         self.humans: dict[str, HumanAgent] = {}
+        #: whose eyes the map is drawn with: "auto" (the seat a person plays), "all", or an agent
+        self.viewer_choice = "auto"
+        #: the human seat the main keys drive when several wait at once (F6 cycles)
+        self.key_seat: str | None = None
+        #: panels shown for the current episode: title -> widget (tabs of the Minds dock or docks)
+        self.panel_widgets: dict[str, QWidget] = {}
+        self._panel_docks: dict[str, QDockWidget] = {}
         self.thinking: frozenset[str] = frozenset()
         self.recording_path: Path | None = None
         self.exit_when_done = False
@@ -132,15 +139,8 @@ class MainWindow(QMainWindow):
         self.setup = SetupPanel()
         self.setup.start_requested.connect(self._on_start_requested)
         self.setup_dock = self._dock("Session", self.setup, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.goals_panel = GoalPosteriorPanel()
-        goals_scroll = QScrollArea()
-        goals_scroll.setWidgetResizable(True)
-        goals_scroll.setWidget(self.goals_panel)
-        self.candidates_panel = FeedbackCandidatesPanel()
-        self.panel_tabs = QTabWidget()  # later worlds add their panels here
+        self.panel_tabs = QTabWidget()  # panels join as the episode's minds report what they show
         self.panel_tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.panel_tabs.addTab(goals_scroll, "Goal inference")
-        self.panel_tabs.addTab(self.candidates_panel, "Feedback candidates")
         self.usage_panel = LLMUsagePanel()
         self.panel_tabs.addTab(self.usage_panel, "LLM usage")
         self.minds_dock = self._dock("Minds", self.panel_tabs, Qt.DockWidgetArea.RightDockWidgetArea)
@@ -246,6 +246,8 @@ class MainWindow(QMainWindow):
         a("accept_feedback", "Accept feedback", ["Return", "Enter"], self.toast.accept_feedback)
         a("ignore_feedback", "Ignore feedback", "Escape", self.toast.ignore_feedback)
         a("keys", "Keyboard shortcuts", "F1", self.show_keys)
+        a("how_to_play", "How to play this world", "Shift+F1", self.show_rules)
+        a("next_seat", "Give the main keys to the next human seat", "F6", self.next_key_seat)
 
     def _make_menus(self) -> None:
         acts = self.actions_by_name
@@ -270,11 +272,42 @@ class MainWindow(QMainWindow):
         menu.addAction(acts["ignore_feedback"])
         menu = self.menuBar().addMenu("&View")
         menu.addAction(acts["show_plans"])
+        self.viewer_menu = menu.addMenu("View &as")
+        self.viewer_menu.aboutToShow.connect(self._fill_viewer_menu)
         menu.addSeparator()
         for dock in (self.setup_dock, self.minds_dock, self.feedback_dock, self.log_dock):
             menu.addAction(dock.toggleViewAction())
         menu = self.menuBar().addMenu("&Help")
         menu.addAction(acts["keys"])
+        menu.addAction(acts["how_to_play"])
+
+    def _fill_viewer_menu(self) -> None:
+        """Everyone, each seat (fog of war: what it observes), or automatic."""
+        self.viewer_menu.clear()
+        agents = list(self.timeline.world.agents) if self.timeline is not None else []
+        for choice, label in [("auto", "Automatic (the seat you play)"), ("all", "Everything"),
+                              *[(a, f"{a}'s eyes") for a in agents]]:
+            action = self.viewer_menu.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(choice == self.viewer_choice)
+            action.triggered.connect(lambda _c=False, c=choice: self.set_viewer(c))
+
+    def set_viewer(self, choice: str) -> None:
+        """Draw the map as ``choice`` sees it ("all", "auto" or an agent's name)."""
+        self.viewer_choice = choice
+        self._update_overlays()
+        self.view.show_state(self.view.state)
+
+    def viewer(self) -> str | None:
+        """The agent whose eyes the map is drawn with, or None for everything."""
+        if self.viewer_choice == "all" or self.timeline is None:
+            return None
+        if self.viewer_choice != "auto":
+            return self.viewer_choice if self.viewer_choice in self.timeline.world.agents else None
+        if len(self.humans) == 1:
+            return next(iter(self.humans))
+        waiting = self.humans_to_move()
+        return waiting[0] if len(waiting) == 1 else None
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -322,12 +355,12 @@ class MainWindow(QMainWindow):
         try:
             if step is not None and self.timeline is not None:
                 plan = SessionPlan(world=self.timeline.world, scenario=self.timeline.scenario,
-                                   seats=choice["seats"], facilitator=choice["facilitator"], seed=choice["seed"],
+                                   seats=choice["seats"], mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"],
                                    prefix=tuple(self.timeline.joint_actions(step)),
                                    earlier_events=tuple(self.timeline.events_until(step)))
             else:
                 plan = SessionPlan(world=choice["world"], scenario=choice["scenario"], seats=choice["seats"],
-                                   facilitator=choice["facilitator"], seed=choice["seed"])
+                                   mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"])
             self.start_session(plan)
         except (ValueError, LookupError, TypeError) as exc:
             self.setup.show_error(str(exc))
@@ -338,8 +371,8 @@ class MainWindow(QMainWindow):
     def start_session(self, plan: SessionPlan, playing: bool = True) -> Session:
         """Start a live session (raises ValueError with a message a person can act on)."""
         seats = plan.build_seats()
-        facilitator = catalog.make_facilitator(plan.facilitator, plan.world)
-        session = Session(plan.world, seats, seed=plan.seed, scenario=plan.scenario, facilitator=facilitator,
+        mechanisms = catalog.make_mechanisms(plan.mechanisms, plan.world)
+        session = Session(plan.world, seats, seed=plan.seed, scenario=plan.scenario, mechanisms=mechanisms,
                           prefix=list(plan.prefix))
         self.stop_session()
         path = None
@@ -356,7 +389,7 @@ class MainWindow(QMainWindow):
         self.session = session
         self.humans = {a: s for a, s in seats.items() if isinstance(s, HumanAgent)}
         self.seat_specs = dict(plan.seats)
-        self.facilitator_spec = plan.facilitator or catalog.NO_FACILITATOR
+        self.mechanism_specs = tuple(plan.mechanisms)
         self.recording_path = path
         self._set_timeline(timeline)
         runner = SessionRunner(session, speed=self.playback.current_speed, playing=playing,
@@ -373,7 +406,7 @@ class MainWindow(QMainWindow):
             if self.setup.world is not None and list(self.setup.world.agents) == list(plan.world.agents):
                 for agent, spec in plan.seats.items():
                     self.setup.set_seat(agent, spec)
-            self.setup.facilitator.setCurrentText(self.facilitator_spec)
+            self.setup.set_mechanisms(self.mechanism_specs)
             self.setup.seed.setValue(plan.seed)
         runner.start()
         self._update_overlays()  # a human seat's turn shows once the runner exists
@@ -415,39 +448,63 @@ class MainWindow(QMainWindow):
             self.renderer = None
             self.view.set_renderer(None)
             self.humans = {}
+            self._install_panels(None)
             self._update_controls()
             self.refresh_panels(force=True)
             return
         self.renderer = renderer_for(timeline.world)
         self.view.set_renderer(self.renderer)
-        self._install_world_panels(timeline.world.family)
-        self.goals_panel.goal_color = self.renderer.goal_color
-        self.goals_panel.agent_color = self.renderer.agent_color
+        self._install_panels(timeline)
         self.cursor = timeline.num_steps if timeline.live else 0
         self._show_cursor(animate=False)
         self.refresh_panels(force=True)
 
-    def _install_world_panels(self, family: str) -> None:
-        """The Minds dock's tabs of this world family (registered with register_world_panel)."""
-        if getattr(self, "_world_panel_family", None) == family:
-            return
-        for _title, panel in getattr(self, "world_panel_widgets", []):
-            self.panel_tabs.removeTab(self.panel_tabs.indexOf(panel))
-            panel.deleteLater()
-        for dock in getattr(self, "world_docks", []):
-            self.removeDockWidget(dock)
-            dock.deleteLater()
-        self.world_panel_widgets = world_panels(family)
-        self.world_docks = []
-        for title, panel in self.world_panel_widgets:
-            area = getattr(panel, "dock_area", None)  # a panel that wants a dock of its own (a board's controls)
-            if area is None:
-                self.panel_tabs.addTab(panel, title)
+    def _install_panels(self, timeline: Timeline | None) -> None:
+        """Start the panels of a new episode afresh: the world family's own panels at once, the
+        generic ones (goal inference, teams, messages...) as their data arrives."""
+        for title in list(self.panel_widgets):
+            widget = self.panel_widgets.pop(title)
+            dock = self._panel_docks.pop(title, None)
+            if dock is not None:
+                self.removeDockWidget(dock)
+                dock.deleteLater()
             else:
-                self.world_docks.append(self._dock(title, panel, area))
-            if hasattr(panel, "bind_window"):  # panels that send intents (a human seat's controls)
-                panel.bind_window(self)
-        self._world_panel_family = family
+                self.panel_tabs.removeTab(self.panel_tabs.indexOf(widget))
+                widget.deleteLater()
+        if timeline is not None:
+            for kind in family_panels(timeline.world.family):
+                self._add_panel(kind)
+            self._sync_panels()
+
+    def _add_panel(self, kind: PanelKind) -> QWidget:
+        panel = kind.factory()
+        area = getattr(panel, "dock_area", None)  # a panel that wants a dock of its own (a board's controls)
+        if area is None:  # before the LLM usage tab, which stays last; the first mind panel shows
+            showing_usage = self.panel_tabs.currentWidget() is self.usage_panel
+            index = self.panel_tabs.insertTab(self.panel_tabs.indexOf(self.usage_panel), panel, kind.title)
+            self.panel_tabs.setTabToolTip(index, kind.tooltip)
+            if showing_usage:
+                self.panel_tabs.setCurrentIndex(index)
+        else:
+            self._panel_docks[kind.title] = self._dock(kind.title, panel, area)
+        if hasattr(panel, "bind_window"):  # panels that send intents or read the renderer's colours
+            panel.bind_window(self)
+        self.panel_widgets[kind.title] = panel
+        return panel
+
+    def _sync_panels(self) -> None:
+        """Add the registered panels whose kind of data the episode now holds."""
+        timeline = self.timeline
+        if timeline is None:
+            return
+        for kind in PANELS:
+            if kind.title not in self.panel_widgets and kind.shows(timeline):
+                self._add_panel(kind)
+
+    def panel(self, title: str) -> QWidget | None:
+        """The panel shown under ``title`` (its inner widget when it scrolls), if any."""
+        widget = self.panel_widgets.get(title)
+        return getattr(widget, "inner", widget)
 
     def _on_batch(self, batch: Batch) -> None:
         timeline = self.timeline
@@ -538,7 +595,8 @@ class MainWindow(QMainWindow):
     def _show_replay(self, path: Path, timeline: ReplayTimeline, seconds: float) -> None:
         self.stop_session()
         self.seat_specs = {a: spec_from_description(d) for a, d in (timeline.header.get("seats") or {}).items()}
-        self.facilitator_spec = spec_from_description(timeline.header.get("facilitator")) or catalog.NO_FACILITATOR
+        self.mechanism_specs = tuple(filter(None, (spec_from_description(d)
+                                                   for d in timeline.header.get("mechanisms") or [])))
         self.humans = {}
         self.session = None
         self.recording_path = None
@@ -618,18 +676,41 @@ class MainWindow(QMainWindow):
         return isinstance(self.timeline, LiveTimeline) and self.runner is not None and not (
             self.session is not None and self.session.finished and not self.runner.alive)
 
-    def human_to_move(self) -> str | None:
-        """The human seat whose turn it is at the live edge, if any."""
+    def humans_to_move(self) -> tuple[str, ...]:
+        """Human seats whose input the episode waits for at the live edge (several at once in
+        simultaneous worlds), in seat order."""
         timeline = self.timeline
         if not self.humans or not isinstance(timeline, LiveTimeline) or self.runner is None:
-            return None
+            return ()
         if self.cursor != timeline.num_steps or timeline.outcome is not None:
-            return None
+            return ()
         state = timeline.state_at(self.cursor)
-        for agent in timeline.world.active_agents(state):
-            if agent in self.humans:
-                return agent
-        return None
+        submitted = self.runner.submitted_since_step()
+        return tuple(a for a in timeline.world.active_agents(state) if a in self.humans and a not in submitted)
+
+    def human_to_move(self) -> str | None:
+        """The human seat the main keys drive now, if any."""
+        waiting = self.humans_to_move()
+        if not waiting:
+            return None
+        return self.key_seat if self.key_seat in waiting else waiting[0]
+
+    def next_key_seat(self) -> None:
+        """Give the main keys to the next waiting human seat (several people at one keyboard)."""
+        waiting = self.humans_to_move()
+        if len(waiting) < 2:
+            return
+        current = self.human_to_move()
+        self.key_seat = waiting[(waiting.index(current) + 1) % len(waiting)]
+        self._update_overlays()
+        self.statusBar().showMessage(f"keys now play {self.key_seat}", 2000)
+
+    def second_key_seat(self) -> str | None:
+        """The seat W/A/S/D/Q/E drive when two people play at once (else None)."""
+        waiting = self.humans_to_move()
+        main = self.human_to_move()
+        others = [a for a in waiting if a != main]
+        return others[0] if len(waiting) >= 2 and others else None
 
     def _update_overlays(self) -> None:
         timeline = self.timeline
@@ -639,20 +720,28 @@ class MainWindow(QMainWindow):
         plans = {}
         for agent in timeline.world.agents:
             belief = timeline.belief_at(agent, PLAN, tick)
-            if belief is not None and belief.tick >= tick - 1 and belief.data.get("path"):
-                plans[agent] = tuple(tuple(cell) for cell in belief.data["path"])
+            if belief is not None and belief.tick >= tick - 1:
+                plans[agent] = belief.data
         active = [r for r in timeline.feedback_until(tick) if r.status_at(tick) in OPEN_STATUSES]
         human = self.human_to_move()
+        waiting = self.humans_to_move()
         legal = tuple(timeline.world.legal_actions(timeline.state_at(tick), human)) if human else ()
+        messages = tuple((e.sender, e.text) for e in timeline.log[max(0, timeline.log_count(tick) - 30):
+                                                                  timeline.log_count(tick)]
+                         if isinstance(e, MessageEvent) and e.tick >= tick - 3)
         self.view.set_overlays(Overlays(plans=plans, show_plans=self.actions_by_name["show_plans"].isChecked(),
-                                        human=human, legal=legal,
+                                        human=human, legal=legal, humans=waiting, viewer=self.viewer(),
+                                        messages=messages,
                                         feedback=dict(active[-1].event.feedback) if active else None,
                                         thinking=self.thinking if self.cursor == timeline.num_steps else frozenset(),
                                         phase=self.view.overlays.phase))
         if human:
             labels = "   ".join(f"[{i + 1}] {self.renderer.action_label(x)}" for i, x in enumerate(legal[:9]))
             keys = ", ".join(f"{b.keys}: {b.action}" for b in self.renderer.key_bindings())
-            self.action_bar.setText(f"<b>Your turn, {human}.</b>  {labels}<br><small>{keys}</small>")
+            second = self.second_key_seat()
+            also = (f"<br><b>{second}</b> plays at the same time with W/A/S/D, Q (wait) and E (interact); "
+                    "F6 swaps the seats.") if second else ""
+            self.action_bar.setText(f"<b>Your turn, {human}.</b>  {labels}<br><small>{keys}</small>{also}")
             self.action_bar.show()
         else:
             self.action_bar.hide()
@@ -775,7 +864,7 @@ class MainWindow(QMainWindow):
         seats = {a: self.seat_specs.get(a) or catalog.default_agent(timeline.world.family)
                  for a in timeline.world.agents}
         self.setup.begin_takeover(timeline.world, timeline.scenario, self.cursor, seats,
-                                  self.facilitator_spec, timeline.seed)
+                                  self.mechanism_specs, timeline.seed)
         self.show_setup()
 
     # ================================================================== human input & feedback
@@ -785,16 +874,24 @@ class MainWindow(QMainWindow):
         self.view.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _on_key(self, name: str) -> None:
-        agent = self.human_to_move()
-        if agent is None or self.renderer is None or self.runner is None:
+        """A key for a human seat: the main keys drive ``human_to_move()``; when two people play
+        at once, W/A/S/D/Q/E drive the second waiting seat."""
+        if self.renderer is None or self.runner is None or self.timeline is None:
+            return
+        agent, key = self.human_to_move(), name
+        second = self.second_key_seat()
+        if second is not None and name.lower() in SECOND_SEAT_KEYS:
+            agent, key = second, SECOND_SEAT_KEYS[name.lower()]
+        if agent is None:
             return
         state = self.timeline.state_at(self.cursor)
         legal = self.timeline.world.legal_actions(state, agent)
-        action = self.renderer.action_for_key(name, state, agent, legal)
+        action = self.renderer.action_for_key(key, state, agent, legal)
         if action is None:
             self.statusBar().showMessage(f"{name}: not possible for {agent} now", 2000)
             return
         self.runner.submit_human(agent, action)
+        self._update_overlays()
 
     def _present_feedback(self, event: FeedbackEvent) -> None:
         timeline = self.timeline
@@ -849,14 +946,13 @@ class MainWindow(QMainWindow):
         if key == self._panel_key and not force:
             return
         self._panel_key = key
-        self.goals_panel.show_at(timeline, self.cursor)
+        self._sync_panels()
         self.log_panel.show_at(timeline, self.cursor)
         self.feedback_panel.show_at(timeline, self.cursor)
-        self.candidates_panel.show_at(timeline, self.cursor)
         self.usage_panel.show_at(timeline, self.cursor)
         prompt, completion = self.usage_panel.totals()
         self.tokens_label.setText(f"LLM tokens {prompt}+{completion}" if prompt or completion else "")
-        for _title, panel in getattr(self, "world_panel_widgets", []):
+        for panel in list(self.panel_widgets.values()):
             panel.show_at(timeline, self.cursor)
 
     def _show_error(self, message: str) -> None:
@@ -897,6 +993,26 @@ class MainWindow(QMainWindow):
         label.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         label.setParent(self, Qt.WindowType.Tool)
         label.show()
+
+    def show_rules(self) -> None:
+        """The rules of the shown world, in plain words, with its keys."""
+        family = self.timeline.world.family if self.timeline is not None else None
+        found = plugins().get(family) if family else None
+        if found is None:
+            self.statusBar().showMessage("open a scenario or a recording first", 3000)
+            return
+        keys = "".join(f"<tr><td><b>{b.keys}</b></td><td>{b.action}</td></tr>"
+                       for b in (self.renderer.key_bindings() if self.renderer else []))
+        label = QLabel(f"<h3>{found.title}</h3><p>{found.rules_text}</p>"
+                       + (f"<p><b>Keys for a human seat</b></p><table>{keys}</table>" if keys else ""))
+        label.setWordWrap(True)
+        label.setMaximumWidth(520)
+        label.setWindowTitle(f"How to play: {found.title}")
+        label.setContentsMargins(12, 12, 12, 12)
+        label.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        label.setParent(self, Qt.WindowType.Tool)
+        label.show()
+        self.rules_label = label
 
     # ================================================================== shutdown
 

@@ -6,6 +6,7 @@ when the timeline or the cursor changed."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,9 +23,43 @@ FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 1
                    (239, 83, 80), (141, 110, 99), (212, 225, 87)]
 
 
+GOAL_POSTERIOR = "goal_posterior"
+
+
+class GoalSeries:
+    """One agent's goal posterior over time, as a mind reported it."""
+
+    def __init__(self) -> None:
+        self.goals: list[str] = []
+        self.ticks: list[int] = []
+        self.rows: list[list[float]] = []
+
+    def add(self, tick: int, goals: dict[str, float]) -> None:
+        for g in goals:
+            if g not in self.goals:
+                self.goals.append(g)
+                for row in self.rows:
+                    row.append(0.0)
+        row = [float(goals.get(g, 0.0)) for g in self.goals]
+        if self.ticks and self.ticks[-1] == tick:
+            self.rows[-1] = row
+        else:
+            self.ticks.append(tick)
+            self.rows.append(row)
+
+    def until(self, tick: int, last: int | None = None) -> tuple[list[int], np.ndarray]:
+        """Ticks and probabilities (rows x goals) reported at or before ``tick``."""
+        import bisect
+
+        n = bisect.bisect_right(self.ticks, tick)
+        start = 0 if last is None else max(0, n - last)
+        return self.ticks[start:n], np.asarray(self.rows[start:n], dtype=float).reshape(-1, len(self.goals))
+
+
 class GoalPosteriorPanel(QWidget):
-    """For each agent, the facilitator's belief about its goal: the current probabilities as
-    bars, and their history as stacked columns, one per step (the newest on the right)."""
+    """For each agent, a mind's belief about its goal (``goal_posterior`` snapshots, whoever
+    emits them): the current probabilities as bars, and their history as stacked columns,
+    one per step (the newest on the right)."""
 
     ROW_HEIGHT = 92
 
@@ -34,17 +69,33 @@ class GoalPosteriorPanel(QWidget):
         self.tick = 0
         self.goal_color: Callable[[str], tuple[int, int, int] | None] = lambda goal: None
         self.agent_color: Callable[[str], tuple[int, int, int]] = lambda agent: (200, 200, 200)
+        self.series: dict[str, GoalSeries] = {}
+        self._read = (None, 0)  # (timeline, snapshots read into ``series``)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         self.setMinimumHeight(120)
         self.paints = 0
+        self.window_: Any = None
+
+    def bind_window(self, window: Any) -> None:
+        self.window_ = window
 
     def sizeHint(self) -> QSize:
         return QSize(360, 2 * self.ROW_HEIGHT + 30)
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
         self.timeline, self.tick = timeline, tick
-        rows = len(timeline.goal_series) if timeline is not None else 0
-        self.setMinimumHeight(max(120, rows * self.ROW_HEIGHT + 12))
+        renderer = getattr(self.window_, "renderer", None)
+        if renderer is not None:
+            self.goal_color, self.agent_color = renderer.goal_color, renderer.agent_color
+        snapshots = timeline.belief_log.get(GOAL_POSTERIOR, []) if timeline is not None else []
+        seen_timeline, read = self._read
+        if seen_timeline is not timeline or read > len(snapshots):
+            self.series, read = {}, 0
+        for event in snapshots[read:]:
+            if isinstance(event.data.get("goals"), dict):
+                self.series.setdefault(str(event.data.get("agent")), GoalSeries()).add(event.tick, event.data["goals"])
+        self._read = (timeline, len(snapshots))
+        self.setMinimumHeight(max(120, len(self.series) * self.ROW_HEIGHT + 12))
         self.update()
 
     def _color(self, goal: str, index: int) -> QColor:
@@ -61,16 +112,15 @@ class GoalPosteriorPanel(QWidget):
             small = QFont(self.font())
             small.setPointSizeF(max(7.0, small.pointSizeF() * 0.9))
             p.setFont(small)
-            if tl is None or not tl.goal_series:
+            if tl is None or not self.series:
                 p.setPen(QColor(110, 116, 128))
                 p.drawText(self.rect().adjusted(10, 10, -10, -10), Qt.TextFlag.TextWordWrap,
-                           "The facilitator's goal inference appears here (choose a facilitator such "
-                           "as protom when starting a session).")
+                           "Goal inference appears here once a mind reports it.")
                 return
             width = self.width()
             y = 6
-            for agent in sorted(tl.goal_series):
-                series = tl.goal_series[agent]
+            for agent in sorted(self.series):
+                series = self.series[agent]
                 self._paint_agent(p, agent, series, y, width)
                 y += self.ROW_HEIGHT
         finally:
@@ -85,7 +135,7 @@ class GoalPosteriorPanel(QWidget):
         p.drawText(8, y + 12, f"{agent}")
         p.restore()
         p.setPen(QColor(110, 116, 128))
-        p.drawText(8 + 8 * (len(agent) + 2), y + 12, "goal as the facilitator sees it")
+        p.drawText(8 + 8 * (len(agent) + 2), y + 12, "goal as inferred by the watching mind")
         top, height = y + 18, self.ROW_HEIGHT - 28
         bars_w = min(150, width // 3)
         goals = series.goals
@@ -236,6 +286,36 @@ def read_only_table(table: QTableWidget, columns: Sequence[str], stretch: int | 
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
 
 
+class MessageLogPanel(QTableWidget):
+    """Every message so far: when, who to whom, the text, and what it cost."""
+
+    COLUMNS = ("tick", "from", "to", "message", "words", "cost")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(0, len(self.COLUMNS), parent)
+        read_only_table(self, self.COLUMNS, stretch=3)
+        self._shown: tuple = ()
+
+    def show_at(self, timeline: Timeline | None, tick: int) -> None:
+        events = [e for e in timeline.log[:timeline.log_count(tick)]
+                  if isinstance(e, MessageEvent)] if timeline is not None else []
+        rows = tuple((e.tick, e.sender, ", ".join(e.recipients), e.text, e.words, e.cost) for e in events)
+        if rows == self._shown:
+            return
+        self._shown = rows
+        self.setRowCount(len(rows))
+        for i, row in enumerate(rows):
+            for j, value in enumerate(row):
+                item = QTableWidgetItem(f"{value:g}" if isinstance(value, float) else str(value))
+                if j == 3:
+                    item.setToolTip(str(value))
+                self.setItem(i, j, item)
+        self.scrollToBottom()
+
+    def texts(self) -> list[str]:
+        return [row[3] for row in self._shown]
+
+
 STATUS_LABELS = {"sent": "sent", "accepted": "accepted", "ignored": "Ignored", "completed": "Completed",
                  "not_executable": "Not Executable"}
 
@@ -275,8 +355,9 @@ class FeedbackHistoryPanel(QTableWidget):
 
 
 class FeedbackCandidatesPanel(QWidget):
-    """The facilitator's last evaluation of possible feedback (ProToM's expected utility of each
-    candidate and the divergence it would cause), as of the shown step."""
+    """A facilitator's last evaluation of possible feedback (``feedback_candidates`` snapshots:
+    the expected utility of each candidate and the divergence it would cause), as of the
+    shown step."""
 
     COLUMNS = ("to", "suggestion", "utility", "divergence", "")
 
@@ -295,19 +376,18 @@ class FeedbackCandidatesPanel(QWidget):
         self._shown: Any = None
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
-        belief = timeline.belief_at("facilitator", "feedback_candidates", tick) if timeline is not None else None
+        belief = timeline.latest_belief("feedback_candidates", tick) if timeline is not None else None
         if belief is self._shown:
             return
         self._shown = belief
         if belief is None:
-            self.caption.setText("No feedback has been weighed yet (a ProToM facilitator lists its candidates "
-                                 "here with their expected utility).")
+            self.caption.setText("No feedback has been weighed yet.")
             self.table.setRowCount(0)
             return
         data = belief.data
         rows = list(data.get("candidates") or [])
         chosen = data.get("chosen")
-        self.caption.setText(f"Candidates weighed after step {belief.tick}"
+        self.caption.setText(f"Candidates {belief.owner} weighed after step {belief.tick}"
                              + (f"  (φ = {data['phi']}, ε = {data['eps']})" if "phi" in data and "eps" in data else ""))
         self.table.setRowCount(len(rows))
         order = sorted(range(len(rows)), key=lambda k: -(rows[k].get("utility") or 0.0))
@@ -324,15 +404,76 @@ class FeedbackCandidatesPanel(QWidget):
                 self.table.setItem(i, j, item)
 
 
-# Panels of one world family (a TradeCraft value chart, a kitchen's belief table...) join the
-# Minds dock as tabs while an episode of that family is shown. A panel is a QWidget with
-# ``show_at(timeline, tick)``, called at the panel refresh rate when something changed.
-WORLD_PANELS: dict[str, list[tuple[str, Callable[[], QWidget]]]] = {}
+# ---------------------------------------------------------------------- the panel registry
+# A panel registers for what it shows (a kind of belief snapshot, or a type of event), not for a
+# world: the window adds it to the Minds dock as soon as the shown episode has that kind of
+# data, in any world. Panels only one world family has are named by its plug-in (``panels``).
+# A panel is a QWidget with ``show_at(timeline, tick)``, called when something changed; it may
+# have ``bind_window(window)`` (to send intents, or read the renderer's colours) and
+# ``dock_area`` (a dock of its own instead of a tab).
 
 
-def register_world_panel(family: str, title: str, factory: Callable[[], QWidget]) -> None:
-    WORLD_PANELS.setdefault(family, []).append((title, factory))
+@dataclass(frozen=True)
+class PanelKind:
+    title: str
+    factory: Callable[[], QWidget]
+    #: does this timeline hold what the panel shows?
+    shows: Callable[[Timeline], bool]
+    tooltip: str = ""
 
 
-def world_panels(family: str) -> list[tuple[str, QWidget]]:
-    return [(title, factory()) for title, factory in WORLD_PANELS.get(family, [])]
+PANELS: list[PanelKind] = []
+
+
+def register_panel(title: str, factory: Callable[[], QWidget], *, belief_kind: str | None = None,
+                   event_type: str | None = None, tooltip: str = "") -> PanelKind:
+    """Show ``factory()``'s panel for every episode with ``belief_kind`` snapshots or
+    ``event_type`` events."""
+    if (belief_kind is None) == (event_type is None):
+        raise ValueError("a panel registers for exactly one belief_kind or event_type")
+    if belief_kind is not None:
+        kind = PanelKind(title, factory, lambda tl, k=belief_kind: tl.has_belief_kind(k), tooltip)
+    else:
+        kind = PanelKind(title, factory, lambda tl, t=event_type: tl.event_count(t) > 0, tooltip)
+    for i, existing in enumerate(PANELS):
+        if existing.title == title:
+            PANELS[i] = kind
+            return kind
+    PANELS.append(kind)
+    return kind
+
+
+def family_panels(family: str) -> list[PanelKind]:
+    """The panels a world family's plug-in names (always shown for that family)."""
+    from sim.plugins import plugins, resolve
+
+    found = plugins().get(family)
+    kinds = []
+    for reference in (found.panels if found else ()):
+        cls = resolve(reference)
+        kinds.append(PanelKind(getattr(cls, "panel_title", cls.__name__), cls, lambda tl: True,
+                               getattr(cls, "panel_tooltip", "")))
+    return kinds
+
+
+register_panel("Goal inference", lambda: _scrolled(GoalPosteriorPanel()), belief_kind="goal_posterior",
+               tooltip="What a facilitator believes each agent wants: the current probability of each "
+                       "goal, and how it changed step by step")
+register_panel("Feedback candidates", lambda: FeedbackCandidatesPanel(), belief_kind="feedback_candidates",
+               tooltip="The suggestions a facilitator weighed: the time each would save (utility) and how "
+                       "much it would change what the agent does (divergence)")
+register_panel("Messages", lambda: MessageLogPanel(), event_type="message",
+               tooltip="Every message agents sent, with its cost and size")
+
+
+def _scrolled(panel: QWidget) -> QWidget:
+    from PyQt6.QtWidgets import QScrollArea
+
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    area.setWidget(panel)
+    area.show_at = panel.show_at  # type: ignore[attr-defined]
+    area.inner = panel  # type: ignore[attr-defined]
+    if hasattr(panel, "bind_window"):
+        area.bind_window = panel.bind_window  # type: ignore[attr-defined]
+    return area

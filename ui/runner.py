@@ -57,10 +57,13 @@ class SessionRunner(QObject):
         self._speed = max(0.1, float(speed))
         self._pending: list[Event] = []
         self._pending_lock = threading.Lock()
+        self._submitted: set[str] = set()  # human seats that gave their action for this step
         self.writer: RecordingWriter | None = None
         if recording_path is not None:
             self.writer = RecordingWriter.attach(session, recording_path)
         session.subscribe(self._collect)
+        for agent, human in self.humans.items():  # a refused action: that person moves again
+            human.on_refused = lambda _action, _reason, a=agent: self._refused(a)
         self._thread = threading.Thread(target=self._run, name="tom-arena-session", daemon=True)
 
     # ------------------------------------------------------------ GUI thread
@@ -89,11 +92,22 @@ class SessionRunner(QObject):
 
     def submit_human(self, agent: str, action: Any) -> None:
         """Queue a person's action; it is taken at once, even while the episode is paused."""
+        with self._pending_lock:
+            self._submitted.add(agent)
         self.humans[agent].submit(action)
         with self._cond:
             if not self._playing:
                 self._step_requests += 1
             self._cond.notify_all()
+
+    def submitted_since_step(self) -> frozenset[str]:
+        """Human seats whose action for the coming step is queued or taken."""
+        with self._pending_lock:
+            return frozenset(self._submitted)
+
+    def _refused(self, agent: str) -> None:
+        with self._pending_lock:
+            self._submitted.discard(agent)
 
     def decide_feedback(self, agent: str, feedback_id: int, accept: bool) -> None:
         self.humans[agent].decide(feedback_id, accept)
@@ -179,8 +193,8 @@ class SessionRunner(QObject):
                 else:
                     thinking(frozenset(a for a in session.waiting_for() if a not in self.humans))
                 if status is TickStatus.ADVANCED:
-                    for human in self.humans.values():
-                        human.observe_state(session.state)
+                    with self._pending_lock:
+                        self._submitted.clear()
                     last_step = time.monotonic()
                     with self._cond:
                         if self._step_requests > 0:

@@ -1,10 +1,11 @@
 """The session panel: a scenario browser (by world and category, with a preview), a seat
-for each agent (planners, LLM agents, human), the facilitator, the seed, and Start.
+for each agent (planners, LLM agents, human), a mechanism per role (facilitator, teams),
+the seed, and Start.
 The same panel sets up "take over from here" from a replayed or live step."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pygame
@@ -13,15 +14,12 @@ from PyQt6.QtGui import QImage, QPixmap
 from PyQt6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QPushButton, QSpinBox,
                              QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
-from sim.registry import ScenarioError, ScenarioInfo, families, load_scenario
+from sim.plugins import plugins
+from sim.registry import ScenarioError, ScenarioInfo, load_scenario
 from sim.world import World
 from ui import catalog
 from ui.render import renderer_for
 from ui.worldview import init_pygame
-
-CATEGORY_TITLES = {"necessary": "feedback necessary", "useful": "feedback useful",
-                   "not_needed": "feedback not needed", None: "other"}
-
 
 def preview_pixmap(world: World, width: int = 300, height: int = 200) -> QPixmap:
     """A small picture of a world's first state (a copy is fine here: drawn once)."""
@@ -36,7 +34,7 @@ def preview_pixmap(world: World, width: int = 300, height: int = 200) -> QPixmap
 
 
 class SetupPanel(QWidget):
-    #: {"world", "scenario", "seats", "facilitator", "seed", "takeover"}
+    #: {"world", "scenario", "seats", "mechanisms", "seed", "takeover"}
     start_requested = pyqtSignal(dict)
     takeover_cancelled = pyqtSignal()
 
@@ -69,14 +67,18 @@ class SetupPanel(QWidget):
         self.seat_boxes: dict[str, QComboBox] = {}
 
         options = QFormLayout()
-        self.facilitator = QComboBox()
-        self.facilitator.setEditable(True)
-        self.facilitator.addItem(catalog.NO_FACILITATOR)
-        for kind in catalog.facilitator_choices():
-            self.facilitator.addItem(kind)
-        self.facilitator.setCurrentText(catalog.default_facilitator())
-        self.facilitator.setToolTip("who watches, infers goals and sends feedback (KIND or KIND:param=value,...)")
-        options.addRow("Facilitator", self.facilitator)
+        #: one editable choice per mechanism role ("facilitator", "team")
+        self.mechanism_boxes: dict[str, QComboBox] = {}
+        tips = {"facilitator": "who watches, infers goals and sends feedback (KIND or KIND:param=value,...)",
+                "team": "who forms teams from how well agents predict each other (KIND or KIND:param=value,...)"}
+        for role, label in catalog.ROLES:
+            box = QComboBox()
+            box.setEditable(True)
+            box.setToolTip(tips.get(role, "KIND or KIND:param=value,..."))
+            self.mechanism_boxes[role] = box
+            options.addRow(label, box)
+        self.facilitator = self.mechanism_boxes["facilitator"]
+        self._fill_mechanisms(None)
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         options.addRow("Seed", self.seed)
@@ -113,7 +115,7 @@ class SetupPanel(QWidget):
     def load_scenarios(self, infos: list[ScenarioInfo], select: str = "") -> None:
         self.infos = infos
         self.tree.clear()
-        titles = {name: fam.title for name, fam in families().items()}
+        titles = {name: fam.title for name, fam in plugins().items()}
         groups: dict[tuple[str, Any], QTreeWidgetItem] = {}
         worlds: dict[str, QTreeWidgetItem] = {}
         chosen = None
@@ -125,7 +127,7 @@ class SetupPanel(QWidget):
             key = (info.family, info.category)
             group = groups.get(key)
             if group is None:
-                group = groups[key] = QTreeWidgetItem(world_item, [CATEGORY_TITLES.get(info.category, str(info.category))])
+                group = groups[key] = QTreeWidgetItem(world_item, [catalog.category_title(info.family, info.category)])
                 group.setExpanded(True)
             item = QTreeWidgetItem(group, [info.name, ", ".join(info.agents)])
             item.setData(0, Qt.ItemDataRole.UserRole, info)
@@ -159,8 +161,7 @@ class SetupPanel(QWidget):
                   seats: Mapping[str, str] | None = None) -> None:
         self.world, self.scenario = world, scenario
         self.preview.setPixmap(preview_pixmap(world))
-        if not catalog.facilitator_works(self.facilitator.currentText(), world.family):
-            self.facilitator.setCurrentText(catalog.default_facilitator(world.family))
+        self._fill_mechanisms(world.family)
         self.description.setText(f"<b>{title or scenario}</b><br>{description}")
         while self.seats_form.rowCount():
             self.seats_form.removeRow(0)
@@ -177,6 +178,33 @@ class SetupPanel(QWidget):
             self.seat_boxes[agent] = box
             self.seats_form.addRow(f"Seat {agent}", box)
 
+    def _fill_mechanisms(self, family: str | None) -> None:
+        """Offer the mechanisms that work in ``family``; keep a choice that still works."""
+        for role, box in self.mechanism_boxes.items():
+            current = box.currentText().strip()
+            box.blockSignals(True)
+            box.clear()
+            box.addItem(catalog.NONE)
+            for kind, summary in catalog.mechanism_choices(role, family):
+                box.addItem(kind)
+                box.setItemData(box.count() - 1, summary, Qt.ItemDataRole.ToolTipRole)
+            keep = current and current != catalog.NONE and (family is None or catalog.mechanism_works(current, family))
+            box.setCurrentText(current if keep else catalog.default_mechanism(role, family))
+            box.blockSignals(False)
+
+    def set_mechanisms(self, specs: Sequence[str]) -> None:
+        """Show ``specs`` in the boxes of their roles (none where a role has no spec)."""
+        from agents.registry import mechanism_kinds
+
+        kinds = mechanism_kinds()
+        for role, box in self.mechanism_boxes.items():
+            chosen = [s for s in specs if getattr(kinds.get(s.split(":", 1)[0]), "role", None) == role]
+            box.setCurrentText(chosen[0] if chosen else catalog.NONE)
+
+    def mechanisms(self) -> tuple[str, ...]:
+        return tuple(t for t in (box.currentText().strip() for box in self.mechanism_boxes.values())
+                     if t and t != catalog.NONE)
+
     def set_seat(self, agent: str, spec: str) -> None:
         self.seat_boxes[agent].setCurrentText(spec)
 
@@ -186,14 +214,14 @@ class SetupPanel(QWidget):
     # ------------------------------------------------------------------ take over
 
     def begin_takeover(self, world: World, scenario: str, step: int, seats: Mapping[str, str],
-                       facilitator: str, seed: int) -> None:
+                       mechanisms: Sequence[str], seed: int) -> None:
         """Set up a live session that continues ``scenario`` from ``step``."""
         self.takeover_step = step
         self.tree.setEnabled(False)
         self.set_world(world, scenario, title=scenario,
                        description=f"Continue from step {step}: change any seat (e.g. to human) and press "
                                    "Take over.", seats=seats)
-        self.facilitator.setCurrentText(facilitator or catalog.NO_FACILITATOR)
+        self.set_mechanisms(mechanisms)
         self.seed.setValue(seed)
         self.banner.setText(f"Take over {scenario} from step {step}")
         self.banner.show()
@@ -217,7 +245,7 @@ class SetupPanel(QWidget):
             return
         self.error.clear()
         self.start_requested.emit({"world": self.world, "scenario": self.scenario, "seats": self.seats(),
-                                   "facilitator": self.facilitator.currentText().strip(),
+                                   "mechanisms": self.mechanisms(),
                                    "seed": int(self.seed.value()), "takeover": self.takeover_step})
 
     def show_error(self, message: str) -> None:

@@ -65,10 +65,10 @@ def first_feedback_target(scenario: str, facilitator: str) -> str | None:
     from ui import catalog
 
     world, _ = load_scenario(scenario)
-    fac = catalog.make_facilitator(facilitator, world)
+    fac = catalog.make_mechanism(facilitator, world.family)
     if fac is None:
         return None
-    session = Session(world, {a: make_agent("planner") for a in world.agents}, seed=0, facilitator=fac)
+    session = Session(world, {a: make_agent("planner") for a in world.agents}, seed=0, mechanisms=[fac])
     session.run()
     return next((e.target for e in session.events if isinstance(e, FeedbackEvent)), None)
 
@@ -93,13 +93,13 @@ def take(out: Path) -> list[Path]:
     infos = list_scenarios()
     necessary = next((i for i in infos if i.category == "necessary" and i.family == "dkg"), None)
     info = necessary or catalog.default_scenario(infos)
-    facilitator = catalog.default_facilitator()
+    facilitator = catalog.default_mechanism("facilitator", info.family)
     world, name = load_scenario(str(info.path))
     window.setup.select_scenario(name)
 
     # 1. agents playing with the facilitator watching
     window.start_session(SessionPlan(world=world, scenario=name, seats={a: "boltzmann" for a in world.agents},
-                                     facilitator=facilitator, seed=3))
+                                     mechanisms=(facilitator,), seed=3))
     _wait(app, lambda: window.timeline.num_steps >= 9, 30)
     window.set_playing(False)
     grab("live.png")
@@ -114,7 +114,7 @@ def take(out: Path) -> list[Path]:
     world, name = load_scenario(str(info.path))
     seats = {a: "planner" for a in world.agents}
     seats[target] = "human"
-    window.start_session(SessionPlan(world=world, scenario=name, seats=seats, facilitator=facilitator, seed=0))
+    window.start_session(SessionPlan(world=world, scenario=name, seats=seats, mechanisms=(facilitator,), seed=0))
     _wait(app, lambda: window.human_to_move() == target, 30)
     planner = planner_for(world)
     end = time.monotonic() + 60

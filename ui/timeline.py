@@ -1,8 +1,7 @@
 """A Timeline: every state and every recorded event of one episode, live or replayed.
 
 The views read a Timeline at a cursor (a step number): the state after ``k`` steps,
-the events recorded up to then, the facilitator's goal posteriors over time, each
-agent's latest plan. A live session appends to its Timeline as its worker thread
+the events recorded up to then, and every mind's belief snapshots by owner and kind. A live session appends to its Timeline as its worker thread
 publishes; a recording is served through ``sim.replay.Replay`` (keyframes, so any
 step is a few world steps away). Both answer the same questions, so the same views
 show both, and "take over from here" reads the joint actions up to the cursor.
@@ -11,20 +10,18 @@ show both, and "take over from here" reads the joint actions up to the cursor.
 from __future__ import annotations
 
 import bisect
-from collections import defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 
 from sim.events import (BeliefEvent, Event, FeedbackEvent, FeedbackStatusEvent, ObservationEvent,
                         OutcomeEvent, StepEvent)
 from sim.replay import Replay
 from sim.world import World
 
-GOAL_POSTERIOR = "goal_posterior"
-PLAN = "plan"
+PLAN = "plan"  # the belief kind of an agent's planned path, drawn on the map
 
 
 def display_tick(event: Event) -> int:
@@ -46,34 +43,6 @@ class FeedbackRecord:
         return current
 
 
-class GoalSeries:
-    """One agent's goal posterior over time, as the facilitator reported it."""
-
-    def __init__(self) -> None:
-        self.goals: list[str] = []
-        self.ticks: list[int] = []
-        self.rows: list[list[float]] = []
-
-    def add(self, tick: int, goals: dict[str, float]) -> None:
-        for g in goals:
-            if g not in self.goals:
-                self.goals.append(g)
-                for row in self.rows:
-                    row.append(0.0)
-        row = [float(goals.get(g, 0.0)) for g in self.goals]
-        if self.ticks and self.ticks[-1] == tick:
-            self.rows[-1] = row
-        else:
-            self.ticks.append(tick)
-            self.rows.append(row)
-
-    def until(self, tick: int, last: int | None = None) -> tuple[list[int], np.ndarray]:
-        """Ticks and probabilities (rows x goals) reported at or before ``tick``."""
-        n = bisect.bisect_right(self.ticks, tick)
-        start = 0 if last is None else max(0, n - last)
-        return self.ticks[start:n], np.asarray(self.rows[start:n], dtype=float).reshape(-1, len(self.goals))
-
-
 class Timeline:
     """Shared bookkeeping of events; subclasses provide the states."""
 
@@ -91,8 +60,10 @@ class Timeline:
         self.log_ticks: list[int] = []
         self.feedback: dict[int, FeedbackRecord] = {}
         self.feedback_ticks: list[int] = []
-        self.goal_series: dict[str, GoalSeries] = defaultdict(GoalSeries)
         self._beliefs: dict[tuple[str, str], tuple[list[int], list[BeliefEvent]]] = {}
+        #: every belief snapshot of a kind, in the order they were emitted
+        self.belief_log: dict[str, list[BeliefEvent]] = {}
+        self.type_counts: Counter[str] = Counter()
         self.outcome: OutcomeEvent | None = None
         self.version = 0  # bumped on every change, so views redraw only when needed
 
@@ -119,17 +90,17 @@ class Timeline:
         self.version += 1
 
     def _index(self, event: Event) -> None:
+        self.type_counts[event.type] += 1
         if not isinstance(event, ObservationEvent):
             self.events.append(event)
         if isinstance(event, BeliefEvent):
+            self.belief_log.setdefault(event.kind, []).append(event)
             ticks, evs = self._beliefs.setdefault((event.owner, event.kind), ([], []))
             if ticks and ticks[-1] == event.tick:
                 evs[-1] = event
             else:
                 ticks.append(event.tick)
                 evs.append(event)
-            if event.kind == GOAL_POSTERIOR and isinstance(event.data.get("goals"), dict):
-                self.goal_series[str(event.data.get("agent"))].add(event.tick, event.data["goals"])
             return
         if isinstance(event, ObservationEvent):
             return
@@ -159,6 +130,17 @@ class Timeline:
 
     def belief_owners(self, kind: str) -> list[str]:
         return [owner for owner, k in self._beliefs if k == kind]
+
+    def has_belief_kind(self, kind: str) -> bool:
+        return kind in self.belief_log
+
+    def latest_belief(self, kind: str, tick: int) -> BeliefEvent | None:
+        """The newest snapshot of ``kind`` at or before ``tick``, whoever its owner."""
+        found = [b for b in (self.belief_at(o, kind, tick) for o in self.belief_owners(kind)) if b is not None]
+        return max(found, key=lambda b: b.tick) if found else None
+
+    def event_count(self, event_type: str) -> int:
+        return self.type_counts[event_type]
 
     def events_until(self, tick: int) -> list[Event]:
         return [e for e in self.events if display_tick(e) <= tick and not isinstance(e, OutcomeEvent)]

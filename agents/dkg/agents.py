@@ -15,7 +15,6 @@ import numpy as np
 from agents.dkg.planner import INF, DKGPlanner, Plan, Task
 from sim.dkg.world import DKGObservation, DKGState, DKGWorld
 from sim.events import FeedbackStatusEvent
-from agents.registry import AgentKind
 from sim.seats import Agent, Feedback, SeatContext
 
 _PLANNERS: "weakref.WeakKeyDictionary[DKGWorld, DKGPlanner]" = weakref.WeakKeyDictionary()
@@ -41,6 +40,20 @@ def task_from_feedback(world: DKGWorld, payload: Mapping[str, Any]) -> Task:
     if kind == "handover":
         return Task.give(world.item_index[payload["item"]], world.agent_index[payload["to"]])
     raise ValueError(f"unknown feedback type {kind!r}")
+
+
+def feedback_progress(world: DKGWorld, state: DKGState, agent: str, payload: Mapping[str, Any]) -> str | None:
+    """How far a seat is with a feedback it accepted: "completed" once the suggested task is
+    done, "not_executable" once it can no longer be done, else None (the plug-in's judge for
+    human seats; planner agents judge themselves the same way)."""
+    try:
+        task = task_from_feedback(world, payload)
+    except (KeyError, ValueError):
+        return None
+    plan = planner_for(world).plan(state, world.agent_index[agent], task)
+    if plan.cost == 0:
+        return "completed"
+    return "not_executable" if plan.cost == INF else None
 
 
 def goal_task(world: DKGWorld, agent: str) -> Task:
@@ -193,9 +206,3 @@ def boltzmann_policy(world: DKGWorld, planner: DKGPlanner, state: DKGState, agen
     logits = -(q - q.min()) / temperature
     p = np.exp(logits)
     return p / p.sum()
-
-
-AGENT_KINDS = [
-    AgentKind("planner", ("dkg",), "optimal A* planner over keys, doors and gems", PlannerAgent),
-    AgentKind("boltzmann", ("dkg",), "simulated human: softmax over -cost-to-go / temperature", BoltzmannAgent),
-]

@@ -4,13 +4,15 @@ The desktop app runs the Session in a worker thread; the person's intents reach 
 seat through thread-safe queues:
 
 - ``submit(action)``: the next action. ``act`` returns ``PENDING`` until one is queued,
-  so the Session waits for the person on their turn. A queued action that is no longer
-  legal is dropped (the person pressed a key for a move that is blocked).
+  so the Session waits for the person on their turn. The Session judges legality; an
+  action that is not legal is refused (``action_refused``, shown to the person through
+  ``on_refused``) and the seat waits for the next one, rather than taking a fallback.
+  Any number of human seats can play, in turn-taking and simultaneous worlds alike.
 - ``decide(feedback_id, accept)``: the person's answer to a facilitator's feedback.
   The seat reports it as a FeedbackStatusEvent (``accepted`` or ``ignored``) from the
-  worker thread (``poll``), and, for an accepted feedback in Doors, Keys and Gems,
-  reports ``completed`` or ``not_executable`` once the suggested task is done or can no
-  longer be done, as the planner agents do.
+  worker thread (``poll``), and, for an accepted feedback, reports ``completed`` or
+  ``not_executable`` once the world's plug-in judges the suggested task done or
+  impossible (``WorldPlugin.feedback_progress``), as the planner agents do.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from agents.registry import AgentKind
 from sim.events import FeedbackStatusEvent
+from sim.plugins import plugins, resolve
 from sim.seats import PENDING, Agent, Feedback, SeatContext
 
 
 class HumanAgent(Agent):
     kind = "human"
+    retry_illegal = True
 
     def __init__(self, name: str = "") -> None:
         #: shown in the app (e.g. the person's name); not used by the rules
@@ -36,9 +39,11 @@ class HumanAgent(Agent):
         self._lock = threading.Lock()
         self._offered: dict[int, Feedback] = {}  # feedback awaiting the person's decision
         self.following: Feedback | None = None
-        self._following_task: Any = None
         #: called (from the worker thread) when new feedback awaits a decision
         self.on_feedback: Any = None
+        #: called (from the worker thread) with (action, reason) when an action was refused
+        self.on_refused: Any = None
+        self.last_refusal: tuple[Any, str] | None = None
 
     def reset(self, ctx: SeatContext) -> None:
         super().reset(ctx)
@@ -47,8 +52,10 @@ class HumanAgent(Agent):
         with self._lock:
             self._offered.clear()
         self.following = None
-        self._following_task = None
         self._last_state: Any = None
+        self.last_refusal = None
+        reference = getattr(plugins().get(ctx.world.family), "feedback_progress", None)
+        self._progress = resolve(reference) if reference else None
 
     @staticmethod
     def _drain(q: "queue.SimpleQueue[Any]") -> None:
@@ -85,24 +92,16 @@ class HumanAgent(Agent):
     # ----------------------------------------------------------------- worker thread
 
     def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
-        state = getattr(observation, "state", None)
-        if state is not None:
-            self._last_state = state
         self.poll()
-        while True:
-            try:
-                action = self._actions.get_nowait()
-            except queue.Empty:
-                return PENDING
-            if action in legal_actions or self._world_allows(observation, action):
-                return action
-            # A key pressed for a move that is not possible now: forget it, keep waiting.
+        try:
+            return self._actions.get_nowait()
+        except queue.Empty:
+            return PENDING
 
-    def _world_allows(self, observation: Any, action: Any) -> bool:
-        """Worlds whose ``legal_actions`` are only representative (TradeCraft: any amounts, any
-        message, fractional crafts) judge an action from the seat's observation themselves."""
-        judge = getattr(self.ctx.world, "why_illegal_for", None)
-        return judge is not None and judge(observation, action) is None
+    def action_refused(self, action: Any, reason: str) -> None:
+        self.last_refusal = (action, reason)
+        if self.on_refused is not None:
+            self.on_refused(action, reason)
 
     def receive_feedback(self, feedback: Feedback) -> None:
         with self._lock:
@@ -126,7 +125,6 @@ class HumanAgent(Agent):
                 if self.following is not None:  # a newer suggestion replaces an unfinished one
                     self._status(self.following, "ignored")
                 self.following = feedback
-                self._following_task = self._task_for(feedback)
                 self._status(feedback, "accepted")
             else:
                 self._status(feedback, "ignored")
@@ -136,47 +134,17 @@ class HumanAgent(Agent):
         self.ctx.emit(FeedbackStatusEvent(tick=self.ctx.tick, feedback_id=feedback.feedback_id,
                                           agent=self.ctx.agent_id, status=status))
 
-    # A person's progress on a suggestion is judged by the world's planner, where one exists.
-
-    def _task_for(self, feedback: Feedback) -> Any:
-        from sim.dkg.world import DKGWorld
-
-        if isinstance(self.ctx.world, DKGWorld):
-            from agents.dkg.agents import task_from_feedback
-            try:
-                return task_from_feedback(self.ctx.world, feedback.payload)
-            except (KeyError, ValueError):
-                return None
-        return None
-
     def _check_following(self, state: Any = None) -> None:
-        if self.following is None or self._following_task is None:
-            return
-        from agents.dkg.agents import planner_for
-        from agents.dkg.planner import INF
-
-        world = self.ctx.world
+        """Report an accepted feedback completed or impossible, as the world's plug-in judges."""
         state = state if state is not None else self._last_state
-        if state is None:
+        if self.following is None or self._progress is None or state is None:
             return
-        plan = planner_for(world).plan(state, world.agent_index[self.ctx.agent_id], self._following_task)
-        if plan.cost == 0 or plan.cost == INF:
-            self._status(self.following, "completed" if plan.cost == 0 else "not_executable")
+        verdict = self._progress(self.ctx.world, state, self.ctx.agent_id, self.following.payload)
+        if verdict in ("completed", "not_executable"):
+            self._status(self.following, verdict)
             self.following = None
-            self._following_task = None
 
     def observe_state(self, state: Any) -> None:
         """The Session's thread reports each new state (the seat may not be asked to act in it)."""
         self._last_state = state
         self._check_following(state)
-
-
-def _all_families() -> tuple[str, ...]:
-    from sim.registry import families
-    return tuple(sorted(families()))
-
-
-# A person can sit at any world's seat.
-AGENT_KINDS = [
-    AgentKind("human", _all_families(), "a person at the keyboard (the desktop app)", HumanAgent),
-]

@@ -20,7 +20,6 @@ from agents.llm.agent import SETTING_PARAMS, Decision, LLMSeat, settings_from_pa
 from agents.llm.client import LLMClient
 from agents.llm.server import require_runnable
 from agents.llm.tom import check_k, final_action, level_names, tom_preamble, tom_schema, tom_template
-from agents.registry import AgentKind
 from sim.dkg.world import CONSUMED, DKGObservation, DKGState, DKGWorld
 from sim.events import ErrorEvent
 from sim.seats import Feedback, SeatContext
@@ -237,9 +236,3 @@ def make_llm_agent(k: int = 1, history: int = 10, asynchronous: bool = False, co
     if client is None:
         require_runnable(agent.client.settings)
     return agent
-
-
-AGENT_KINDS = [
-    AgentKind("llm", ("dkg",), "LLM agent with k-level ToM prompts (k=0,1,2); planner fallback; "
-                               "embedded Gemma 3 270M unless an endpoint is configured", make_llm_agent),
-]

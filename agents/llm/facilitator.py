@@ -21,10 +21,9 @@ from agents.llm.client import LLMClient
 from agents.llm.dkg import describe_state
 from agents.llm.server import require_runnable
 from agents.protom.core import Candidate, ProToMAdapter, adapter_for
-from agents.registry import FacilitatorKind
 from sim.dkg.world import DKGState, DKGWorld
 from sim.events import ErrorEvent
-from sim.seats import Facilitator, Feedback, SeatContext
+from sim.seats import Facilitator, Feedback, SeatContext, StepView
 
 MODULE = "feedback"
 NO_FEEDBACK = "No feedback"
@@ -177,8 +176,8 @@ class LLMFacilitator(Facilitator):
                     "explanation": {"type": "string", "maxLength": 200}},
                 "required": ["inferred_goals", "answer", "explanation"], "additionalProperties": False}
 
-    def after_step(self, before: Any, joint_action: Mapping[str, Any], after: Any,
-                   busy: Mapping[str, int]) -> Sequence[Feedback]:
+    def suggest(self, step: StepView, busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
+        before, joint_action, after = step.before, step.joint_action, step.after
         for agent, action in joint_action.items():
             self.history.append((before.t, agent, self.world.encode_action(action)))
         self.history = self.history[-self.history_length:]
@@ -221,10 +220,3 @@ def make_llm_facilitator(history: int = 10, every: int = 1, respect_busy: bool =
     if client is None:
         require_runnable(facilitator.client.settings)
     return facilitator
-
-
-FACILITATOR_KINDS = [
-    FacilitatorKind("llm", ("dkg",), "ProToM's LLM baseline: the Figure A7 prompt, one candidate or no feedback "
-                                     "per step; embedded Gemma 3 270M unless an endpoint is configured",
-                    make_llm_facilitator),
-]

@@ -119,24 +119,24 @@ def rerun_session(recording: Recording | str, *, max_ticks: int | None = None):
         if "llm" in desc:
             params["client"] = transcript_client(desc["llm"], transport)
         seats[agent] = kinds[desc["kind"]].factory(**params)
-    facilitator = None
-    if header.get("facilitator"):
-        facilitator = _rebuild_facilitator(header["facilitator"], transport)
+    mechanisms = [_rebuild_mechanism(desc, transport) for desc in header.get("mechanisms") or []]
     prefix = header.get("prefix") or []
     steps = len(prefix) + len(recording.steps)
     return Session(world, seats, seed=int(header["seed"]), scenario=header.get("scenario", ""),
-                   facilitator=facilitator, max_ticks=max_ticks if max_ticks is not None else steps,
+                   mechanisms=mechanisms, max_ticks=max_ticks if max_ticks is not None else steps,
                    prefix=prefix)
 
 
-def _rebuild_facilitator(desc: dict[str, Any], transport: TranscriptTransport) -> Any:
-    from agents.registry import facilitator_kinds
+def _rebuild_mechanism(desc: dict[str, Any], transport: TranscriptTransport) -> Any:
+    from agents.registry import mechanism_kinds
 
-    params = {k: v for k, v in desc.items() if k not in ("kind", "llm")}
+    params = {k: v for k, v in desc.items() if k not in ("kind", "llm", "name")}
     if "llm" in desc:
         params["client"] = transcript_client(desc["llm"], transport)
-    kinds = facilitator_kinds()
+    kinds = mechanism_kinds()
     if desc.get("kind") not in kinds:
-        raise ValueError(f"the recording's facilitator kind {desc.get('kind')!r} is unknown here "
+        raise ValueError(f"the recording's mechanism kind {desc.get('kind')!r} is unknown here "
                          f"(known: {', '.join(sorted(kinds))})")
-    return kinds[desc["kind"]].factory(**params)
+    mechanism = kinds[desc["kind"]].factory(**params)
+    mechanism.name = desc.get("name") or mechanism.kind
+    return mechanism

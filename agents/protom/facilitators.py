@@ -3,12 +3,12 @@
     protom   Bayesian goal inference + expected utility of feedback + phi/eps thresholds
     oracle   ProToM-Oracle: the same, with the agents' true goals instead of inferred ones
     random   each step, with probability 0.5, one feedback drawn uniformly from F_t
-    none     no facilitator (``make_facilitator("none")`` gives None)
+    none     no facilitator (``make_mechanism("none")`` gives None)
 
 Every facilitator keeps the busy rule: no new feedback while an agent is still carrying
 one out (``respect_busy=false`` lifts it).
 
-Belief snapshots (BeliefEvents with owner "facilitator"):
+Belief snapshots (BeliefEvents owned by the mechanism's name, "protom" unless set):
     goal_posterior       {"agent": name, "goals": {goal: p}} for every agent, every step
     feedback_candidates  {"candidates": [{"target", "label", "feedback", "text", "utility",
                           "divergence"}], "chosen": index or None, "phi", "eps", "hypotheses"}
@@ -25,8 +25,7 @@ import numpy as np
 
 from agents.protom.core import (ADAPTERS, DIVERGENCES, Candidate, GoalInference, ProToMAdapter, adapter_class, adapter_for,
                                 compute_utility, joint_hypotheses, most_probable_goals, select_feedback)
-from agents.registry import FacilitatorKind
-from sim.seats import Facilitator, Feedback, SeatContext
+from sim.seats import Facilitator, Feedback, SeatContext, StepView
 from sim.world import AgentId, World
 
 GENERIC_PARAMS = ("phi", "eps", "particles", "divergence", "prune_below", "goal_prior", "respect_busy")
@@ -91,8 +90,8 @@ class ProToMFacilitator(Facilitator):
 
     # --------------------------------------------------------------- step
 
-    def after_step(self, before: Any, joint_action: Mapping[AgentId, Any], after: Any,
-                   busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
+    def suggest(self, step: StepView, busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
+        before, joint_action, after = step.before, step.joint_action, step.after
         adapter = self.adapter
         if self.inference is not None:
             # Actions taken while carrying out a feedback say nothing about the agent's own goal.
@@ -157,8 +156,8 @@ class RandomFacilitator(Facilitator):
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "probability": self.probability, "respect_busy": self.respect_busy}
 
-    def after_step(self, before: Any, joint_action: Mapping[AgentId, Any], after: Any,
-                   busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
+    def suggest(self, step: StepView, busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
+        before, joint_action, after = step.before, step.joint_action, step.after
         if (busy and self.respect_busy) or self.adapter.done(after):
             return []
         candidates: list[Candidate] = self.adapter.candidates(after)
@@ -186,13 +185,3 @@ def check_params(cls: type, family: str | None, params: Mapping[str, Any]) -> No
     bad = [k for k in params if k not in allowed]
     if bad:
         raise ValueError(f"unknown parameter(s) {', '.join(bad)}; expected some of {', '.join(sorted(allowed))}")
-
-
-FACILITATOR_KINDS = [
-    FacilitatorKind("protom", tuple(ADAPTERS), "ProToM: Bayesian goal inference + expected utility of feedback",
-                    ProToMFacilitator, lambda family, params: check_params(ProToMFacilitator, family, params)),
-    FacilitatorKind("oracle", tuple(ADAPTERS), "ProToM-Oracle: ProToM with the agents' true goals",
-                    OracleFacilitator, lambda family, params: check_params(OracleFacilitator, family, params)),
-    FacilitatorKind("random", tuple(ADAPTERS), "one random candidate feedback, sent with probability 0.5",
-                    RandomFacilitator, lambda family, params: check_params(RandomFacilitator, family, params)),
-]

@@ -42,7 +42,6 @@ from agents.llm.agent import SETTING_PARAMS, Decision, LLMSeat
 from agents.llm.client import CallOutcome, LLMClient
 from agents.llm.config import load_settings
 from agents.llm.server import require_runnable
-from agents.registry import AgentKind
 from agents.tradecraft.trader import TOM_VALUES, PlannerTrader, features
 from sim.events import BeliefEvent, ErrorEvent, Event
 from sim.seats import SeatContext
@@ -489,11 +488,3 @@ def make_llm_trader(tom: int | None = None, tools: bool = True, memory: int = 4,
     if client is None:
         require_runnable(trader.client.settings)
     return trader
-
-
-AGENT_KINDS = [
-    AgentKind("llm-trader", ("tradecraft",),
-              "TradeCraft LLM trader: V0/V1/V2 value reports (tom=0,1,2), tools item_info and "
-              "possible_recipes_from_hands, planner fallback; embedded Gemma 3 270M unless an endpoint is "
-              "configured", make_llm_trader),
-]

@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import AgentKind
 from agents.tradecraft.inference import InferenceParams, TargetInference, hand_units
 from agents.tradecraft.values import ON_ROUTE, Valuer
 from sim.events import BeliefEvent
@@ -289,10 +288,3 @@ def _sigmoid(z: float) -> float:
 
 def _top(posterior: Mapping[str, float], k: int = 5) -> dict[str, float]:
     return {g: round(p, 4) for g, p in sorted(posterior.items(), key=lambda kv: (-kv[1], kv[0]))[:k]}
-
-
-AGENT_KINDS = [
-    AgentKind("trader", ("tradecraft",),
-              "TradeCraft planner trader: route values V0, opponent-target inference V1/V2 (order=0..2), "
-              "utility rho,w1,gamma,w2,kappa,theta,beta; explore", PlannerTrader),
-]

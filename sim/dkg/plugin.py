@@ -15,12 +15,13 @@ PLUGIN = WorldPlugin(
         "colour (the key is used up), or hands a key to an agent next to it. A gem is taken by "
         "stepping onto it. The episode succeeds when every agent holds its gem, and fails at the "
         "tick limit. Keys and doors are shared, so one agent's key can free another."),
-    agent_modules=("agents.dkg.agents", "agents.llm.dkg", "agents.protom.facilitators", "agents.llm.facilitator"),
-    default_agent="boltzmann",
+    default_agent="planner",
+    app_agent="boltzmann",
     default_mechanisms=("protom",),
     renderer="ui.render.dkg:DKGRenderer",
     human_input="ui.render.dkg:dkg_human_input",
     feedback_progress="agents.dkg.agents:feedback_progress",
-    categories=("necessary", "useful", "not_needed"),
+    categories=(("necessary", "feedback necessary"), ("useful", "feedback useful"),
+                ("not_needed", "feedback not needed")),
     default_category="necessary",
 )

@@ -14,8 +14,7 @@ PLUGIN = WorldPlugin(
         "propose a trade to another, who accepts or rejects it; then every player crafts with "
         "Minecraft-style recipes, at fractional scale. A player wins when its hand holds every "
         "target amount; the game ends when someone wins or the turn limit passes."),
-    agent_modules=("agents.tradecraft.trader", "agents.tradecraft.llm_trader"),
     default_agent="trader",
     renderer="ui.tradecraft.renderer:TradeCraftRenderer",
-    panels=("ui.tradecraft.board:TradeCraftBoard",),
+    panels=("ui.tradecraft.board:TradeCraftBoard", "ui.tradecraft.heatmap:ToMValuesPanel"),
 )

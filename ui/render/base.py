@@ -27,12 +27,18 @@ ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "sprites"
 class Overlays:
     """What the view draws on top of the world."""
 
-    #: agent -> planned or predicted path as (row, col) cells
-    plans: Mapping[str, tuple[tuple[int, int], ...]] = field(default_factory=dict)
+    #: agent -> its latest "plan" belief snapshot (each renderer reads the shape its world uses)
+    plans: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     show_plans: bool = True
-    #: the human seat whose turn it is, and its legal actions (highlighted)
+    #: the human seat whose input the keys drive now, and its legal actions (highlighted)
     human: str | None = None
     legal: tuple[Any, ...] = ()
+    #: every human seat waiting for input at the live edge (several in simultaneous worlds)
+    humans: tuple[str, ...] = ()
+    #: whose eyes to draw with: an agent (fog of war: only what it observes) or None (everything)
+    viewer: str | None = None
+    #: recent messages as (sender, text), drawn as bubbles by the agents that sent them
+    messages: tuple[tuple[str, str], ...] = ()
     #: payload of a feedback to draw as an arrow (ProToM's suggestion)
     feedback: Mapping[str, Any] | None = None
     #: agents whose decision is taking a while (an LLM call)
@@ -67,6 +73,11 @@ class SpriteBook:
                 surf = self._makers[name](size)
             self._cache[key] = surf
         return surf
+
+
+#: how keys reach two people who play at once on one keyboard: the first waiting seat uses the
+#: renderer's own keys, the second these (translated to the first seat's key names)
+SECOND_SEAT_KEYS = {"w": "up", "a": "left", "s": "down", "d": "right", "q": "space", "e": "return"}
 
 
 class WorldRenderer(ABC):
@@ -146,6 +157,37 @@ class WorldRenderer(ABC):
 
     def key_bindings(self) -> list[KeyBinding]:
         return []
+
+    # ------------------------------------------------------------- messages
+
+    def agent_anchor(self, state: Any, agent: str) -> tuple[int, int] | None:
+        """The pixel above which ``agent``'s speech bubbles are drawn (None: the top strip)."""
+        return None
+
+    def draw_messages(self, surface: pygame.Surface, state: Any, messages: Sequence[tuple[str, str]]) -> None:
+        """Speech bubbles for ``messages``: over their sender where the world has a place for
+        it, else stacked along the top edge. The same for every world."""
+        px = max(12, min(18, self.height // 40 if self.height else 14))
+        stacked = 4
+        for sender, text in messages[-4:]:
+            line = text if len(text) <= 60 else text[:57] + "..."
+            label = self.text(f"{sender}: {line}", px, (25, 25, 35))
+            w, h = label.get_width() + 12, label.get_height() + 8
+            anchor = self.agent_anchor(state, sender)
+            if anchor is None:
+                x, y = 6, stacked
+                stacked += h + 4
+            else:
+                x = max(2, min(self.width - w - 2, anchor[0] - w // 2))
+                y = max(2, anchor[1] - h - 6)
+            box = pygame.Rect(x, y, w, h)
+            pygame.draw.rect(surface, (255, 253, 231), box, border_radius=6)
+            pygame.draw.rect(surface, self.agent_color(sender), box, width=2, border_radius=6)
+            if anchor is not None:
+                tip = (max(box.left + 6, min(box.right - 6, anchor[0])), box.bottom)
+                pygame.draw.polygon(surface, self.agent_color(sender),
+                                    [(tip[0] - 5, tip[1]), (tip[0] + 5, tip[1]), (anchor[0], anchor[1] - 2)])
+            surface.blit(label, (x + 6, y + 4))
 
     def action_label(self, action: Any) -> str:
         return str(action)

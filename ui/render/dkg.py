@@ -10,7 +10,6 @@ from typing import Any
 import pygame
 
 from sim.dkg.world import DKGState, DKGWorld
-from ui.render import register_renderer
 from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
 from ui.render import sprites
 
@@ -22,7 +21,6 @@ def _ease(alpha: float) -> float:
     return 1 - (1 - alpha) ** 2
 
 
-@register_renderer
 class DKGRenderer(WorldRenderer):
     family = "dkg"
     world: DKGWorld
@@ -96,7 +94,8 @@ class DKGRenderer(WorldRenderer):
         if overlays.human is not None and overlays.legal:
             self._draw_legal(surface, state, overlays)
         if overlays.show_plans:
-            for agent, path in overlays.plans.items():
+            for agent, plan in overlays.plans.items():
+                path = tuple(tuple(cell) for cell in plan.get("path") or ())
                 if agent in w.agent_index and len(path) > 1:
                     self._draw_path(surface, path, self.agent_color(agent))
         if overlays.feedback:
@@ -241,6 +240,13 @@ class DKGRenderer(WorldRenderer):
         return f"gems held {held}/{len(w.agents)}" + ("  ·  solved" if w.done(state) and held == len(w.agents) else "")
 
     # ------------------------------------------------------------- human input
+
+    def agent_anchor(self, state: DKGState, agent: str) -> tuple[int, int] | None:
+        a = self.world.agent_index.get(agent)
+        if a is None:
+            return None
+        rect = self.cell_rect(*self.world.rc(state.agent_cells[a]))
+        return rect.centerx, rect.top
 
     def action_for_key(self, key: str, state: DKGState, agent: str, legal: Sequence[str]) -> str | None:
         key = key.lower()

@@ -117,6 +117,8 @@ class AmountTable(QTableWidget):
 
 
 class TradeCraftBoard(QWidget):
+    panel_title = "TradeCraft board"
+    panel_tooltip = "Your hand, proposals, crafting and recipes when you play a TradeCraft seat"
     """The TradeCraft controls of the desktop app (a bottom dock while a TradeCraft episode is shown)."""
 
     dock_area = Qt.DockWidgetArea.BottomDockWidgetArea
@@ -351,9 +353,6 @@ class TradeCraftBoard(QWidget):
             self.recipe_box.clear()
             self.recipe_box.blockSignals(False)
         humans = sorted(getattr(window, "humans", {}) or {}) if window is not None else []
-        renderer = getattr(window, "renderer", None)
-        if renderer is not None and hasattr(renderer, "set_viewers") and renderer.set_viewers(humans):
-            window.view.show_state(window.view.state)  # hide or show the others' secrets
         state = timeline.state_at(tick)
         live_edge = (window is not None and getattr(window, "runner", None) is not None and timeline.live
                      and tick == timeline.num_steps and timeline.outcome is None)

@@ -197,6 +197,10 @@ class ToMValuesView(QWidget):
 class ToMValuesPanel(QScrollArea):
     """The Minds tab "ToM values": the heatmap at the window's cursor."""
 
+    panel_title = "ToM values"
+    panel_tooltip = ("How much each trader values each item for itself (V0), for the other player as it "
+                     "believes (V1), and what it believes the other believes of it (V2), on a 0-10 scale")
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.view = ToMValuesView()

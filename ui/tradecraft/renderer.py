@@ -1,14 +1,12 @@
 """The TradeCraft board in the world view: every hand with item icons, targets, proposer and
 phase, the proposal of the turn, and the trade history.
 
-What a seat may not see stays hidden while a person plays (``viewers``, set by the board
-controls from the session's human seats): the other players' targets, and their crafts
-until the craft phase ends (their public hands are shown). Watching agents or a replay,
-everything is shown: every target, and every hand as it really is, fractions included,
-with "crafting (private)" on the hands others cannot see yet.
-
-The renderer also registers the TradeCraft panels of the Minds dock and the board dock
-(``ui.panels.register_world_panel``) when it is imported.
+What a seat may not see stays hidden when the view is drawn with that seat's eyes
+(``Overlays.viewer``; the window picks the seat a person plays, or the one chosen in View >
+View as): the other players' targets, and their crafts until the craft phase ends (their
+public hands are shown). Watching agents or a replay, everything is shown: every target, and
+every hand as it really is, fractions included, with "crafting (private)" on the hands others
+cannot see yet.
 """
 
 from __future__ import annotations
@@ -21,7 +19,6 @@ import pygame
 
 from sim.tradecraft.rules import format_amount
 from sim.tradecraft.world import CRAFT, OVER, PROPOSE, RESPOND, Pass, Propose, Respond, TCState, TradeCraftWorld
-from ui.render import register_renderer
 from ui.render.base import KeyBinding, Overlays, WorldRenderer
 from ui.tradecraft.icons import item_icon
 
@@ -41,15 +38,12 @@ def amount_text(n: Fraction | int) -> str:
     return format_amount(Fraction(n))
 
 
-@register_renderer
 class TradeCraftRenderer(WorldRenderer):
     family = "tradecraft"
     world: TradeCraftWorld
 
     def __init__(self, world: TradeCraftWorld) -> None:
         super().__init__(world)
-        #: the seats a person plays (their secrets are theirs; the others' stay hidden)
-        self.viewers: frozenset[str] = frozenset()
         #: (player, item, rect) of every hand tile drawn in the last frame (tests, clicks)
         self.slots: list[tuple[str, str, pygame.Rect]] = []
         #: player -> rect of its card in the last frame
@@ -82,13 +76,6 @@ class TradeCraftRenderer(WorldRenderer):
     def cell_at(self, x: int, y: int) -> tuple[int, int] | None:
         return None
 
-    def set_viewers(self, viewers: Sequence[str]) -> bool:
-        """Which seats people play; True when that changed (the picture must be redrawn)."""
-        new = frozenset(viewers)
-        changed = new != self.viewers
-        self.viewers = new
-        return changed
-
     # ------------------------------------------------------------- drawing
 
     def draw(self, surface: pygame.Surface, state: TCState, previous: Any = None, alpha: float = 1.0,
@@ -108,7 +95,7 @@ class TradeCraftRenderer(WorldRenderer):
         cards_h = self.height - y - pad - history_h - proposal_h - (pad if proposal_h else 0)
         n = len(w.agents)
         card_h = max(50, (cards_h - pad * (n - 1)) // max(1, n))
-        viewer = overlays.human or (next(iter(sorted(self.viewers))) if len(self.viewers) == 1 else None)
+        viewer = overlays.viewer  # whose secrets may show (None: everyone's)
         for a, agent in enumerate(w.agents):
             rect = pygame.Rect(pad, y, width - 2 * pad, card_h)
             self._draw_card(surface, state, a, agent, rect, overlays, viewer)
@@ -363,18 +350,3 @@ class TradeCraftRenderer(WorldRenderer):
                 return "done crafting"
             return "craft " + ", ".join(f"{show(c.recipe)} ×{format_amount(c.times)}" for c in crafts)
         return str(action)
-
-
-def _register_panels() -> None:
-    from ui.panels import WORLD_PANELS, register_world_panel
-
-    if any(title == "TradeCraft board" for title, _ in WORLD_PANELS.get("tradecraft", [])):
-        return
-    from ui.tradecraft.board import TradeCraftBoard
-    from ui.tradecraft.heatmap import ToMValuesPanel
-
-    register_world_panel("tradecraft", "TradeCraft board", TradeCraftBoard)
-    register_world_panel("tradecraft", "ToM values", ToMValuesPanel)
-
-
-_register_panels()
