@@ -60,7 +60,7 @@ def test_heuristic_cooks_finish_every_shipped_level_within_t_max_for_most_seeds(
 
 
 def test_without_noise_cooks_finish_the_open_levels_fast():
-    world = world_of(SCENARIO_DIR / "kitchen" / "two-rooms.kitchen.txt")
+    world = world_of(SCENARIO_DIR / "kitchen" / "two-kitchens.kitchen.txt")
     outcome = run(world, 0, epsilon=0).outcome()
     # alice: lettuce 2 moves away, chop, plate, deliver; bob likewise on his side
     assert outcome["success"] and outcome["ticks"] <= 12
@@ -158,7 +158,7 @@ def test_a_pickup_feedback_is_completed_when_the_item_is_in_hand():
 
 
 def test_plan_snapshots_name_the_subtask_and_the_believed_objects():
-    world = world_of(SCENARIO_DIR / "kitchen" / "two-rooms.kitchen.txt")
+    world = world_of(SCENARIO_DIR / "kitchen" / "two-kitchens.kitchen.txt")
     session = run(world, 1)
     from sim.events import BeliefEvent
     plans = [e for e in session.events if isinstance(e, BeliefEvent) and e.kind == "plan"]

@@ -350,20 +350,20 @@ def _check_layout(spec: Mapping[str, Any], cell_at: Callable[[int, int], str],
         for c, ch in enumerate(row):
             if ch == "D":
                 if not ((walkable(r - 1, c) and walkable(r + 1, c)) or (walkable(r, c - 1) and walkable(r, c + 1))):
-                    raise ScenarioError(f"{cell_at(r, c)}: " + "a door must join two walkable cells on opposite "
-                                                       "sides (left and right, or above and below)")
+                    raise ScenarioError(f"{cell_at(r, c)}: a door must join two walkable cells on opposite "
+                                        "sides (left and right, or above and below)")
     occupied: dict[tuple[int, int], int] = {}
     for i, agent in enumerate(spec["agents"]):
         r, c = agent["start"]
         if (r, c) in occupied and spec["collisions"] == "block":
-            raise ScenarioError(f"{agent_at(i)}: " + f"agent {agent['name']!r} starts on the cell of agent "
-                                              f"{spec['agents'][occupied[(r, c)]]['name']!r}; with collisions "
-                                              "'block' agents cannot share a cell")
+            raise ScenarioError(f"{agent_at(i)}: agent {agent['name']!r} starts on the cell of agent "
+                                f"{spec['agents'][occupied[(r, c)]]['name']!r}; with collisions "
+                                "'block' agents cannot share a cell")
         occupied[(r, c)] = i
     chars = "".join(grid)
     for needed, what in (("/", "cutting board '/'"), ("*", "delivery station '*'")):
         if needed not in chars:
-            raise ScenarioError(f"{cell_at(0, 0)}: " + f"the kitchen has no {what}; every recipe needs one")
+            raise ScenarioError(f"{cell_at(0, 0)}: the kitchen has no {what}; every recipe needs one")
     wanted: dict[str, list[int]] = {}
     for i, agent in enumerate(spec["agents"]):
         wanted.setdefault(agent["goal"], []).append(i)
@@ -372,9 +372,8 @@ def _check_layout(spec: Mapping[str, Any], cell_at: Callable[[int, int], str],
         have = chars.count(ingredient[0].lower()) + chars.count(ingredient[0])
         if have < len(who):
             names = " and ".join(spec["agents"][i]["name"] for i in who)
-            raise ScenarioError(f"{agent_at(who[-1])}: " + f"{names} want{'s' if len(who) == 1 else ''} {recipe} "
-                                                    f"but the map holds {have} {ingredient} (fresh or chopped); "
-                                                    f"each dish needs its own")
+            raise ScenarioError(f"{agent_at(who[-1])}: {names} want{'s' if len(who) == 1 else ''} {recipe} "
+                                f"but the map holds {have} {ingredient} (fresh or chopped); each dish needs its own")
     if chars.count("p") < len(spec["agents"]):
         raise ScenarioError(f"{agent_at(len(spec['agents']) - 1)}: "
                             f"{len(spec['agents'])} agents need {len(spec['agents'])} plates 'p', the map has {chars.count('p')}")
