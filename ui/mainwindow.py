@@ -17,7 +17,7 @@ from typing import Any
 
 from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
-from PyQt6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QMainWindow, QStyle, QTabWidget,
+from PyQt6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QLineEdit, QMainWindow, QStyle, QTabWidget,
                              QVBoxLayout, QWidget)
 
 from agents.human import HumanAgent
@@ -122,6 +122,11 @@ class MainWindow(QMainWindow):
         self.action_bar.setWordWrap(True)
         self.action_bar.setStyleSheet("padding: 4px 8px; background: #e8f5e9; color: #1b5e20;")
         self.action_bar.hide()
+        # A person's message, in worlds where agents talk (World.message_action)
+        self.say_box = QLineEdit()
+        self.say_box.setClearButtonEnabled(True)
+        self.say_box.returnPressed.connect(self.send_message)
+        self.say_box.hide()
         self._make_actions()
         self.playback = PlaybackBar(self.actions_by_name)
         self.playback.seek_requested.connect(lambda k: self.seek(k))
@@ -132,6 +137,7 @@ class MainWindow(QMainWindow):
         layout.setSpacing(0)
         layout.addWidget(self.stage, 1)
         layout.addWidget(self.action_bar)
+        layout.addWidget(self.say_box)
         layout.addWidget(self.playback)
         self.setCentralWidget(central)
 
@@ -248,6 +254,7 @@ class MainWindow(QMainWindow):
         a("keys", "Keyboard shortcuts", "F1", self.show_keys)
         a("how_to_play", "How to play this world", "Shift+F1", self.show_rules)
         a("next_seat", "Give the main keys to the next human seat", "F6", self.next_key_seat)
+        a("write_message", "Write a message", "Ctrl+M", self.focus_message_box)
 
     def _make_menus(self) -> None:
         acts = self.actions_by_name
@@ -676,41 +683,54 @@ class MainWindow(QMainWindow):
         return isinstance(self.timeline, LiveTimeline) and self.runner is not None and not (
             self.session is not None and self.session.finished and not self.runner.alive)
 
-    def humans_to_move(self) -> tuple[str, ...]:
-        """Human seats whose input the episode waits for at the live edge (several at once in
-        simultaneous worlds), in seat order."""
+    def _active_humans(self) -> tuple[str, ...]:
+        """Human seats that act in the step being decided at the live edge, in seat order."""
         timeline = self.timeline
         if not self.humans or not isinstance(timeline, LiveTimeline) or self.runner is None:
             return ()
         if self.cursor != timeline.num_steps or timeline.outcome is not None:
             return ()
         state = timeline.state_at(self.cursor)
+        return tuple(a for a in timeline.world.active_agents(state) if a in self.humans)
+
+    def humans_to_move(self) -> tuple[str, ...]:
+        """Human seats whose input the episode still waits for at the live edge (several at
+        once in simultaneous worlds), in seat order."""
+        if self.runner is None:
+            return ()
         submitted = self.runner.submitted_since_step()
-        return tuple(a for a in timeline.world.active_agents(state) if a in self.humans and a not in submitted)
+        return tuple(a for a in self._active_humans() if a not in submitted)
+
+    def _main_key_seat(self) -> str | None:
+        active = self._active_humans()
+        if not active:
+            return None
+        return self.key_seat if self.key_seat in active else active[0]
 
     def human_to_move(self) -> str | None:
-        """The human seat the main keys drive now, if any."""
+        """The human seat that still has to move and that the main keys drive (or, when that
+        one has moved, the other one still to move)."""
         waiting = self.humans_to_move()
-        if not waiting:
-            return None
-        return self.key_seat if self.key_seat in waiting else waiting[0]
-
-    def next_key_seat(self) -> None:
-        """Give the main keys to the next waiting human seat (several people at one keyboard)."""
-        waiting = self.humans_to_move()
-        if len(waiting) < 2:
-            return
-        current = self.human_to_move()
-        self.key_seat = waiting[(waiting.index(current) + 1) % len(waiting)]
-        self._update_overlays()
-        self.statusBar().showMessage(f"keys now play {self.key_seat}", 2000)
+        main = self._main_key_seat()
+        if main in waiting:
+            return main
+        return waiting[0] if waiting else None
 
     def second_key_seat(self) -> str | None:
         """The seat W/A/S/D/Q/E drive when two people play at once (else None)."""
-        waiting = self.humans_to_move()
-        main = self.human_to_move()
-        others = [a for a in waiting if a != main]
-        return others[0] if len(waiting) >= 2 and others else None
+        active = self._active_humans()
+        main = self._main_key_seat()
+        others = [a for a in active if a != main]
+        return others[0] if others else None
+
+    def next_key_seat(self) -> None:
+        """Give the main keys to the next human seat of the step (several people at one keyboard)."""
+        active = self._active_humans()
+        if len(active) < 2:
+            return
+        self.key_seat = active[(active.index(self._main_key_seat()) + 1) % len(active)]
+        self._update_overlays()
+        self.statusBar().showMessage(f"the main keys now play {self.key_seat}", 2000)
 
     def _update_overlays(self) -> None:
         timeline = self.timeline
@@ -745,6 +765,35 @@ class MainWindow(QMainWindow):
             self.action_bar.show()
         else:
             self.action_bar.hide()
+        talker = self._message_sender()
+        if talker is not None:
+            self.say_box.setPlaceholderText(f"Write a message as {talker}; Enter sends it and returns to the "
+                                            "map (Ctrl+M comes here)")
+        self.say_box.setVisible(talker is not None)
+
+    def _message_sender(self) -> str | None:
+        """The human seat that may send a message now, in a world where agents talk."""
+        human = self.human_to_move()
+        if human is None or self.timeline is None:
+            return None
+        state = self.timeline.state_at(self.cursor)
+        return human if self.timeline.world.message_action(state, human, "?") is not None else None
+
+    def focus_message_box(self) -> None:
+        if self.say_box.isVisible():
+            self.say_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def send_message(self) -> None:
+        """Send the text of the message box as the human seat whose turn it is."""
+        text = self.say_box.text().strip()
+        agent = self._message_sender()
+        if not text or agent is None or self.runner is None:
+            return
+        action = self.timeline.world.message_action(self.timeline.state_at(self.cursor), agent, text)
+        self.runner.submit_human(agent, action)
+        self.say_box.clear()
+        self.statusBar().showMessage(f"{agent} says: {text}", 3000)
+        self.focus_view()
 
     def toggle_play(self) -> None:
         self.set_playing(not self.playing)
@@ -874,15 +923,18 @@ class MainWindow(QMainWindow):
         self.view.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _on_key(self, name: str) -> None:
-        """A key for a human seat: the main keys drive ``human_to_move()``; when two people play
-        at once, W/A/S/D/Q/E drive the second waiting seat."""
+        """A key for a human seat: the main keys drive one seat of the step; when two people
+        play at once, W/A/S/D/Q/E drive the other."""
         if self.renderer is None or self.runner is None or self.timeline is None:
             return
-        agent, key = self.human_to_move(), name
+        agent, key = self._main_key_seat(), name
         second = self.second_key_seat()
         if second is not None and name.lower() in SECOND_SEAT_KEYS:
             agent, key = second, SECOND_SEAT_KEYS[name.lower()]
         if agent is None:
+            return
+        if agent not in self.humans_to_move():
+            self.statusBar().showMessage(f"{agent} has moved already; waiting for the others", 2000)
             return
         state = self.timeline.state_at(self.cursor)
         legal = self.timeline.world.legal_actions(state, agent)
