@@ -76,6 +76,13 @@ def scenario_paths() -> list[Path]:
                   and p.relative_to(SCENARIO_DIR).parts[0] != "experiments")  # experiment configs, not scenarios
 
 
+def scenario_stem(path: Path) -> str:
+    """A scenario file's name without its format's suffix (``two-kitchens.kitchen.txt`` ->
+    ``two-kitchens``)."""
+    suffixes = sorted((".json", *(suffix for p in plugins().values() for suffix in p.readers)), key=len, reverse=True)
+    return next((path.name[: -len(s)] for s in suffixes if path.name.endswith(s)), path.stem)
+
+
 def find_scenario(name: str) -> Path:
     """A scenario by file path, or by name (``corridor`` or ``dkg/corridor``)."""
     path = Path(name)
@@ -89,12 +96,12 @@ def find_scenario(name: str) -> Path:
         raise ScenarioError(f"{path}: is a folder; expected a scenario file or a scenario name "
                             "('python main.py list' shows them)")
     candidates = [p for p in scenario_paths()
-                  if p.stem == name or f"{p.parent.name}/{p.stem}" == name]
+                  if scenario_stem(p) == name or f"{p.parent.name}/{scenario_stem(p)}" == name]
     if len(candidates) == 1:
         return candidates[0]
     if len(candidates) > 1:
         raise ScenarioError(f"scenario {name!r} is ambiguous: "
-                            + ", ".join(f"{p.parent.name}/{p.stem}" for p in candidates))
+                            + ", ".join(f"{p.parent.name}/{scenario_stem(p)}" for p in candidates))
     raise ScenarioError(f"no scenario named {name!r:.120}; 'python main.py list' shows them")
 
 
