@@ -39,9 +39,19 @@ def secrets_registered() -> bool:
 
 
 def scrub_text(text: str) -> str:
+    """``text`` with every registered secret replaced, and any piece of one that a cut left at
+    either end (a truncated error body ending in ``sk-abc...``) replaced too."""
     for secret in _secrets:
         if secret in text:
             text = text.replace(secret, REDACTED)
+        for n in range(len(secret) - 1, MIN_SECRET_LENGTH - 1, -1):
+            if text.endswith(secret[:n]):
+                text = text[:-n] + REDACTED
+                break
+        for n in range(len(secret) - 1, MIN_SECRET_LENGTH - 1, -1):
+            if text.startswith(secret[-n:]):
+                text = REDACTED + text[n:]
+                break
     return text
 
 

@@ -36,6 +36,18 @@ def first_choice(options: list[Any], path: str) -> Any:
     return options[0]
 
 
+def _with_key(value: Any, schema: dict[str, Any], key: str) -> Any:
+    """``value`` with ``key`` appended to every free-text string (enums and patterns stay valid)."""
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        return {k: _with_key(v, props.get(k, {}), key) for k, v in value.items()}
+    if isinstance(value, str) and "enum" not in schema and "const" not in schema and "pattern" not in schema:
+        limit = schema.get("maxLength")
+        text = f"{value} {key}"
+        return text if limit is None or len(text) <= limit else text[: max(0, int(limit))]
+    return value
+
+
 class LoopbackLLM:
     """An OpenAI-compatible chat endpoint on 127.0.0.1 with a chosen behaviour.
 
@@ -43,7 +55,11 @@ class LoopbackLLM:
     ``delay`` seconds), ``error500`` (HTTP 500 whose body echoes the request headers),
     ``invalid_json`` (HTTP 200 with a body that is not JSON), ``drop`` (closes the
     connection halfway through the body), ``not_json_answer`` (a completion whose text is
-    not JSON). ``fail_first`` makes only the first N requests misbehave, then answers ok.
+    not JSON), ``echo_key`` (a hostile endpoint that sends the caller's API key back in every
+    field it can: in turn an error body cut in the middle of the key, a non-JSON answer
+    quoting it, then schema-valid answers with the key in every free-text field, in the tool
+    call arguments, in the model name and in a response header). ``fail_first`` makes only
+    the first N requests misbehave, then answers ok.
     """
 
     def __init__(self, mode: str = "ok", *, fail_first: int | None = None, delay: float = 2.0,
@@ -130,6 +146,33 @@ class LoopbackLLM:
             return "{}"
         return json.dumps(schema_instance(schema, self.choose))
 
+    def echo_key(self, handler: Any, body: dict[str, Any], number: int) -> None:
+        key = str(handler.headers.get("Authorization", "")).removeprefix("Bearer ").strip()
+        phase = number % 3
+        if phase == 1:  # an error body whose detail is long enough to be cut inside the key
+            padding = "x" * (300 - 40)
+            handler._send(500, json.dumps({"error": {"message": f"{padding} key {key} rejected"}}).encode())
+            return
+        fmt = body.get("response_format") or {}
+        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+        if phase == 2:  # an answer that is not JSON and quotes the key: the repair re-ask sends it back
+            content = f"I cannot answer, your key {key} is wrong"
+        else:
+            value = schema_instance(schema or {"type": "object"}, self.choose)
+            content = json.dumps(_with_key(value, schema or {}, key))
+        completion = json.loads(self.completion(body, content))
+        completion["model"] = f"model-for-{key}"
+        completion["choices"][0]["message"]["tool_calls"] = [{
+            "id": f"call-{key}", "type": "function",
+            "function": {"name": "echo", "arguments": json.dumps({"key": key})}}]
+        data = json.dumps(completion).encode()
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("X-Echoed-Key", key)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
     def handle(self, handler: Any, body: dict[str, Any], number: int) -> None:
         fmt = (body.get("response_format") or {}).get("type")
         if self.reject_json_schema and fmt == "json_schema":
@@ -148,6 +191,8 @@ class LoopbackLLM:
                 handler._send(200, self.completion(body, self.answer(body)))
             except OSError:
                 pass  # the client gave up and closed the connection
+        elif mode == "echo_key":
+            self.echo_key(handler, body, number)
         elif mode == "error500":
             echo = json.dumps({"error": {"message": "internal error", "request_headers": dict(handler.headers.items())}})
             handler._send(500, echo.encode())

@@ -94,7 +94,7 @@ class Transport(Protocol):
 
 
 def _short(text: str, limit: int = 300) -> str:
-    text = " ".join(text.split())
+    text = scrub_text(" ".join(text.split()))  # before cutting: a cut must not leave half a key
     return text if len(text) <= limit else text[:limit] + "..."
 
 
