@@ -1,0 +1,401 @@
+"""Team formation as a Mechanism of the Session: Algorithm 1 of seed 000 with seed 001's
+adaptation round, and the random-formation baseline. World-independent: it reads only the
+joint actions of each step and the agents' belief snapshots.
+
+What it reads (``StepView.beliefs[agent][kind]`` after step t):
+
+- ``"predictions"``: ``{"about": {other: {"trajectory": [a1, a2, ...]}}}`` (or ``{"action": a}``
+  for one step), the agent's prediction of the other's next actions from step t + 1 on, as the
+  world encodes actions. Each prediction is resolved once the other has taken that many more
+  actions (steps where it does not act are skipped) and scored by ``trajectory_alignment``.
+  An optional ``"level"`` (the agent's ToM level k) is shown in the team state.
+- ``"alignment_self_evaluation"``: ``{"scores": {other: score}}`` or ``{"answer": text}`` (the
+  model's answer to the Appendix A prompt), LLM agents' own phi scores, used as they come.
+
+phi(i, j) is the mean of the last ``window`` scores of i about j (unknown until one exists).
+
+What it emits after every step (``belief_snapshots``):
+
+- ``"alignment_matrix"``: ``{"agents", "phi" (rows: predictor, None = unknown), "samples",
+  "eps", "theta"}``;
+- ``"team_state"``: ``{"teams", "idle", "welfare", "stable", "bas", "ftm", "phase",
+  "misaligned", "rounds", "lifetimes", "levels", "solver"}``.
+
+and a ``TeamAssignment`` (one team named ``"team"``; the others are idle) with its reason when
+the team forms or re-forms.
+
+The monitor (Algorithm 1): the team starts as every agent. At the end of each round
+(``round_steps`` world steps) it takes the share of the team's ordered pairs (i, j) with a known
+phi whose phi < eps. When that share exceeds theta for tau consecutive rounds, the team is
+told nothing yet but enters seed 001's adaptation phase: it keeps working for ``adaptation``
+more rounds; if the share still exceeds theta at the end, Eq. 5 is re-solved over all agents
+with the current phi (unknown as 0) and the new team is assigned. If the share recovered, the
+team is kept.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from agents.teams.alignment import SelfEvaluationError, parse_self_evaluation, trajectory_alignment
+from agents.teams.formation import TeamProblem, TeamSolution, default_eta, welfare
+from agents.teams.metrics import bas, ftm
+from agents.teams.solver import StabilityChecker, solve
+from sim.events import ErrorEvent
+from sim.seats import Intervention, Mechanism, SeatContext, StepView, TeamAssignment
+from sim.world import AgentId, World
+
+PREDICTIONS_KIND = "predictions"
+SELF_EVALUATION_KIND = "alignment_self_evaluation"
+TEAM_NAME = "team"
+
+
+class AlignmentTracker:
+    """phi(i, j) from the agents' predictions and what the others then did."""
+
+    def __init__(self, agents: Sequence[AgentId], window: int = 5, discount: float = 1.0,
+                 embedding: str = "steps", action_vectors: Mapping[str, Sequence[float]] | None = None) -> None:
+        if window < 1:
+            raise ValueError(f"window must be >= 1, got {window}")
+        self.agents = tuple(agents)
+        self.index = {a: k for k, a in enumerate(self.agents)}
+        self.window = window
+        self.score_args = {"discount": discount, "embedding": embedding, "action_vectors": action_vectors}
+        self.taken: dict[AgentId, list[Any]] = {a: [] for a in self.agents}
+        #: (predictor, about) -> predictions waiting for their actions: (first action index, actions)
+        self.pending: dict[tuple[AgentId, AgentId], list[tuple[int, list[Any]]]] = {}
+        self.scores: dict[tuple[AgentId, AgentId], deque[float]] = {}
+        self.levels: dict[AgentId, int] = {}
+        self.problems: list[str] = []
+
+    def update(self, joint_action: Mapping[AgentId, Any], beliefs: Mapping[str, Mapping[str, Any]]) -> int:
+        """Record a step's actions, resolve what they settle, read the new snapshots; returns
+        the number of scores added."""
+        for agent, action in joint_action.items():
+            if agent in self.taken:
+                self.taken[agent].append(action)
+        added = 0
+        for (owner, about), waiting in self.pending.items():
+            done = [w for w in waiting if len(self.taken[about]) >= w[0] + len(w[1])]
+            for start, predicted in done:
+                actual = self.taken[about][start:start + len(predicted)]
+                self._add(owner, about, trajectory_alignment(predicted, actual, **self.score_args))
+                added += 1
+            if done:
+                waiting[:] = [w for w in waiting if w not in done]
+        for owner, kinds in beliefs.items():
+            if owner not in self.index:
+                continue
+            if PREDICTIONS_KIND in kinds:
+                self._read_predictions(owner, kinds[PREDICTIONS_KIND])
+            if SELF_EVALUATION_KIND in kinds:
+                added += self._read_self_evaluation(owner, kinds[SELF_EVALUATION_KIND])
+        return added
+
+    def _add(self, owner: AgentId, about: AgentId, score: float) -> None:
+        self.scores.setdefault((owner, about), deque(maxlen=self.window)).append(float(score))
+
+    def _read_predictions(self, owner: AgentId, data: Mapping[str, Any]) -> None:
+        if isinstance(data.get("level"), int):
+            self.levels[owner] = data["level"]
+        about = data.get("about")
+        if not isinstance(about, Mapping):
+            self.problems.append(f"{owner}: 'predictions' snapshot needs an 'about' object, got {about!r}")
+            return
+        for other, entry in about.items():
+            if other not in self.index or other == owner:
+                self.problems.append(f"{owner}: prediction about {other!r}, not another agent of this world")
+                continue
+            if isinstance(entry, Mapping) and isinstance(entry.get("trajectory"), list) and entry["trajectory"]:
+                predicted = list(entry["trajectory"])
+            elif isinstance(entry, Mapping) and "action" in entry:
+                predicted = [entry["action"]]
+            else:
+                self.problems.append(f"{owner}: prediction about {other} needs a non-empty 'trajectory' "
+                                     f"list or an 'action', got {entry!r}")
+                continue
+            self.pending.setdefault((owner, other), []).append((len(self.taken[other]), predicted))
+
+    def _read_self_evaluation(self, owner: AgentId, data: Mapping[str, Any]) -> int:
+        try:
+            scores = parse_self_evaluation(data["answer"]) if "answer" in data else parse_self_evaluation(
+                data.get("scores", {}))
+        except SelfEvaluationError as exc:
+            self.problems.append(f"{owner}: self-evaluation: {exc}")
+            return 0
+        added = 0
+        for other, score in scores.items():
+            if other in self.index and other != owner:
+                self._add(owner, other, score)
+                added += 1
+        return added
+
+    def matrix(self) -> np.ndarray:
+        """phi with NaN where unknown (and on the diagonal)."""
+        n = len(self.agents)
+        phi = np.full((n, n), np.nan)
+        for (owner, about), scores in self.scores.items():
+            if scores:
+                phi[self.index[owner], self.index[about]] = float(np.mean(scores))
+        return phi
+
+    def sample_counts(self) -> list[list[int]]:
+        n = len(self.agents)
+        counts = [[0] * n for _ in range(n)]
+        for (owner, about), scores in self.scores.items():
+            counts[self.index[owner]][self.index[about]] = len(scores)
+        return counts
+
+
+def _json_matrix(phi: np.ndarray) -> list[list[float | None]]:
+    return [[None if np.isnan(v) else round(float(v), 6) for v in row] for row in phi]
+
+
+class _TeamMechanismBase(Mechanism):
+    """Alignment tracking, team bookkeeping and snapshots shared by the mechanism and its baseline."""
+
+    def __init__(self, *, eps: float = 0.2, theta: float = 0.3, lam: float = 1.0,
+                 alpha: Mapping[str, float] | None = None, round_steps: int = 1, window: int = 5,
+                 discount: float = 1.0, embedding: str = "steps",
+                 action_vectors: Mapping[str, Sequence[float]] | None = None,
+                 min_size: int | None = None, max_size: int | None = None) -> None:
+        if not -1.0 <= eps <= 1.0:
+            raise ValueError(f"eps must be in [-1, 1], got {eps}")
+        if not 0.0 <= theta <= 1.0:
+            raise ValueError(f"theta must be in [0, 1], got {theta}")
+        if round_steps < 1:
+            raise ValueError(f"round_steps must be >= 1, got {round_steps}")
+        if embedding not in ("steps", "net"):
+            raise ValueError(f"embedding must be 'steps' or 'net', got {embedding!r}")
+        if alpha is not None and not isinstance(alpha, Mapping):
+            raise ValueError("alpha must map agent names to specialization scores in [0, 1]")
+        self.eps, self.theta, self.lam = float(eps), float(theta), float(lam)
+        self.alpha = dict(alpha) if alpha is not None else None
+        self.round_steps, self.window, self.discount, self.embedding = round_steps, window, discount, embedding
+        self.action_vectors = dict(action_vectors) if action_vectors else None
+        self.min_size, self.max_size = min_size, max_size
+
+    # ------------------------------------------------------------------ set-up
+
+    def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
+        super().reset(world, state, ctx)
+        self.agents = tuple(world.agents)
+        n = len(self.agents)
+        if self.alpha is not None:
+            unknown = sorted(set(self.alpha) - set(self.agents))
+            if unknown:
+                raise ValueError(f"alpha names agents this world does not have: {unknown} (agents: {list(self.agents)})")
+        eta = default_eta(n) if self.min_size is None else int(self.min_size)
+        top = n if self.max_size is None else int(self.max_size)
+        if not 1 <= eta <= top <= n:
+            raise ValueError(f"team sizes must satisfy 1 <= min_size ({eta}) <= max_size ({top}) <= agents ({n})")
+        self.eta, self.top = eta, top
+        self.tracker = AlignmentTracker(self.agents, self.window, self.discount, self.embedding, self.action_vectors)
+        self.team: tuple[AgentId, ...] = ()
+        self.steps = 0
+        self.rounds = 0
+        self.lifetimes: list[dict[str, Any]] = []
+        self.phase = "monitoring"
+        self.misaligned: float | None = None
+        self.last_solution: TeamSolution | None = None
+        self._reported = 0
+
+    def _problem(self, phi: np.ndarray, eps: float | None) -> TeamProblem:
+        alpha = None
+        if self.alpha is not None:
+            alpha = np.array([float(self.alpha.get(a, 0.0)) for a in self.agents])
+        return TeamProblem(np.nan_to_num(phi), alpha, self.lam, eps, self.eta, self.top)
+
+    def _assign(self, team: Sequence[AgentId], reason: str, tick: int, data: dict[str, Any]) -> TeamAssignment:
+        self.team = tuple(a for a in self.agents if a in set(team))
+        self.lifetimes.append({"team": list(self.team), "formed_tick": tick + 1, "formed_round": self.rounds,
+                               "rounds": 0, "reason": reason})
+        return TeamAssignment(0, {TEAM_NAME: self.team}, reason, data)
+
+    def _misaligned_share(self, phi: np.ndarray) -> float | None:
+        idx = [self.tracker.index[a] for a in self.team]
+        pairs = [phi[i, j] for i in idx for j in idx if i != j and not np.isnan(phi[i, j])]
+        if not pairs:
+            return None
+        return float(np.mean(np.asarray(pairs) < self.eps))
+
+    def _report_problems(self, tick: int) -> None:
+        for message in self.tracker.problems[self._reported:]:
+            self.ctx.emit(ErrorEvent(tick=tick + 1, source=self.name, kind="bad_snapshot", message=message))
+        self._reported = len(self.tracker.problems)
+
+    # ------------------------------------------------------------------ loop
+
+    def after_step(self, step: StepView) -> Sequence[Intervention]:
+        out: list[Intervention] = []
+        if not self.lifetimes:
+            out.append(self.initial(step.tick))
+        self.tracker.update({a: self.world.encode_action(x) for a, x in step.joint_action.items()}, step.beliefs)
+        self._report_problems(step.tick)
+        self.steps += 1
+        if self.steps % self.round_steps == 0:
+            self.rounds += 1
+            self.lifetimes[-1]["rounds"] = self.rounds - self.lifetimes[-1]["formed_round"]
+            made = self.end_of_round(step.tick)
+            if made is not None:
+                out.append(made)
+        return out
+
+    def initial(self, tick: int) -> TeamAssignment:
+        raise NotImplementedError
+
+    def end_of_round(self, tick: int) -> TeamAssignment | None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ snapshots
+
+    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+        phi = self.tracker.matrix()
+        matrix = {"agents": list(self.agents), "phi": _json_matrix(phi), "samples": self.tracker.sample_counts(),
+                  "eps": self.eps, "theta": self.theta}
+        problem = self._problem(phi, None)
+        idx = [self.tracker.index[a] for a in self.team]
+        stable = StabilityChecker(problem).check(tuple(idx)).stable if idx else None
+        ftm_values = ftm(phi, self.eps) if len(self.agents) > 1 else np.zeros(len(self.agents))
+        state = {
+            "teams": {TEAM_NAME: list(self.team)},
+            "idle": [a for a in self.agents if a not in self.team],
+            "welfare": round(welfare(problem, idx), 6) if idx else None,
+            "stable": stable,
+            "bas": round(bas(phi, idx), 6) if idx else None,
+            "ftm": {a: round(float(v), 6) for a, v in zip(self.agents, ftm_values)},
+            "phase": self.phase,
+            "misaligned": None if self.misaligned is None else round(self.misaligned, 6),
+            "rounds": self.rounds,
+            "lifetimes": [dict(entry) for entry in self.lifetimes],
+            "levels": dict(self.tracker.levels),
+            "solver": self._solver_summary(),
+        }
+        return [("alignment_matrix", matrix), ("team_state", state)]
+
+    def _solver_summary(self) -> dict[str, Any] | None:
+        s = self.last_solution
+        if s is None:
+            return None
+        return {"method": s.method, "welfare": round(s.welfare, 6), "optimal": s.optimal, "gap": round(s.gap, 6),
+                "filtered": s.filtered, "refuted": s.refuted, "certificate": s.certificate}
+
+    def _common_params(self) -> dict[str, Any]:
+        return {"eps": self.eps, "theta": self.theta, "lam": self.lam, "alpha": self.alpha,
+                "round_steps": self.round_steps, "window": self.window, "discount": self.discount,
+                "embedding": self.embedding, "action_vectors": self.action_vectors, "min_size": self.min_size,
+                "max_size": self.max_size}
+
+
+class TeamFormationMechanism(_TeamMechanismBase):
+    """Belief-aligned team formation (seed 000 Algorithm 1, seed 001's adaptation round)."""
+
+    kind = "teams"
+
+    def __init__(self, *, eps: float = 0.2, theta: float = 0.3, tau: int = 1, adaptation: int = 1,
+                 exact_limit: int = 20, restarts: int = 32, **common: Any) -> None:
+        super().__init__(eps=eps, theta=theta, **common)
+        if tau < 1:
+            raise ValueError(f"tau must be >= 1, got {tau}")
+        if adaptation < 0:
+            raise ValueError(f"adaptation must be >= 0, got {adaptation}")
+        if not 1 <= exact_limit <= 22:
+            raise ValueError(f"exact_limit must be in [1, 22], got {exact_limit}")
+        self.tau, self.adaptation, self.exact_limit, self.restarts = tau, adaptation, exact_limit, restarts
+
+    def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
+        super().reset(world, state, ctx)
+        self.over_rounds = 0
+        self.adapt_left = 0
+
+    def initial(self, tick: int) -> TeamAssignment:
+        return self._assign(self.agents, "initial team: every agent (Algorithm 1 starts from T = N)", tick,
+                            {"phase": "initial"})
+
+    def end_of_round(self, tick: int) -> TeamAssignment | None:
+        share = self._misaligned_share(self.tracker.matrix())
+        self.misaligned = share
+        over = share is not None and share > self.theta
+        if self.phase == "adapting":
+            self.adapt_left -= 1
+            if self.adapt_left > 0:
+                return None
+            self.phase = "monitoring"
+            self.over_rounds = 0
+            if not over:
+                return None  # the team realigned during the adaptation round(s)
+            return self._reform(tick, share)
+        self.over_rounds = self.over_rounds + 1 if over else 0
+        if self.over_rounds < self.tau:
+            return None
+        if self.adaptation > 0:
+            self.phase = "adapting"
+            self.adapt_left = self.adaptation
+            return None
+        self.over_rounds = 0
+        return self._reform(tick, share)
+
+    def _reform(self, tick: int, share: float | None) -> TeamAssignment | None:
+        phi = self.tracker.matrix()
+        solution = solve(self._problem(phi, self.eps), exact_limit=self.exact_limit, restarts=self.restarts,
+                         seed=int(self.ctx.seed) % (2 ** 32))
+        self.last_solution = solution
+        team = tuple(self.agents[i] for i in solution.team)
+        if set(team) == set(self.team):
+            return None  # Eq. 5 keeps the team as it is
+        wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
+        how = ("eps-filtered" if solution.filtered else
+               "fallback over all teams: no team has every pair's phi >= eps")
+        reason = (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
+                  f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}; Eq. 5 ({how}) chose "
+                  f"{', '.join(team)} (welfare {solution.welfare:.3f})")
+        return self._assign(team, reason, tick, {"phase": "formed", "misaligned": share, "welfare": solution.welfare,
+                                                 "filtered": solution.filtered, "optimal": solution.optimal,
+                                                 "gap": solution.gap, "method": solution.method})
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, **self._common_params(), "tau": self.tau, "adaptation": self.adaptation,
+                "exact_limit": self.exact_limit, "restarts": self.restarts}
+
+
+class RandomTeamMechanism(_TeamMechanismBase):
+    """The baseline: a team of ``size`` agents (default ceil(n / 2)) drawn at random, redrawn
+    every ``every`` rounds (0: never). It tracks alignment like the real mechanism, so the
+    same panels and metrics (BAS, FTM) compare them."""
+
+    kind = "random-teams"
+
+    def __init__(self, *, size: int | None = None, every: int = 0, **common: Any) -> None:
+        super().__init__(**common)
+        if size is not None and size < 1:
+            raise ValueError(f"size must be >= 1, got {size}")
+        if every < 0:
+            raise ValueError(f"every must be >= 0, got {every}")
+        self.size, self.every = size, every
+
+    def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
+        super().reset(world, state, ctx)
+        if self.size is not None and self.size > len(self.agents):
+            raise ValueError(f"size {self.size} exceeds the {len(self.agents)} agents of this world")
+
+    def _draw(self, tick: int, why: str) -> TeamAssignment:
+        k = self.eta if self.size is None else self.size
+        picked = self.ctx.rng.choice(len(self.agents), size=k, replace=False)
+        team = [self.agents[i] for i in sorted(int(i) for i in picked)]
+        return self._assign(team, f"{why}: {k} agents drawn at random (baseline)", tick, {"phase": "formed"})
+
+    def initial(self, tick: int) -> TeamAssignment:
+        return self._draw(tick, "random team")
+
+    def end_of_round(self, tick: int) -> TeamAssignment | None:
+        self.misaligned = self._misaligned_share(self.tracker.matrix())
+        if self.every and self.rounds % self.every == 0:
+            return self._draw(tick, f"random team redrawn after {self.every} round(s)")
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, **self._common_params(), "size": self.size, "every": self.every}

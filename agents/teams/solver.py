@@ -1,0 +1,575 @@
+"""Solvers for Eq. 5: the welfare-maximizing stable team.
+
+- ``solve_exact`` (n <= 20): the welfare of every subset at once with numpy bitmask tables, then
+  the candidates above the best eta-sized team (eta-sized teams are stable by definition: no
+  proper sub-coalition reaches eta) in decreasing welfare, each refuted by a blocking coalition
+  or certified stable. The first certified candidate is optimal.
+- ``solve_anytime`` (any n, meant for n > 20): local search from deterministic and seeded starts,
+  blocking chains down to stable teams, and an upper bound on the welfare of any team (row sums
+  and a cardinality-aware eigenvalue bound); it reports the gap between them.
+- ``solve_brute`` (n <= 12): the definitions of ``agents.teams.formation`` applied to every
+  subset, for tests and the benchmark.
+
+Stability checks (``StabilityChecker``) refute cheaply first (every single-member removal), then
+shrink the pool of members who could gain by defecting (an upper bound of what each member can
+get in any sub-coalition of the pool; members who cannot beat their current preference cannot
+be in a blocking coalition), and enumerate the subsets of what is left with numpy, one member at
+a time, stopping when no sub-coalition can still block.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+from agents.teams.formation import (STRICT_TOL, Team, TeamProblem, TeamSolution, blocking_coalition,
+                                    mask_team, passes_filter, team_key, team_mask, welfare)
+
+#: largest n for the exact solver (its tables hold 2^n float64 entries)
+MAX_EXACT_N = 22
+#: largest n for the brute-force reference
+MAX_BRUTE_N = 12
+#: largest pool of possible defectors whose subsets are enumerated
+MAX_ENUMERATED_POOL = 20
+
+
+def subset_sums(values: np.ndarray) -> np.ndarray:
+    """``out[mask] = sum(values[k] for bits k of mask)`` for every mask < 2**len(values)."""
+    out = np.zeros(1 << len(values))
+    size = 1
+    for v in values:
+        np.add(out[:size], v, out=out[size:2 * size])
+        size *= 2
+    return out
+
+
+_POPCOUNTS: dict[int, np.ndarray] = {}
+
+
+def popcounts(p: int) -> np.ndarray:
+    """Number of set bits of every mask < 2**p (cached; read-only)."""
+    if p not in _POPCOUNTS:
+        out = np.zeros(1 << p, dtype=np.int16)
+        size = 1
+        for _ in range(p):
+            np.add(out[:size], 1, out=out[size:2 * size])
+            size *= 2
+        out.setflags(write=False)
+        _POPCOUNTS[p] = out
+    return _POPCOUNTS[p]
+
+
+def _members(mask: int) -> Team:
+    return mask_team(int(mask))
+
+
+# ---------------------------------------------------------------------------------- stability
+
+
+@dataclass(frozen=True, slots=True)
+class StabilityVerdict:
+    #: True: certified stable; False: ``blocking`` blocks it; None: too large to decide
+    stable: bool | None
+    blocking: Team | None
+    certificate: str
+    subsets: int = 0
+
+
+class StabilityChecker:
+    """Decides Eq. 3 for teams of one problem (ignores the eps filter: sub-coalitions of a team
+    that passes it pass it too)."""
+
+    def __init__(self, problem: TeamProblem, max_pool: int = MAX_ENUMERATED_POOL) -> None:
+        self.problem = problem
+        self.phi = problem.phi
+        self.alpha = problem.alpha_or_zero
+        self.lam = problem.lam if problem.uses_alpha else 0.0
+        self.eta = problem.eta
+        self.max_pool = max_pool
+        self._blockers: list[tuple[int, np.ndarray, np.ndarray]] = []
+        self._pending_local: list[list[int]] = []
+
+    def own_preferences(self, members: Team) -> np.ndarray:
+        idx = np.asarray(members)
+        m = len(idx)
+        sub = self.phi[np.ix_(idx, idx)]
+        aligned = sub.sum(axis=1) / (m - 1) if m > 1 else np.zeros(m)
+        return aligned + self.lam * self.alpha[idx].mean()
+
+    def check(self, members: Team) -> StabilityVerdict:
+        members = tuple(sorted(members))
+        m, eta = len(members), self.eta
+        if m <= eta:
+            return StabilityVerdict(True, None, f"size {m} == eta: no sub-coalition reaches eta")
+        idx = np.asarray(members)
+        sub = self.phi[np.ix_(idx, idx)]
+        alpha = self.alpha[idx]
+        own = self.own_preferences(members)
+
+        known = self._known_blocker(members, own)
+        if known is not None:
+            return StabilityVerdict(False, known, "a blocking coalition found before blocks it too")
+        blocking = self._single_removal(sub, alpha, own)
+        if blocking is None:
+            blocking = self._greedy_removals(sub, alpha, own)
+        if blocking is not None:
+            found = tuple(members[k] for k in blocking)
+            self._remember(found)
+            return StabilityVerdict(False, found, "greedy removals found a blocking coalition")
+
+        pool, margin = self._pool(sub, alpha, own, m)
+        if len(pool) < eta:
+            return StabilityVerdict(True, None, f"only {len(pool)} member(s) could gain by defecting (< eta {eta})")
+        if len(pool) > self.max_pool:
+            return StabilityVerdict(None, None, f"{len(pool)} possible defectors: too many to enumerate")
+        found, count = self._enumerate(sub, alpha, own, pool, margin, m)
+        if found is None:
+            return StabilityVerdict(True, None, f"no blocking coalition among {count} sub-coalitions "
+                                    f"of the {len(pool)} possible defectors", count)
+        blocking = tuple(members[k] for k in found)
+        self._remember(blocking)
+        for extra in self._pending_local:
+            self._remember(tuple(members[k] for k in extra))
+        self._pending_local = []
+        return StabilityVerdict(False, blocking, "enumeration found a blocking coalition", count)
+
+    def _remember(self, coalition: Team) -> None:
+        """Keep a blocking coalition with its members' preferences: candidates of the exact
+        search overlap, and one coalition often blocks many of them."""
+        idx = np.asarray(coalition)
+        self._blockers.append((team_mask(coalition), idx, self.own_preferences(coalition)))
+
+    def _known_blocker(self, members: Team, own: np.ndarray) -> Team | None:
+        mask = team_mask(members)
+        pos = {a: k for k, a in enumerate(members)}
+        for bmask, idx, prefs in reversed(self._blockers):
+            if bmask & ~mask or bmask == mask:
+                continue
+            if np.all(prefs > own[[pos[int(a)] for a in idx]] + STRICT_TOL):
+                return tuple(int(a) for a in idx)
+        return None
+
+    def _greedy_removals(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[int] | None:
+        """Drop members one at a time, each time the one whose removal leaves the most members
+        better off than in the team (ties: the largest smallest gain), until every member of
+        what is left gains (a blocking coalition) or it is down to eta members."""
+        coalition = list(range(len(sub)))
+        while len(coalition) - 1 >= self.eta:
+            c = len(coalition)
+            part = sub[np.ix_(coalition, coalition)]
+            rows = part.sum(axis=1)
+            a = alpha[coalition]
+            aligned = (rows[:, None] - part) / (c - 2) if c > 2 else np.zeros_like(part)
+            pref = aligned + (self.lam * (a.sum() - a) / (c - 1))[None, :]  # pref[i, k]: i's, k removed
+            gain = pref - own[coalition][:, None]
+            np.fill_diagonal(gain, np.inf)
+            happy = (gain > STRICT_TOL).sum(axis=0)
+            worst = gain.min(axis=0)
+            k = int(np.lexsort((-worst, -happy))[0])
+            coalition.pop(k)
+            if happy[k] == c:  # every remaining member gains
+                return coalition
+        return None
+
+    def _single_removal(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[int] | None:
+        m = len(sub)
+        if m - 1 < self.eta:
+            return None
+        rows = sub.sum(axis=1)
+        denom = m - 2
+        aligned = (rows[:, None] - sub) / denom if denom > 0 else np.zeros_like(sub)
+        skill = self.lam * (alpha.sum() - alpha) / (m - 1)  # per removed member k
+        pref = aligned + skill[None, :]  # pref[i, k]: B'_i(T minus k)
+        happy = pref > own[:, None] + STRICT_TOL
+        np.fill_diagonal(happy, True)
+        blocks = np.flatnonzero(happy.all(axis=0))
+        if blocks.size:
+            k = int(blocks[0])
+            return [i for i in range(m) if i != k]
+        return None
+
+    def _pool(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray, m: int) -> tuple[list[int], np.ndarray]:
+        """Members who might prefer some sub-coalition of the pool of size in [eta, m-1]."""
+        pool = list(range(m))
+        eta = self.eta
+        while True:
+            p = len(pool)
+            hi = min(p, m - 1)
+            if p < eta:
+                return pool, np.zeros(0)
+            ps = sub[np.ix_(pool, pool)].copy()
+            np.fill_diagonal(ps, -np.inf)
+            top = -np.sort(-ps, axis=1)[:, :p - 1]  # each member's teammates, best first
+            csum = np.concatenate([np.zeros((p, 1)), np.cumsum(top, axis=1)], axis=1)  # csum[:, c-1]
+            sizes = np.arange(max(eta, 1), hi + 1)
+            if sizes.size == 0:
+                return [], np.zeros(0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                aligned = np.where(sizes[None, :] > 1, csum[:, sizes - 1] / np.maximum(sizes - 1, 1)[None, :], 0.0)
+            bound = aligned
+            if self.lam:
+                a = alpha[pool]
+                order = np.argsort(-a, kind="stable")
+                a_sorted = a[order]
+                acs = np.concatenate([[0.0], np.cumsum(a_sorted)])
+                rank = np.empty(p, dtype=int)
+                rank[order] = np.arange(p)
+                # best alpha sum of c members that include i: i plus the best c-1 others
+                c = sizes[None, :]
+                inside = rank[:, None] < c  # i is among the top c anyway
+                best = np.where(inside, acs[np.minimum(c, p)], acs[c - 1] + a[:, None])
+                bound = bound + self.lam * best / c
+            upper = bound.max(axis=1)
+            margin = upper - own[pool]
+            keep = [k for k, ok in zip(pool, margin > STRICT_TOL) if ok]
+            if len(keep) == len(pool):
+                return pool, margin
+            pool = keep
+
+    def _enumerate(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray, pool: list[int],
+                   margin: np.ndarray, m: int) -> tuple[list[int] | None, int]:
+        """Every sub-coalition of the pool with a size in [eta, m-1], ruled out member by member:
+        a coalition survives member k's turn if it lacks k or k prefers it to the team."""
+        p = len(pool)
+        pc = popcounts(p)
+        hi = min(p, m - 1)
+        alive = (pc >= self.eta) & (pc <= hi)
+        count = int(alive.sum())
+        inv = 1.0 / np.maximum(pc - 1, 1)
+        skill = self.lam * subset_sums(alpha[pool]) / np.maximum(pc, 1) if self.lam else np.zeros(1 << p)
+        order = [int(k) for k in np.argsort(margin, kind="stable")]  # least room to gain first
+        for done, k in enumerate(order):
+            i = pool[k]
+            others = [pool[j] for j in range(p) if j != k]
+            # coalitions containing local member k are the upper half of every 2^(k+1) block; in
+            # that view they are laid out like the subsets of the other members
+            half = (-1, 2, 1 << k)
+            sums = subset_sums(sub[i, others]).reshape(-1, 1 << k)
+            happy = sums * inv.reshape(half)[:, 1, :] + skill.reshape(half)[:, 1, :] > own[i] + STRICT_TOL
+            alive.reshape(half)[:, 1, :] &= happy
+            left = int(np.count_nonzero(alive))
+            if left == 0:
+                return None, count
+            if left * p * 4 < (1 << p) and done + 1 < len(order):
+                return self._enumerate_sparse(sub, own, pool, np.flatnonzero(alive), order[done + 1:], inv, skill), count
+        return self._smallest(pool, np.flatnonzero(alive), pc), count
+
+    def _enumerate_sparse(self, sub: np.ndarray, own: np.ndarray, pool: list[int], alive: np.ndarray,
+                          order: list[int], inv: np.ndarray, skill: np.ndarray) -> list[int] | None:
+        """The rest of ``_enumerate`` on the list of surviving coalitions, once few are left."""
+        p = len(pool)
+        bits = ((alive[:, None] >> np.arange(p)) & 1).astype(np.float64)  # coalition x member
+        for k in order:
+            row = sub[pool[k], pool]
+            pref = (bits @ row) * inv[alive] + skill[alive]
+            keep = (bits[:, k] == 0) | (pref > own[pool[k]] + STRICT_TOL)
+            alive, bits = alive[keep], bits[keep]
+            if alive.size == 0:
+                return None
+        return self._smallest(pool, alive, popcounts(p))
+
+    def _smallest(self, pool: list[int], alive: np.ndarray, pc: np.ndarray) -> list[int]:
+        """The smallest surviving coalition (it is inside more of the other candidates, so
+        remembering it refutes more of them); the few smallest are remembered."""
+        order = alive[np.argsort(pc[alive], kind="stable")]
+        chosen = [[pool[k] for k in range(len(pool)) if int(local) >> k & 1] for local in order[:8]]
+        self._pending_local = chosen[1:]
+        return chosen[0]
+
+
+# ---------------------------------------------------------------------------------- exact
+
+
+def welfare_table(problem: TeamProblem) -> tuple[np.ndarray, np.ndarray]:
+    """W(T) for every bitmask T (index = mask), and the popcounts."""
+    n = problem.n
+    wsym = problem.phi + problem.phi.T
+    pairs = np.zeros(1 << n)
+    size = 1
+    for b in range(n):
+        np.add(pairs[:size], subset_sums(wsym[b, :b]), out=pairs[size:2 * size])
+        size *= 2
+    pc = popcounts(n)
+    w = pairs / np.maximum(pc - 1, 1)
+    if problem.uses_alpha:
+        w += problem.lam * subset_sums(problem.alpha)
+    return w, pc
+
+
+def filter_table(problem: TeamProblem) -> np.ndarray:
+    """For every bitmask: every ordered pair inside has phi >= eps (a clique of the eps graph)."""
+    n = problem.n
+    good = (problem.phi >= problem.eps) & (problem.phi.T >= problem.eps)
+    ok = np.ones(1 << n, dtype=bool)
+    masks = np.arange(1 << (n - 1), dtype=np.int64) if n > 1 else np.zeros(1, dtype=np.int64)
+    size = 1
+    for b in range(n):
+        nb = sum(1 << j for j in range(b) if good[b, j])
+        np.logical_and(ok[:size], (masks[:size] & ~nb) == 0, out=ok[size:2 * size])
+        size *= 2
+    return ok
+
+
+def solve_exact(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
+    """The optimum of Eq. 5 with a stability certificate (n <= ``MAX_EXACT_N``)."""
+    n = problem.n
+    if n > MAX_EXACT_N:
+        raise ValueError(f"solve_exact handles n <= {MAX_EXACT_N} agents, got {n}; use solve_anytime")
+    w, pc = welfare_table(problem)
+    feasible = (pc >= problem.eta) & (pc <= problem.top)
+    filtered = problem.eps is not None
+    if filtered:
+        passing = feasible & filter_table(problem)
+        if passing.any():
+            feasible = passing
+        else:
+            filtered = False  # universal misalignment: fall back to every team
+    checker = StabilityChecker(problem)
+
+    at_eta = np.flatnonzero(feasible & (pc == problem.eta))
+    best_eta = int(at_eta[np.argmax(w[at_eta])])  # argmax: the smallest mask among exact ties
+    floor = w[best_eta]
+    masks = np.arange(1 << n, dtype=np.int64)
+    above = feasible & (pc > problem.eta) & ((w > floor) | ((w == floor) & (masks < best_eta)))
+    cand = np.flatnonzero(above)
+    refuted = 0
+    subsets = 0
+    while cand.size:
+        if cand.size > chunk:
+            cut = np.partition(w[cand], cand.size - chunk)[cand.size - chunk]
+            top, cand = cand[w[cand] >= cut], cand[w[cand] < cut]
+        else:
+            top, cand = cand, cand[:0]
+        for mask in top[np.lexsort((top, -w[top]))]:
+            verdict = checker.check(_members(mask))
+            subsets += verdict.subsets
+            if verdict.stable:
+                return TeamSolution(_members(mask), float(w[mask]), True, filtered, True, float(w[mask]), 0.0,
+                                    "exact", refuted, verdict.certificate,
+                                    {"candidates": int(above.sum()), "subsets": subsets})
+            if verdict.stable is None:  # pragma: no cover - pools never exceed n <= 20
+                raise RuntimeError(f"could not decide the stability of {_members(mask)}: {verdict.certificate}")
+            refuted += 1
+    team = _members(best_eta)
+    return TeamSolution(team, float(floor), True, filtered, True, float(floor), 0.0, "exact", refuted,
+                        f"size {len(team)} == eta: no sub-coalition reaches eta",
+                        {"candidates": int(above.sum()), "subsets": subsets})
+
+
+# ---------------------------------------------------------------------------------- brute force
+
+
+def solve_brute(problem: TeamProblem) -> TeamSolution:
+    """Eq. 5 by the definitions: every subset's welfare, sorted, the first stable one."""
+    n = problem.n
+    if n > MAX_BRUTE_N:
+        raise ValueError(f"solve_brute handles n <= {MAX_BRUTE_N} agents, got {n}")
+    teams = [t for size in range(problem.eta, problem.top + 1) for t in itertools.combinations(range(n), size)]
+    filtered = problem.eps is not None and any(passes_filter(problem, t) for t in teams)
+    if filtered:
+        teams = [t for t in teams if passes_filter(problem, t)]
+    scored = sorted(((welfare(problem, t), t) for t in teams), key=lambda wt: team_key(*wt))
+    refuted = 0
+    for value, team in scored:
+        if blocking_coalition(problem, team) is None:
+            return TeamSolution(team, value, True, filtered, True, value, 0.0, "brute", refuted,
+                                "every proper sub-coalition of size >= eta checked")
+        refuted += 1
+    raise AssertionError("an eta-sized team is always stable")  # pragma: no cover
+
+
+# ---------------------------------------------------------------------------------- bounds
+
+
+def upper_bound(problem: TeamProblem) -> tuple[float, dict[int, float]]:
+    """An upper bound on W(T) over every team of allowed size (stable or not, eps ignored), and
+    the bound per size. Per size m it is the smaller of
+    - rows: sum of the m largest (mean of i's m-1 best phi) + lam * alpha_i, and
+    - eigenvalues: W(T) = x^T M x for the 0/1 indicator x (x_i^2 = x_i puts lam * alpha on the
+      diagonal of M = sym(phi) / (m - 1) + lam diag(alpha)); with |x| = m, x^T M x <=
+      min_t lambda_max(M + t 11^T) m - t m^2 (convex in t, minimized numerically)."""
+    n = problem.n
+    phi = problem.phi
+    alpha = problem.alpha_or_zero if problem.uses_alpha else np.zeros(n)
+    lam = problem.lam if problem.uses_alpha else 0.0
+    sym = (phi + phi.T) / 2
+    rows_sorted = -np.sort(-(phi + np.diag(np.full(n, -np.inf))), axis=1)[:, :n - 1]
+    csum = np.concatenate([np.zeros((n, 1)), np.cumsum(rows_sorted, axis=1)], axis=1)
+    ones = np.ones((n, n))
+    per_size: dict[int, float] = {}
+    for m in range(problem.eta, problem.top + 1):
+        if m == 1:
+            per_size[m] = float(lam * alpha.max())
+            continue
+        if m == n:
+            per_size[m] = welfare(problem, range(n))
+            continue
+        score = csum[:, m - 1] / (m - 1) + lam * alpha
+        rows = float(np.sort(score)[-m:].sum())
+        mat = sym / (m - 1) + lam * np.diag(alpha)
+
+        def spectral(t: float, mat: np.ndarray = mat, m: int = m) -> float:
+            return float(np.linalg.eigvalsh(mat + t * ones)[-1] * m - t * m * m)
+
+        span = 4.0 * (np.abs(mat).sum() + 1.0)
+        res = minimize_scalar(spectral, bounds=(-span, span), method="bounded", options={"xatol": 1e-6})
+        eig = min(float(res.fun), spectral(0.0))
+        per_size[m] = min(rows, eig + 1e-9)
+    return max(per_size.values()), per_size
+
+
+# ---------------------------------------------------------------------------------- anytime
+
+
+class _LocalSearch:
+    """Best-improvement add / drop / swap moves on W over teams that respect the size limits
+    and (when ``filtered``) the eps filter."""
+
+    def __init__(self, problem: TeamProblem, filtered: bool) -> None:
+        self.p = problem
+        self.n = problem.n
+        self.wsym = problem.phi + problem.phi.T
+        self.alpha = problem.alpha_or_zero if problem.uses_alpha else np.zeros(self.n)
+        self.lam = problem.lam if problem.uses_alpha else 0.0
+        if filtered:
+            good = (problem.phi >= problem.eps) & (problem.phi.T >= problem.eps)
+            np.fill_diagonal(good, True)
+        else:
+            good = np.ones((self.n, self.n), dtype=bool)
+        self.good = good.astype(np.int32)
+
+    def value(self, pairs: float, skill: float, m: int) -> float:
+        return pairs / max(m - 1, 1) + self.lam * skill
+
+    def run(self, start: np.ndarray, fixed_size: int | None = None) -> np.ndarray:
+        inside = start.astype(bool).copy()
+        eta, top = self.p.eta, self.p.top
+        while True:
+            idx = np.flatnonzero(inside)
+            out = np.flatnonzero(~inside)
+            m = idx.size
+            rowin = self.wsym[:, idx].sum(axis=1)  # each agent's pair sum into the team
+            pairs = rowin[idx].sum() / 2
+            skill = self.alpha[idx].sum()
+            goodin = self.good[:, idx].sum(axis=1)
+            target = eta if fixed_size is None else fixed_size
+            building = m < target  # below the size wanted: only additions, the best feasible one
+            shrinking = m > (top if fixed_size is None else fixed_size)  # above it: only removals
+            current = -np.inf if building or shrinking else self.value(pairs, skill, m)
+            best, move = current + 1e-12, None
+            if not shrinking and m < top and out.size and (fixed_size is None or building):
+                vals = (pairs + rowin[out]) / max(m, 1) + self.lam * (skill + self.alpha[out])
+                vals[goodin[out] < m] = -np.inf
+                k = int(np.argmax(vals))
+                if vals[k] > best:
+                    best, move = vals[k], ("add", out[k], None)
+            if not building and (shrinking or m > eta) and (fixed_size is None or shrinking):
+                vals = (pairs - rowin[idx]) / max(m - 2, 1) + self.lam * (skill - self.alpha[idx])
+                k = int(np.argmax(vals))
+                if vals[k] > best:
+                    best, move = vals[k], ("drop", idx[k], None)
+            if not building and not shrinking and out.size:
+                # swap k (inside) for j (outside)
+                delta = rowin[out][None, :] - rowin[idx][:, None] - self.wsym[np.ix_(idx, out)]
+                vals = (pairs + delta) / max(m - 1, 1) + self.lam * (skill - self.alpha[idx][:, None]
+                                                                     + self.alpha[out][None, :])
+                feasible = (goodin[out][None, :] - self.good[np.ix_(idx, out)]) >= m - 1
+                vals[~feasible] = -np.inf
+                flat = int(np.argmax(vals))
+                if vals.flat[flat] > best:
+                    a, b = divmod(flat, out.size)
+                    best, move = vals.flat[flat], ("swap", idx[a], out[b])
+            if move is None:
+                return inside
+            kind, x, y = move
+            if kind == "add":
+                inside[x] = True
+            elif kind == "drop":
+                inside[x] = False
+            else:
+                inside[x] = False
+                inside[y] = True
+
+
+def solve_anytime(problem: TeamProblem, restarts: int = 32, seed: int = 0,
+                  max_pool: int = MAX_ENUMERATED_POOL) -> TeamSolution:
+    """A stable team of large welfare for any n, with an upper bound and the gap to it.
+
+    Starts: every single agent grown greedily, plus ``restarts`` seeded random teams; each is
+    improved by local search over all allowed sizes and at size eta. Every local optimum is
+    checked for stability; an unstable one is replaced by its blocking coalition, down to a
+    stable team (blocking chains end: they shrink, and eta-sized teams are stable). Teams
+    whose stability cannot be decided (more than ``max_pool`` possible defectors) are skipped.
+    Deterministic for a given ``seed``."""
+    n = problem.n
+    filtered = problem.eps is not None
+    search = _LocalSearch(problem, filtered)
+    rng = np.random.default_rng(seed)
+    starts: list[np.ndarray] = []
+    for i in range(n):
+        s = np.zeros(n, dtype=bool)
+        s[i] = True
+        starts.append(s)
+    for _ in range(restarts):
+        s = np.zeros(n, dtype=bool)
+        s[rng.choice(n, size=int(rng.integers(problem.eta, problem.top + 1)), replace=False)] = True
+        starts.append(s)
+
+    def optima(search: _LocalSearch) -> set[Team]:
+        found: set[Team] = set()
+        for s in starts:
+            for fixed in (None, problem.eta):
+                t = search.run(s, fixed)
+                if problem.eta <= t.sum() <= problem.top:
+                    team = tuple(int(i) for i in np.flatnonzero(t))
+                    if not filtered or passes_filter(problem, team):
+                        found.add(team)
+        return found
+
+    local = optima(search)
+    if filtered and not local:
+        filtered = False  # no team passing eps was found: fall back to every team
+        search = _LocalSearch(problem, False)
+        local = optima(search)
+    checker = StabilityChecker(problem, max_pool=max_pool)
+    verdicts: dict[Team, StabilityVerdict] = {}
+    stable: list[Team] = []
+    queue = sorted(local, key=lambda t: team_key(welfare(problem, t), t))
+    while queue:
+        team = queue.pop(0)
+        if team in verdicts:
+            continue
+        verdict = verdicts[team] = checker.check(team)
+        if verdict.stable:
+            stable.append(team)
+        elif verdict.stable is False and verdict.blocking is not None:
+            queue.append(tuple(sorted(verdict.blocking)))
+    if not stable:  # pragma: no cover - every chain ends at eta-sized teams
+        raise RuntimeError("no stable team found")
+    best = min(stable, key=lambda t: team_key(welfare(problem, t), t))
+    value = welfare(problem, best)
+    bound, per_size = upper_bound(problem)
+    bound = max(bound, value)
+    gap = (bound - value) / max(abs(bound), 1e-9)
+    optimal = gap <= 1e-9
+    refuted = sum(1 for t, v in verdicts.items() if v.stable is False and welfare(problem, t) > value)
+    return TeamSolution(best, value, True, filtered, optimal, bound, gap, "anytime", refuted,
+                        verdicts[best].certificate,
+                        {"local_optima": len(local), "checked": len(verdicts),
+                         "undecided": sum(1 for v in verdicts.values() if v.stable is None),
+                         "bound_per_size": {int(k): float(v) for k, v in per_size.items()}})
+
+
+def solve(problem: TeamProblem, exact_limit: int = 20, **anytime: object) -> TeamSolution:
+    """Exact up to ``exact_limit`` agents, anytime beyond."""
+    if problem.n <= exact_limit:
+        return solve_exact(problem)
+    return solve_anytime(problem, **anytime)  # type: ignore[arg-type]
+
+
+__all__ = ["MAX_BRUTE_N", "MAX_EXACT_N", "StabilityChecker", "StabilityVerdict", "popcounts", "solve",
+           "solve_anytime", "solve_brute", "solve_exact", "subset_sums", "team_mask", "upper_bound",
+           "welfare_table"]
