@@ -19,6 +19,7 @@ a time, stopping when no sub-coalition can still block.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 from dataclasses import dataclass
 
@@ -424,6 +425,20 @@ def upper_bound(problem: TeamProblem) -> tuple[float, dict[int, float]]:
 # ---------------------------------------------------------------------------------- anytime
 
 
+class _Welfare:
+    """W(T) = (sum of phi over ordered pairs of T) / (|T| - 1) + lam * sum of alpha over T."""
+
+    def __init__(self, problem: TeamProblem) -> None:
+        self.phi = problem.phi
+        self.alpha = problem.alpha_or_zero if problem.uses_alpha else np.zeros(problem.n)
+        self.lam = problem.lam if problem.uses_alpha else 0.0
+
+    def __call__(self, team: Team) -> float:
+        idx = np.asarray(team)
+        pairs = self.phi[np.ix_(idx, idx)].sum()
+        return float(pairs / max(len(idx) - 1, 1) + self.lam * self.alpha[idx].sum())
+
+
 class _LocalSearch:
     """Best-improvement add / drop / swap moves on W over teams that respect the size limits
     and (when ``filtered``) the eps filter."""
@@ -440,6 +455,35 @@ class _LocalSearch:
         else:
             good = np.ones((self.n, self.n), dtype=bool)
         self.good = good.astype(np.int32)
+
+    def neighbours(self, team: Team, limit: int) -> list[Team]:
+        """The teams one drop or one swap away that respect the limits, best welfare first."""
+        idx = np.asarray(team)
+        inside = np.zeros(self.n, dtype=bool)
+        inside[idx] = True
+        out = np.flatnonzero(~inside)
+        m = idx.size
+        rowin = self.wsym[:, idx].sum(axis=1)
+        pairs = rowin[idx].sum() / 2
+        skill = self.alpha[idx].sum()
+        goodin = self.good[:, idx].sum(axis=1)
+        found: list[tuple[float, Team]] = []
+        if m > self.p.eta:
+            vals = (pairs - rowin[idx]) / max(m - 2, 1) + self.lam * (skill - self.alpha[idx])
+            found += [(float(v), tuple(int(x) for x in idx if x != k)) for v, k in zip(vals, idx)]
+        if out.size:
+            delta = rowin[out][None, :] - rowin[idx][:, None] - self.wsym[np.ix_(idx, out)]
+            vals = (pairs + delta) / max(m - 1, 1) + self.lam * (skill - self.alpha[idx][:, None]
+                                                                 + self.alpha[out][None, :])
+            vals[(goodin[out][None, :] - self.good[np.ix_(idx, out)]) < m - 1] = -np.inf
+            flat = np.argsort(-vals, axis=None, kind="stable")[:limit]
+            for f in flat:
+                a, b = divmod(int(f), out.size)
+                if np.isfinite(vals.flat[f]):
+                    found.append((float(vals.flat[f]), tuple(sorted([int(x) for x in idx if x != idx[a]]
+                                                                     + [int(out[b])]))))
+        found.sort(key=lambda vt: -vt[0])
+        return [t for _, t in found[:limit]]
 
     def value(self, pairs: float, skill: float, m: int) -> float:
         return pairs / max(m - 1, 1) + self.lam * skill
@@ -494,16 +538,17 @@ class _LocalSearch:
                 inside[y] = True
 
 
-def solve_anytime(problem: TeamProblem, restarts: int = 32, seed: int = 0,
+def solve_anytime(problem: TeamProblem, restarts: int = 32, seed: int = 0, checks: int = 2000,
                   max_pool: int = MAX_ENUMERATED_POOL) -> TeamSolution:
     """A stable team of large welfare for any n, with an upper bound and the gap to it.
 
     Starts: every single agent grown greedily, plus ``restarts`` seeded random teams; each is
-    improved by local search over all allowed sizes and at size eta. Every local optimum is
-    checked for stability; an unstable one is replaced by its blocking coalition, down to a
-    stable team (blocking chains end: they shrink, and eta-sized teams are stable). Teams
-    whose stability cannot be decided (more than ``max_pool`` possible defectors) are skipped.
-    Deterministic for a given ``seed``."""
+    improved by local search over all allowed sizes and at size eta. Then a best-first search
+    from the local optima: the team of largest welfare not yet checked is checked for
+    stability; an unstable one brings in its blocking coalition and its best neighbours (one
+    member dropped or swapped), until no unchecked team beats the best stable one or ``checks``
+    teams were checked. Teams whose stability cannot be decided (more than ``max_pool``
+    possible defectors) count as not stable. Deterministic for a given ``seed``."""
     n = problem.n
     filtered = problem.eps is not None
     search = _LocalSearch(problem, filtered)
@@ -537,25 +582,44 @@ def solve_anytime(problem: TeamProblem, restarts: int = 32, seed: int = 0,
     checker = StabilityChecker(problem, max_pool=max_pool)
     verdicts: dict[Team, StabilityVerdict] = {}
     stable: list[Team] = []
-    queue = sorted(local, key=lambda t: team_key(welfare(problem, t), t))
-    while queue:
-        team = queue.pop(0)
-        if team in verdicts:
-            continue
+    value_of = _Welfare(problem)
+    # best-first over the neighbourhood of the local optima: pop the team of largest welfare,
+    # check it; an unstable one adds its blocking coalition and its best neighbours (one member
+    # dropped or swapped); stop when nothing left beats the best stable team, or at the budget
+    heap = [(-value_of(t), team_mask(t), t) for t in local]
+    heapq.heapify(heap)
+    seen = set(local)
+    incumbent = -np.inf
+    while heap and len(verdicts) < checks:
+        negw, _, team = heapq.heappop(heap)
+        if -negw <= incumbent:
+            break
         verdict = verdicts[team] = checker.check(team)
         if verdict.stable:
             stable.append(team)
-        elif verdict.stable is False and verdict.blocking is not None:
-            queue.append(tuple(sorted(verdict.blocking)))
+            incumbent = max(incumbent, -negw)
+            continue
+        nearby = [tuple(sorted(verdict.blocking))] if verdict.blocking is not None else []
+        nearby += search.neighbours(team, limit=2 * n)
+        for other in nearby:
+            if other not in seen and (not filtered or passes_filter(problem, other)):
+                seen.add(other)
+                heapq.heappush(heap, (-value_of(other), team_mask(other), other))
+    if not stable:  # the budget ran out first: the best eta-sized local optimum is stable by definition
+        at_eta = [t for t in local if len(t) == problem.eta]
+        if at_eta:
+            best_eta = min(at_eta, key=lambda t: team_key(value_of(t), t))
+            verdicts[best_eta] = checker.check(best_eta)
+            stable.append(best_eta)
     if not stable:  # pragma: no cover - every chain ends at eta-sized teams
         raise RuntimeError("no stable team found")
-    best = min(stable, key=lambda t: team_key(welfare(problem, t), t))
+    best = min(stable, key=lambda t: team_key(value_of(t), t))
     value = welfare(problem, best)
     bound, per_size = upper_bound(problem)
     bound = max(bound, value)
     gap = (bound - value) / max(abs(bound), 1e-9)
     optimal = gap <= 1e-9
-    refuted = sum(1 for t, v in verdicts.items() if v.stable is False and welfare(problem, t) > value)
+    refuted = sum(1 for t, v in verdicts.items() if v.stable is False and value_of(t) > value)
     return TeamSolution(best, value, True, filtered, optimal, bound, gap, "anytime", refuted,
                         verdicts[best].certificate,
                         {"local_optima": len(local), "checked": len(verdicts),
