@@ -130,6 +130,28 @@ class _Decoder(json.JSONDecoder):
         self.scan_once = json.scanner.py_make_scanner(self)
 
 
+def _too_deep_at(text: str) -> int:
+    """The offset of the first bracket nested deeper than MAX_DEPTH (strings skipped)."""
+    depth, in_string, escaped = 0, False, False
+    for offset, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return offset
+        elif ch in "]}":
+            depth -= 1
+    return 0
+
+
 def parse_json(text: str | bytes, source: str, error: ErrorType = InputError, *,
                allow_nonfinite: bool = False) -> Any:
     """Parse JSON text strictly (see the module docs); raise ``error`` naming ``source`` and where."""
@@ -160,7 +182,8 @@ def parse_json(text: str | bytes, source: str, error: ErrorType = InputError, *,
     except json.JSONDecodeError as exc:
         raise error(f"{source}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})") from None
     except RecursionError:
-        raise error(f"{source}: the data is nested too deeply; expected at most {MAX_DEPTH} levels") from None
+        raise error(f"{source}: {_position(text, _too_deep_at(text))}: nested deeper than {MAX_DEPTH} levels; "
+                    f"expected at most {MAX_DEPTH}") from None
     check_tree(data, source, error, allow_nonfinite=allow_nonfinite)
     return data
 

@@ -25,19 +25,22 @@ with their header upgraded in memory; ``convert_recording`` writes them as versi
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
 import json
 import os
+import types
+import typing
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sim.events import Event, EventFormatError, OutcomeEvent, StepEvent, event_from_dict
-from sim.inputs import InputError, parse_json
+from sim.events import _EVENT_TYPES, Event, EventFormatError, OutcomeEvent, StepEvent, event_from_dict
+from sim.inputs import InputError, check_tree, parse_json
 
 FORMAT_NAME = "tom-arena-recording"
 FORMAT_VERSION = 2
@@ -308,6 +311,8 @@ def _parse_header(path: Path, line: bytes, has_newline: bool = True
     problem = _header_problem(header, version)
     if problem:
         raise RecordingError(f"{path}: {problem}")
+    # what rebuilds the world holds only finite numbers (seats may record a NaN parameter)
+    check_tree({"spec": header["spec"], "prefix": header.get("prefix")}, f"{path}: header", RecordingError)
     notes = []
     if version < FORMAT_VERSION:
         header = upgrade_header(header)
@@ -334,6 +339,44 @@ def _event_problem(obj: Any) -> str | None:
             return f"field 'joint_action': expected an object of agents' actions, got {joint!r:.60}"
         if not isinstance(obj.get("state_hash"), str):
             return f"field 'state_hash': expected text, got {obj.get('state_hash')!r:.40}"
+    return None
+
+
+@functools.lru_cache(maxsize=None)
+def _field_types(kind: str) -> tuple[tuple[str, tuple[type, ...], bool], ...]:
+    """(field, accepted JSON types, may be null) of each field of an event type, from its annotations."""
+    cls = _EVENT_TYPES.get(kind)
+    if cls is None:
+        return ()
+    out = []
+    for name, hint in typing.get_type_hints(cls).items():
+        if typing.get_origin(hint) is typing.ClassVar:
+            continue
+        options = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+        accepted: list[type] = []
+        for option in options:
+            base = typing.get_origin(option) or option
+            if base is typing.Any:
+                accepted = []
+                break
+            if base is float:
+                accepted += [int, float]
+            elif base in (str, int, bool, dict, list):
+                accepted.append(base)
+        if accepted:
+            out.append((name, tuple(accepted), type(None) in options))
+    return tuple(out)
+
+
+def _fields_problem(obj: dict[str, Any]) -> str | None:
+    """A field of a version 1 event whose JSON type its event class does not take, or None."""
+    for name, accepted, nullable in _field_types(obj["type"]):
+        value = obj.get(name)
+        if name not in obj or (value is None and nullable):
+            continue
+        if isinstance(value, bool) and bool not in accepted or not isinstance(value, accepted):
+            return (f"field '{name}': expected {' or '.join(t.__name__ for t in accepted)}"
+                    f"{' or null' if nullable else ''}, got {value!r:.40}")
     return None
 
 
@@ -403,7 +446,7 @@ def load_recording(path: str | os.PathLike) -> Recording:
                     raise EventFormatError(f"footer field 'outcome': expected an object, got {obj.get('outcome')!r:.40}")
                 footer = obj
                 continue
-            problem = _event_problem(obj)
+            problem = _event_problem(obj) or (None if chain is not None else _fields_problem(obj))
             if problem:
                 raise EventFormatError(problem)
             event = event_from_dict(obj)

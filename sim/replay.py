@@ -26,7 +26,7 @@ DEFAULT_KEYFRAME_EVERY = 64
 
 
 #: what stepping a world with a recorded action raises when the action or the rules differ
-_STEP_ERRORS = (ValueError, KeyError, TypeError, IndexError, AttributeError)
+_STEP_ERRORS = (ValueError, KeyError, TypeError, IndexError, AttributeError, ArithmeticError)
 
 
 def _json_form(value: Any) -> Any:
@@ -50,7 +50,7 @@ class Replay:
         self.K = keyframe_every
 
         world = self.world
-        state = world.reset(self.seed)
+        state = self._first_state(recording, world, self.seed)
         joints: list[dict[str, Any]] = [dict(j) for j in header.get("prefix") or []]
         recorded = recording.steps
         joints += [s.joint_action for s in recorded]
@@ -75,7 +75,7 @@ class Replay:
                 if actual != expected:
                     self.warnings.append(
                         f"{recording.path}: the state after step {i} has hash {actual}, the recording "
-                        f"says {expected}: the rules differ from those it was recorded with "
+                        f"says {expected!r:.40}: the rules differ from those it was recorded with "
                         f"(ToM Arena {header.get('app_version', '?')}); replay stops at step {i}")
                     break
             verified = i + 1
@@ -111,6 +111,24 @@ class Replay:
             raise RecordingError(f"{recording.path}: header field 'spec': not the data of a {header['world']} "
                                  f"world ({type(exc).__name__}: {str(exc)[:160]}); the file was edited or "
                                  "written by another program") from None
+
+    @staticmethod
+    def _first_state(recording: Recording, world: World, seed: int) -> Any:
+        """The state after ``reset``, after asking the world everything a viewer asks of it:
+        scenario data that builds a world but cannot run (edited in a file without a hash
+        chain) is refused here rather than failing in the middle of playback."""
+        try:
+            state = world.reset(seed)
+            world.done(state)
+            world.outcome(state)
+            world.render_text(state)
+            for agent in world.active_agents(state):
+                world.legal_actions(state, agent)
+        except _STEP_ERRORS as exc:
+            raise RecordingError(f"{recording.path}: header field 'spec': the {recording.header['world']} world it "
+                                 f"builds cannot run ({type(exc).__name__}: {str(exc)[:160]}); the file was edited "
+                                 "or written by another program") from None
+        return state
 
     def _check_footer(self, final: Any) -> None:
         """The footer's outcome must be the replayed final state's: steps removed at the end (or

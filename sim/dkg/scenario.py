@@ -148,7 +148,8 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
             if entry["kind"] == "agent":
                 if entry["agent"] in starts:
                     fail(f"map row {r}, column {c}", f"agent {entry['agent']!r} appears a second time "
-                         f"(first at row {starts[entry['agent']][0]}, column {starts[entry['agent']][1]})")
+                         f"(first at row {starts[entry['agent']][0]}, column {starts[entry['agent']][1]}); "
+                         "expected each agent once on the map")
                 starts[entry["agent"]] = (r, c)
     missing = [a for a in agents_in_legend if a not in starts]
     if missing:

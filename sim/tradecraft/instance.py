@@ -133,7 +133,8 @@ def _items(rules: RuleSet, value: Mapping[str, Any], where: str, source: str) ->
         try:
             item = rules.resolve(name)
         except KeyError as exc:
-            raise ScenarioError(f"{source}: field '{where}': {exc.args[0]}") from None
+            raise ScenarioError(f"{source}: field '{where}': {exc.args[0]}; expected an item of the rule set "
+                                f"(python main.py tradecraft rules --rules {rules.name} lists them)") from None
         whole = isinstance(n, int) or (isinstance(n, float) and n.is_integer())
         if isinstance(n, bool) or not whole or not 1 <= n <= MAX_AMOUNT:
             raise ScenarioError(f"{source}: field '{where}.{name}': expected a whole amount of at least 1 and at "
@@ -164,8 +165,8 @@ def validate_instance(data: dict[str, Any], source: str) -> dict[str, Any]:
     n = len(inst.hands)
     if len(inst.targets) != n:
         raise ScenarioError(f"{source}: fields 'hands' and 'targets': one entry per player is needed, got "
-                            f"{n} hands and {len(inst.targets)} targets")
-    players = inst.players or list(DEFAULT_PLAYERS[:n])
+                            f"{n} hands and {len(inst.targets)} targets; expected as many targets as hands")
+    players = list(DEFAULT_PLAYERS[:n]) if inst.players is None else inst.players
     if len(players) != n:
         raise ScenarioError(f"{source}: field 'players': expected {n} names (one per hand), got {len(players)}")
     for k, p in enumerate(players):
