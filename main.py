@@ -31,6 +31,9 @@ def _fail(message: str) -> int:
 
 #: largest seed accepted (recording file names carry it; numpy takes any non-negative integer)
 MAX_SEED = 2**63 - 1
+#: the largest counts the command line accepts (docs/limits.md)
+COUNT_LIMITS = {"--episodes": 1_000_000, "--seeds": 1_000_000, "--max-turns": 1000, "--jobs": 256,
+                "--count": 100_000, "--bootstrap": 1_000_000}
 
 
 def output_problem(folder: str | os.PathLike) -> str | None:
@@ -45,6 +48,8 @@ def output_problem(folder: str | os.PathLike) -> str | None:
     text = os.fspath(folder)
     if not text.strip():
         return "expected a folder name, got an empty one"
+    if "\x00" in text:
+        return "a path cannot hold a NUL character"
     path = Path(text)
     missing: list[str] = []
     probe = path
@@ -82,8 +87,16 @@ def argument_problem(args: argparse.Namespace) -> str | None:
     seed = getattr(args, "seed", None)
     if seed is not None and not 0 <= seed <= MAX_SEED:
         return f"--seed must be a non-negative integer up to {MAX_SEED}, got {seed}"
-    for option, value in (("--max-turns", getattr(args, "max_turns", None)), ("--seeds", getattr(args, "seeds", None)),
-                          ("--episodes", getattr(args, "episodes", None)), ("--jobs", getattr(args, "jobs", None))):
+    for option, most in COUNT_LIMITS.items():
+        value = getattr(args, option[2:].replace("-", "_"), None)
+        if value is not None and value < 1:
+            return f"{option} must be at least 1, got {value}"
+        if value is not None and value > most:
+            return f"{option} must be at most {most:,} (docs/limits.md), got {value}"
+    runs = getattr(args, "episodes", None) or getattr(args, "seeds", None) or 1
+    if seed is not None and seed + runs - 1 > MAX_SEED:
+        return f"--seed {seed} with {runs} seeds goes past the largest seed, {MAX_SEED}"
+
         if value is not None and value < 1:
             return f"{option} must be at least 1, got {value}"
     port = getattr(args, "port", None)
