@@ -3,7 +3,6 @@
     python main.py run SCENARIO [--agents SPEC ...] [--episodes N] [--seed S] [--out DIR]
     python main.py replay FILE [--step K]
     python main.py recording convert SRC DST                                   format 1 -> current
-    python main.py recording convert SRC DST                                   format 1 -> current
     python main.py list
     python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J]           e.g. protom-dkg
     python main.py llm serve [--port P] | llm check                              the LLM layer
@@ -96,9 +95,6 @@ def argument_problem(args: argparse.Namespace) -> str | None:
     runs = getattr(args, "episodes", None) or getattr(args, "seeds", None) or 1
     if seed is not None and seed + runs - 1 > MAX_SEED:
         return f"--seed {seed} with {runs} seeds goes past the largest seed, {MAX_SEED}"
-
-        if value is not None and value < 1:
-            return f"{option} must be at least 1, got {value}"
     port = getattr(args, "port", None)
     if port is not None and not 1 <= port <= 65535:
         return f"--port must be between 1 and 65535, got {port}"
@@ -258,20 +254,6 @@ def cmd_recording_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_recording_convert(args: argparse.Namespace) -> int:
-    from sim.recording import FORMAT_VERSION, RecordingError, convert_recording
-
-    try:
-        recording = convert_recording(args.src, args.dst)
-    except RecordingError as exc:
-        return _fail(str(exc))
-    for warning in recording.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(f"{args.dst}: format version {FORMAT_VERSION} with a hash chain, {len(recording.events)} events "
-          f"from {args.src} (format version {recording.file_version})")
-    return 0
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     from sim.registry import ScenarioError, families, list_scenarios
 
@@ -364,19 +346,6 @@ def build_parser() -> argparse.ArgumentParser:
                                                                       "everything in this process)")
     exp.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     exp.set_defaults(func=cmd_experiment)
-
-    recording = sub.add_parser("recording", help="convert recordings between format versions",
-                               description="Work on recording files. 'convert' writes a recording of an older "
-                                           "format version (1) in the current one, with the hash chain that "
-                                           "reports later edits; every event is kept.")
-    recording_sub = recording.add_subparsers(dest="recording_command", metavar="ACTION", required=True)
-    convert = recording_sub.add_parser("convert", help="write SRC in the current format as DST",
-                                       description="Write the recording SRC (any format version this program "
-                                                   "reads) in the current format as DST, which must not exist. "
-                                                   "A damaged or cut SRC converts to what loads, with its warnings.")
-    convert.add_argument("src", metavar="SRC", help="the recording to convert (.jsonl or .jsonl.gz)")
-    convert.add_argument("dst", metavar="DST", help="the new file (.jsonl.gz compresses it)")
-    convert.set_defaults(func=cmd_recording_convert)
 
     recording = sub.add_parser("recording", help="convert recordings between format versions",
                                description="Work on recording files. 'convert' writes a recording of an older "
