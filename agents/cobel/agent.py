@@ -1,0 +1,545 @@
+"""The CoBel-World agent for the household world, without a language model.
+
+Each decision runs the paper's Bayesian belief collaboration (Section 3.2) with rules where the
+paper prompts a model:
+
+1. **Belief update.** What the agent sees becomes SBL atoms (``<apple>(3) ON <kitchen_counter>(1004)``,
+   ``bob AT <kitchen>(2002)``, ``alice HOLD <bowl>(7)``, ``<fridge>(1005) OPEN_STATE closed``) and
+   updates its :class:`~agents.cobel.belief_world.BeliefWorld` under the belief rules (zero-order:
+   its own beliefs; first-order: a partner in the same room sees what it sees). Messages are SBL
+   statements, parsed with :mod:`agents.cobel.sbl`; the sender is believed to believe them, and the
+   receiver blends them in with its trust. Text that is not SBL is ignored (and counted).
+2. **Belief prediction: intents.** For every partner it keeps several hypotheses of what the partner
+   is doing (``fetch <object>``, ``explore <room>``, ``deliver``, ...) with probabilities. Each
+   decision mixes the previous posterior with a fresh prediction from the agent's first-order
+   beliefs (what it believes the partner knows, where it was, what it holds: the partner's nearest
+   known object or unexplored room is likeliest), then applies Bayes' rule with the evidence since:
+   the partner seen in a room (likely if the room is on the way to the hypothesis, 0.2 if not), an
+   intent it announced (1 against 0.05), an object taken or a room reported explored (0).
+3. **Planning.** RHP's sub-goals (``agents.household.planner``), leaving to a partner every object
+   or room it is after with probability >= ``avoid`` (0.5).
+4. **Adaptive collaboration.** It speaks only on miscoordination:
+   - *conflicting plans*: a partner is after the agent's own next sub-goal with probability
+     >= ``conflict`` (0.3) -> it announces its intent (``alice WILL_FETCH <apple>(3)``); when both
+     announce the same, the first agent of the scenario keeps it, on both sides;
+   - *misaligned beliefs that matter*: a partner is likely (>= ``conflict``) to explore a room the
+     agent already explored -> ``<office>(2000) EXPLORATION_STATE all`` and what is left there;
+     a partner that is searching (its likeliest intent is to explore) does not know of needed
+     objects the agent will not take itself -> where they are; a partner likely to fetch for a
+     household predicate the agent knows is already met -> the objects that meet it.
+   Statements the partner is already believed to believe are not sent again.
+
+Each step ``belief_snapshots()`` gives ``symbolic_beliefs`` (``BeliefWorld.to_snapshot()``) and
+``intents`` (``{"about": {partner: [{"intent": "fetch apple_1", "p": 0.62}, ...]}, "told": n}``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld
+from agents.cobel.sbl import (
+    DEFAULT_VOCABULARY, Agent as SBLAgent, Atom, Belief, PredicateSpec, Property, Relation, SBLError,
+    Statement, Thing, parse_document,
+)
+from agents.household.coordination import CoordinatingAgent
+from agents.household.planner import Intent
+from sim.household.world import HouseholdObservation, HouseholdWorld
+from sim.seats import SeatContext
+
+INTENTS_KIND = "intents"
+
+#: SBL for the household: the paper's vocabulary with two intent predicates (facts, not places)
+HOUSEHOLD_VOCABULARY = DEFAULT_VOCABULARY.extend(predicates=[
+    PredicateSpec("WILL_FETCH", "an agent intends to fetch an object", subject="agent", object="thing",
+                  source="tom-arena (the paper shares intents in words)"),
+    PredicateSpec("WILL_EXPLORE", "an agent intends to explore a room", subject="agent", object="thing",
+                  source="tom-arena (the paper shares intents in words)"),
+])
+
+OBJECT_IDS, PLACE_IDS, ROOM_IDS = 1, 1000, 2000  # id ranges of things, like the paper's <kitchen>(2000)
+
+
+class HouseholdNames:
+    """SBL entities of one household world: ``<class>(n)`` for objects (n from 1), ``<place id>(1000 + p)``
+    for places, ``<room id>(2000 + r)`` for rooms; agents by name."""
+
+    def __init__(self, world: HouseholdWorld) -> None:
+        self.world = world
+        self.objects = [Thing(o.cls, OBJECT_IDS + i) for i, o in enumerate(world.objects)]
+        self.places = [Thing(p.id, PLACE_IDS + i) for i, p in enumerate(world.places)]
+        self.rooms = [Thing(r, ROOM_IDS + i) for i, r in enumerate(world.room_ids)]
+
+    def obj(self, oid: str) -> Thing:
+        return self.objects[self.world.object_index[oid]]
+
+    def place(self, pid: str) -> Thing:
+        return self.places[self.world.place_index[pid]]
+
+    def room(self, rid: str) -> Thing:
+        return self.rooms[self.world.room_index[rid]]
+
+    def resolve(self, entity: Any) -> tuple[str, str] | None:
+        """("object" | "place" | "room" | "agent", id) of an entity, None if it names nothing here."""
+        w = self.world
+        if isinstance(entity, SBLAgent):
+            return ("agent", entity.name) if entity.name in w.agent_index else None
+        if not isinstance(entity, Thing):
+            return None
+        n = entity.id
+        if ROOM_IDS <= n < ROOM_IDS + len(w.room_ids):
+            return ("room", w.room_ids[n - ROOM_IDS])
+        if PLACE_IDS <= n < PLACE_IDS + len(w.places):
+            return ("place", w.places[n - PLACE_IDS].id)
+        if OBJECT_IDS <= n < OBJECT_IDS + len(w.objects):
+            return ("object", w.objects[n - OBJECT_IDS].id)
+        return None
+
+    def placement(self, oid: str, at: str) -> Atom:
+        """The atom that places object ``oid`` at ``at`` (a place, a container or agent:<name>)."""
+        w = self.world
+        if at.startswith("agent:"):
+            return Relation(SBLAgent(at[6:]), "HOLD", self.obj(oid))
+        if at in w.object_index:
+            return Relation(self.obj(oid), "INSIDE", self.obj(at))
+        place = w.places[w.place_index[at]]
+        return Relation(self.obj(oid), "IN" if place.kind == "receptacle" else "ON", self.place(at))
+
+    def where(self, atom: Atom) -> tuple[str, str] | None:
+        """(object id, location as in observations) of an atom that places an object."""
+        if not isinstance(atom, Relation):
+            return None
+        if atom.predicate == "HOLD":
+            holder, thing = self.resolve(atom.subject), self.resolve(atom.object)
+            if holder and thing and holder[0] == "agent" and thing[0] == "object":
+                return thing[1], f"agent:{holder[1]}"
+            return None
+        if atom.predicate in ("ON", "IN", "INSIDE"):
+            thing, at = self.resolve(atom.subject), self.resolve(atom.object)
+            if thing and at and thing[0] == "object" and at[0] in ("place", "object"):
+                return thing[1], at[1]
+        return None
+
+    def observation_facts(self, obs: HouseholdObservation) -> tuple[list[Atom], set[Any]]:
+        """The atoms an observation shows, and the places seen in full."""
+        w = self.world
+        me = SBLAgent(obs.agent)
+        room = self.room(obs.room)
+        facts: list[Atom] = [Relation(me, "AT", room)]
+        seen: set[Any] = {room, me}
+        for o in obs.objects:
+            facts.append(self.placement(o.id, o.at))
+            if o.kind == "container":
+                seen.add(self.obj(o.id))  # its contents are in view with it
+        for pid, is_open in obs.receptacles:
+            facts.append(Property(self.place(pid), "OPEN_STATE", "opened" if is_open else "closed"))
+        for name, _ in obs.partners:
+            facts.append(Relation(SBLAgent(name), "AT", room))
+            seen.add(SBLAgent(name))
+        if obs.room_explored:
+            facts.append(Property(room, "EXPLORATION_STATE", "all"))
+            open_here = dict(obs.receptacles)
+            for p in w.places_in_room[w.room_index[obs.room]]:
+                place = w.places[p]
+                if not place.openable or open_here.get(place.id, False):
+                    seen.add(self.places[p])
+        return facts, seen
+
+
+def _room_of(intent: Intent, world: HouseholdWorld) -> str | None:
+    """The room an intent leads to (None when it names none)."""
+    room = None
+    if intent and intent[0] == "explore":
+        room = intent[1]
+    elif intent and intent[0] in ("fetch", "look", "deliver") and len(intent) > 2:
+        room = intent[2]
+    return room if room in world.room_index else None
+
+
+def intent_text(intent: Intent) -> str:
+    return " ".join(intent[:2]) if intent else "nothing"
+
+
+class CoBelAgent(CoordinatingAgent):
+    """CoBel-World's belief world, intent hypotheses and adaptive communication, without an LLM."""
+
+    kind = "cobel"
+
+    def __init__(self, conflict: float = 0.3, avoid: float = 0.5, trust: float = 0.9, mix: float = 0.3,
+                 hypotheses: int = 4, **planner: Any) -> None:
+        super().__init__(**planner)
+        for name, value in (("conflict", conflict), ("avoid", avoid), ("trust", trust), ("mix", mix)):
+            if not 0.0 <= float(value) <= 1.0:
+                raise ValueError(f"cobel: {name}={value!r}; expected a probability in [0, 1]")
+        if int(hypotheses) < 1:
+            raise ValueError(f"cobel: hypotheses={hypotheses!r}; expected at least 1")
+        self.conflict, self.avoid, self.trust, self.mix = float(conflict), float(avoid), float(trust), float(mix)
+        self.max_hypotheses = int(hypotheses)
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "kind": self.kind, "conflict": self.conflict, "avoid": self.avoid,
+                "trust": self.trust, "mix": self.mix, "hypotheses": self.max_hypotheses}
+
+    def reset(self, ctx: SeatContext) -> None:
+        super().reset(ctx)
+        self.names = HouseholdNames(self.world)
+        self.beliefs = BeliefWorld(self.me, self.partners, vocabulary=HOUSEHOLD_VOCABULARY, trust=self.trust)
+        self.hypotheses: dict[str, dict[Intent, float]] = {p: {} for p in self.partners}
+        self.told_now: dict[str, Intent] = {}
+        self.just_said = False
+        self.sent = 0
+        self.unparsed = 0
+        self.last_reason = ""
+        self._snapshot: dict[str, Any] | None = None
+        self._acted = False
+        self._in_room_since: dict[str, tuple[str, int]] = {}
+
+    # ------------------------------------------------------------------ 1. belief update
+
+    def update_beliefs(self, obs: HouseholdObservation) -> None:
+        before = dict(self.partner_room)
+        self.remember(obs)
+        self.see_partners(obs)
+        facts, seen = self.names.observation_facts(obs)
+        self.beliefs.observe(facts, seen_places=seen)
+        self.told_now = {}
+        for sender, text in obs.inbox:
+            self.read_message(sender, text, obs.time)
+        self.drop_stale_claims()
+        self._seen_rooms = {p: self.partner_room[p][0] for p, _ in obs.partners}
+        # a partner that stays in a room as long as a look around takes has explored it
+        explore_cost = int(self.world.costs["explore"])
+        for p in self.partners:
+            room, since = self._in_room_since.get(p, (None, 0))
+            if p not in self._seen_rooms:
+                self._in_room_since.pop(p, None)
+            elif room != obs.room:
+                self._in_room_since[p] = (obs.room, obs.time)
+            elif obs.time - since >= explore_cost and self.world.task == "transport":
+                self.partner_explored[p].add(room)
+        self._before_rooms = {p: before.get(p, (None, 0))[0] for p in self.partners}
+
+    def read_message(self, sender: str, text: str, time: int) -> None:
+        try:
+            statements = parse_document(text, vocabulary=HOUSEHOLD_VOCABULARY, source=f"message from {sender}")
+        except SBLError:
+            self.unparsed += 1
+            return
+        if sender not in self.partner_explored:
+            return
+        self.beliefs.receive(sender, statements)
+        for statement in statements:
+            atom = statement.atom if isinstance(statement, Belief) and statement.holders == (SBLAgent(sender),) \
+                else statement
+            if isinstance(atom, Belief):
+                continue
+            self.apply_statement(sender, atom, time)
+
+    def apply_statement(self, sender: str, atom: Atom, time: int) -> None:
+        placed = self.names.where(atom)
+        if placed is not None:
+            oid, at = placed
+            self.hear(oid, at, time)
+            if at == f"agent:{sender}":
+                self.partner_holds[sender] = tuple(dict.fromkeys(self.partner_holds[sender] + (oid,)))
+            return
+        if isinstance(atom, Property) and atom.attribute == "EXPLORATION_STATE" and atom.state == "all":
+            room = self.names.resolve(atom.subject)
+            if room and room[0] == "room":
+                self.partner_explored[sender].add(room[1])
+                self.partner_searched[sender].add(room[1])
+            return
+        if not isinstance(atom, Relation) or self.names.resolve(atom.subject) != ("agent", sender):
+            return
+        target = self.names.resolve(atom.object)
+        if atom.predicate == "AT" and target and target[0] == "room":
+            self.partner_room[sender] = (target[1], time)
+        elif atom.predicate == "WILL_FETCH" and target and target[0] == "object":
+            s = self.memory.get(target[1])
+            self.claims[sender] = ("fetch", target[1], s.room if s and s.room else "")
+            self.told_now[sender] = self.claims[sender]
+        elif atom.predicate == "WILL_EXPLORE" and target and target[0] == "room":
+            self.claims[sender] = ("explore", target[1])
+            self.told_now[sender] = self.claims[sender]
+
+    # ------------------------------------------------------------------ 2. intents
+
+    def known_to(self, partner: str, oid: str) -> bool:
+        """The agent believes ``partner`` believes where ``oid`` is."""
+        s = self.memory.get(oid)
+        if s is None:
+            return False
+        return self.beliefs.model_of(partner).p(self.names.placement(oid, s.at)) >= 0.5
+
+    def _fetchable(self, obs: HouseholdObservation) -> list[str]:
+        """Objects worth fetching now, as a partner would see it (not yet in place, not held)."""
+        w = self.world
+        out = []
+        if obs.task == "transport":
+            goal = obs.goal[0]
+            for oid, s in self.memory.items():
+                if s.room is None or s.at not in w.place_index or s.at == goal:
+                    continue
+                if s.kind == "target" or (s.kind == "container" and obs.time < self.container_until):
+                    out.append(oid)
+            return out
+        _, wanted = self.household_needs(obs)
+        goal_places = {(cls, place) for _, cls, place, _ in obs.goal}
+        for oid, s in self.memory.items():
+            if s.cls in wanted and s.room is not None and not s.at.startswith("agent:") \
+                    and (s.cls, s.at) not in goal_places:
+                out.append(oid)
+        return out
+
+    def predict(self, partner: str, obs: HouseholdObservation) -> dict[Intent, float]:
+        """What ``partner`` is likely to do next, from what the agent believes it knows."""
+        w = self.world
+        room = self.partner_room.get(partner, (obs.room, 0))[0]
+        mine = self.announced if self.announced[:1] in (("fetch",), ("explore",)) else ()
+        weights: dict[Intent, float] = {}
+        holds = [h for h in self.partner_holds[partner] if h in w.object_index]
+        if obs.task == "transport":
+            full = len(holds) >= 2 or obs.time >= self.go_home_frame and holds
+            if full:
+                goal = obs.goal[0]
+                weights[("deliver", goal, w.room_of_place(goal))] = 3.0
+        elif holds:
+            weights[("deliver", "", "")] = 3.0
+        for oid in self._fetchable(obs):
+            s = self.memory[oid]
+            if ("fetch", oid) == mine[:2] or not self.known_to(partner, oid):
+                continue
+            weights[("fetch", oid, s.room)] = math.exp(-self.distance(room, s.room) / 10.0)  # type: ignore[arg-type]
+        explored = self.partner_explored[partner] if obs.task == "transport" else self.partner_searched[partner]
+        for r in w.room_ids:
+            if r in explored or ("explore", r) == mine[:2]:
+                continue
+            weights[("explore", r)] = 0.7 * math.exp(-self.distance(room, r) / 10.0)
+        total = sum(weights.values())
+        return {h: v / total for h, v in weights.items()} if total > 0 else {}
+
+    def update_intents(self, obs: HouseholdObservation) -> None:
+        for p in self.partners:
+            pred = self.predict(p, obs)
+            post = self.hypotheses[p]
+            prior = {h: (1 - self.mix) * post.get(h, 0.0) + self.mix * pred.get(h, 0.0)
+                     for h in set(post) | set(pred)}
+            if not post:
+                prior = dict(pred)
+            told = self.told_now.get(p)
+            if told is not None and told not in prior:
+                prior[told] = 0.05
+            seen_in = self._seen_rooms.get(p)
+            came_from = self._before_rooms.get(p)
+            explored = self.partner_explored[p] if obs.task == "transport" else self.partner_searched[p]
+            out: dict[Intent, float] = {}
+            for h, v in prior.items():
+                like = 1.0
+                if h[0] == "fetch" and h[1] not in self._fetchable_set:
+                    like = 0.0
+                elif h[0] == "explore" and h[1] in explored:
+                    like = 0.0
+                if told is not None:
+                    like *= 1.0 if h[:2] == told[:2] else 0.05
+                elif seen_in is not None:
+                    target = _room_of(h, self.world)
+                    if target is not None and not self._on_way(came_from or seen_in, seen_in, target):
+                        like *= 0.2
+                out[h] = v * like
+            total = sum(out.values())
+            self.hypotheses[p] = {h: v / total for h, v in out.items() if v / total > 1e-3} if total > 0 else pred
+
+    def _on_way(self, start: str, via: str, target: str) -> bool:
+        return via == target or self.distance(start, via) + self.distance(via, target) <= self.distance(start, target) + 1e-6
+
+    def top_intents(self, partner: str) -> list[tuple[Intent, float]]:
+        ranked = sorted(self.hypotheses[partner].items(), key=lambda kv: (-kv[1], kv[0]))
+        return ranked[: self.max_hypotheses]
+
+    def p_intent(self, partner: str, kind: str, thing: str) -> float:
+        return sum(v for h, v in self.hypotheses[partner].items() if h[:2] == (kind, thing))
+
+    # ------------------------------------------------------------------ 3. planning hooks
+
+    def _threshold(self, partner: str) -> float:
+        """How likely a partner's intent must be for the agent to leave it to the partner: ``avoid``,
+        or only ``conflict`` for a partner listed first (it keeps what both go for, so the agent
+        yields without a word)."""
+        order = self.world.agents
+        return self.conflict if order.index(partner) < order.index(self.me) else self.avoid
+
+    def avoided_objects(self) -> set[str]:
+        out = super().avoided_objects()
+        for p in self.partners:
+            for h, v in self.hypotheses[p].items():
+                if h[0] == "fetch" and v >= self._threshold(p) and self._yields(p, h):
+                    out.add(h[1])
+        return out
+
+    def avoided_rooms(self) -> set[str]:
+        out = super().avoided_rooms()
+        for p in self.partners:
+            for h, v in self.hypotheses[p].items():
+                if h[0] == "explore" and v >= self._threshold(p) and self._yields(p, h):
+                    out.add(h[1])
+        return out
+
+    def partner_brings(self) -> list[str]:
+        classes = super().partner_brings()
+        w = self.world
+        for p in self.partners:
+            claim = self.claims.get(p, ())
+            for h, v in self.hypotheses[p].items():
+                if h[0] == "fetch" and v >= self.avoid and h[:2] != claim[:2] and self._yields(p, h):
+                    classes.append(w.objects[w.object_index[h[1]]].cls)
+        return classes
+
+    # ------------------------------------------------------------------ 4. adaptive collaboration
+
+    def _unknown(self, partner: str, statement: Atom) -> bool:
+        return self.beliefs.model_of(partner).p(statement) < 0.5
+
+    def miscoordination(self, obs: HouseholdObservation) -> tuple[list[Atom], str]:
+        """The statements to send now and why ([] and "" when collaboration is on track)."""
+        me, w, names = SBLAgent(self.me), self.world, self.names
+        say: list[Atom] = []
+        reasons: list[str] = []
+
+        def add(atom: Atom) -> None:
+            if atom not in say:
+                say.append(atom)
+
+        intent = self.intent
+        for p in self.partners:
+            # conflicting plans: the partner is likely after the agent's own next sub-goal
+            if intent[:1] in (("fetch",), ("explore",)):
+                p_same = self.p_intent(p, intent[0], intent[1])
+                if obs.task == "household" and intent[0] == "fetch":
+                    cls = w.objects[w.object_index[intent[1]]].cls
+                    p_same = max(p_same, sum(v for h, v in self.hypotheses[p].items() if h[0] == "fetch"
+                                             and w.objects[w.object_index[h[1]]].cls == cls
+                                             and self._needed_units(obs, cls) <= 1))
+                claim = (Relation(me, "WILL_FETCH", names.obj(intent[1])) if intent[0] == "fetch"
+                         else Relation(me, "WILL_EXPLORE", names.room(intent[1])))
+                if p_same >= self.conflict and self._unknown(p, claim):
+                    add(claim)
+                    reasons.append(f"{p} may also {intent_text(intent)} (p={p_same:.2f})")
+            # misaligned beliefs that matter: a room it would explore for nothing
+            explored = self.partner_explored[p] if obs.task == "transport" else self.partner_searched[p]
+            mine_done = set(obs.explored) if obs.task == "transport" else self._searched(obs)
+            for h, v in self.hypotheses[p].items():
+                if h[0] != "explore" or v < self.conflict or h[1] not in mine_done or h[1] in explored:
+                    continue
+                done = Property(names.room(h[1]), "EXPLORATION_STATE", "all")
+                if self._unknown(p, done):
+                    add(done)
+                    for oid in self._fetchable(obs):
+                        s = self.memory[oid]
+                        if s.room == h[1] and oid not in self.avoided_objects():
+                            add(names.placement(oid, s.at))
+                    reasons.append(f"{p} may explore the {h[1]}, which {self.me} explored (p={v:.2f})")
+            # a searching partner does not know of objects the agent will leave
+            top = self.top_intents(p)
+            if top and top[0][0][0] == "explore":
+                spare = [oid for oid in self._fetchable(obs)
+                         if intent[:2] != ("fetch", oid) and not self.known_to(p, oid)
+                         and self._leaves(obs, oid)]
+                spare.sort(key=lambda oid: (self.distance(self.partner_room.get(p, (obs.room, 0))[0],
+                                                          self.memory[oid].room), oid))  # type: ignore[arg-type]
+                for oid in spare[:3]:
+                    add(names.placement(oid, self.memory[oid].at))
+                if spare:
+                    reasons.append(f"{p} is searching and does not know of {', '.join(spare[:3])}")
+            # household: a predicate already met while the partner may fetch for it
+            if obs.task == "household":
+                for h, v in self.hypotheses[p].items():
+                    if h[0] != "fetch" or v < self.conflict:
+                        continue
+                    cls = w.objects[w.object_index[h[1]]].cls
+                    if self._needed_units(obs, cls) > 0:
+                        continue
+                    for oid, s in self.memory.items():
+                        if s.cls == cls and any(s.at == place for _, c, place, _ in obs.goal if c == cls):
+                            atom = names.placement(oid, s.at)
+                            if self._unknown(p, atom):
+                                add(atom)
+                                reasons.append(f"{p} may fetch a {cls}, no longer needed")
+        if say:
+            say.insert(0, Relation(me, "AT", names.room(obs.room)))
+        return say, "; ".join(dict.fromkeys(reasons))
+
+    def _needed_units(self, obs: HouseholdObservation, cls: str) -> int:
+        placed_or_held = sum(1 for s in self.memory.values() if s.cls == cls and (
+            s.at.startswith("agent:") or any(s.at == place for _, c, place, _ in obs.goal if c == cls)))
+        need = sum(n for _, c, _, n in obs.goal if c == cls)
+        return need - placed_or_held
+
+    def _searched(self, obs: HouseholdObservation) -> set[str]:
+        w = self.world
+        return {r for r in obs.explored if all(not w.places[p].openable or w.places[p].id in self.looked_inside
+                                               for p in w.places_in_room[w.room_index[r]])}
+
+    def _leaves(self, obs: HouseholdObservation, oid: str) -> bool:
+        """True when the agent will not take ``oid`` on its current trip."""
+        held = [h for h in obs.holding if h is not None]
+        if obs.task == "transport":
+            s = self.memory[oid]
+            if s.kind == "container":
+                return any(self.memory[h].kind == "container" for h in held if h in self.memory)
+            free_slots = 2 - len(held)
+            container = next((h for h in held if h in self.memory and self.memory[h].kind == "container"), None)
+            if container is not None:
+                inside = sum(1 for x in self.memory.values() if x.at == container)
+                free_slots = 3 - inside + (1 if len(held) < 2 else 0)
+            mine = sorted((self.distance(obs.room, self.memory[o].room), o) for o in self._fetchable(obs)  # type: ignore[arg-type]
+                          if self.memory[o].kind == "target")
+            return oid not in [o for _, o in mine[:max(free_slots, 0)]]
+        return len(held) >= 2 or self.memory[oid].room != obs.room
+
+    # ------------------------------------------------------------------ acting
+
+    def act(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+        obs = observation
+        self.update_beliefs(obs)
+        self._fetchable_set = set(self._fetchable(obs))
+        self.update_intents(obs)
+        action = self.plan(obs)
+        self._acted = True
+        if self.just_said:
+            self.just_said = False
+            return action
+        statements, reason = self.miscoordination(obs)
+        if not statements:
+            return action
+        self.just_said = True
+        self.sent += 1
+        self.last_reason = reason
+        self.announced = self.intent
+        self.beliefs.send(self.partners, statements)
+        text = "\n".join(str(s) for s in statements)
+        return self.world.message_action(None, self.me, text)
+
+    # ------------------------------------------------------------------ snapshots
+
+    def topics(self) -> list[Any]:
+        return [self.names.obj(oid) for oid in sorted(getattr(self, "_fetchable_set", ()))]
+
+    def intents_snapshot(self) -> dict[str, Any]:
+        return {"about": {p: [{"intent": intent_text(h), "p": round(v, 4)} for h, v in self.top_intents(p)]
+                          for p in self.partners},
+                "own": intent_text(self.intent), "told": self.sent, "reason": self.last_reason}
+
+    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+        if self._acted or self._snapshot is None:
+            self._snapshot = self.beliefs.to_snapshot(topics=self.topics())
+            self._acted = False
+        else:  # nothing new since the last step: the same beliefs, no changes to highlight
+            self._snapshot = {**self._snapshot, "changed": [], "removed": []}
+        return ((SNAPSHOT_KIND, self._snapshot), (INTENTS_KIND, self.intents_snapshot()),
+                ("plan", {"rule": self.rule, "subgoal": self.subgoal}))
+
+
+def statements_text(statements: Iterable[Statement]) -> str:
+    return "\n".join(str(s) for s in statements)
