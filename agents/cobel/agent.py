@@ -307,11 +307,15 @@ class CoBelAgent(CoordinatingAgent):
                 weights[("deliver", goal, w.room_of_place(goal))] = 3.0
         elif holds:
             weights[("deliver", "", "")] = 3.0
+        # the partner plans like the agent does: a container first while it has none (transport)
+        wants_container = obs.task == "transport" and obs.time < self.container_until and not any(
+            self.memory[h].kind == "container" for h in holds if h in self.memory)
         for oid in self._fetchable(obs):
             s = self.memory[oid]
             if ("fetch", oid) == mine[:2] or not self.known_to(partner, oid):
                 continue
-            weights[("fetch", oid, s.room)] = math.exp(-self.distance(room, s.room) / 10.0)  # type: ignore[arg-type]
+            boost = 4.0 if wants_container and s.kind == "container" else 1.0
+            weights[("fetch", oid, s.room)] = boost * math.exp(-self.distance(room, s.room) / 10.0)  # type: ignore[arg-type]
         explored = self.partner_explored[partner] if obs.task == "transport" else self.partner_searched[partner]
         for r in w.room_ids:
             if r in explored or ("explore", r) == mine[:2]:
@@ -414,7 +418,8 @@ class CoBelAgent(CoordinatingAgent):
         intent = self.intent
         for p in self.partners:
             # conflicting plans: the partner is likely after the agent's own next sub-goal
-            if intent[:1] in (("fetch",), ("explore",)):
+            # (looking around the room the agent is in is no conflict: each agent sees only what it explored)
+            if intent[:1] == ("fetch",) or (intent[:1] == ("explore",) and intent[1] != obs.room):
                 p_same = self.p_intent(p, intent[0], intent[1])
                 if obs.task == "household" and intent[0] == "fetch":
                     cls = w.objects[w.object_index[intent[1]]].cls
