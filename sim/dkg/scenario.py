@@ -102,7 +102,8 @@ def parse_legend_entry(char: str, entry: Any) -> dict[str, str]:
 
 
 def _where(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(top level)"
+    # a key with spaces or a line break stays on one line, quoted
+    return ".".join(str(p) if re.fullmatch(r"[\w-]+", str(p)) else repr(p) for p in loc) or "(top level)"
 
 
 def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
@@ -113,7 +114,7 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = err["msg"].removeprefix("Value error, ")
-        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r}"
+        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r:.80}"
         if err["type"] == "extra_forbidden":  # say which fields exist, not only that this one does not
             model = Options if err["loc"][0] == "options" else DKGScenario
             msg, got = f"unknown field; expected one of {', '.join(model.model_fields)}", ""
@@ -169,18 +170,18 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
     gems = [f"gem{i + 1}" for i in range(sum(sc.legend[ch]["kind"] == "gem" for row in sc.map for ch in row))]
     for agent in order:
         if agent not in sc.goals:
-            fail(f"field 'goals.{agent}'", f"missing: every agent needs a goal gem (one of {', '.join(gems) or 'none on the map'})")
+            fail(f"field '{_where(('goals', agent))}'", f"missing: every agent needs a goal gem (one of {', '.join(gems) or 'none on the map'})")
     for agent, gem in sc.goals.items():
         if agent not in starts:
-            fail(f"field 'goals.{agent}'", f"{agent!r} is not an agent on the map (agents: {', '.join(order)})")
+            fail(f"field '{_where(('goals', agent))}'", f"{agent!r} is not an agent on the map (agents: {', '.join(order)})")
         if gem not in gems:
-            fail(f"field 'goals.{agent}'", f"expected a gem id ({', '.join(gems) or 'no gems on the map'}), got {gem!r}")
+            fail(f"field '{_where(('goals', agent))}'", f"expected a gem id ({', '.join(gems) or 'no gems on the map'}), got {gem!r}")
 
     wanted: dict[str, str] = {}
     for agent in order:
         gem = sc.goals[agent]
         if gem in wanted:  # only one agent can hold a gem, so the episode could never succeed
-            fail(f"field 'goals.{agent}'", f"{gem} is already the goal of {wanted[gem]!r}; "
+            fail(f"field '{_where(('goals', agent))}'", f"{gem} is already the goal of {wanted[gem]!r}; "
                  "expected a different gem for each agent")
         wanted[gem] = agent
 
@@ -190,7 +191,7 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
         gem = sc.goals[agent]
         r, c = gem_cells[int(gem.removeprefix("gem")) - 1]
         if (r, c) not in reachable[starts[agent]]:
-            fail(f"field 'goals.{agent}'",
+            fail(f"field '{_where(('goals', agent))}'",
                  f"{gem} (row {r}, column {c}) can never be reached by {agent!r}, even with every door open: "
                  "walls, and doors of colours no key on the map has, shut it off from where "
                  f"{agent} starts (row {starts[agent][0]}, column {starts[agent][1]}); "

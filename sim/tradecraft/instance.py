@@ -119,6 +119,8 @@ def _graph(rules: RuleSet) -> RecipeGraph:
 def _where(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
+        if not isinstance(part, int) and not re.fullmatch(r"[\w:.#/-]+", str(part)):
+            part = repr(part)  # a key with spaces or a line break stays on one line, quoted
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(top level)"
 
@@ -155,7 +157,10 @@ def validate_instance(data: dict[str, Any], source: str) -> dict[str, Any]:
     except ValidationError as exc:
         err = exc.errors()[0]
         msg = err["msg"].removeprefix("Value error, ")
-        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r}"
+        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r:.80}"
+        if err["type"] == "extra_forbidden":  # say which fields exist, not only that this one does not
+            model = Options if err["loc"][0] == "options" else Instance
+            msg, got = f"unknown field; expected one of {', '.join(model.model_fields)}", ""
         raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {msg}{got}") from None
     folder = rules_folder(inst.rules, source)
     try:
