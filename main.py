@@ -4,7 +4,7 @@
     python main.py replay FILE [--step K]
     python main.py recording convert SRC DST                                   format 1 -> current
     python main.py list
-    python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J]           e.g. protom-dkg
+    python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J] [--resume] [--backend local|ray]
     python main.py llm serve [--port P] | llm check                              the LLM layer
     python main.py tradecraft generate | selfplay | analyze | tool | rules | import | play    TradeCraft
     python main.py [gui [SCENARIO] [FILE] [--agents SPEC ...] [--facilitator F] [--mechanism M]]   the app
@@ -219,25 +219,24 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
-    import importlib
-    import json
+    from experiments.runner import design_path, known_designs, main as run_experiment
 
-    from sim.registry import SCENARIO_DIR
-
-    path = Path(args.name)
-    if path.suffix != ".json":
-        path = SCENARIO_DIR / "experiments" / f"{args.name}.json"
-    if not path.exists():
-        known = sorted(p.stem for p in (SCENARIO_DIR / "experiments").glob("*.json"))
-        return _fail(f"no experiment {args.name!r}; known: {', '.join(known) or 'none'}")
-    if args.jobs < 1:
+    if not design_path(args.name).exists():
+        return _fail(f"no experiment {args.name!r}; known: {', '.join(known_designs()) or 'none'}")
+    if args.jobs is not None and args.jobs < 1:
         return _fail("--jobs must be at least 1")
-    try:
-        runner = json.loads(path.read_text(encoding="utf-8")).get("runner", "experiments.protom_dkg")
-    except json.JSONDecodeError as exc:
-        return _fail(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})")
-    return importlib.import_module(runner).main(path, seeds=args.seeds, out=args.out, jobs=args.jobs,
-                                                quiet=args.quiet)
+    if args.address and args.backend != "ray":
+        return _fail("--address needs --backend ray")
+    jobs = args.jobs if args.jobs is not None else (2 if args.backend == "local" else None)
+    command = " ".join(["python", "main.py", *(_quote(a) for a in sys.argv[1:])]) if sys.argv[1:2] == ["experiment"] \
+        else None
+    return run_experiment(args.name, seeds=args.seeds, out=args.out, jobs=jobs, resume=args.resume,
+                          backend=args.backend, address=args.address, quiet=args.quiet, command=command)
+
+
+def _quote(arg: str) -> str:
+    import shlex
+    return shlex.quote(arg)
 
 
 def cmd_recording_convert(args: argparse.Namespace) -> int:
@@ -342,8 +341,15 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--seeds", type=int, metavar="N", help="seeds per scenario and condition "
                                                            "(default: the configuration's)")
     exp.add_argument("--out", metavar="DIR", help="output folder (default runs/<experiment>)")
-    exp.add_argument("--jobs", type=int, default=2, metavar="J", help="worker processes (default 2; 1 runs "
-                                                                      "everything in this process)")
+    exp.add_argument("--jobs", type=int, metavar="J", help="episodes at once: worker processes (local, default 2; "
+                                                           "1 runs everything in this process) or Ray tasks in "
+                                                           "flight (default: the cluster's CPUs)")
+    exp.add_argument("--resume", action="store_true", help="finish an interrupted sweep: run only the episodes "
+                                                          "missing from --out's episodes.jsonl")
+    exp.add_argument("--backend", choices=("local", "ray"), default="local",
+                     help="where episodes run: a local process pool (default) or a Ray cluster (optional extra)")
+    exp.add_argument("--address", metavar="ADDR", help="with --backend ray: an existing cluster (auto, HOST:PORT or "
+                                                       "ray://HOST:10001); default: start a local one")
     exp.add_argument("--quiet", action="store_true", help="no progress bar and no table")
     exp.set_defaults(func=cmd_experiment)
 

@@ -1,4 +1,5 @@
-"""Bar charts with error bars and significance marks, like Figures 3 and A10 of seed 003.
+"""Bar charts with error bars and significance marks, like Figures 3 and A10 of seed 003;
+forest plots of effects with their intervals and paired plots of one value per scenario.
 
 One panel per metric; one bar per condition (mean ± standard error); a bracket with
 ``*``/``**``/``***`` between the reference condition and each condition it differs from
@@ -85,6 +86,63 @@ def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]],
             bar_panel(axes[row][col], f"{group_label}: {label}", conditions, values[group][key],
                       p_values.get(group, {}).get(key), reference)
     fig.suptitle(title)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, object]], *,
+                  confidence: float = 0.95) -> Path:
+    """A forest plot: one line per comparison (``label``), its mean difference (``estimate``) with
+    the interval (``low``, ``high``) and the marks of its adjusted p (``p_adj``), one panel per
+    ``panel`` (a metric)."""
+    panels = list(dict.fromkeys(str(r["panel"]) for r in rows))
+    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.8 * max(1, len(panels)), 0.9 + 0.45 * max(
+        (sum(1 for r in rows if r["panel"] == p) for p in panels), default=1)), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        mine = [r for r in rows if r["panel"] == panel]
+        ys = list(range(len(mine)))[::-1]
+        for y, r in zip(ys, mine):
+            est, low, high = float(r["estimate"]), float(r["low"]), float(r["high"])
+            ax.plot([low, high], [y, y], color="black", linewidth=1.2)
+            ax.plot([est], [y], "o", color=PALETTE[0])
+            mark = stars(float(r.get("p_adj", 1.0)))
+            if mark:
+                ax.text(high, y + 0.12, " " + mark, va="bottom", fontsize=9)
+        ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
+        ax.set_yticks(ys, [str(r["label"]) for r in mine])
+        ax.set_title(panel)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.set_ylim(-0.7, len(mine) - 0.3)
+    fig.suptitle(f"{title} (mean difference, {confidence:.0%} bootstrap interval)", fontsize=10)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def paired_figure(path: str | Path, title: str, conditions: Sequence[str],
+                  units: Mapping[str, Mapping[str, float]], ylabel: str) -> Path:
+    """One line per unit (scenario) across the conditions: paired data drawn as paired."""
+    fig, ax = plt.subplots(figsize=(1.4 + 1.2 * len(conditions), 3.8))
+    xs = list(range(len(conditions)))
+    for unit, by_condition in units.items():
+        points = [(x, by_condition[c]) for x, c in zip(xs, conditions) if c in by_condition]
+        ax.plot([p[0] for p in points], [p[1] for p in points], "-o", color="grey", alpha=0.45, markersize=3,
+                linewidth=0.8)
+    means = [sum(u[c] for u in units.values() if c in u) / max(1, sum(1 for u in units.values() if c in u))
+             for c in conditions]
+    ax.plot(xs, means, "-s", color=PALETTE[0], linewidth=2, markersize=6, label="mean")
+    ax.set_xticks(xs, conditions, rotation=30, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(frameon=False, fontsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

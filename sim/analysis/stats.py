@@ -1,6 +1,7 @@
-"""Statistics for comparing conditions (seed 003, Section 4.4): Fisher's exact test for
-success rates, the Mann-Whitney U test for other metrics, Benjamini-Hochberg correction
-for many tests at once (all from scipy), and means with standard errors."""
+"""Statistics for comparing conditions: Fisher's exact test and the Mann-Whitney U test
+(seed 003, Section 4.4), the paired tests the experiment runner uses on one value per
+scenario (Wilcoxon signed-rank, the exact sign test, McNemar's exact test), Benjamini-Hochberg
+correction, means with standard errors, effect sizes and bootstrap intervals by unit."""
 
 from __future__ import annotations
 
@@ -68,3 +69,118 @@ def stars(p: float) -> str:
     if p < 0.05:
         return "*"
     return ""
+
+
+# ---------------------------------------------------------------------- paired tests by unit
+#
+# Episodes of one scenario share its layout; seeds of one scenario are not independent samples.
+# The functions below take one value per unit (scenario), already aggregated over its seeds.
+
+
+@dataclass(frozen=True, slots=True)
+class TestResult:
+    """A two-sided test: its name, statistic, p-value and the number of units it used."""
+
+    test: str
+    statistic: float
+    p: float
+    n: int
+
+
+def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> TestResult:
+    """Wilcoxon signed-rank test on paired values ``a[i]`` vs ``b[i]`` (two-sided; zero
+    differences dropped, as Wilcoxon did; exact distribution when scipy can use it). ``n`` is the
+    number of pairs; p = 1 when every difference is zero (no evidence of a difference)."""
+    x, y = _paired(a, b)
+    d = x - y
+    nonzero = d[d != 0]
+    if len(nonzero) == 0:
+        return TestResult("wilcoxon_signed_rank", 0.0, 1.0, len(d))
+    res = stats.wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
+    return TestResult("wilcoxon_signed_rank", float(res.statistic), float(res.pvalue), len(d))
+
+
+def sign_test(a: Sequence[float], b: Sequence[float]) -> TestResult:
+    """Exact sign test on paired values: under H0 a positive and a negative difference are equally
+    likely; ties carry no information and are dropped. On 0/1 pairs this is McNemar's exact test
+    (the discordant pairs). The statistic is the number of positive differences."""
+    x, y = _paired(a, b)
+    d = x - y
+    pos, neg = int((d > 0).sum()), int((d < 0).sum())
+    if pos + neg == 0:
+        return TestResult("sign_test", 0.0, 1.0, len(d))
+    p = float(stats.binomtest(pos, pos + neg, 0.5, alternative="two-sided").pvalue)
+    return TestResult("sign_test", float(pos), min(1.0, p), len(d))
+
+
+def mcnemar_exact(a: Sequence[int], b: Sequence[int]) -> TestResult:
+    """McNemar's exact test on paired binary outcomes (``a[i]``, ``b[i]`` in {0, 1}): a binomial
+    test of the discordant pairs. The statistic is min(b01, b10), as usually reported."""
+    x, y = _paired(a, b)
+    if not (np.isin(x, (0, 1)).all() and np.isin(y, (0, 1)).all()):
+        raise ValueError("McNemar's test needs 0/1 outcomes; use sign_test for rates")
+    b10, b01 = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
+    if b10 + b01 == 0:
+        return TestResult("mcnemar_exact", 0.0, 1.0, len(x))
+    p = float(stats.binomtest(b10, b10 + b01, 0.5, alternative="two-sided").pvalue)
+    return TestResult("mcnemar_exact", float(min(b10, b01)), min(1.0, p), len(x))
+
+
+def rank_biserial(a: Sequence[float], b: Sequence[float]) -> float:
+    """Matched-pairs rank-biserial correlation (effect size of the signed-rank test):
+    (W+ - W-) / (W+ + W-) over the non-zero differences, in [-1, 1]; 0 when all are zero."""
+    x, y = _paired(a, b)
+    d = (x - y)[x != y]
+    if len(d) == 0:
+        return 0.0
+    ranks = stats.rankdata(np.abs(d))
+    w_plus, w_minus = ranks[d > 0].sum(), ranks[d < 0].sum()
+    return float((w_plus - w_minus) / (w_plus + w_minus))
+
+
+def bootstrap_ci(values: Sequence[float], *, resamples: int = 2000, confidence: float = 0.95,
+                 seed: int = 0, statistic=np.mean) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of ``statistic`` over units: each resample draws
+    len(values) units with replacement (for paired differences per scenario: resampling by
+    scenario). Deterministic for a given ``seed``."""
+    x = np.asarray(values, dtype=float)
+    if len(x) == 0:
+        return (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(x), size=(resamples, len(x)))
+    stat = np.asarray(statistic(x[idx], axis=1), dtype=float)
+    tail = (1 - confidence) / 2
+    return (float(np.quantile(stat, tail)), float(np.quantile(stat, 1 - tail)))
+
+
+def bootstrap_diff_ci(a: Sequence[float], b: Sequence[float], *, resamples: int = 2000,
+                      confidence: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of mean(a) - mean(b) for two independent sets of units
+    (each resampled on its own)."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(x) == 0 or len(y) == 0:
+        return (math.nan, math.nan)
+    rng = np.random.default_rng(seed)
+    mx = x[rng.integers(0, len(x), size=(resamples, len(x)))].mean(axis=1)
+    my = y[rng.integers(0, len(y), size=(resamples, len(y)))].mean(axis=1)
+    tail = (1 - confidence) / 2
+    return (float(np.quantile(mx - my, tail)), float(np.quantile(mx - my, 1 - tail)))
+
+
+def unit_means(values: Sequence[float], units: Sequence[object]) -> dict[object, float]:
+    """The mean of ``values`` per unit (e.g. a scenario's seeds), in first-seen unit order."""
+    if len(values) != len(units):
+        raise ValueError(f"{len(values)} values but {len(units)} unit labels")
+    sums: dict[object, list[float]] = {}
+    for v, u in zip(values, units):
+        sums.setdefault(u, []).append(float(v))
+    return {u: float(np.mean(vs)) for u, vs in sums.items()}
+
+
+def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.shape != y.shape or x.ndim != 1:
+        raise ValueError(f"paired tests need two equally long sequences, got {len(x)} and {len(y)}")
+    if len(x) == 0:
+        raise ValueError("paired tests need at least one pair")
+    return x, y

@@ -1,0 +1,169 @@
+"""Where episodes run: a local process pool (the default) or a Ray cluster (optional extra).
+
+A backend takes a function and its tasks and yields the results as they finish, in any order;
+the runner writes each one to the results file at once. The function and the tasks are plain
+picklable values (``experiments.runner.run_episode`` and ``EpisodeTask``), so both backends
+run exactly the same code on exactly the same inputs: the same seeds give the same episodes.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from pathlib import Path
+from typing import Any, Protocol
+
+from experiments.design import ExperimentError
+
+ROOT = Path(__file__).resolve().parent.parent
+#: what a Ray cluster does not need of the working tree (the environment is installed there)
+RAY_EXCLUDES = [".venv/", ".git/", "runs/", "bench/results/", "**/__pycache__/", ".pytest_cache/",
+                ".hypothesis/", "*.egg-info/", "build/", "*.gguf"]
+
+
+class Backend(Protocol):
+    name: str
+    #: how many episodes run at once
+    workers: int
+
+    def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
+        """``fn(task)`` for every task; results as they finish."""
+
+    def close(self) -> None: ...
+
+    def describe(self) -> str: ...
+
+
+class LocalBackend:
+    """``jobs`` worker processes (forked where the platform allows); 1 runs in this process."""
+
+    name = "local"
+
+    def __init__(self, jobs: int = 2) -> None:
+        if jobs < 1:
+            raise ExperimentError(f"--jobs must be at least 1, got {jobs}")
+        self.workers = jobs
+        self._pool: ProcessPoolExecutor | None = None
+
+    def describe(self) -> str:
+        return f"local, {self.workers} worker process{'es' if self.workers > 1 else ''}" if self.workers > 1 \
+            else "local, in this process"
+
+    def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
+        tasks = list(tasks)
+        if self.workers == 1 or len(tasks) <= 1:
+            for task in tasks:
+                yield fn(task)
+            return
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context(method))
+        # A bounded window of submitted tasks: memory stays flat for big sweeps, order stays close
+        # to the plan (slow scenarios first), and an interrupt leaves little to cancel.
+        window = 4 * self.workers
+        queue = iter(tasks)
+        running: set[Future[Any]] = set()
+        try:
+            for task in queue:
+                running.add(self._pool.submit(fn, task))
+                if len(running) >= window:
+                    break
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    yield future.result()
+                    task = next(queue, None)
+                    if task is not None:
+                        running.add(self._pool.submit(fn, task))
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def ray_available() -> str | None:
+    """None when Ray can be imported, else why not (with the fix)."""
+    try:
+        import ray  # noqa: F401
+    except ImportError as exc:
+        return (f"Ray is not installed ({exc}); install the optional extra: "
+                "scripts/setup.sh ray  (or .venv/bin/pip install -e '.[ray]')")
+    return None
+
+
+class RayBackend:
+    """Episodes as Ray tasks (one CPU each) on a cluster: a new local one when ``address`` is
+    None (``workers`` CPUs), else the cluster at ``address`` (``auto``, ``HOST:PORT`` or
+    ``ray://HOST:10001``), which receives this working tree (without ``.venv``, ``.git`` and
+    ``runs``) as the tasks' working directory. ``workers`` caps the tasks in flight."""
+
+    name = "ray"
+
+    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+        problem = ray_available()
+        if problem:
+            raise ExperimentError(problem)
+        import ray
+
+        self._ray = ray
+        self.address = address
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                  "configure_logging": False}
+        if address is None:
+            kwargs["num_cpus"] = workers or os.cpu_count() or 1
+            # The driver's own tree: workers import experiments/, sim/ and agents/ from it.
+            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(ROOT)}}
+        else:
+            kwargs["address"] = address
+            kwargs["runtime_env"] = {"working_dir": str(ROOT), "excludes": RAY_EXCLUDES}
+        try:
+            ray.init(**kwargs)
+        except Exception as exc:  # ConnectionError, RuntimeError, ValueError for bad addresses
+            where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
+            raise ExperimentError(f"cannot start or reach {where}: {type(exc).__name__}: {exc}") from None
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.workers = max(1, min(workers, cpus) if workers else cpus)
+
+    def describe(self) -> str:
+        where = self.address or "a local cluster"
+        return f"ray on {where}, {self.workers} task{'s' if self.workers > 1 else ''} at once"
+
+    def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
+        ray = self._ray
+        remote = ray.remote(num_cpus=1, max_retries=2)(fn)
+        window = 2 * self.workers
+        queue = iter(tasks)
+        running: list[Any] = []
+        try:
+            for task in queue:
+                running.append(remote.remote(task))
+                if len(running) >= window:
+                    break
+            while running:
+                done, running = ray.wait(running, num_returns=1)
+                for ref in done:
+                    yield ray.get(ref)
+                    task = next(queue, None)
+                    if task is not None:
+                        running.append(remote.remote(task))
+        finally:
+            for ref in running:
+                ray.cancel(ref, force=True)
+
+    def close(self) -> None:
+        if self._ray.is_initialized():
+            self._ray.shutdown()
+
+
+def make_backend(name: str, *, jobs: int | None = None, address: str | None = None) -> Backend:
+    if name == "local":
+        if address:
+            raise ExperimentError("--address is for --backend ray")
+        return LocalBackend(2 if jobs is None else jobs)
+    if name == "ray":
+        return RayBackend(address, jobs)
+    raise ExperimentError(f"--backend must be local or ray, got {name!r}")

@@ -1,0 +1,256 @@
+"""One report per experiment: ``report.md`` and ``report.html`` beside its tables and figures.
+
+The page holds the design (scenarios, conditions, seeds, the unit n counts, the tests), the
+summary and test tables, the figures, the per-scenario table, the pre-check results, how the
+sweep ran, the software versions and the exact command that reproduces it. Also written:
+``summary.csv``, ``tests.csv``, ``scenarios.csv``, ``episodes.csv`` (one row per episode with
+every metric) and ``design.json`` (the design as run).
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import platform
+import re
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from experiments.design import Design
+from experiments.stats import ALL, Analysis, scenario_markdown, summary_markdown, tests_markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    if not rows:
+        path.write_text("", encoding="utf-8")
+        return
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def software() -> dict[str, str]:
+    import matplotlib
+    import numpy
+    import scipy
+
+    from sim import __version__
+
+    info = {"tom-arena": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
+            "scipy": scipy.__version__, "matplotlib": matplotlib.__version__, "platform": platform.platform()}
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        changed = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                                 capture_output=True, text=True, timeout=10).stdout.strip()
+        if commit:
+            info["git commit"] = commit + (" (with uncommitted changes)" if changed else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    try:
+        import ray
+
+        info["ray"] = ray.__version__
+    except ImportError:
+        pass
+    return info
+
+
+def _describe_condition(design: Design, name: str) -> tuple[str, str]:
+    c = design.condition(name)
+    seats = ", ".join(c.agents if c.agents is not None else design.agents) or "the world's default agent"
+    mechs = [m if isinstance(m, str) else f"{m.kind} {m.params}" for m in c.mechanisms]
+    return seats, ", ".join(f"`{m}`" for m in mechs) or "none"
+
+
+def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, str]]:
+    """PNG figures; returns (file name, caption)."""
+    from sim.analysis.plots import effect_figure, grid_figure, metric_figure, paired_figure
+
+    made: list[tuple[str, str]] = []
+    conds = analysis.conditions
+    shown = [m for m in design.metrics if m.test] or list(design.metrics)
+    pairs = [(m.name, m.title) for m in shown]
+    ref = design.reference
+
+    def ref_p(group: str) -> dict[str, dict[str, float]]:
+        table: dict[str, dict[str, float]] = {}
+        for metric, by_pair in analysis.p_adj.get(group, {}).items():
+            for (a, b), q in by_pair.items():
+                if a == ref:
+                    table.setdefault(metric, {})[b] = q
+                elif b == ref:
+                    table.setdefault(metric, {})[a] = q
+        return table
+
+    metric_figure(out / "figure_summary.png", f"{design.title_text()}: all scenarios (n = "
+                  f"{len(analysis.cells)} scenarios)", conds, pairs, analysis.values[ALL], ref_p(ALL), ref or "")
+    made.append(("figure_summary.png", "Mean ± SEM over scenarios (each scenario: the mean over its seeds); "
+                 "marks: the reference differs (BH-adjusted p)."))
+    subgroups = [(g, label) for g, label in analysis.groups if g != ALL]
+    if subgroups:
+        grid_figure(out / "figure_groups.png", "per group of scenarios", subgroups, conds, pairs, analysis.values,
+                    {g: ref_p(g) for g, _ in subgroups}, ref or "")
+        made.append(("figure_groups.png", "The same per group of scenarios."))
+    rows = [{"panel": t["metric"], "label": f"{t['first']} - {t['second']}", "estimate": t["mean_difference"],
+             "low": t["ci_low"], "high": t["ci_high"], "p_adj": t["p_adj"]}
+            for t in analysis.tests if t["group"] == ALL]
+    if rows:
+        effect_figure(out / "figure_effects.png", "all scenarios", rows, confidence=design.tests.confidence)
+        made.append(("figure_effects.png", f"Mean paired difference per scenario with its "
+                     f"{design.tests.confidence:.0%} bootstrap interval (scenarios resampled)."))
+    continuous = next((m for m in shown if m.kind == "continuous"), None)
+    if continuous is not None and len(conds) > 1:
+        units = {s: {c: v[continuous.name] for c, v in by_c.items()} for s, by_c in analysis.cells.items()}
+        paired_figure(out / f"figure_{continuous.name}_by_scenario.png",
+                      f"{continuous.title} per scenario", conds, units, continuous.title)
+        made.append((f"figure_{continuous.name}_by_scenario.png",
+                     f"{continuous.title}: one line per scenario (paired), the mean in blue."))
+    return made
+
+
+def write_report(result: Any, *, command: str) -> Path:
+    """Tables, figures and the report page of a finished (or partial) sweep; returns report.md."""
+    design: Design = result.design
+    analysis: Analysis = result.analysis
+    out: Path = result.out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "design.json").write_text(design.model_dump_json(indent=2), encoding="utf-8")
+    write_csv(out / "summary.csv", analysis.summary)
+    write_csv(out / "tests.csv", analysis.tests)
+    write_csv(out / "scenarios.csv", [{"scenario": s, **result.attrs.get(s, {})} for s in analysis.cells])
+    write_csv(out / "episodes.csv", [{"scenario": r["scenario"], "group": analysis.scenario_group.get(r["scenario"]),
+                                      "condition": r["condition"], "seed": r["seed"], **r["values"]}
+                                     for r in result.records])
+    made = figures(out, design, analysis)
+    n_scen = len(analysis.cells)
+    k = analysis.seeds_per_scenario
+    n_conds = len(analysis.conditions)
+    total = n_scen * n_conds * k
+    partial = len(result.records) < total
+    lines = [f"# {design.title_text()}", ""]
+    if design.description:
+        lines += [design.description, ""]
+    if partial:
+        lines += [f"**Partial results: {len(result.records)} of {total} episodes.**", ""]
+    lines += ["## Design", "",
+              f"- **Scenarios**: {n_scen} (`{'`, `'.join(design.scenarios)}`)"
+              + (f", grouped by {design.groups.by}: " + ", ".join(
+                  f"{label} {sum(1 for g in analysis.scenario_group.values() if g == group)}"
+                  for group, label in analysis.groups if group != ALL) if design.groups else ""),
+              f"- **Seeds**: {k} per scenario and condition, from {design.seeds.first}"
+              + (f"; at most {design.max_ticks} ticks" if design.max_ticks else ""),
+              f"- **Episodes**: {len(result.records)} = {n_scen} scenarios × {n_conds} conditions × {k} seeds",
+              f"- **Unit of replication**: the scenario. Each metric is averaged over a scenario's seeds first; "
+              f"every n below counts scenarios (n = {n_scen} over all scenarios).",
+              "- **Tests** (two-sided, paired by scenario where both conditions ran the same scenarios): "
+              "Wilcoxon signed-rank for continuous metrics; for 0/1 metrics McNemar's exact test with one "
+              "episode per scenario, else the exact sign test on the scenarios' rates; Mann-Whitney U on "
+              f"scenario values where conditions do not share scenarios. Benjamini-Hochberg over the "
+              f"family of all {len(analysis.tests)} tests (α = {design.tests.alpha}).",
+              f"- **Effect sizes**: mean paired difference with a {design.tests.confidence:.0%} percentile bootstrap "
+              f"interval ({design.tests.bootstrap} resamples of scenarios, seed {design.tests.bootstrap_seed}); "
+              "matched-pairs rank-biserial correlation for the signed-rank tests.",
+              "", "| condition | seats | mechanisms |", "|---|---|---|"]
+    for c in analysis.conditions:
+        seats, mechs = _describe_condition(design, c)
+        title = design.condition(c).title
+        lines.append(f"| {c}{(' (' + title + ')') if title else ''} | `{seats}` | {mechs} |")
+    if design.baseline:
+        lines += ["", f"Baseline (for derived metrics): `{design.baseline}`. Reference (tests): `{design.reference}`."]
+    lines += ["", "Metrics: " + "; ".join(
+        f"**{m.name}** ({m.source or 'derived: ' + str(m.derive)}{', ' + m.kind if m.kind == 'binary' else ''}"
+        f"{', not tested' if not m.test else ''})" for m in design.metrics) + ".", ""]
+    lines += ["## Results", "", summary_markdown(analysis, design.reference), "", "### Tests", "",
+              tests_markdown(analysis), "",
+              "n: scenario pairs for paired tests. Mean difference: first − second, over scenarios.", ""]
+    for name, caption in made:
+        lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
+    shown = [m.name for m in design.metrics if m.test] or [m.name for m in design.metrics]
+    lines += ["## Per scenario", "", scenario_markdown(analysis, shown), ""]
+    if design.checks:
+        attrs = [{"scenario": s, **result.attrs.get(s, {})} for s in analysis.cells]
+        keys = list(dict.fromkeys(k for a in attrs for k in a))
+        lines += ["## Pre-checks", "", "Hooks: " + ", ".join(f"`{h.hook}`" for h in design.checks) + ".", "",
+                  "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+        lines += ["| " + " | ".join("" if a.get(k) is None else str(a.get(k)) for k in keys) + " |" for a in attrs]
+        lines.append("")
+    cache = (f" LLM response cache: {result.cache_hits} answers from the cache, {result.cache_misses} asked."
+             if result.cache_hits or result.cache_misses else "")
+    lines += ["## Run", "", f"{result.ran} episodes run in {result.seconds:.1f} s ({result.backend}); "
+              f"{result.resumed} were already in `episodes.jsonl`.{cache}", "",
+              "## Software", "", "| | version |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in software().items()]
+    lines += ["", "## Reproduce", "", "```bash", command, "```", "",
+              "The same command with `--resume` finishes an interrupted sweep; `--backend ray --address ADDR` "
+              "runs it on a Ray cluster with the same per-episode results.", ""]
+    text = "\n".join(lines)
+    (out / "report.md").write_text(text, encoding="utf-8")
+    (out / "report.html").write_text(markdown_to_html(text, design.title_text()), encoding="utf-8")
+    return out / "report.md"
+
+
+# ---------------------------------------------------------------------- HTML
+
+_INLINE = [(re.compile(r"`([^`]+)`"), r"<code>\1</code>"), (re.compile(r"\*\*([^*]+)\*\*"), r"<strong>\1</strong>"),
+           (re.compile(r"(?<![*\w])\*([^*]+)\*(?![*\w])"), r"<em>\1</em>")]
+
+
+def _inline(text: str) -> str:
+    text = html.escape(text, quote=False)
+    for pattern, repl in _INLINE:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def markdown_to_html(text: str, title: str) -> str:
+    """The subset of Markdown the report uses: headings, paragraphs, lists, tables, images, code."""
+    body: list[str] = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("```"):
+            block = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith("```"):
+                block.append(html.escape(lines[i]))
+                i += 1
+            body.append("<pre><code>" + "\n".join(block) + "</code></pre>")
+        elif m := re.match(r"^(#{1,6}) (.*)$", line):
+            level = len(m.group(1))
+            body.append(f"<h{level}>{_inline(m.group(2))}</h{level}>")
+        elif m := re.match(r"^!\[(.*)\]\((.*)\)$", line):
+            body.append(f'<figure><img src="{html.escape(m.group(2))}" alt="{html.escape(m.group(1))}"></figure>')
+        elif line.startswith("|"):
+            rows = []
+            while i < len(lines) and lines[i].startswith("|"):
+                rows.append([c.strip() for c in lines[i].strip().strip("|").split("|")])
+                i += 1
+            i -= 1
+            head, rest = rows[0], [r for r in rows[1:] if not all(set(c) <= set("-: ") for c in r)]
+            body.append("<table><thead><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in head) + "</tr></thead><tbody>"
+                        + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in r) + "</tr>" for r in rest)
+                        + "</tbody></table>")
+        elif line.startswith("- "):
+            items = []
+            while i < len(lines) and lines[i].startswith("- "):
+                items.append(f"<li>{_inline(lines[i][2:])}</li>")
+                i += 1
+            i -= 1
+            body.append("<ul>" + "".join(items) + "</ul>")
+        elif line.strip():
+            body.append(f"<p>{_inline(line)}</p>")
+        i += 1
+    style = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;line-height:1.4}"
+             "table{border-collapse:collapse;margin:1em 0;font-size:0.9em}td,th{border:1px solid #ccc;"
+             "padding:3px 8px;text-align:left}th{background:#f2f2f2}img{max-width:100%}"
+             "pre{background:#f6f6f6;padding:0.6em}code{font-size:0.92em}")
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>"
+            f"<style>{style}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

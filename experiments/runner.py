@@ -1,0 +1,489 @@
+"""The experiment runner: every scenario x condition x seed of a design, for any world.
+
+    python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J] [--resume]
+                                   [--backend local|ray] [--address ADDR] [--quiet]
+
+1. resolves the design's scenarios (names or patterns, any world) and runs its pre-check
+   hooks on each (e.g. ProToM's category check), which may add scenario attributes;
+2. plays every episode on the backend (a local process pool, or Ray) and appends each result
+   to ``<out>/episodes.jsonl`` the moment it arrives (one JSON line, flushed to the disk), so
+   an interrupted sweep loses nothing: ``--resume`` runs only the episodes not in the file;
+3. when all are done, rewrites the file in plan order (identical files whatever the backend
+   and the order episodes finished in), computes the metrics (``experiments.design``), the
+   statistics on scenarios (``experiments.stats``) and writes the report
+   (``experiments.report``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+import sys
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from experiments.design import (Design, ExperimentError, episode_key, fingerprint, load_design, resolve_hook)
+from sim.registry import SCENARIO_DIR, ScenarioError, load_spec, scenario_paths, scenario_stem
+
+RESULTS = "episodes.jsonl"
+FORMAT = "tom-arena-experiment"
+VERSION = 1
+
+
+# ---------------------------------------------------------------------- plan
+
+
+@dataclass(frozen=True)
+class ScenarioRef:
+    name: str
+    path: str
+    family: str
+    spec_hash: str
+    agents: tuple[str, ...]
+    spec_category: str | None = None
+
+
+@dataclass(frozen=True)
+class EpisodeTask:
+    """Everything a worker needs to play one episode (picklable, no live objects)."""
+
+    key: str
+    scenario: str
+    path: str
+    family: str
+    spec_hash: str
+    condition: str
+    seats: tuple[tuple[str, str], ...]
+    mechanisms: tuple[tuple[str, dict[str, Any]], ...]
+    seed: int
+    max_ticks: int | None
+    llm_cache: str | None = None
+
+    def setup(self) -> str:
+        """What the episode depends on besides its seed: a resumed file must agree on it."""
+        return fingerprint({"spec": self.spec_hash, "seats": self.seats, "mechanisms": self.mechanisms,
+                            "max_ticks": self.max_ticks})
+
+
+def resolve_scenarios(patterns: Sequence[str]) -> list[ScenarioRef]:
+    """Scenarios by name or shell pattern over every world; ``family/pattern`` restricts to one."""
+    paths = scenario_paths()
+    chosen: list[Path] = []
+    for pattern in patterns:
+        family, slash, name_pattern = pattern.rpartition("/")
+        hits = [p for p in paths if fnmatch.fnmatchcase(scenario_stem(p), name_pattern)
+                and (not slash or p.parent.name == family or p.parent.parent.name == family)]
+        if not hits:
+            raise ExperimentError(f"scenarios: no scenario matches {pattern!r} in {SCENARIO_DIR} "
+                                  "('python main.py list' shows them)")
+        chosen += [p for p in hits if p not in chosen]
+    refs = []
+    from sim.registry import build_world
+
+    for p in chosen:
+        family, spec = load_spec(p)
+        world = build_world(family, spec)
+        refs.append(ScenarioRef(spec.get("name") or scenario_stem(p), str(p), family, fingerprint(spec),
+                                tuple(world.agents), spec.get("category")))
+    names = [r.name for r in refs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ExperimentError(f"scenarios: several files are named {', '.join(dup)}; use family/name patterns")
+    return refs
+
+
+def plan(design: Design, scenarios: Sequence[ScenarioRef], seeds: Sequence[int],
+         llm_cache: str | None = None) -> list[EpisodeTask]:
+    """Every episode, in plan order (scenario, condition, seed); seats and mechanisms checked
+    for every world now, not after an hour of running."""
+    from agents.registry import AgentSpecError, make_agent, make_mechanism, seat_specs
+    from sim.plugins import plugins
+
+    tasks = []
+    checked: set[tuple[str, str]] = set()
+    for ref in scenarios:
+        for cond in design.conditions:
+            specs = cond.agents if cond.agents is not None else design.agents
+            if not specs:
+                default = plugins()[ref.family].default_agent
+                if not default:
+                    raise ExperimentError(f"condition {cond.name!r}: the {ref.family} world has no default agent; "
+                                          "give 'agents'")
+                specs = [default]
+            try:
+                seats = seat_specs(ref.agents, specs)
+                if (ref.family, cond.name) not in checked:
+                    for spec in set(seats.values()):
+                        make_agent(spec, ref.family)
+                    for spec, params in cond.mechanism_specs():
+                        make_mechanism(spec, ref.family, params)
+                    checked.add((ref.family, cond.name))
+            except AgentSpecError as exc:
+                raise ExperimentError(f"condition {cond.name!r} on {ref.name} ({ref.family}): {exc}") from None
+            mechanisms = tuple((spec, params) for spec, params in cond.mechanism_specs())
+            for seed in seeds:
+                tasks.append(EpisodeTask(episode_key(ref.name, cond.name, seed), ref.name, ref.path, ref.family,
+                                         ref.spec_hash, cond.name, tuple((a, seats[a]) for a in ref.agents),
+                                         mechanisms, seed, design.max_ticks, llm_cache))
+    return tasks
+
+
+# ---------------------------------------------------------------------- checks
+
+
+def _check_scenario(item: tuple[str, str, list[tuple[str, dict[str, Any]]]]) -> tuple[str, dict[str, Any], list[str]]:
+    from sim.registry import build_world
+
+    name, path, hooks = item
+    family, spec = load_spec(path)
+    world = build_world(family, spec)
+    attrs: dict[str, Any] = {}
+    problems = []
+    for hook, params in hooks:
+        try:
+            attrs.update(resolve_hook(hook)(path, world, spec, **params) or {})
+        except ExperimentError as exc:
+            problems.append(str(exc))
+    return name, attrs, problems
+
+
+def run_checks(design: Design, scenarios: Sequence[ScenarioRef], jobs: int = 1) -> dict[str, dict[str, Any]]:
+    """Scenario attributes: the file's ``category`` (if any) updated by every check hook; one
+    ExperimentError listing every scenario a check refused."""
+    from experiments.backends import LocalBackend
+
+    attrs = {r.name: ({"category": r.spec_category} if r.spec_category is not None else {}) for r in scenarios}
+    attrs = {n: {"world": r.family, **a} for (n, a), r in zip(attrs.items(), scenarios)}
+    if not design.checks:
+        return attrs
+    hooks = [(h.hook, dict(h.params)) for h in design.checks]
+    items = [(r.name, r.path, hooks) for r in scenarios]
+    problems: list[str] = []
+    for name, found, wrong in LocalBackend(max(1, min(jobs, len(items)))).run(_check_scenario, items):
+        attrs[name].update(found)
+        problems += wrong
+    if problems:
+        raise ExperimentError("pre-checks failed: " + "; ".join(problems))
+    return attrs
+
+
+# ---------------------------------------------------------------------- one episode
+
+_WORLDS: dict[tuple[str, str], Any] = {}
+
+
+def _world(task: EpisodeTask) -> Any:
+    world = _WORLDS.get((task.path, task.spec_hash))
+    if world is None:
+        from sim.registry import build_world
+
+        family, spec = load_spec(task.path)
+        if fingerprint(spec) != task.spec_hash:
+            raise ExperimentError(f"{task.path} changed while the experiment ran")
+        world = _WORLDS[(task.path, task.spec_hash)] = build_world(family, spec)
+    return world
+
+
+def event_counts(events: Sequence[Any]) -> dict[str, int]:
+    """How many events of each type, and of each type and status (``feedback_status.accepted``)."""
+    counts: Counter[str] = Counter()
+    for e in events:
+        counts[e.type] += 1
+        status = getattr(e, "status", None)
+        if isinstance(status, str):
+            counts[f"{e.type}.{status}"] += 1
+    return dict(sorted(counts.items()))
+
+
+def run_episode(task: EpisodeTask) -> dict[str, Any]:
+    """Play one episode; returns ``{"record": ..., "info": ...}``: the record is what the results
+    file keeps (deterministic given the task), the info is about this run (cache use, seconds)."""
+    from agents.registry import make_agent, make_mechanism
+    from sim.session import Session
+
+    started = time.perf_counter()
+    world = _world(task)
+    seats = {a: make_agent(spec, task.family) for a, spec in task.seats}
+    mechanisms = [m for m in (make_mechanism(spec, task.family, params) for spec, params in task.mechanisms)
+                  if m is not None]
+    seen: Counter[str] = Counter()
+    for m in mechanisms:  # distinct names, as on the command line
+        seen[m.kind] += 1
+        if seen[m.kind] > 1:
+            m.name = f"{m.kind}{seen[m.kind]}"
+    cache = None
+    if task.llm_cache:
+        from experiments.llm_cache import ResponseCache, install_cache
+
+        cache = ResponseCache(task.llm_cache)
+        install_cache([*seats.values(), *mechanisms], cache)
+    session = Session(world, seats, seed=task.seed, scenario=task.scenario, mechanisms=mechanisms,
+                      max_ticks=task.max_ticks)
+    outcome = session.run()
+    record = {"record": "episode", "key": task.key, "scenario": task.scenario, "world": task.family,
+              "condition": task.condition, "seed": task.seed, "setup": task.setup(),
+              "outcome": outcome, "metrics": session.metrics(), "events": event_counts(session.events)}
+    info = {"seconds": time.perf_counter() - started,
+            "llm_cache_hits": cache.hits if cache else 0, "llm_cache_misses": cache.misses if cache else 0}
+    return {"record": json.loads(json.dumps(record, default=str)), "info": info}
+
+
+# ---------------------------------------------------------------------- results file
+
+
+class ResultsFile:
+    """``episodes.jsonl``: a header line, then one line per finished episode, each flushed to
+    the disk when written. A line cut by a crash is dropped when the file is opened again."""
+
+    def __init__(self, path: Path, experiment: str) -> None:
+        self.path = path
+        self.experiment = experiment
+        self._fh: Any = None
+
+    def open(self, resume: bool) -> dict[str, dict[str, Any]]:
+        """Finished episodes by key (resume), or a fresh file (an existing one is kept aside)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        done: dict[str, dict[str, Any]] = {}
+        if self.path.exists() and resume:
+            done, good_bytes = self._read()
+            with open(self.path, "r+b") as fh:
+                fh.truncate(good_bytes)
+        elif self.path.exists():
+            n = 1
+            while self.path.with_name(f"{self.path.name}.{n}").exists():
+                n += 1
+            backup = self.path.with_name(f"{self.path.name}.{n}")
+            os.replace(self.path, backup)
+            print(f"note: the previous results were moved to {backup} (--resume continues a sweep instead)",
+                  file=sys.stderr)
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        self._fh = open(self.path, "a", encoding="utf-8")
+        if new:
+            self._write({"record": "header", "format": FORMAT, "version": VERSION, "experiment": self.experiment})
+        return done
+
+    def _read(self) -> tuple[dict[str, dict[str, Any]], int]:
+        done: dict[str, dict[str, Any]] = {}
+        good = 0
+        with open(self.path, "rb") as fh:
+            for number, raw in enumerate(fh, 1):
+                if not raw.endswith(b"\n"):
+                    break  # cut by a crash mid-line: run that episode again
+                try:
+                    data = json.loads(raw)
+                except ValueError:
+                    raise ExperimentError(f"{self.path}: line {number} is not JSON; the file was edited or "
+                                          "damaged (remove the line, or choose another --out)") from None
+                if number == 1:
+                    if data.get("format") != FORMAT or data.get("version") != VERSION:
+                        raise ExperimentError(f"{self.path}: not an experiment results file of version {VERSION}")
+                    if data.get("experiment") != self.experiment:
+                        raise ExperimentError(f"{self.path}: holds experiment {data.get('experiment')!r}, not "
+                                              f"{self.experiment!r}; choose another --out")
+                elif data.get("record") == "episode":
+                    done.setdefault(data["key"], data)
+                good += len(raw)
+        return done, good
+
+    def _write(self, data: Mapping[str, Any]) -> None:
+        self._fh.write(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def append(self, record: Mapping[str, Any]) -> None:
+        self._write(record)
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
+    def finalize(self, records: Sequence[Mapping[str, Any]]) -> None:
+        """Rewrite in plan order (atomically): the same sweep gives the same bytes."""
+        self.close()
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for data in [{"record": "header", "format": FORMAT, "version": VERSION, "experiment": self.experiment},
+                         *records]:
+                fh.write(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+
+
+# ---------------------------------------------------------------------- metrics
+
+
+def metric_value(record: Mapping[str, Any], source: str, metric: str) -> float:
+    """The value ``source`` (``outcome.success``, ``metrics.ticks``, ``events.feedback``) names."""
+    section, _, path = source.partition(".")
+    if section == "events":
+        return float(record["events"].get(path, 0))
+    value: Any = record[section]
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            keys = ", ".join(sorted(value)) if isinstance(value, Mapping) else type(value).__name__
+            raise ExperimentError(f"metric {metric!r}: {source!r} is not in the episode's {section} of "
+                                  f"{record['key']} (it has: {keys})")
+        value = value[part]
+    if isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, (int, float)):
+        raise ExperimentError(f"metric {metric!r}: {source!r} of {record['key']} is {value!r}, not a number")
+    return float(value)
+
+
+def compute_metrics(records: list[dict[str, Any]], design: Design) -> None:
+    """Fill ``record["values"]``: source metrics first, then derived ones in design order."""
+    for r in records:
+        r["values"] = {m.name: metric_value(r, m.source, m.name) for m in design.metrics if m.source}
+    for m in design.metrics:
+        if m.derive:
+            derived = resolve_hook(m.derive)(records, design, **m.params)
+            for r in records:
+                if r["key"] not in derived:
+                    raise ExperimentError(f"metric {m.name!r}: {m.derive} gave no value for {r['key']}")
+                r["values"][m.name] = float(derived[r["key"]])
+
+
+# ---------------------------------------------------------------------- the sweep
+
+
+@dataclass
+class RunResult:
+    design: Design
+    out: Path
+    scenarios: list[ScenarioRef]
+    attrs: dict[str, dict[str, Any]]
+    records: list[dict[str, Any]]
+    ran: int
+    resumed: int
+    seconds: float
+    backend: str
+    cache_hits: int = 0
+    cache_misses: int = 0
+    analysis: Any = None
+    report: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def cache_folder(design: Design, out: Path) -> str | None:
+    if design.llm_cache is False:
+        return None
+    return str(Path(design.llm_cache) if isinstance(design.llm_cache, str) else out / "llm-cache")
+
+
+def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs: int = 2, resume: bool = False,
+              backend: str = "local", address: str | None = None, quiet: bool = False,
+              limit: int | None = None) -> RunResult:
+    """Run (or finish) the sweep; ``limit`` stops after that many new episodes (for tests)."""
+    from tqdm import tqdm
+
+    from experiments.backends import make_backend
+
+    out = Path(out)
+    if seeds is not None and seeds < 1:
+        raise ExperimentError("--seeds must be at least 1")
+    seed_list = design.seeds.seeds(seeds)
+    scenarios = resolve_scenarios(design.scenarios)
+    attrs = run_checks(design, scenarios, jobs=jobs if backend == "local" else 1)
+    tasks = plan(design, scenarios, seed_list, cache_folder(design, out))
+    results = ResultsFile(out / RESULTS, design.experiment)
+    done = results.open(resume)
+    by_key = {t.key: t for t in tasks}
+    for key, record in done.items():
+        task = by_key.get(key)
+        if task is not None and record.get("setup") != task.setup():
+            results.close()
+            raise ExperimentError(f"{results.path}: episode {key} was played with another setup (the scenario file, "
+                                  "seats, mechanisms or max_ticks changed); choose another --out to start again")
+    todo = [t for t in tasks if t.key not in done]
+    # Long episodes first (more agents, higher t_max) so that workers finish together.
+    todo.sort(key=lambda t: -len(t.seats))
+    if limit is not None:
+        todo = todo[:limit]
+    runner = make_backend(backend, jobs=jobs, address=address) if todo else None
+    start = time.perf_counter()
+    hits = misses = 0
+    bar = tqdm(total=len(tasks), initial=len(done), desc=design.experiment,
+               unit="ep", disable=quiet or None, file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+    try:
+        if runner is not None:
+            for result in runner.run(run_episode, todo):
+                results.append(result["record"])
+                done[result["record"]["key"]] = result["record"]
+                hits += result["info"]["llm_cache_hits"]
+                misses += result["info"]["llm_cache_misses"]
+                bar.update(1)
+    finally:
+        bar.close()
+        if runner is not None:
+            runner.close()
+        results.close()
+    seconds = time.perf_counter() - start
+    records = [done[t.key] for t in tasks if t.key in done]
+    if len(records) == len(tasks):
+        results.finalize(records)
+    return RunResult(design, out, list(scenarios), attrs, records, ran=len(todo), resumed=len(tasks) - len(todo),
+                     seconds=seconds, backend=runner.describe() if runner else backend, cache_hits=hits,
+                     cache_misses=misses)
+
+
+def design_path(name: str | Path) -> Path:
+    path = Path(name)
+    if path.suffix != ".json":
+        path = SCENARIO_DIR / "experiments" / f"{name}.json"
+    return path
+
+
+def known_designs() -> list[str]:
+    return sorted(p.stem for p in (SCENARIO_DIR / "experiments").glob("*.json"))
+
+
+def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None = None, jobs: int = 2,
+         resume: bool = False, backend: str = "local", address: str | None = None, quiet: bool = False,
+         command: str | None = None) -> int:
+    """The ``experiment`` subcommand: run, analyse, report; 2 on a problem a person can fix."""
+    from experiments.report import write_report
+    from experiments.stats import analyse, summary_markdown
+
+    path = design_path(name)
+    if not path.exists():
+        print(f"error: no experiment {str(name)!r}; known: {', '.join(known_designs()) or 'none'}", file=sys.stderr)
+        return 2
+    try:
+        design = load_design(path)
+        out_dir = Path(out or Path("runs") / design.experiment)
+        result = run_sweep(design, out_dir, seeds=seeds, jobs=jobs, resume=resume, backend=backend,
+                           address=address, quiet=quiet)
+        compute_metrics(result.records, design)
+        result.analysis = analyse(result.records, design, result.attrs)
+        result.report = write_report(result, command=command or default_command(name, seeds, out_dir))
+    except (ExperimentError, ScenarioError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; finished episodes are in {out_dir / RESULTS} (--resume continues)", file=sys.stderr)
+        return 130
+    if not quiet:
+        print(summary_markdown(result.analysis, design.reference))
+        cache = (f"; LLM cache: {result.cache_hits} answers from the cache, {result.cache_misses} asked"
+                 if result.cache_hits or result.cache_misses else "")
+        print(f"\n{result.ran} episodes run, {result.resumed} already done, in {result.seconds:.1f} s "
+              f"({result.backend}){cache}; report: {result.report}")
+    return 0
+
+
+def default_command(name: str | Path, seeds: int | None, out: Path) -> str:
+    from experiments.design import quote_arg
+
+    parts = ["python", "main.py", "experiment", quote_arg(str(name))]
+    if seeds is not None:
+        parts += ["--seeds", str(seeds)]
+    parts += ["--out", quote_arg(str(out))]
+    return " ".join(parts)

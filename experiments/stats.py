@@ -1,0 +1,245 @@
+"""Statistics of an experiment on the right unit of replication: the scenario.
+
+Episodes of one scenario (its seeds) are not independent samples: they share the layout and,
+with deterministic agents, they are copies. So every metric is first averaged over a
+scenario's seeds (one value per scenario and condition; for a 0/1 metric such as success, the
+scenario's success rate), and everything after counts scenarios:
+
+- summary: per group of scenarios and condition, mean ± standard error over scenarios (n =
+  scenarios);
+- tests, per group, metric and compared pair of conditions, on the scenarios both conditions
+  ran (paired): Wilcoxon signed-rank for continuous metrics; for 0/1 metrics McNemar's exact test
+  when each scenario has one episode, the exact sign test on the scenarios' rates otherwise.
+  Conditions that do not share their scenarios are compared unpaired (Mann-Whitney U on the
+  scenario values);
+- Benjamini-Hochberg adjusted p over the whole family of tests of the experiment;
+- effect size: the mean paired difference (first condition minus second) with a percentile
+  bootstrap interval that resamples scenarios, and the matched-pairs rank-biserial correlation
+  for the signed-rank test.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from experiments.design import Design, MetricConfig
+from sim.analysis.stats import (MeanSem, TestResult, benjamini_hochberg, bootstrap_ci, bootstrap_diff_ci, mann_whitney,
+                                mcnemar_exact, mean_sem, rank_biserial, sign_test, stars, wilcoxon_signed_rank)
+
+ALL = "all"
+
+
+@dataclass
+class Analysis:
+    """Tables of one experiment (lists of JSON-ready rows) and the values the figures draw."""
+
+    groups: list[tuple[str, str]]                      # (group, label), "all" first
+    conditions: list[str]
+    metrics: list[MetricConfig]
+    #: scenario -> condition -> metric -> mean over the scenario's seeds
+    cells: dict[str, dict[str, dict[str, float]]]
+    #: scenario -> condition -> number of episodes
+    episodes: dict[str, dict[str, int]]
+    scenario_group: dict[str, str | None]
+    summary: list[dict[str, Any]] = field(default_factory=list)
+    tests: list[dict[str, Any]] = field(default_factory=list)
+    #: group -> metric -> condition -> MeanSem over scenarios
+    values: dict[str, dict[str, dict[str, MeanSem]]] = field(default_factory=dict)
+    #: group -> metric -> (first, second) -> adjusted p
+    p_adj: dict[str, dict[str, dict[tuple[str, str], float]]] = field(default_factory=dict)
+    seeds_per_scenario: int = 0
+
+    def unit_note(self) -> str:
+        k = self.seeds_per_scenario
+        per = "one episode each" if k == 1 else f"each the mean over its {k} seeds ({k} episodes)"
+        return f"n counts scenarios (the unit of replication), {per}"
+
+
+def scenario_cells(records: Sequence[Mapping[str, Any]], metric_names: Sequence[str]
+                   ) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, dict[str, int]]]:
+    """Average every metric over each scenario's seeds, per condition."""
+    raw: dict[str, dict[str, dict[str, list[float]]]] = defaultdict(lambda: defaultdict(lambda: defaultdict(list)))
+    for r in records:
+        for m in metric_names:
+            raw[r["scenario"]][r["condition"]][m].append(float(r["values"][m]))
+    cells = {s: {c: {m: float(np.mean(v)) for m, v in ms.items()} for c, ms in cs.items()} for s, cs in raw.items()}
+    counts = {s: {c: len(next(iter(ms.values()))) if ms else 0 for c, ms in cs.items()} for s, cs in raw.items()}
+    return cells, counts
+
+
+def analyse(records: Sequence[Mapping[str, Any]], design: Design,
+            scenario_attrs: Mapping[str, Mapping[str, Any]]) -> Analysis:
+    """Summary and tests of ``records`` (each with ``scenario``, ``condition``, ``seed`` and
+    ``values`` holding every metric) with the scenario as the unit."""
+    metrics = list(design.metrics)
+    conditions = [c.name for c in design.conditions if any(r["condition"] == c.name for r in records)]
+    cells, counts = scenario_cells(records, [m.name for m in metrics])
+    scenarios = list(dict.fromkeys(r["scenario"] for r in records))
+    scenario_group: dict[str, str | None] = {}
+    groups: list[tuple[str, str]] = [(ALL, "all scenarios")]
+    if design.groups is not None:
+        by = design.groups.by
+        for s in scenarios:
+            value = scenario_attrs.get(s, {}).get(by)
+            scenario_group[s] = None if value is None else str(value)
+        present = {g for g in scenario_group.values() if g is not None}
+        order = [g for g in design.groups.order if g in present] + sorted(present - set(design.groups.order))
+        groups += [(g, design.groups.labels.get(g, g)) for g in order]
+    else:
+        scenario_group = {s: None for s in scenarios}
+    seeds = sorted({n for cs in counts.values() for n in cs.values()})
+    analysis = Analysis(groups=groups, conditions=conditions, metrics=metrics, cells=cells, episodes=counts,
+                        scenario_group=scenario_group, seeds_per_scenario=seeds[-1] if seeds else 0)
+
+    def members(group: str) -> list[str]:
+        return [s for s in scenarios if group == ALL or scenario_group.get(s) == group]
+
+    for group, _ in groups:
+        analysis.values[group] = {m.name: {} for m in metrics}
+        for c in conditions:
+            units = [s for s in members(group) if c in cells[s]]
+            if not units:
+                continue
+            row: dict[str, Any] = {"group": group, "condition": c, "n_scenarios": len(units),
+                                   "episodes": sum(counts[s][c] for s in units)}
+            for m in metrics:
+                ms = mean_sem([cells[s][c][m.name] for s in units])
+                analysis.values[group][m.name][c] = ms
+                row[f"{m.name}_mean"] = round(ms.mean, 6)
+                row[f"{m.name}_sem"] = round(ms.sem, 6)
+            analysis.summary.append(row)
+
+    tests: list[dict[str, Any]] = []
+    boot_seed = design.tests.bootstrap_seed
+    for group, _ in groups:
+        units = members(group)
+        for m in metrics:
+            if not m.test:
+                continue
+            for first, second in design.comparisons():
+                a_units = [s for s in units if first in cells[s]]
+                b_units = [s for s in units if second in cells[s]]
+                if not a_units or not b_units:
+                    continue
+                row = compare(m, first, second, cells, a_units, b_units, counts,
+                              resamples=design.tests.bootstrap, confidence=design.tests.confidence,
+                              seed=boot_seed + len(tests))
+                tests.append({"group": group, **row})
+    adjusted = benjamini_hochberg([t["p"] for t in tests])
+    for t, q in zip(tests, adjusted):
+        t["p_adj"] = float(f"{q:.6g}")
+        t["p"] = float(f"{t['p']:.6g}")
+        t["stars"] = stars(q)
+        t["significant"] = bool(q < design.tests.alpha)
+        analysis.p_adj.setdefault(t["group"], {}).setdefault(t["metric"], {})[(t["first"], t["second"])] = q
+    analysis.tests = tests
+    return analysis
+
+
+def compare(metric: MetricConfig, first: str, second: str, cells: Mapping[str, Mapping[str, Mapping[str, float]]],
+            a_units: Sequence[str], b_units: Sequence[str], counts: Mapping[str, Mapping[str, int]], *,
+            resamples: int, confidence: float, seed: int) -> dict[str, Any]:
+    """One test of ``first`` vs ``second`` on one metric, with its effect size and interval."""
+    name = metric.name
+    shared = [s for s in a_units if s in set(b_units)]
+    paired = len(shared) == len(a_units) == len(b_units)
+    if paired:
+        a = [cells[s][first][name] for s in shared]
+        b = [cells[s][second][name] for s in shared]
+        if metric.kind == "binary":
+            single = all(counts[s][first] == 1 and counts[s][second] == 1 for s in shared)
+            result = mcnemar_exact([int(v) for v in a], [int(v) for v in b]) if single and _binary(a + b) \
+                else sign_test(a, b)
+            effect_size, effect_name = None, ""
+        else:
+            result = wilcoxon_signed_rank(a, b)
+            effect_size, effect_name = rank_biserial(a, b), "rank_biserial"
+        diff = np.asarray(a) - np.asarray(b)
+        low, high = bootstrap_ci(diff, resamples=resamples, confidence=confidence, seed=seed)
+        n_text = len(shared)
+        mean_diff = float(diff.mean())
+    else:
+        a = [cells[s][first][name] for s in a_units]
+        b = [cells[s][second][name] for s in b_units]
+        p = mann_whitney(a, b)
+        result = TestResult("mann_whitney_u", float("nan"), p, len(a) + len(b))
+        low, high = bootstrap_diff_ci(a, b, resamples=resamples, confidence=confidence, seed=seed)
+        effect_size, effect_name = None, ""
+        n_text = len(a) + len(b)
+        mean_diff = float(np.mean(a) - np.mean(b))
+    return {
+        "metric": name, "first": first, "second": second, "paired": paired,
+        "n": n_text, "unit": "scenario pairs" if paired else "scenarios",
+        "test": result.test, "statistic": None if result.statistic != result.statistic else round(result.statistic, 6),
+        "p": result.p,
+        "mean_difference": round(mean_diff, 6), "ci_low": round(low, 6), "ci_high": round(high, 6),
+        "effect_size": None if effect_size is None else round(effect_size, 6), "effect_size_name": effect_name,
+    }
+
+
+def _binary(values: Sequence[float]) -> bool:
+    return all(v in (0.0, 1.0) for v in values)
+
+
+# ---------------------------------------------------------------------- tables
+
+
+def fmt(x: float, digits: int = 2) -> str:
+    return "nan" if x != x else f"{x:.{digits}f}"
+
+
+def summary_markdown(analysis: Analysis, reference: str | None) -> str:
+    """The summary table: mean ± SEM over scenarios, marks where the reference differs."""
+    metrics = analysis.metrics
+    marks: dict[tuple[str, str, str], str] = {}
+    for t in analysis.tests:
+        if t["first"] == reference:
+            marks[(t["group"], t["metric"], t["second"])] = t["stars"]
+        elif t["second"] == reference:
+            marks[(t["group"], t["metric"], t["first"])] = t["stars"]
+    header = "| group | condition | n (scenarios) | episodes | " + " | ".join(m.title for m in metrics) + " |"
+    lines = [header, "|" + "---|" * (4 + len(metrics))]
+    for s in analysis.summary:
+        cells = []
+        for m in metrics:
+            mark = marks.get((s["group"], m.name, s["condition"]), "")
+            cells.append(f"{fmt(s[f'{m.name}_mean'])} ± {fmt(s[f'{m.name}_sem'])}{(' ' + mark) if mark else ''}")
+        lines.append(f"| {s['group']} | {s['condition']} | {s['n_scenarios']} | {s['episodes']} | "
+                     + " | ".join(cells) + " |")
+    lines += ["", f"Mean ± standard error over scenarios; {analysis.unit_note()}."
+              + (f" Marks: {reference} differs from that condition (Benjamini-Hochberg adjusted p over all "
+                 f"{len(analysis.tests)} tests: * < 0.05, ** < 0.01, *** < 0.001)." if reference and analysis.tests
+                 else "")]
+    return "\n".join(lines)
+
+
+def tests_markdown(analysis: Analysis) -> str:
+    if not analysis.tests:
+        return "No tests (the design names no reference condition or comparisons)."
+    lines = ["| group | metric | comparison | n | test | p | p (BH) | mean difference [CI] | effect size |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for t in analysis.tests:
+        es = "" if t["effect_size"] is None else f"{t['effect_size']:+.2f} ({t['effect_size_name'].replace('_', '-')})"
+        lines.append(f"| {t['group']} | {t['metric']} | {t['first']} vs {t['second']} | {t['n']} {t['unit']} | "
+                     f"{t['test'].replace('_', ' ')} | {t['p']:.3g} | {t['p_adj']:.3g} {t['stars']} | "
+                     f"{t['mean_difference']:+.3f} [{t['ci_low']:+.3f}, {t['ci_high']:+.3f}] | {es} |")
+    return "\n".join(lines)
+
+
+def scenario_markdown(analysis: Analysis, metric_names: Sequence[str]) -> str:
+    """Per scenario and condition: the named metrics averaged over seeds."""
+    conds = analysis.conditions
+    lines = ["| scenario | group | " + " | ".join(conds) + " |", "|---|---|" + "---|" * len(conds)]
+    for s, by_cond in analysis.cells.items():
+        cells = []
+        for c in conds:
+            v = by_cond.get(c)
+            cells.append("" if v is None else " / ".join(fmt(v[m], 2) for m in metric_names))
+        lines.append(f"| {s} | {analysis.scenario_group.get(s) or ''} | " + " | ".join(cells) + " |")
+    lines += ["", "Each cell: " + " / ".join(metric_names) + f", mean over the scenario's seeds."]
+    return "\n".join(lines)
