@@ -103,26 +103,67 @@ def test_utilities_when_help_is_useful():
     assert utilities["(alice, has(bob, key1))"] == 29.0 - 80.0  # she gives her only way in away
 
 
-def test_utility_is_the_posterior_weighted_sum():
+def test_joint_hypotheses_drop_shared_gems_and_renormalize():
     world = make_world(["############",
                         "#*R1....r2%#",
                         "####+#######",
                         "############"], {"alice": "gem1", "bob": "gem2"})
     adapter = DKGAdapter(world)
-    state = world.reset(0)
     posts = {"alice": np.array([0.5, 0.2, 0.3]), "bob": np.array([0.1, 0.6, 0.3])}
-    hyps = joint_hypotheses(adapter, posts)
-    # exclusive goals: pairs with a shared gem are dropped and the rest renormalized
-    assert all(g[0] != g[1] for g, _ in hyps) and len(hyps) == 6
-    assert abs(sum(w for _, w in hyps) - 1) < 1e-12
-    mass = sum(posts["alice"][i] * posts["bob"][j] for i in range(3) for j in range(3) if i != j)
-    weights = dict(hyps)
-    assert abs(weights[("gem1", "gem2")] - 0.5 * 0.6 / mass) < 1e-12
-    candidates = adapter.candidates(state)
-    result = compute_utility(adapter, state, candidates, hyps)
-    for k, c in enumerate(candidates):
-        expected = sum(w * (adapter.cost(state, g, None) - adapter.cost(state, g, c)) for g, w in hyps)
-        assert abs(result.utilities[k] - expected) < 1e-9
+    hyps = dict(joint_hypotheses(adapter, posts))
+    # exclusive goals: pairs with a shared gem are dropped and the rest renormalized; by hand the
+    # kept mass is 1 - (0.5*0.1 + 0.2*0.6 + 0.3*0.3) = 0.74
+    assert set(hyps) == {("gem1", "gem2"), ("gem1", "gem3"), ("gem2", "gem1"), ("gem2", "gem3"),
+                         ("gem3", "gem1"), ("gem3", "gem2")}
+    assert hyps[("gem1", "gem2")] == pytest.approx(0.30 / 0.74)
+    assert hyps[("gem3", "gem1")] == pytest.approx(0.03 / 0.74)
+    assert sum(hyps.values()) == pytest.approx(1.0)
+
+
+def test_utility_is_the_posterior_weighted_sum():
+    """FAR_KEY with a belief: Alice wants gem1 with 0.7 (gem2 0.3), Bob gem2 with 0.6 (gem1 0.4).
+    Exclusive goals leave two joint hypotheses: (gem1, gem2) with 0.7 * 0.6 = 0.42 and (gem2, gem1)
+    with 0.3 * 0.4 = 0.12, i.e. weights 7/9 and 2/9.
+
+    Under (gem1, gem2) the gains are those of test_utilities_when_help_is_useful: C(none) = 29,
+    Bob unlocks: 22 (dC 7), Bob hands the key over: 21 (dC 8), Alice hands her way in away: the
+    cap 80 (dC -51), Alice unlocks: what she does anyway (dC 0).
+    Under (gem2, gem1): Alice steps right (0), down (2), picks the pink gem up (4): done at 5;
+    Bob steps onto the key (1), picks it up (3), walks left 5 cells (5..13), unlocks (15), walks
+    2 (17, 19), picks gem1 up (21): done at 22. C(none) = 22. Bob unlocking is what he does
+    anyway (dC 0); Alice's suggestions change nothing for the last finisher (dC 0); Bob giving
+    his key to Alice leaves him locked out: the cap 80, dC = 22 - 80 = -58.
+    """
+    world = make_world(FAR_KEY)
+    adapter = DKGAdapter(world)
+    state = world.reset(0)
+    assert adapter.rollout(state, ("gem2", "gem1"), None).finish == (5, 22)
+    candidates = by_label(adapter.candidates(state))
+    posts = {"alice": np.array([0.7, 0.3]), "bob": np.array([0.4, 0.6])}
+    result = compute_utility(adapter, state, list(candidates.values()), joint_hypotheses(adapter, posts))
+    utilities = dict(zip(candidates, result.utilities.tolist()))
+    assert utilities["(bob, unlocked(door1))"] == pytest.approx(7 / 9 * 7 + 2 / 9 * 0)
+    assert utilities["(bob, has(alice, key1))"] == pytest.approx(7 / 9 * 8 + 2 / 9 * -58)
+    assert utilities["(alice, has(bob, key1))"] == pytest.approx(7 / 9 * -51 + 2 / 9 * 0)
+    assert utilities["(alice, unlocked(door1))"] == pytest.approx(0.0)
+    # Eq. 15's sign: the help Bob should give flips once the belief leans the other way
+    flipped = compute_utility(adapter, state, list(candidates.values()),
+                              joint_hypotheses(adapter, {"alice": np.array([0.2, 0.8]), "bob": np.array([0.8, 0.2])}))
+    assert dict(zip(candidates, flipped.utilities.tolist()))["(bob, has(alice, key1))"] < 0
+
+
+def test_eq17_argmax_is_the_most_probable_joint_hypothesis():
+    """Eq. 17 names the goals of the most probable joint hypothesis, not each agent's own argmax:
+    Alice [0.6, 0.4], Bob [0.9, 0.1] -> (gem1, gem2): 0.6 * 0.1 = 0.06, (gem2, gem1): 0.4 * 0.9 =
+    0.36. Alice's own likeliest gem is gem1, but the joint argmax gives her gem2."""
+    from agents.protom.core import most_probable_goals
+
+    world = make_world(FAR_KEY)
+    adapter = DKGAdapter(world)
+    posts = {"alice": np.array([0.6, 0.4]), "bob": np.array([0.9, 0.1])}
+    assert most_probable_goals(adapter, posts) == {"alice": "gem2", "bob": "gem1"}
+    posts = {"alice": np.array([0.9, 0.1]), "bob": np.array([0.3, 0.7])}
+    assert most_probable_goals(adapter, posts) == {"alice": "gem1", "bob": "gem2"}
 
 
 # ------------------------------------------------------------------ candidates
@@ -208,11 +249,14 @@ def test_divergence_follows_the_goal_posterior():
         state = world.step(state, {agent: action}).state
     handover = by_label(adapter.candidates(state))["(bob, has(alice, key1))"]
     from agents.protom.core import divergence
-    gems = adapter.goals("bob")
-    # Whichever gem Bob wants, his own next step is not "pick the key up".
+    assert adapter.goals("bob") == ("gem1", "gem2", "gem3")
+    # Bob stands on the key. If he wants gem1 (behind the red door) his own next step is to pick the
+    # key up, as the feedback asks (deviation 0); for gem2 or gem3 he walks on (deviation 1). The
+    # divergence is the posterior-weighted deviation.
+    assert divergence(adapter, state, handover, np.array([1.0, 0.0, 0.0])) == 0.0
     assert divergence(adapter, state, handover, np.array([0.0, 1.0, 0.0])) == 1.0
-    assert divergence(adapter, state, handover, np.array([0.0, 0.5, 0.5])) == 1.0
-    assert len(gems) == 3
+    assert divergence(adapter, state, handover, np.array([0.5, 0.5, 0.0])) == pytest.approx(0.5)
+    assert divergence(adapter, state, handover, np.array([0.25, 0.5, 0.25])) == pytest.approx(0.75)
 
 
 def test_ties_are_broken_uniformly():
@@ -301,8 +345,34 @@ def test_explanation_templates():
                                "would get there about 8 steps later without your help.")
     flat = adapter.message(state, handover, {"alice": "gem1", "bob": "gem2"},
                            {"alice": {"gem1": 0.5, "gem2": 0.5}, "bob": {"gem1": 0.5, "gem2": 0.5}})
-    assert flat.explanation == ("I am not sure yet which gem Alice wants (most likely gem1 (the cyan gem), "
-                                "at 50%), and Alice would get there about 8 steps later without your help.")
+    assert flat.explanation == ("I am not sure yet which gem Alice wants (gem1 (the cyan gem) or gem2 (the pink "
+                                "gem), 50% each), and Alice would get there about 8 steps later without your help.")
+    unsure = adapter.message(state, handover, {"alice": "gem1", "bob": "gem2"},
+                             {"alice": {"gem1": 0.55, "gem2": 0.45}, "bob": {"gem1": 0.5, "gem2": 0.5}})
+    assert unsure.explanation.startswith("I am not sure yet which gem Alice wants (most likely gem1 (the cyan "
+                                         "gem), at 55%)")
+
+
+def test_explanation_never_names_a_gem_someone_else_holds():
+    """Bob holds gem2 already; a posterior that still favours gem2 for Alice must not make the
+    explanation say she is after it: the likeliest gem nobody holds is named instead."""
+    world = make_world(["###########",
+                        "#*R1....r2#",
+                        "####+######",
+                        "#%.......##",
+                        "###########"], {"alice": "gem1", "bob": "gem2"})
+    adapter = DKGAdapter(world)
+    state = world.reset(0)
+    gem2 = world.item_index["gem2"]
+    state = state.__class__(**{**{f: getattr(state, f) for f in state.__dataclass_fields__},
+                               "item_locs": tuple(-2 if i == gem2 else loc for i, loc in enumerate(state.item_locs))})
+    assert world.held_by(state, "bob") == [gem2]
+    handover = by_label(adapter.candidates(state))["(bob, has(alice, key1))"]
+    msg = adapter.message(state, handover, {"alice": "gem2", "bob": "gem3"},
+                          {"alice": {"gem1": 0.3, "gem2": 0.6, "gem3": 0.1}, "bob": {"gem2": 1.0}})
+    assert "gem2" not in msg.explanation.split(", and")[0]
+    assert msg.explanation.startswith("I am not sure yet which gem Alice wants (most likely gem1 (the cyan gem), "
+                                      "at 30%)")
 
 
 def test_random_facilitator_sends_about_half_the_time():
@@ -353,3 +423,23 @@ def test_rollout_under_goals_that_are_not_the_true_ones():
     # Alice walks 5 cells (ticks 0..8) and picks gem3 up (10): 11. Bob steps left (1) and picks
     # gem2 up (3): 4, when the real world would have ended.
     assert rollout.finish == (11, 4)
+
+
+def test_speedup_formula_known_answers():
+    """Speedup = L_baseline / L - 1 (Section 4.3), matched by scenario and seed: an episode of 20
+    ticks against a baseline of 30 is 0.5 faster; 40 against 50 is 0.25; the baseline itself 0.
+    Against the scenario's mean baseline (30 and 50: 40), 20 ticks give 1.0, 40 ticks 0, and the
+    30-tick baseline episode 1/3."""
+    from types import SimpleNamespace
+
+    from experiments.protom_dkg import speedup
+
+    def ep(key, condition, seed, length):
+        return {"key": key, "condition": condition, "scenario": "s", "seed": seed, "values": {"length": length}}
+
+    episodes = [ep("b0", "none", 0, 30), ep("b1", "none", 1, 50), ep("p0", "protom", 0, 20), ep("p1", "protom", 1, 40)]
+    design = SimpleNamespace(baseline="none")
+    by_seed = speedup(episodes, design)
+    assert by_seed == {"b0": 0.0, "b1": 0.0, "p0": 0.5, "p1": 0.25}
+    by_scenario = speedup(episodes, design, against="scenario")
+    assert by_scenario["p0"] == 1.0 and by_scenario["p1"] == 0.0 and by_scenario["b0"] == pytest.approx(1 / 3)

@@ -251,15 +251,7 @@ class DKGAdapter(ProToMAdapter):
             helped = payload["to"]
             thing = f"the {world.items[world.item_index[payload['item']]].color} key"
         j = world.agent_index[helped]
-        goal = likely_goals[helped]
-        p = posteriors.get(helped, {}).get(goal)
-        if p is not None and p < UNSURE:  # e.g. a flat posterior before the agent has moved
-            belief = (f"I am not sure yet which gem {_name(helped)} wants (most likely "
-                      f"{self.goal_name(goal)}, at {p:.0%})")
-        else:
-            belief = f"I believe {_name(helped)} is trying to get {self.goal_name(goal)}"
-            if p is not None and p < 0.995:
-                belief += f" ({p:.0%} sure)"
+        belief = self._belief_words(state, helped, likely_goals[helped], posteriors.get(helped, {}))
         before, after = without.finish[j], with_f.finish[j]
         if before is None and after is not None:
             reason = f"without your help, {_name(helped)} wouldn't be able to get {thing}."
@@ -269,6 +261,32 @@ class DKGAdapter(ProToMAdapter):
             reason = "your help lets everyone finish sooner."
         return Message(payload=payload, text=self.feedback_text(state, candidate),
                        explanation=f"{belief}, and {reason}")
+
+    def _belief_words(self, state: DKGState, helped: AgentId, goal: Goal, posterior: Mapping[Goal, float]) -> str:
+        """The first half of the explanation, in words that stay true: a gem another agent
+        already holds is not named as the one ``helped`` is after, and a tie is called a tie
+        (wording only: which feedback is sent and its numbers do not depend on it)."""
+        world = self.world
+        taken = {g for g in posterior if g in self._gem_item
+                 and state.item_locs[self._gem_item[g]] < 0
+                 and state.item_locs[self._gem_item[g]] != -1 - world.agent_index[helped]}
+        if goal in taken:  # the posterior still favours a gem that is gone: name the likeliest free one
+            free = {g: q for g, q in posterior.items() if g not in taken}
+            if not free:
+                return f"I am not sure which gem {_name(helped)} wants"
+            goal = max(free, key=lambda g: (free[g], -list(free).index(g)))
+        p = posterior.get(goal)
+        if p is None:
+            return f"I believe {_name(helped)} is trying to get {self.goal_name(goal)}"
+        tied = [g for g, q in posterior.items() if g not in taken and abs(q - p) < 1e-9]
+        if len(tied) > 1:  # e.g. a flat posterior before the agent has moved
+            names = ", ".join(self.goal_name(g) for g in tied[:-1]) + f" or {self.goal_name(tied[-1])}"
+            return f"I am not sure yet which gem {_name(helped)} wants ({names}, {p:.0%} each)"
+        if p < UNSURE:
+            return (f"I am not sure yet which gem {_name(helped)} wants (most likely "
+                    f"{self.goal_name(goal)}, at {p:.0%})")
+        belief = f"I believe {_name(helped)} is trying to get {self.goal_name(goal)}"
+        return belief + (f" ({p:.0%} sure)" if p < 0.995 else "")
 
 
 #: below this probability of the likeliest goal, the explanation says the goal is not known yet
