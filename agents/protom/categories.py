@@ -135,7 +135,12 @@ def joint_optimum(world: DKGWorld, planner: DKGPlanner | None = None, start: DKG
 
 
 def scenario_category(world: DKGWorld) -> CategoryReport:
-    """Compute the category of a scenario (see the module docstring for the criterion)."""
+    """Compute the category of a scenario (see the module docstring for the criterion).
+    Kitchen levels have their own criterion (``agents.protom.kitchen.scenario_category``)."""
+    if getattr(world, "family", None) == "kitchen":
+        from agents.protom.kitchen import scenario_category as kitchen_category
+
+        return kitchen_category(world)  # type: ignore[return-value]
     planner = planner_for(world)
     rollout = independent_rollout(world, planner)
     joint, expansions = joint_optimum(world, planner)

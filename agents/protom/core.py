@@ -36,6 +36,7 @@ Goal = Hashable
 #: world family -> "module:AdapterClass"; add a line to give ProToM a new world
 ADAPTERS: dict[str, str] = {
     "dkg": "agents.protom.dkg:DKGAdapter",
+    "kitchen": "agents.protom.kitchen:KitchenAdapter",
 }
 
 DIVERGENCES = ("deviation", "tv", "js")
@@ -73,6 +74,9 @@ class ProToMAdapter(ABC):
     defaults: Mapping[str, Any] = {"phi": 0.0, "eps": 0.1, "particles": 1, "divergence": "deviation"}
     #: True when no two agents can pursue the same goal (joint hypotheses that share one are dropped)
     exclusive_goals: bool = False
+    #: True when the divergence is expected over the target's particles (its policy computed in
+    #: each particle's belief state) rather than computed in the true state
+    particle_divergence: bool = False
 
     def __init__(self, world: World) -> None:
         self.world = world
@@ -134,6 +138,16 @@ class ProToMAdapter(ABC):
     def done(self, state: Any) -> bool:
         return self.world.done(state)
 
+    # -- optional hooks of partially observable worlds
+    def observe_step(self, before: Any, joint_action: Mapping[AgentId, Any], after: Any) -> None:
+        """Called once per step before the particles move on (e.g. to track what every agent has
+        seen, which ``sample_belief`` draws from). Fully observable worlds need nothing."""
+
+    def particles_snapshot(self, state: Any, agent: AgentId, belief: "AgentBelief") -> dict[str, Any] | None:
+        """A JSON-ready view of what ``agent`` is believed to believe (a ``particles`` belief
+        snapshot), or None when the world has nothing to show."""
+        return None
+
 
 def adapter_class(family: str) -> type[ProToMAdapter]:
     spec = ADAPTERS.get(family)
@@ -194,6 +208,7 @@ class GoalInference:
         """One step of Algorithm 1, lines 4-10: goal update (Eq. 8) from the action each
         acting agent took in its belief, then belief update and resampling."""
         adapter = self.adapter
+        adapter.observe_step(before, joint_action, after)
         for agent, belief in self.beliefs.items():
             action = joint_action.get(agent)
             if action is not None and agent not in skip_goal_update:
@@ -301,7 +316,7 @@ def compute_utility(adapter: ProToMAdapter, state: Any, candidates: Sequence[Can
 
 
 def divergence(adapter: ProToMAdapter, state: Any, candidate: Candidate, target_posterior: np.ndarray,
-               measure: str = "deviation") -> float:
+               measure: str = "deviation", particles: Sequence[Particle] | None = None) -> float:
     """How differently the target would act without the feedback than with it, expected over
     the target's goal posterior. ``p_f``: its policy while carrying out the feedback;
     ``p_g``: its policy while pursuing goal g.
@@ -315,9 +330,16 @@ def divergence(adapter: ProToMAdapter, state: Any, candidate: Candidate, target_
     - ``tv``: total variation distance between p_f and p_g.
     - ``js``: Jensen-Shannon divergence between p_f and p_g, base 2 (in [0, 1]); the
       paper's measure for Overcooked.
+
+    With ``particles`` (the target's belief particles), the divergence is expected over them
+    as well: each particle's policies are computed in its own belief state and weighted by its
+    own goal distribution, div = (1/N) sum_k sum_g b_G,k(g) * d(p_f(b_S,k), p_g(b_S,k)).
     """
     if measure not in DIVERGENCES:
         raise ValueError(f"divergence must be one of {', '.join(DIVERGENCES)}, got {measure!r}")
+    if particles:
+        total = sum(divergence(adapter, p.belief, candidate, p.goal_probs, measure) for p in particles)
+        return max(0.0, min(1.0, total / len(particles)))
     agent = candidate.target
     p_f = adapter.policy(state, agent, candidate=candidate)
     best = p_f >= p_f.max() - 1e-12
@@ -364,8 +386,10 @@ class Selection:
 
 def select_feedback(adapter: ProToMAdapter, state: Any, candidates: Sequence[Candidate], utilities: np.ndarray,
                     posteriors: Mapping[AgentId, np.ndarray], rng: np.random.Generator, phi: float, eps: float,
-                    measure: str = "deviation", tolerance: float = 1e-9) -> Selection:
-    """Eq. 15: F̂ = {f | U(f) = max U > phi and div(f) > eps}; Eq. 16: one of F̂ uniformly."""
+                    measure: str = "deviation", tolerance: float = 1e-9,
+                    particles: Mapping[AgentId, Sequence[Particle]] | None = None) -> Selection:
+    """Eq. 15: F̂ = {f | U(f) = max U > phi and div(f) > eps}; Eq. 16: one of F̂ uniformly.
+    ``particles``: per agent, the belief particles the divergence is expected over (see ``divergence``)."""
     sel = Selection(list(candidates), utilities)
     if not len(candidates):
         return sel
@@ -373,7 +397,9 @@ def select_feedback(adapter: ProToMAdapter, state: Any, candidates: Sequence[Can
     if not best > phi:
         return sel
     for k in np.flatnonzero(utilities >= best - tolerance * max(1.0, abs(best))):
-        d = divergence(adapter, state, candidates[k], posteriors[candidates[k].target], measure)
+        target = candidates[k].target
+        d = divergence(adapter, state, candidates[k], posteriors[target], measure,
+                       particles.get(target) if particles else None)
         sel.divergences[int(k)] = d
         if d > eps:
             sel.eligible.append(int(k))

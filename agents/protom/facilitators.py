@@ -13,6 +13,8 @@ Belief snapshots (BeliefEvents owned by the mechanism's name, "protom" unless se
     feedback_candidates  {"candidates": [{"target", "label", "feedback", "text", "utility",
                           "divergence"}], "chosen": index or None, "phi", "eps", "hypotheses"}
                           whenever feedback was considered
+    particles            where the world's adapter shows them (the kitchen): per agent, what it is
+                          believed to believe about what it cannot see (docs/kitchen.md)
 """
 
 from __future__ import annotations
@@ -99,6 +101,11 @@ class ProToMFacilitator(Facilitator):
         posts = self.posteriors()
         self._snapshots = [("goal_posterior", {"agent": a, "goals": {
             str(g): round(float(p), 6) for g, p in zip(adapter.goals(a), posts[a])}}) for a in adapter.agents]
+        if self.inference is not None:
+            for a, belief in self.inference.beliefs.items():
+                view = adapter.particles_snapshot(after, a, belief)
+                if view is not None:
+                    self._snapshots.append(("particles", view))
         self.last_selection = None
         if (busy and self.respect_busy) or adapter.done(after):
             return []
@@ -107,8 +114,11 @@ class ProToMFacilitator(Facilitator):
             return []
         hypotheses = joint_hypotheses(adapter, posts, self.prune_below)
         result = compute_utility(adapter, after, candidates, hypotheses)
+        particles = None
+        if adapter.particle_divergence and self.inference is not None:
+            particles = {a: b.particles for a, b in self.inference.beliefs.items()}
         sel = select_feedback(adapter, after, candidates, result.utilities, posts, self.rng, self.phi, self.eps,
-                              self.divergence)
+                              self.divergence, particles=particles)
         self.last_selection = sel
         self._snapshots.append(("feedback_candidates", {
             "candidates": [{"target": c.target, "label": c.label, "feedback": dict(c.payload),

@@ -1,0 +1,172 @@
+"""ProToM in the kitchen: the 21-scenario sweep with the simulated humans, and decision times.
+
+    .venv/bin/python -m bench.bench_protom_kitchen [--seeds N] [--first-seed S] [--json FILE]
+
+Plays every level of ``scenarios/kitchen/protom/`` (categories checked first) with two
+``kitchen-heuristic`` cooks under each facilitator (none, protom, oracle, random), seeds
+``first_seed .. first_seed + N - 1``, all in this process, and prints:
+
+- per facilitator and category: success rate, speedup, feedback count (mean +- SEM). The speedup
+  of an episode is L_none / L - 1 with L_none the length of the no-facilitator episode of the same
+  scenario and seed (Section 4.3; a failed episode counts with length t_max);
+- ProToM's decision time per step (``after_step``: belief update, goal inference, candidates,
+  utilities, selection) with N = 5 particles: median, p90, mean, over every step, and over the
+  steps where it weighed candidates;
+- the wall time of the whole sweep (21 x 4 x N episodes) against the no-facilitator episodes alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from agents.protom.kitchen import check_categories, experiment_levels, load_world  # noqa: E402
+from agents.registry import make_agent, make_mechanism  # noqa: E402
+from sim.events import FeedbackEvent  # noqa: E402
+from sim.session import Session  # noqa: E402
+
+FACILITATORS = ("none", "protom", "oracle", "random")
+
+
+class Timed:
+    """Wraps a mechanism's ``after_step`` to record its wall time (for the benchmark only)."""
+
+    def __init__(self, mechanism: Any, times: list[float], weighed: list[float]) -> None:
+        self.mechanism, self.times, self.weighed = mechanism, times, weighed
+        original = mechanism.after_step
+
+        def after_step(step):
+            start = time.perf_counter()
+            out = original(step)
+            elapsed = time.perf_counter() - start
+            times.append(elapsed)
+            if getattr(mechanism, "last_selection", None) is not None:
+                weighed.append(elapsed)
+            return out
+
+        mechanism.after_step = after_step
+
+
+def play(world, facilitator: str, seed: int, times: list[float] | None = None,
+         weighed: list[float] | None = None) -> dict[str, Any]:
+    seats = {a: make_agent("kitchen-heuristic", "kitchen") for a in world.agents}
+    mechanism = make_mechanism(facilitator, "kitchen")
+    if mechanism is not None and times is not None:
+        Timed(mechanism, times, weighed if weighed is not None else [])
+    session = Session(world, seats, seed, scenario=world.name, mechanisms=[mechanism] if mechanism else [])
+    session.run()
+    outcome = session.outcome()
+    return {"success": bool(outcome["success"]), "length": outcome["ticks"] if outcome["success"] else world.t_max,
+            "feedback": sum(isinstance(e, FeedbackEvent) for e in session.events)}
+
+
+def sweep(levels: list[Path], seeds: range, facilitators=FACILITATORS) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Every level x facilitator x seed; rows with the speedup against ``none`` on the same seed."""
+    worlds = [load_world(p) for p in levels]
+    reports = {r.scenario: r for r in check_categories(worlds)}
+    rows: list[dict[str, Any]] = []
+    times: list[float] = []
+    weighed: list[float] = []
+    wall: dict[str, float] = defaultdict(float)
+    for world in worlds:
+        base: dict[int, int] = {}
+        for facilitator in facilitators:
+            for seed in seeds:
+                start = time.perf_counter()
+                row = play(world, facilitator, seed, times if facilitator == "protom" else None, weighed)
+                wall[facilitator] += time.perf_counter() - start
+                if facilitator == "none":
+                    base[seed] = row["length"]
+                row.update(scenario=world.name, category=reports[world.name].category, facilitator=facilitator,
+                           seed=seed, speedup=base[seed] / row["length"] - 1 if seed in base else None)
+                rows.append(row)
+    return rows, {"decision_times": times, "weighed_times": weighed, "wall": dict(wall)}
+
+
+def mean_sem(values: list[float]) -> tuple[float, float]:
+    if not values:
+        return float("nan"), float("nan")
+    m = statistics.fmean(values)
+    sem = statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
+    return m, sem
+
+
+def summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for group in ("all", "not_needed", "useful", "necessary"):
+        for facilitator in FACILITATORS:
+            sel = [r for r in rows if r["facilitator"] == facilitator and (group == "all" or r["category"] == group)]
+            if not sel:
+                continue
+            entry = {"group": group, "facilitator": facilitator, "episodes": len(sel)}
+            for metric in ("success", "speedup", "feedback"):
+                entry[metric] = mean_sem([float(r[metric]) for r in sel])
+            entry["length"] = statistics.fmean(r["length"] for r in sel)
+            out.append(entry)
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--first-seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    levels = experiment_levels()
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    start = time.perf_counter()
+    rows, timing = sweep(levels, seeds)
+    total = time.perf_counter() - start
+    print(f"{len(levels)} scenarios x {len(FACILITATORS)} facilitators x {len(seeds)} seeds "
+          f"(seeds {seeds.start}-{seeds.stop - 1}), kitchen-heuristic cooks")
+    print(f"{'group':<11s} {'facilitator':<8s} {'n':>4s} {'success':>13s} {'speedup':>14s} {'# feedback':>13s} {'length':>7s}")
+    table = summary(rows)
+    for e in table:
+        print(f"{e['group']:<11s} {e['facilitator']:<8s} {e['episodes']:>4d} "
+              f"{e['success'][0]:>6.2f} ± {e['success'][1]:.2f} {e['speedup'][0]:>7.2f} ± {e['speedup'][1]:.2f} "
+              f"{e['feedback'][0]:>6.2f} ± {e['feedback'][1]:.2f} {e['length']:>7.1f}")
+    print("\nper scenario: mean length (successes, mean feedback)")
+    for level in sorted({r["scenario"] for r in rows}):
+        cells = []
+        for facilitator in FACILITATORS:
+            sel = [r for r in rows if r["scenario"] == level and r["facilitator"] == facilitator]
+            cells.append(f"{statistics.fmean(r['length'] for r in sel):5.1f} ({sum(r['success'] for r in sel)}/{len(sel)}, "
+                         f"{statistics.fmean(r['feedback'] for r in sel):.1f})")
+        category = next(r["category"] for r in rows if r["scenario"] == level)
+        print(f"  {level:<32s} {category:<10s} " + "  ".join(f"{f}: {c}" for f, c in zip(FACILITATORS, cells)))
+    times = [t * 1000 for t in timing["decision_times"]]
+    weighed = [t * 1000 for t in timing["weighed_times"]]
+    print(f"\nProToM decision time per step (N = 5 particles), {len(times)} steps: median {statistics.median(times):.2f} ms, "
+          f"p90 {percentile(times, 0.9):.2f} ms, mean {statistics.fmean(times):.2f} ms (target: median <= 50 ms)")
+    if weighed:
+        print(f"  steps where candidates were weighed ({len(weighed)}): median {statistics.median(weighed):.2f} ms, "
+              f"p90 {percentile(weighed, 0.9):.2f} ms, max {max(weighed):.2f} ms")
+    wall = timing["wall"]
+    print(f"sweep of {len(rows)} episodes: {total:.1f} s in one process "
+          f"(none {wall.get('none', 0):.1f} s, protom {wall.get('protom', 0):.1f} s, oracle {wall.get('oracle', 0):.1f} s, "
+          f"random {wall.get('random', 0):.1f} s; full sweep = {total / max(wall.get('none', 1e-9), 1e-9):.1f}x the "
+          "no-facilitator episodes)")
+    if args.json:
+        args.json.write_text(json.dumps({"summary": table, "rows": rows, "sweep_seconds": total,
+                                         "decision_ms": {"median": statistics.median(times),
+                                                         "p90": percentile(times, 0.9)}}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
