@@ -442,8 +442,12 @@ def test_states_are_frozen_values(corridor):
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.t = 3  # type: ignore[misc]
     assert isinstance(s.agent_cells, tuple) and isinstance(s.item_locs, tuple)
-    assert corridor.reset(0) is s or corridor.reset(0) == s
+    again = corridor.reset(0)
+    assert again == s and corridor.state_hash(again) == corridor.state_hash(s)  # a fresh value, equal
     assert corridor.reset(123) == s  # the layout is fixed: seeds only drive the agents
+    agent = corridor.active_agents(s)[0]
+    moved = corridor.step(s, {agent: next(a for a in corridor.legal_actions(s, agent) if a != "wait")}).state
+    assert moved != s and corridor.state_hash(moved) != corridor.state_hash(s)  # equality can tell states apart
 
 
 def test_equal_states_hash_equal_and_different_states_differ(corridor):

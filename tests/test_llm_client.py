@@ -127,11 +127,14 @@ def test_tom_templates_and_schemas(k):
     names = level_names(k)
     assert names == {0: ["ToM_level0"], 1: ["ToM_level1"], 2: ["ToM_level1", "ToM_level2"]}[k]
     assert list(json.loads(template)) == names
-    answer = {name: {"belief": "bob fetches the key", "explanation": "so I wait", "action": "wait"} for name in names}
+    # each level answers a different legal action, so the test sees which level's action is taken
+    per_level = {"ToM_level0": "up", "ToM_level1": "wait", "ToM_level2": "pickup key1"}
+    answer = {name: {"belief": "bob fetches the key", "explanation": "so I act", "action": per_level[name]}
+              for name in names}
     if k == 0:
         answer = {"ToM_level0": {"belief": "no belief", "action": "up"}}
     jsonschema.validate(answer, schema)
-    assert final_action(answer, k) == ("up" if k == 0 else "wait")
+    assert final_action(answer, k) == {0: "up", 1: "wait", 2: "pickup key1"}[k]  # the highest level's
     bad = json.loads(json.dumps(answer))
     bad[names[-1]]["action"] = "fly"
     with pytest.raises(jsonschema.ValidationError):

@@ -145,3 +145,13 @@ def test_fully_observable_beliefs_are_the_state():
     assert len({p.belief for p in alice.particles}) == 1
     # Identical particles update identically: the average equals each one (Eq. 9).
     np.testing.assert_allclose(alice.posterior(), alice.particles[0].goal_probs)
+
+
+def test_the_posterior_is_the_average_over_particles():
+    """Eq. 9 with particles that disagree: (0.8, 0.2), (0.2, 0.8), (0.5, 0.5), (1, 0) average to
+    (0.625, 0.375), not to any one particle's distribution."""
+    from agents.protom.core import AgentBelief, Particle
+
+    probs = [(0.8, 0.2), (0.2, 0.8), (0.5, 0.5), (1.0, 0.0)]
+    belief = AgentBelief("alice", ("gem1", "gem2"), [Particle(None, np.array(p)) for p in probs])
+    np.testing.assert_allclose(belief.posterior(), [0.625, 0.375])

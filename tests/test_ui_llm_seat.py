@@ -3,16 +3,20 @@ window shows the seat as thinking and keeps running."""
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
 
+from agents.llm.server import embedded_missing
 from sim.events import LLMCallEvent, StepEvent
 
 from ui_support import make_window, plan
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(embedded_missing() is not None and not os.environ.get("OPENAI_BASE_URL"),
+                    reason=f"no model to answer: {embedded_missing()}")
 def test_an_llm_seat_thinks_without_freezing_the_window(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     try:
