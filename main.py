@@ -409,6 +409,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+        argv = ["gui", *argv]  # `main.py --paused` means `main.py gui --paused`: gui is the default command
     args = parser.parse_args(argv)
     if args.command is None:  # no command: the desktop app on its default scenario
         args = parser.parse_args(["gui"])
