@@ -18,8 +18,10 @@ PLUGIN = WorldPlugin(
         "carries three). Household tasks: make predicates such as 'two plates ON the dinner table' true "
         "within 250 steps, one step per action; a message costs a step too."),
     default_agent="rhp",
-    renderer=None,
+    app_agent="cobel",
+    renderer="ui.render.household:HouseholdRenderer",
+    panels=("ui.belief_panel:BeliefWorldPanel",),
     human_input=None,
-    categories=CATEGORIES,
+    categories=tuple((c, c.replace("-", " ")) for c in CATEGORIES),  # (name, title) pairs, as WorldPlugin wants
     default_category="food-low-capacity",
 )

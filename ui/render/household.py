@@ -1,0 +1,443 @@
+"""The view of the household (sim/household): rooms drawn to scale from their centres and sizes,
+doors, furniture and receptacles as cards holding their objects, containers with their contents,
+agents with what is in their two hands, and a strip with the task's progress and what each
+agent is doing.
+
+Drawn with one seat's eyes (``Overlays.viewer``) only what ``world.observe(state, viewer)``
+reveals is drawn: the layout stays, other rooms are dimmed and empty, a room not yet explored
+shows no objects, closed receptacles hide their contents, partners show only in the same room.
+
+A household seat has many discrete actions (walk to a room, explore, grab X, put X on Y...), so a
+person picks them by number: 1-9 choose from the page of legal actions shown on the map (the
+first page is the window's action bar), 0 shows the next page, Space waits.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import pygame
+
+from sim.household.world import HouseholdState, HouseholdWorld
+from ui.render import sprites
+from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
+
+PAGE = 9
+#: room kind -> floor colour
+ROOM_FLOORS = {"kitchen": (232, 226, 208), "livingroom": (214, 190, 156), "bedroom": (200, 214, 230),
+               "bathroom": (206, 230, 232), "office": (222, 222, 214)}
+WALL = (62, 68, 80)
+GOAL_GOLD = (236, 180, 24)
+
+
+def _ease(alpha: float) -> float:
+    return 1 - (1 - alpha) ** 2
+
+
+def short_place(place_id: str, room: str) -> str:
+    """``kitchen_cabinet2`` in the kitchen reads ``cabinet2``."""
+    return place_id[len(room) + 1:] if place_id.startswith(room + "_") else place_id
+
+
+class HouseholdRenderer(WorldRenderer):
+    family = "household"
+    world: HouseholdWorld
+
+    def __init__(self, world: HouseholdWorld) -> None:
+        super().__init__(world)
+        self.book = SpriteBook(32)
+        xs = [(x - w / 2, x + w / 2) for (x, _), (w, _) in zip(world.room_xy, world.room_size)]
+        ys = [(y - h / 2, y + h / 2) for (_, y), (_, h) in zip(world.room_xy, world.room_size)]
+        self.min_x, self.max_x = min(a for a, _ in xs), max(b for _, b in xs)
+        self.min_y, self.max_y = min(a for a, _ in ys), max(b for _, b in ys)
+        #: the page of legal actions the number keys choose from, per (agent, legal actions)
+        self.page = 0
+        self._page_for: tuple[str, tuple[Any, ...]] | None = None
+        self._tokens: dict[tuple[str, int], pygame.Surface] = {}
+        #: what the last frame drew, for tests: object ids and agents
+        self.drawn_objects: set[str] = set()
+        self.drawn_agents: list[str] = []
+
+    # ------------------------------------------------------------- layout (one tile = one metre)
+
+    def grid_shape(self) -> tuple[int, int]:
+        return (math.ceil(self.max_y - self.min_y + 0.6), math.ceil(self.max_x - self.min_x + 0.6))
+
+    def hud_height(self, height: int) -> int:
+        lines = 1 + len(self.world.agents)
+        return max(18 * lines, min(24 * lines, height // 4))
+
+    def on_layout(self) -> None:
+        self.book = SpriteBook(max(8, self.tile))
+
+    def room_rect(self, r: int) -> pygame.Rect:
+        (x, y), (w, h) = self.world.room_xy[r], self.world.room_size[r]
+        t = self.tile
+        left = self.origin[0] + (x - w / 2 - self.min_x + 0.3) * t
+        top = self.origin[1] + (y - h / 2 - self.min_y + 0.3) * t
+        return pygame.Rect(round(left), round(top), round(w * t), round(h * t))
+
+    def _place_cards(self, r: int) -> tuple[dict[int, pygame.Rect], pygame.Rect]:
+        """Rectangles of the room's furniture (floor excluded) and of its floor band."""
+        w = self.world
+        room = self.room_rect(r).inflate(-8, -8)
+        header = max(12, int(self.tile * 0.45))
+        body = pygame.Rect(room.x, room.y + header, room.width, room.height - header)
+        band = max(int(body.height * 0.3), 18)
+        cards_area = pygame.Rect(body.x, body.y, body.width, body.height - band)
+        floor = pygame.Rect(body.x, cards_area.bottom, body.width, band)
+        places = [p for p in w.places_in_room[r] if w.places[p].kind != "floor"]
+        n = max(1, len(places))
+        cols = max(1, min(n, round(math.sqrt(n * cards_area.width / max(1, cards_area.height)))))
+        rows = math.ceil(n / cols)
+        cw, ch = cards_area.width // cols, cards_area.height // rows
+        cards = {p: pygame.Rect(cards_area.x + (k % cols) * cw + 2, cards_area.y + (k // cols) * ch + 2, cw - 4, ch - 4)
+                 for k, p in enumerate(places)}
+        return cards, floor
+
+    # ------------------------------------------------------------- what is shown
+
+    def _shown(self, state: HouseholdState, viewer: str | None) -> tuple[set[int], set[int], int | None]:
+        """(objects drawn, agents drawn, the viewer's room) with everything or one seat's eyes."""
+        w = self.world
+        if viewer is None or viewer not in w.agent_index:
+            return set(range(len(w.objects))), set(range(len(w.agents))), None
+        obs = w.observe(state, viewer)
+        objects = {w.object_index[o.id] for o in obs.objects}
+        agents = {w.agent_index[viewer]} | {w.agent_index[a] for a, _ in obs.partners}
+        return objects, agents, w.room_index[obs.room]
+
+    def animates(self, previous: Any, state: Any) -> bool:
+        return previous is not None and previous.rooms != state.rooms
+
+    # ------------------------------------------------------------- drawing
+
+    def draw(self, surface: pygame.Surface, state: HouseholdState, previous: HouseholdState | None = None,
+             alpha: float = 1.0, overlays: Overlays = Overlays()) -> None:
+        if surface.get_size() != (self.width, self.height):
+            self.layout(*surface.get_size())
+        w = self.world
+        surface.fill((30, 34, 44))
+        self.drawn_objects = set()
+        viewer = overlays.viewer if overlays.viewer in w.agent_index else None
+        shown_objects, shown_agents, viewer_room = self._shown(state, viewer)
+        goal_places = self._goal_places()
+
+        for r in range(len(w.room_ids)):
+            self._draw_room(surface, state, r, shown_objects, goal_places, viewer, viewer_room)
+        self._draw_doors(surface)
+        if viewer_room is not None:
+            fog = pygame.Surface((1, 1), pygame.SRCALPHA)
+            for r in range(len(w.room_ids)):
+                if r != viewer_room:
+                    rect = self.room_rect(r)
+                    layer = pygame.transform.scale(fog, rect.size)
+                    layer.fill((18, 22, 30, 150))
+                    surface.blit(layer, rect)
+        self._draw_agents(surface, state, previous, alpha, shown_objects, shown_agents, overlays)
+        self._draw_hud(surface, state, shown_agents, viewer)
+        if overlays.human is not None and overlays.legal:
+            self._draw_action_page(surface, overlays.human, overlays.legal)
+
+    def _goal_places(self) -> dict[int, str]:
+        """Place -> what the task wants there."""
+        w = self.world
+        if w.task == "transport" and w.goal_place is not None:
+            return {w.goal_place: "goal"}
+        wanted: dict[int, list[str]] = {}
+        for relation, cls, place, count in w.predicates:
+            wanted.setdefault(place, []).append(f"{count} {cls}")
+        return {p: "needs " + ", ".join(v) for p, v in wanted.items()}
+
+    def _draw_room(self, surface: pygame.Surface, state: HouseholdState, r: int, shown_objects: set[int],
+                   goal_places: dict[int, str], viewer: str | None, viewer_room: int | None) -> None:
+        w, t = self.world, self.tile
+        rect = self.room_rect(r)
+        pygame.draw.rect(surface, ROOM_FLOORS.get(w.room_kind[r], (226, 222, 214)), rect)
+        pygame.draw.rect(surface, WALL, rect, max(3, t // 8))
+        px = max(11, int(t * 0.42))
+        label = self.text(w.room_ids[r], px, (40, 44, 56))
+        surface.blit(label, (rect.x + 7, rect.y + 5))
+        if viewer is not None and r == viewer_room and not (state.explored[w.agent_index[viewer]] >> r & 1):
+            note = self.text("not explored: objects unseen", max(10, px - 2), (150, 60, 40))
+            surface.blit(note, (rect.right - note.get_width() - 7, rect.y + 5))
+        cards, floor = self._place_cards(r)
+        token = max(8, min(int(t * 0.62), 40))
+        for p, card in cards.items():
+            self._draw_card(surface, state, p, card, token, shown_objects, goal_places.get(p), viewer)
+        floor_place = next((p for p in w.places_in_room[r] if w.places[p].kind == "floor"), None)
+        if floor_place is not None:
+            things = [o for o, loc in enumerate(state.locs) if loc == floor_place and o in shown_objects]
+            x = floor.x + 4
+            for o in things:
+                self._draw_object(surface, state, o, x, floor.y + 4, token, shown_objects, viewer)
+                x += token + 3
+
+    def _draw_card(self, surface: pygame.Surface, state: HouseholdState, p: int, card: pygame.Rect, token: int,
+                   shown_objects: set[int], goal: str | None, viewer: str | None) -> None:
+        w = self.world
+        place = w.places[p]
+        opened = w._is_open(state, p)
+        pygame.draw.rect(surface, (250, 250, 246), card, border_radius=6)
+        pygame.draw.rect(surface, GOAL_GOLD if goal else (190, 186, 176), card, 3 if goal else 1, border_radius=6)
+        px = max(10, min(16, card.height // 5))
+        name = short_place(place.id, w.room_ids[place.room])
+        label = self.fit(name, px, (60, 64, 72), card.width - 8)
+        surface.blit(label, (card.x + 4, card.y + 2))
+        art = max(8, min(card.height - label.get_height() - 6, int(card.width * 0.45)))
+        if place.kind == "receptacle":
+            shape = sprites.RECEPTACLE_SHAPES.get(place.cls, "cabinet")
+            sprite = self.book.get(f"hh-{shape}-{'open' if opened else 'closed'}", art)
+        else:
+            shape = sprites.SURFACE_SHAPES.get(place.cls, "table")
+            sprite = self.book.get(f"hh-{shape}", art)
+        surface.blit(sprite, (card.x + 2, card.bottom - art - 2))
+        if goal:
+            tag = self.fit(goal, max(9, px - 2), (150, 100, 0), card.width - 8)
+            surface.blit(tag, (card.x + 4, card.y + 2 + label.get_height()))
+        things = [o for o, loc in enumerate(state.locs) if loc == p]
+        hidden = place.openable and not opened
+        if viewer is not None:
+            things = [o for o in things if o in shown_objects]
+        x, y = card.x + art + 6, card.bottom - token - 3
+        for o in things:
+            if x + token > card.right - 2:
+                x, y = card.x + art + 6, y - token - 2
+            self._draw_object(surface, state, o, x, y, token, shown_objects, viewer, dim=hidden)
+            x += token + 3
+
+    def _draw_object(self, surface: pygame.Surface, state: HouseholdState, o: int, x: int, y: int, size: int,
+                     shown_objects: set[int], viewer: str | None, dim: bool = False) -> None:
+        """An object; a target with a gold ring; a container with its contents below it."""
+        w = self.world
+        obj = w.objects[o]
+        self.drawn_objects.add(obj.id)
+        if obj.kind == "container":
+            sprite = self.book.get(f"hh-container-{sprites.CONTAINER_SHAPES.get(obj.cls, 'basket')}", size)
+        else:
+            sprite = self._object_sprite(obj.cls, size)
+        if dim:  # inside a closed receptacle, drawn only when everything is shown
+            sprite = sprite.copy()
+            sprite.set_alpha(110)
+        if obj.kind == "target":
+            pygame.draw.circle(surface, GOAL_GOLD, (x + size // 2, y + size // 2), size // 2 + 1, max(1, size // 12))
+        surface.blit(sprite, (x, y))
+        digits = "".join(ch for ch in obj.id.rsplit("_", 1)[-1] if ch.isdigit())
+        if digits and size >= 16:
+            num = self.text(digits, max(9, size // 2), (30, 30, 40))
+            surface.blit(num, (x + size - num.get_width() + 2, y + size - num.get_height() + 3))
+        if obj.kind == "container":
+            inside = [c for c in w.contents(state, o) if viewer is None or c in shown_objects]
+            mini = max(6, size // 2)
+            for k, c in enumerate(inside[:3]):
+                self._draw_object(surface, state, c, x + k * (mini - 2), y + size - mini // 2, mini, shown_objects,
+                                  viewer, dim)
+
+    def fit(self, text: str, px: int, color: tuple[int, int, int], width: int) -> pygame.Surface:
+        """``text`` rendered, shortened with an ellipsis to at most ``width`` pixels."""
+        surf = self.text(text, px, color)
+        while surf.get_width() > width and len(text) > 1:
+            text = text[:-1]
+            surf = self.text(text.rstrip() + "…", px, color)
+        return surf
+
+    def _object_sprite(self, cls: str, size: int) -> pygame.Surface:
+        if cls in sprites.OBJECT_LOOKS:
+            return self.book.get(f"hh-object-{cls}", size)
+        key = (cls, size)  # a class without a drawing of its own: a disc of a steady colour
+        surf = self._tokens.get(key)
+        if surf is None:
+            surf = self._tokens[key] = sprites.object_sprite(size, *sprites.object_look(cls))
+        return surf
+
+    def _draw_doors(self, surface: pygame.Surface) -> None:
+        """A gap in the shared wall of two rooms (or a line between their centres when they do
+        not touch)."""
+        t = self.tile
+        for a, b in self.world.doors:
+            ra, rb = self.room_rect(a), self.room_rect(b)
+            door = max(6, int(t * 1.1))
+            thick = max(5, t // 4)
+            if abs(ra.right - rb.left) <= 2 or abs(rb.right - ra.left) <= 2:
+                x = ra.right if abs(ra.right - rb.left) <= 2 else ra.left
+                lo, hi = max(ra.top, rb.top), min(ra.bottom, rb.bottom)
+                rect = pygame.Rect(x - thick, (lo + hi) // 2 - door // 2, thick * 2, door)
+            elif abs(ra.bottom - rb.top) <= 2 or abs(rb.bottom - ra.top) <= 2:
+                y = ra.bottom if abs(ra.bottom - rb.top) <= 2 else ra.top
+                lo, hi = max(ra.left, rb.left), min(ra.right, rb.right)
+                rect = pygame.Rect((lo + hi) // 2 - door // 2, y - thick, door, thick * 2)
+            else:
+                pygame.draw.line(surface, (139, 94, 60), ra.center, rb.center, max(2, t // 8))
+                continue
+            pygame.draw.rect(surface, (196, 160, 116), rect)
+            pygame.draw.rect(surface, (139, 94, 60), rect, max(1, t // 16))
+
+    def agent_point(self, state: HouseholdState, i: int, previous: HouseholdState | None = None,
+                    alpha: float = 1.0) -> tuple[float, float]:
+        """Top-left pixel of agent ``i``: in its room's floor band, agents side by side; walking
+        between rooms animates along the straight line."""
+        def spot(s: HouseholdState) -> tuple[float, float]:
+            r = s.rooms[i]
+            _, floor = self._place_cards(r)
+            size = self._agent_size(floor)
+            here = [j for j in range(len(self.world.agents)) if s.rooms[j] == r]
+            k = here.index(i)
+            return floor.right - (len(here) - k) * (size + 6), floor.bottom - size - 2
+        x, y = spot(state)
+        if previous is not None and alpha < 1 and previous.rooms[i] != state.rooms[i]:
+            px, py = spot(previous)
+            e = _ease(alpha)
+            x, y = px + (x - px) * e, py + (y - py) * e
+        return x, y
+
+    def _agent_size(self, floor: pygame.Rect) -> int:
+        return max(10, min(floor.height - 4, int(self.tile * 1.3)))
+
+    def _draw_agents(self, surface: pygame.Surface, state: HouseholdState, previous: HouseholdState | None,
+                     alpha: float, shown_objects: set[int], shown_agents: set[int], overlays: Overlays) -> None:
+        w = self.world
+        self.drawn_agents = [agent for i, agent in enumerate(w.agents) if i in shown_agents]
+        for i, agent in enumerate(w.agents):
+            if i not in shown_agents:
+                continue
+            _, floor = self._place_cards(state.rooms[i])
+            size = self._agent_size(floor)
+            x, y = self.agent_point(state, i, previous, alpha)
+            if overlays.human == agent:
+                pygame.draw.circle(surface, (40, 200, 90), (int(x + size / 2), int(y + size / 2)), size // 2 + 3, 3)
+            surface.blit(self.book.get(f"agent-{i % len(sprites.AGENT_COLORS)}", size), (x, y))
+            hand = max(8, int(size * 0.48))
+            for h, o in enumerate(state.hands[i]):
+                if o < 0:
+                    continue
+                hx = x - hand * 0.35 if h == 0 else x + size - hand * 0.65
+                pygame.draw.circle(surface, (255, 255, 255), (int(hx + hand / 2), int(y + size * 0.55 + hand / 2)), hand // 2 + 2)
+                self._draw_object(surface, state, o, int(hx), int(y + size * 0.55), hand, shown_objects, overlays.viewer)
+            name = self.text(agent, max(10, int(size * 0.34)), (255, 255, 255))
+            plate = pygame.Rect(0, 0, name.get_width() + 6, name.get_height() + 1)
+            plate.midbottom = (int(x + size / 2), int(y + size + 2))
+            pygame.draw.rect(surface, sprites.agent_color(i), plate, border_radius=4)
+            surface.blit(name, (plate.x + 3, plate.y + 1))
+            pending = state.pending[i]
+            if pending is not None and pending[0].startswith("walk "):
+                arrow = self.text("→ " + pending[0][5:], max(10, int(size * 0.3)), (30, 90, 180))
+                surface.blit(arrow, (int(x + size / 2 - arrow.get_width() / 2), int(y - arrow.get_height())))
+            if agent in overlays.thinking:
+                self._draw_thinking(surface, x, y, size, overlays.phase)
+
+    def _draw_thinking(self, surface: pygame.Surface, x: float, y: float, size: int, phase: float) -> None:
+        bubble = pygame.Rect(0, 0, int(size * 0.7), int(size * 0.34))
+        bubble.midbottom = (int(x + size / 2), int(y + size * 0.05))
+        pygame.draw.rect(surface, (255, 255, 255), bubble, border_radius=bubble.height // 2)
+        pygame.draw.rect(surface, (90, 90, 110), bubble, 1, border_radius=bubble.height // 2)
+        lit = int(phase * 3) % 3
+        for k in range(3):
+            cx = bubble.x + bubble.width * (k + 1) / 4
+            pygame.draw.circle(surface, (40, 40, 60) if k == lit else (170, 170, 190),
+                               (int(cx), bubble.centery), max(2, size // 18))
+
+    def _draw_hud(self, surface: pygame.Surface, state: HouseholdState, shown_agents: set[int],
+                  viewer: str | None) -> None:
+        w = self.world
+        hud = self.hud_height(self.height)
+        top = self.hud_top
+        pygame.draw.rect(surface, (24, 28, 36), (0, top, self.width, self.height - top))
+        lines = 1 + len(w.agents)
+        line = hud // lines
+        px = max(12, min(20, int(line * 0.8)))
+        unit = "frame" if w.task == "transport" else "step"
+        progress = w.progress(state)
+        if w.task == "transport":
+            head = f"transport: {progress}/{w.total_goals} targets on {w.goal[0]}"
+        else:
+            parts = []
+            for relation, cls, place, count in w.predicates:
+                there = sum(1 for o, loc in enumerate(state.locs) if loc == place and w.objects[o].cls == cls)
+                parts.append(f"{relation} {cls} {w.places[place].id} {min(there, count)}/{count}")
+            head = f"goals {progress}/{w.total_goals}: " + ", ".join(parts)
+        clock = self.text(f"{unit} {state.time}/{w.budget}   decision {state.t}" + ("   over" if w.done(state) else ""),
+                          px, (216, 222, 233))
+        surface.blit(clock, (self.width - clock.get_width() - 8, top + 2))
+        first = self.fit(head, px, (236, 239, 244), self.width - clock.get_width() - 24)
+        surface.blit(first, (8, top + 2))
+        for i, agent in enumerate(w.agents):
+            y = top + 2 + (i + 1) * line
+            pygame.draw.circle(surface, sprites.agent_color(i), (14, y + px // 2 - 1), px // 3)
+            if i not in shown_agents:
+                text = f"{agent}: not in sight"
+            else:
+                hands = [w.objects[o].id if o >= 0 else "—" for o in state.hands[i]]
+                pending = state.pending[i]
+                doing = f"doing {pending[0]!r} until {pending[1]}" if pending is not None else "choosing"
+                failed = f"; last action failed: {state.last[i]}" if state.last[i] else ""
+                text = f"{agent} holds [{', '.join(hands)}], {w.room_ids[state.rooms[i]]}, {doing}{failed}"
+            surface.blit(self.text(text, px, (216, 222, 233)), (26, y))
+
+    def _draw_action_page(self, surface: pygame.Surface, agent: str, legal: Sequence[Any]) -> None:
+        """The numbered actions the digit keys choose from now, in a box at the top right."""
+        start, page = self._page(agent, legal)
+        px = max(12, min(17, self.height // 40))
+        pages = max(1, math.ceil(len(legal) / PAGE))
+        lines = [f"{agent}: actions {start + 1}-{min(len(legal), start + PAGE)} of {len(legal)}"
+                 + (f"  (0: page {(page + 1) % pages + 1}/{pages})" if pages > 1 else "")]
+        lines += [f"[{k + 1}] {action}" for k, action in enumerate(legal[start:start + PAGE])]
+        rendered = [self.text(s, px, (30, 34, 44) if k else (27, 94, 32)) for k, s in enumerate(lines)]
+        width = max(s.get_width() for s in rendered) + 14
+        height = sum(s.get_height() + 2 for s in rendered) + 10
+        box = pygame.Rect(self.width - width - 8, 8, width, height)
+        layer = pygame.Surface(box.size, pygame.SRCALPHA)
+        layer.fill((232, 245, 233, 235))
+        surface.blit(layer, box)
+        pygame.draw.rect(surface, (40, 160, 80), box, 2, border_radius=6)
+        y = box.y + 5
+        for s in rendered:
+            surface.blit(s, (box.x + 7, y))
+            y += s.get_height() + 2
+
+    def status_text(self, state: HouseholdState) -> str:
+        w = self.world
+        done = w.progress(state)
+        return f"goals {done}/{w.total_goals}" + ("  ·  done" if done >= w.total_goals else "")
+
+    # ------------------------------------------------------------- human input
+
+    def _page(self, agent: str, legal: Sequence[Any]) -> tuple[int, int]:
+        """(index of the first action on the page, page number); a new list starts at page 0."""
+        key = (agent, tuple(legal))
+        if key != self._page_for:
+            self._page_for, self.page = key, 0
+        pages = max(1, math.ceil(len(legal) / PAGE))
+        self.page %= pages
+        return self.page * PAGE, self.page
+
+    def agent_anchor(self, state: HouseholdState, agent: str) -> tuple[int, int] | None:
+        i = self.world.agent_index.get(agent)
+        if i is None:
+            return None
+        x, y = self.agent_point(state, i)
+        _, floor = self._place_cards(state.rooms[i])
+        return int(x + self._agent_size(floor) / 2), int(y)
+
+    def action_for_key(self, key: str, state: HouseholdState, agent: str, legal: Sequence[Any]) -> Any | None:
+        key = key.lower()
+        start, _ = self._page(agent, legal)
+        if key == "0":
+            self.page += 1  # the next page of actions (the map shows it); no action yet
+            self._page(agent, legal)
+            return None
+        if key.isdigit():
+            i = start + int(key) - 1
+            return legal[i] if i < len(legal) else None
+        if key in ("space", "period"):
+            return "wait" if "wait" in legal else None
+        return None
+
+    def key_bindings(self) -> list[KeyBinding]:
+        return [KeyBinding("1-9", "the numbered action of the page shown on the map"),
+                KeyBinding("0", "next page of actions"), KeyBinding("space", "wait"),
+                KeyBinding("Ctrl+M", "write a message (the box under the map)")]
+
+    def action_label(self, action: Any) -> str:
+        return str(action)
