@@ -4,22 +4,23 @@ from agents.registry import AgentKind, MechanismKind
 
 
 def _llm_agent(**params):
-    from agents.llm.dkg import make_llm_agent
+    from agents.llm.kitchen import make_llm_agent
     return make_llm_agent(**params)
 
 
 def _llm_facilitator(**params):
-    from agents.llm.facilitator import make_llm_facilitator
+    from agents.llm.kitchen import make_llm_facilitator
     return make_llm_facilitator(**params)
 
 
 AGENT_KINDS = [
-    AgentKind("llm", ("dkg",), "LLM agent with k-level ToM prompts (k=0,1,2); planner fallback; "
-                               "embedded Gemma 3 270M unless an endpoint is configured", _llm_agent),
+    AgentKind("llm", ("dkg", "kitchen"), "LLM agent with k-level ToM prompts (k=0,1,2); planner (dkg) or simulated "
+                                         "cook (kitchen) fallback; embedded Gemma 3 270M unless an endpoint is "
+                                         "configured", _llm_agent),
 ]
 
 MECHANISM_KINDS = [
-    MechanismKind("llm", ("dkg",), "ProToM's LLM baseline: the Figure A7 prompt, one candidate or no feedback "
-                                   "per step; embedded Gemma 3 270M unless an endpoint is configured",
-                  _llm_facilitator),
+    MechanismKind("llm", ("dkg", "kitchen"), "ProToM's LLM baseline: the Figure A7 (dkg) or A8 (kitchen) prompt, one "
+                                             "candidate or no feedback per step; embedded Gemma 3 270M unless an "
+                                             "endpoint is configured", _llm_facilitator),
 ]
