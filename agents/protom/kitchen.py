@@ -628,7 +628,14 @@ class KitchenAdapter(ProToMAdapter):
                      [j for j in range(w.n_agents) if j != me]
             helped = w.agents[max(others, key=lambda j: (gain(j), -j))]
         recipe = likely_goals[helped]
-        sure = posteriors.get(helped, {}).get(recipe)
+        post = posteriors.get(helped, {})
+        if post:  # among equally likely dishes (a flat posterior), name one the item is for
+            top = max(post.values())
+            tied = [g for g in self.recipes if post.get(g, 0.0) >= top - 1e-9]
+            serving = [g for g in tied if ITEM_NAMES[RECIPE_DISH[g] - 2] == item or ITEM_NAMES[RECIPE_DISH[g] - 1] == item]
+            if recipe not in serving and serving:
+                recipe = serving[0]
+        sure = post.get(recipe)
         belief = f"I believe {_name(helped)} is trying to prepare {recipe}"
         if sure is not None and sure < 0.995:
             belief += f" ({sure:.0%} sure)"

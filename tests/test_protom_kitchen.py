@@ -1,0 +1,207 @@
+"""ProToM in the kitchen: computed scenario categories, simulated plans with known lengths,
+candidates, particle beliefs over unseen stations, goal inference, the facilitator in a Session
+(its feedback, explanation and snapshots) and determinism by seed."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from agents.kitchen.heuristic import KitchenHeuristicAgent
+from agents.protom.categories import CategoryError, scenario_category as any_category
+from agents.protom.core import GoalInference, divergence
+from agents.protom.facilitators import ProToMFacilitator
+from agents.protom.kitchen import (KitchenAdapter, check_categories, experiment_levels, load_world,
+                                   scenario_category)
+from agents.registry import make_mechanism
+from sim.events import BeliefEvent, FeedbackEvent, StepEvent
+from sim.kitchen.world import ITEM_CODE, NOTHING
+from sim.session import Session
+
+LEVELS = experiment_levels()
+BY_NAME = {p.name.split(".")[0]: p for p in LEVELS}
+
+
+def world(name: str):
+    return load_world(BY_NAME[name])
+
+
+def play(w, facilitator: str, seed: int = 0, max_ticks: int | None = None) -> Session:
+    seats = {a: KitchenHeuristicAgent() for a in w.agents}
+    m = make_mechanism(facilitator, "kitchen")
+    session = Session(w, seats, seed, mechanisms=[m] if m else [], max_ticks=max_ticks)
+    session.run()
+    return session
+
+
+# ------------------------------------------------------------------ categories
+
+
+def test_21_scenarios_seven_of_each_category_all_verified():
+    worlds = [load_world(p) for p in LEVELS]
+    reports = check_categories(worlds)  # raises on any mismatch
+    counts = {c: sum(r.category == c for r in reports) for c in ("not_needed", "useful", "necessary")}
+    assert len(reports) == 21 and counts == {"not_needed": 7, "useful": 7, "necessary": 7}
+    for r in reports:
+        if r.category == "necessary":
+            assert r.independent_length is None
+        elif r.category == "useful":
+            assert r.joint_length <= r.independent_length - 3
+        else:
+            assert r.joint_length == r.independent_length
+
+
+def test_known_category_figures_and_the_generic_entry_point():
+    r = any_category(world("kitchen-15-walled-onion"))  # categories.scenario_category dispatches
+    assert (r.category, r.independent_length, r.joint_length) == ("necessary", None, 22)
+    assert r.best_feedback == "Bob passes the FreshOnion in (1, 10) to Alice"
+    r = scenario_category(world("kitchen-01-two-kitchens"))
+    assert (r.category, r.independent_length, r.joint_length) == ("not_needed", 12, 12)
+    r = scenario_category(world("kitchen-09-tomato-race"))
+    assert (r.category, r.independent_length, r.joint_length) == ("useful", 33, 25)
+    assert r.best_feedback == "Bob picks up the FreshTomato in (1, 16)"
+
+
+def test_a_wrong_declaration_is_refused_with_the_computed_category():
+    w = world("kitchen-15-walled-onion")
+    spec = dict(w.spec(), category="useful")
+    with pytest.raises(CategoryError, match="declares 'useful' but is kitchen-15-walled-onion: necessary"):
+        check_categories([type(w)(spec)])
+
+
+# ------------------------------------------------------------------ plans and candidates
+
+
+def test_simulated_plans_fail_without_the_pass_and_succeed_with_it():
+    w = world("kitchen-15-walled-onion")
+    a = KitchenAdapter(w)
+    s = w.reset(0)
+    goals = ("SimpleOnion", "SimpleLettuce")
+    base = a.rollout(s, goals, None)
+    assert base.finish[0] is None and base.length == 100 and base.finish[1] is not None
+    (pass_onion,) = [c for c in a.candidates(s) if c.label == "Bob passes the FreshOnion in (1, 10) to Alice"]
+    assert pass_onion.payload == {"type": "pass", "agent": "bob", "item": "FreshOnion", "at": [1, 10],
+                                  "to": "alice", "via": [1, 6]}  # the counter in the wall, seen from both rooms
+    helped = a.rollout(s, goals, pass_onion)
+    assert helped.success and helped.length == 22
+    assert a.cost(s, goals, pass_onion) == 22.0 and a.cost(s, goals, None) == 100.0
+    # later in the episode the horizon is the ticks left
+    late = dataclasses.replace(s, t=90)
+    assert a.rollout(late, goals, pass_onion).length == 10 and not a.rollout(late, goals, pass_onion).success
+
+
+def test_pickup_is_offered_only_where_two_cooks_race_for_one_item():
+    w = world("kitchen-09-tomato-race")
+    a = KitchenAdapter(w)
+    pickups = [c.label for c in a.candidates(w.reset(0)) if c.kind == "pickup"]
+    # both race for the tomato at (0, 9): either may take the one at the far end instead
+    assert pickups == ["Alice picks up the FreshTomato in (1, 16)", "Bob picks up the FreshTomato in (1, 16)"]
+    w = world("kitchen-15-walled-onion")
+    assert [c for c in KitchenAdapter(w).candidates(w.reset(0)) if c.kind == "pickup"] == []
+
+
+# ------------------------------------------------------------------ particles and inference
+
+
+def onion_taken_unseen(w):
+    """kitchen-08: Bob has taken Alice's onion in his room while she stays in hers."""
+    s = w.reset(0)
+    onion = w.station_at[w.cell(0, 8)]
+    contents = list(s.contents)
+    contents[onion] = NOTHING
+    held = (NOTHING, ITEM_CODE["FreshOnion"])
+    return s, dataclasses.replace(s, t=1, held=held, contents=tuple(contents)), onion
+
+
+def test_particles_keep_what_the_cook_last_saw_or_the_truth_and_are_redrawn_when_contradicted():
+    w = world("kitchen-08-onion-next-door")
+    start, after, onion = onion_taken_unseen(w)
+    stale = KitchenAdapter(w, stale=1.0)
+    stale.observe_step(start, {}, start)
+    b = stale.sample_belief(after, "alice", np.random.default_rng(0))
+    assert b.contents[onion] == ITEM_CODE["FreshOnion"]  # she never saw it go
+    assert stale.sample_belief(after, "bob", np.random.default_rng(0)).contents[onion] == NOTHING  # he took it
+    fresh = KitchenAdapter(w, stale=0.0)
+    fresh.observe_step(start, {}, start)
+    assert fresh.sample_belief(after, "alice", np.random.default_rng(0)).contents[onion] == NOTHING
+    # Alice steps onto the door and sees Bob's room: the stale particle no longer fits
+    door = dataclasses.replace(after, t=2, positions=(w.cell(5, 7), after.positions[1]))
+    assert stale.update_belief(b, after, {"alice": "stay", "bob": "stay"}, door, "alice") is None
+    assert fresh.update_belief(after, after, {"alice": "stay", "bob": "stay"}, door, "alice") is not None
+
+
+def test_the_particles_snapshot_says_what_alice_is_believed_to_believe():
+    w = world("kitchen-08-onion-next-door")
+    start, after, onion = onion_taken_unseen(w)
+    a = KitchenAdapter(w, stale=0.8)
+    inference = GoalInference(a, start, np.random.default_rng(3), particles=5)
+    inference.observe(start, {"alice": "stay", "bob": "stay"}, after)
+    snap = a.particles_snapshot(after, "alice", inference.beliefs["alice"])
+    assert snap["agent"] == "alice" and snap["particles"] == 5
+    onion_entries = [e for e in snap["unseen"] if e["at"] == [0, 8]]
+    assert {e["item"] for e in onion_entries} <= {"FreshOnion", "nothing"}
+    assert sum(e["weight"] for e in onion_entries) == pytest.approx(1.0)
+    believed = next(e for e in onion_entries if e["item"] == "FreshOnion")
+    assert believed["true"] is False and 0 < believed["weight"] <= 1
+    assert all(set(e) == {"at", "item", "weight", "true"} for e in snap["unseen"])
+
+
+def test_goal_inference_finds_both_dishes():
+    w = world("kitchen-15-walled-onion")
+    session = play(w, "protom", seed=0, max_ticks=12)
+    posts = {e.data["agent"]: e.data["goals"] for e in session.events
+             if isinstance(e, BeliefEvent) and e.kind == "goal_posterior" and e.tick == 12}
+    assert max(posts["bob"], key=posts["bob"].get) == "SimpleLettuce" and posts["bob"]["SimpleLettuce"] > 0.8
+
+
+def test_js_divergence_is_expected_over_particles():
+    w = world("kitchen-15-walled-onion")
+    a = KitchenAdapter(w)
+    s = w.reset(0)
+    inference = GoalInference(a, s, np.random.default_rng(0), particles=5)
+    c = next(c for c in a.candidates(s) if c.label == "Bob passes the FreshOnion in (1, 10) to Alice")
+    post = inference.posteriors()["bob"]
+    parts = inference.beliefs["bob"].particles
+    d = divergence(a, s, c, post, "js", parts)
+    by_hand = np.mean([sum(p.goal_probs[k] * divergence(a, p.belief, c, np.eye(3)[k], "js") for k in range(3))
+                       for p in parts])
+    assert d == pytest.approx(by_hand) and 0 <= d <= 1
+
+
+# ------------------------------------------------------------------ the facilitator
+
+
+def test_protom_passes_the_onion_once_with_the_b2_explanation_where_it_is_necessary():
+    session = play(world("kitchen-15-walled-onion"), "protom", seed=0)
+    assert session.outcome()["success"]
+    (fb,) = [e for e in session.events if isinstance(e, FeedbackEvent)]
+    assert fb.target == "bob" and fb.feedback["item"] == "FreshOnion" and fb.feedback["to"] == "alice"
+    assert fb.explanation.startswith("I believe Alice is trying to prepare SimpleOnion")
+    assert fb.explanation.endswith("without your help, Alice wouldn't be able to get the FreshOnion.")
+    kinds = {e.kind for e in session.events if isinstance(e, BeliefEvent) and e.owner == "protom"}
+    assert kinds == {"goal_posterior", "feedback_candidates", "particles"}
+    facilitator = next(m for m in session.mechanisms if isinstance(m, ProToMFacilitator))
+    assert facilitator.settings == {"phi": 2.0, "eps": 0.3, "particles": 5, "divergence": "js"}
+
+
+def test_no_feedback_where_it_is_not_needed():
+    for name in ("kitchen-01-two-kitchens", "kitchen-04-workrooms"):
+        session = play(world(name), "protom", seed=1)
+        assert session.outcome()["success"] and session.metrics()["feedback"] == 0
+
+
+def test_an_episode_with_protom_is_a_function_of_its_seed():
+    w = world("kitchen-12-onion-race")
+    runs = [[(e.type, getattr(e, "joint_action", None), getattr(e, "text", None))
+             for e in play(w, "protom", seed).events if isinstance(e, (StepEvent, FeedbackEvent))] for seed in (4, 4)]
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("name", ["kitchen-09-tomato-race", "kitchen-19-shared-onions"])
+def test_oracle_and_random_run_in_the_kitchen(name):
+    for kind in ("oracle", "random"):
+        session = play(world(name), kind, seed=2)
+        assert session.finished
+    assert play(world(name), "oracle", seed=2).outcome()["success"]
