@@ -4,6 +4,7 @@ opens first (a recording, or a scenario that plays by itself)."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,7 +12,10 @@ from pathlib import Path
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+# SDL would install its own SIGINT/SIGTERM handlers (and swallow both): Python's must stay.
+os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
 
+from PyQt6.QtCore import QObject, QTimer
 from PyQt6.QtWidgets import QApplication
 
 from ui import errors
@@ -61,10 +65,11 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
     if len(scenarios) > 1 or len(recordings) > 1:
         raise LaunchError(f"give at most one scenario and one recording, got {list(targets)}")
     if recordings and not scenarios:
-        if not window.open_recording(recordings[0]):
-            raise LaunchError(f"cannot open {recordings[0]}: {window.statusBar().currentMessage().lstrip('⚠ ')}")
+        # the first state shows at once; the rest of the file loads in the background
+        if not window.open_recording_in_background(recordings[0]):
+            raise LaunchError(window.statusBar().currentMessage().lstrip("⚠ "))
         if not paused:
-            window.set_playing(True)  # a replay plays by itself too
+            window.set_playing(True)  # a replay plays by itself too (once loaded)
         return
     name = scenarios[0] if scenarios else window._default_scenario_name()
     if not name:
@@ -82,7 +87,55 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
     except (ScenarioError, ValueError, LookupError) as exc:
         raise LaunchError(str(exc)) from None
     if recordings:
-        window.open_recording(recordings[0])
+        window.open_recording_in_background(recordings[0])
+
+
+class QuitOnSignal(QObject):
+    """Ctrl+C (SIGINT) and ``kill`` (SIGTERM) close the window as its Quit does: the session
+    stops, its recording gets its footer, any embedded model server stops, exit code 0.
+
+    Python runs a signal handler only when the interpreter gets control, and Qt's event loop
+    runs in C++: a timer wakes Python a few times a second. The handler only schedules the
+    close (it may interrupt any Python code of the GUI thread); a second signal while closing
+    ends the program the default way."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, window: "MainWindow") -> None:
+        super().__init__(window)
+        self.window = window
+        self.received: int | None = None
+        self._previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS}
+        self._wake = QTimer(self)
+        self._wake.timeout.connect(lambda: None)  # lets Python run pending signal handlers
+        self._wake.start(200)
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        if self.received is not None:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        self.received = signum
+        for sig in self.SIGNALS:  # the next one is final
+            signal.signal(sig, signal.SIG_DFL)
+        QTimer.singleShot(0, self._close)
+
+    def _close(self) -> None:
+        print(f"ToM Arena: {signal.Signals(self.received).name} received, closing", file=sys.stderr)
+        self.window.close()
+        QApplication.instance().quit()
+
+    def restore(self) -> None:
+        self._wake.stop()
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+
+
+def stop_model_servers() -> None:
+    """Stop the embedded model servers this process started (only if the LLM layer was used)."""
+    server = sys.modules.get("agents.llm.server")
+    if server is not None:
+        server.stop_shared_servers()
 
 
 def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilitator: str | None = None,
@@ -98,7 +151,13 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
 
     settings = AppSettings.at(settings_file) if settings_file else AppSettings()
     window = MainWindow(settings)
+    quitter = QuitOnSignal(window)  # after the window: pygame is initialized by then
     window.exit_when_done = exit_when_done
+    # The first time, a newcomer meets a paused episode and a card that says what is on screen
+    # (playing at once, a whole episode is over before the first suggestion is noticed).
+    first_run = not settings.get("welcomed") and not paused and not exit_when_done
+    if first_run and not any(is_recording(t) for t in targets):
+        paused = True
     if speed is not None:
         window.playback.set_speed(speed)
         window._on_speed(window.playback.current_speed, remember=False)
@@ -108,8 +167,16 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
                paused=paused)
     except LaunchError as exc:
         window.shutdown()
+        quitter.restore()
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    code = app.exec()
-    window.shutdown()
-    return code
+    if first_run and window.timeline is not None and paused:
+        window.show_hint(window.timeline.scenario)
+        settings.set("welcomed", True)
+    try:
+        code = app.exec()
+    finally:
+        window.shutdown()
+        stop_model_servers()
+        quitter.restore()
+    return 0 if quitter.received is not None else code

@@ -140,3 +140,104 @@ class SessionPlan:
 __all__ = ["NONE", "ROLES", "SessionPlan", "agent_choices", "category_title", "default_agent",
            "default_mechanism", "default_scenario", "has_view", "make_mechanism", "make_mechanisms",
            "mechanism_choices", "mechanism_works", "scan_scenarios", "scenarios"]
+
+
+# ---------------------------------------------------------------------- plain words
+# Tooltips say what each choice means without the papers' jargon; the kinds' own summaries (from
+# their declarations) follow in brackets for those who know it.
+
+PLAIN_KINDS = {
+    "human": "You play this seat with the keyboard (or the TradeCraft board).",
+    "planner": "A computer player that always takes a shortest plan to its own goal, and carries out "
+               "suggestions it accepts.",
+    "boltzmann": "A computer player that behaves like a person: usually the best move, now and then a worse one "
+                 "(the higher its temperature, the more often).",
+    "llm": "A language model chooses each move, reasoning about what the others want. Needs the embedded model "
+           "or an endpoint (Settings > LLM).",
+    "trader": "A computer trader: plans how to craft its target, guesses what the other player is after, and "
+              "judges each trade by what it gains and gives away.",
+    "llm-trader": "A language-model trader that also reports how much it values each item (the ToM values tab).",
+    "kitchen-heuristic": "A simulated cook: picks a job, walks a shortest path to it, sometimes takes a random step.",
+    "cobel": "A partner that keeps a shared picture of who believes what, guesses the others' intentions and "
+             "talks only when plans clash.",
+    "cobel-llm": "The same with a language model writing its beliefs and plans.",
+    "rhp": "A rule-based helper: containers first, then objects, never talks.",
+    "coela": "Sends a short news message before every decision, then follows simple rules.",
+    "capo": "Agrees on a plan with its partner first, then follows it.",
+    "mhp": "Searches ahead over small jobs (explore, fetch, deliver) with its own idea of where things are.",
+}
+
+PLAIN_MECHANISMS = {
+    "none": "Nobody watches: no suggestions, no teams.",
+    "protom": "A facilitator that watches how each agent moves, guesses what it wants, and suggests help "
+              "(unlock a door, hand over a key...) when it would save time.",
+    "oracle": "The same facilitator, but it is told what each agent wants (an upper bound for comparison).",
+    "random": "Suggests one possible help at random half of the time (a baseline for comparison).",
+    "llm": "A language model decides whether and what to suggest.",
+    "teams": "Forms teams of agents that predict each other well and re-forms them when predictions fail.",
+    "random-teams": "Random teams, redrawn now and then (a baseline for comparison).",
+}
+
+PLAIN_PARAMS = {
+    "temperature": "how often it makes a worse move (0.1: almost never; 5: often)",
+    "compliance": "how likely it carries out a suggestion (1.0: always, 0: never)",
+    "k": "levels of 'I think that you think' it reasons with (0 to 2)",
+    "tom": "levels of 'I think that you think' it reasons with (0 to 2)",
+    "order": "levels of 'I think that you think' it reasons with (0 to 2)",
+    "phi": "the least time a suggestion must save, in ticks, before it is sent",
+    "eps": "how different from what the agent would do anyway a suggestion must be (0 to 1)",
+    "particles": "how many guesses about each agent's view of the world it keeps",
+    "theta": "how well agents must predict each other to stay in one team",
+}
+
+
+def plain_words(spec: str, role: str = "seat") -> str:
+    """A tooltip for an agent or mechanism spec ("boltzmann:temperature=1.0") in plain words."""
+    kind, _, params = (spec or "").partition(":")
+    kind = kind.strip()
+    table = PLAIN_KINDS if role == "seat" else PLAIN_MECHANISMS
+    text = table.get(kind) or PLAIN_KINDS.get(kind) or PLAIN_MECHANISMS.get(kind) or ""
+    if not text:
+        summaries = dict(agent_choices_any()) if role == "seat" else {}
+        text = summaries.get(kind, f"{kind}: type KIND or KIND:param=value,...")
+    lines = [f"{kind}: {text}" if kind else text]
+    for part in filter(None, (p.strip() for p in params.split(","))):
+        name, _, value = part.partition("=")
+        if name in PLAIN_PARAMS:
+            lines.append(f"{name} = {value}: {PLAIN_PARAMS[name]}")
+    return "\n".join(lines)
+
+
+def agent_choices_any() -> list[tuple[str, str]]:
+    return [(k.name, k.summary) for k in agent_kinds().values()]
+
+
+def plain_description(text: str) -> str:
+    """Scenario descriptions in plain words (the generator writes difficulty measures)."""
+    import re
+
+    return re.sub(r"chain length (\d+) \(depth (\d+)\)",
+                  lambda m: f"crafting the target takes {m.group(1)} recipe step(s), at most {m.group(2)} in a row",
+                  text)
+
+
+def llm_availability() -> str | None:
+    """None when LLM seats can answer here (the embedded model is installed or an endpoint is
+    configured), else why not, with the fix."""
+    try:
+        from agents.llm.config import LLMConfigError, load_settings
+        from agents.llm.server import embedded_missing
+    except ImportError as exc:
+        return f"the LLM layer is not installed ({exc})"
+    try:
+        settings = load_settings()
+    except LLMConfigError as exc:
+        return f"the LLM settings cannot be read: {exc}"
+    if settings.uses_embedded:
+        return embedded_missing()
+    return None
+
+
+def needs_llm(kind: str) -> bool:
+    """True for agent and mechanism kinds that ask a language model."""
+    return kind == "llm" or kind.startswith("llm-") or kind.endswith("-llm")

@@ -17,8 +17,8 @@ from typing import Any
 
 from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
-from PyQt6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QLineEdit, QMainWindow, QStyle, QTabWidget,
-                             QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QLineEdit, QMainWindow, QMessageBox,
+                             QScrollArea, QStyle, QTabWidget, QVBoxLayout, QWidget)
 
 from agents.human import HumanAgent
 from sim.events import FeedbackEvent, MessageEvent
@@ -36,9 +36,9 @@ from ui.render.base import ASSET_DIR, SECOND_SEAT_KEYS
 from ui.runner import Batch, SessionRunner
 from ui.settings import AppSettings, SettingsDialog
 from ui.setup_panel import SetupPanel
-from ui.timeline import PLAN, LiveTimeline, ReplayTimeline, Timeline
+from ui.timeline import PLAN, LiveTimeline, PreviewTimeline, ReplayTimeline, Timeline
 from ui.usage import LLMUsagePanel
-from ui.toast import FeedbackToast
+from ui.toast import FeedbackToast, InfoCard, episode_summary
 from ui.worldview import WorldView
 
 RECORDING_SUFFIXES = (".jsonl", ".gz", ".json")
@@ -64,11 +64,13 @@ class Stage(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(view)
         self.toast = FeedbackToast(self)
+        self.card = InfoCard(self)  # the end-of-episode summary, the first-run hint
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
-        if self.toast.isVisible():
-            self.toast.place()
+        for floating in (self.toast, self.card):
+            if floating.isVisible():
+                floating.place()
 
 
 class MainWindow(QMainWindow):
@@ -118,6 +120,13 @@ class MainWindow(QMainWindow):
         self.stage = Stage(self.view)
         self.toast = self.stage.toast
         self.toast.decided.connect(self._on_feedback_decided)
+        self.toast.popups_off.connect(lambda: self.set_popups(False))
+        self.card = self.stage.card
+        #: False once the person turned feedback pop-ups off for the shown episode
+        self.popups = True
+        self._play_when_loaded = False
+        self.discard_box: QMessageBox | None = None
+        self.help_dialog: Any = None
         self.action_bar = QLabel()
         self.action_bar.setWordWrap(True)
         self.action_bar.setStyleSheet("padding: 4px 8px; background: #e8f5e9; color: #1b5e20;")
@@ -147,13 +156,29 @@ class MainWindow(QMainWindow):
         self.setup_dock = self._dock("Session", self.setup, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.panel_tabs = QTabWidget()  # panels join as the episode's minds report what they show
         self.panel_tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Several tabs in a narrow dock: short tab labels that elide, never scroll arrows over them
+        self.panel_tabs.setUsesScrollButtons(False)
+        self.panel_tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        self.panel_tabs.tabBar().setExpanding(False)
         self.usage_panel = LLMUsagePanel()
         self.panel_tabs.addTab(self.usage_panel, "LLM usage")
+        self.panel_tabs.setTabToolTip(0, "Calls to a language model by LLM seats and facilitators: how many, the "
+                                         "words sent (prompt tokens) and received (completion tokens), failures "
+                                         "and time, up to the shown step")
         self.minds_dock = self._dock("Minds", self.panel_tabs, Qt.DockWidgetArea.RightDockWidgetArea)
         self.feedback_panel = FeedbackHistoryPanel()
         self.feedback_dock = self._dock("Feedback history", self.feedback_panel, Qt.DockWidgetArea.RightDockWidgetArea)
         self.log_panel = EventLogPanel()
         self.log_dock = self._dock("Event log", self.log_panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.setup.setToolTip("Choose a scenario (by world and category), who plays each seat, who watches "
+                              "(facilitator, teams) and the seed, then press Start")
+        self.minds_dock.setToolTip("What the minds of the episode believe: a tab for each kind of belief it "
+                                   "reports (hover a tab for what it means)")
+        self.feedback_panel.setToolTip("Every suggestion a facilitator made, to whom, and what became of it: sent, "
+                                       "accepted, Completed, Ignored, Not Executable")
+        self.log_dock.setToolTip("Everything that happened, step by step, up to the shown step")
+        self.log_panel.setToolTip("Everything that happened, step by step: moves, feedback, messages, model "
+                                  "calls, errors (it follows the shown step)")
         self._make_menus()
 
         # ---- status bar
@@ -253,6 +278,7 @@ class MainWindow(QMainWindow):
         a("ignore_feedback", "Ignore feedback", "Escape", self.toast.ignore_feedback)
         a("keys", "Keyboard shortcuts", "F1", self.show_keys)
         a("how_to_play", "How to play this world", "Shift+F1", self.show_rules)
+        a("about_papers", "About the papers", None, self.show_papers)
         a("next_seat", "Give the main keys to the next human seat", "F6", self.next_key_seat)
         a("write_message", "Write a message", "Ctrl+M", self.focus_message_box)
 
@@ -285,8 +311,9 @@ class MainWindow(QMainWindow):
         for dock in (self.setup_dock, self.minds_dock, self.feedback_dock, self.log_dock):
             menu.addAction(dock.toggleViewAction())
         menu = self.menuBar().addMenu("&Help")
-        menu.addAction(acts["keys"])
         menu.addAction(acts["how_to_play"])
+        menu.addAction(acts["keys"])
+        menu.addAction(acts["about_papers"])
 
     def _fill_viewer_menu(self) -> None:
         """Everyone, each seat (fog of war: what it observes), or automatic."""
@@ -321,7 +348,7 @@ class MainWindow(QMainWindow):
         files = self.settings.recent_files()
         for path in files:
             action = self.recent_menu.addAction(path)
-            action.triggered.connect(lambda _c=False, p=path: self.open_recording_in_background(p))
+            action.triggered.connect(lambda _c=False, p=path: self.open_recording_asking(p))
         if not files:
             self.recent_menu.addAction("(none)").setEnabled(False)
         else:
@@ -357,7 +384,50 @@ class MainWindow(QMainWindow):
         self.setup_dock.show()
         self.setup_dock.raise_()
 
+    # ------------------------------------------------------------------ a live game is precious
+
+    def has_live_game(self) -> bool:
+        """True while a live episode runs that has steps to lose (not yet over)."""
+        timeline = self.timeline
+        return (isinstance(timeline, LiveTimeline) and self.runner is not None and self.runner.alive
+                and timeline.outcome is None and timeline.num_steps > 0)
+
+    def confirm_discard(self, what: str, then: Any) -> None:
+        """Run ``then`` at once, or after the person agrees to end the live game (asked without
+        blocking: a message box opened with ``open()``, the game goes on meanwhile)."""
+        if not self.has_live_game():
+            then()
+            return
+        if self.discard_box is not None:
+            self.discard_box.close()
+        steps = self.timeline.num_steps
+        box = QMessageBox(QMessageBox.Icon.Question, "End the game in progress?",
+                          f"{what} ends the episode being played ({steps} steps so far).", parent=self)
+        box.setInformativeText("Its recording keeps what was played." if self.recording_path else
+                               "It is not being recorded: what was played is lost.")
+        box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText("End it")
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.setObjectName("discardQuestion")
+
+        def answered(result: int) -> None:
+            self.discard_box = None
+            if result == QMessageBox.StandardButton.Yes.value or box.clickedButton() is box.button(
+                    QMessageBox.StandardButton.Yes):
+                then()
+            box.deleteLater()
+
+        box.finished.connect(answered)
+        self.discard_box = box
+        box.open()
+
     def _on_start_requested(self, choice: dict) -> None:
+        if choice.get("takeover") is None:  # a take-over continues the game; a new start ends it
+            self.confirm_discard("Starting a new session", lambda: self._start_chosen(choice))
+        else:
+            self._start_chosen(choice)
+
+    def _start_chosen(self, choice: dict) -> None:
         step = choice.get("takeover")
         try:
             if step is not None and self.timeline is not None:
@@ -408,6 +478,7 @@ class MainWindow(QMainWindow):
         self.runner = runner
         self.playing = playing
         self.follow = True
+        self.popups = True
         if self.setup.takeover_step is None:  # the panel shows what is playing, ready to start again
             self.setup.select_scenario(plan.scenario)
             if self.setup.world is not None and list(self.setup.world.agents) == list(plan.world.agents):
@@ -420,6 +491,8 @@ class MainWindow(QMainWindow):
         where = f" — recording to {path}" if path else " — not recording"
         self.mode_label.setText(f"live: {plan.scenario}, seed {plan.seed}"
                                 + (f", from step {len(plan.prefix)}" if plan.prefix else "") + where)
+        self.last_plan = plan
+        self._update_title()
         self._update_controls()
         if self.humans:
             self.focus_view()
@@ -440,15 +513,21 @@ class MainWindow(QMainWindow):
         self._on_thinking(frozenset())
 
     def close_episode(self) -> None:
+        """Stop the episode and empty every view: map, panels, board, scrubber, score, title."""
         self.stop_session()
         self._set_timeline(None)
+        self.session = None
+        self.recording_path = None
         self.mode_label.setText("no episode")
+        self._update_title()
 
     def _set_timeline(self, timeline: Timeline | None) -> None:
         self.timeline = timeline
         self.setup.end_takeover()  # a pending take-over belonged to the episode shown before
         self.toast.awaiting_decision = False
         self.toast.hide()
+        if self.card.kind != "hint" or timeline is None:
+            self.card.hide()
         self.playing = False
         self._play_timer.stop()
         if timeline is None:
@@ -456,11 +535,18 @@ class MainWindow(QMainWindow):
             self.view.set_renderer(None)
             self.humans = {}
             self._install_panels(None)
+            self.cursor = 0
+            self.playback.show_position(0, 0)
+            for label in (self.step_label, self.score_label, self.tokens_label, self.thinking_label):
+                label.clear()
+            self.action_bar.hide()
+            self.say_box.hide()
             self._update_controls()
             self.refresh_panels(force=True)
             return
         self.renderer = renderer_for(timeline.world)
         self.view.set_renderer(self.renderer)
+        self.log_panel.set_action_label(self._action_text)
         self._install_panels(timeline)
         self.cursor = timeline.num_steps if timeline.live else 0
         self._show_cursor(animate=False)
@@ -492,8 +578,13 @@ class MainWindow(QMainWindow):
             self.panel_tabs.setTabToolTip(index, kind.tooltip)
             if showing_usage:
                 self.panel_tabs.setCurrentIndex(index)
-        else:
-            self._panel_docks[kind.title] = self._dock(kind.title, panel, area)
+        else:  # scrolls rather than forcing the window taller than a laptop screen
+            holder = QScrollArea()
+            holder.setWidgetResizable(True)
+            holder.setWidget(panel)
+            holder.inner = panel  # type: ignore[attr-defined]
+            holder.setToolTip(kind.tooltip)
+            self._panel_docks[kind.title] = self._dock(kind.title, holder, area)
         if hasattr(panel, "bind_window"):  # panels that send intents or read the renderer's colours
             panel.bind_window(self)
         self.panel_widgets[kind.title] = panel
@@ -512,6 +603,16 @@ class MainWindow(QMainWindow):
         """The panel shown under ``title`` (its inner widget when it scrolls), if any."""
         widget = self.panel_widgets.get(title)
         return getattr(widget, "inner", widget)
+
+    def _action_text(self, agent: str, encoded: Any) -> str:
+        """An encoded action of the log in the world's own words (TradeCraft proposals...)."""
+        renderer, timeline = self.renderer, self.timeline
+        if renderer is None or timeline is None:
+            return str(encoded)
+        try:
+            return renderer.action_label(timeline.world.decode_action(encoded))
+        except Exception:  # an action this build cannot decode: show it as recorded
+            return str(encoded)
 
     def _on_batch(self, batch: Batch) -> None:
         timeline = self.timeline
@@ -534,12 +635,78 @@ class MainWindow(QMainWindow):
         self.playing = False
         if self.recording_path is not None and self.recording_path.exists():
             self.settings.add_recent(self.recording_path)
-        outcome = timeline.outcome.outcome if timeline is not None and timeline.outcome else {}
-        verdict = "stopped" if outcome.get("stopped") else ("success" if outcome.get("success") else "not solved")
-        self.mode_label.setText(self.mode_label.text().replace("live:", "finished:", 1) + f" — {verdict}")
+        title, lines = episode_summary(timeline) if timeline is not None else ("Episode over", [])
+        label = self.mode_label.text().split(" — ")[0].replace("live:", "finished:", 1)
+        self.mode_label.setText(f"{label} — {title}")
+        self._update_title()
         self._update_controls()
         if self.exit_when_done:
             QTimer.singleShot(300, self.close)
+            return
+        if timeline is not None and not (timeline.outcome and timeline.outcome.outcome.get("stopped")):
+            self.show_summary()
+
+    def show_summary(self) -> None:
+        """The end-of-episode card: what happened, and play again / take over / open recording."""
+        timeline = self.timeline
+        if timeline is None or timeline.outcome is None:
+            return
+        title, lines = episode_summary(timeline)
+        buttons: list[tuple[str, str, Any]] = []
+        plan = getattr(self, "last_plan", None)
+        if isinstance(timeline, LiveTimeline) and plan is not None:
+            buttons.append(("Play again", "the same scenario, seats and seed from the start", self.play_again))
+        buttons.append(("Take over…", "continue from a step of this episode with seats of your choice (T)",
+                        lambda: (self.card.hide(), self.take_over())))
+        if self.recording_path is not None and self.recording_path.exists():
+            path = self.recording_path
+            buttons.append(("Open recording", f"replay {path.name} from the start",
+                            lambda: (self.card.hide(), self.open_recording_in_background(path))))
+        self.card.show_card("summary", title, "<br>".join(lines), buttons)
+
+    def play_again(self) -> None:
+        plan = getattr(self, "last_plan", None)
+        if plan is None:
+            return
+        self.card.hide()
+        fresh = SessionPlan(world=plan.world, scenario=plan.scenario, seats=plan.seats, mechanisms=plan.mechanisms,
+                            seed=plan.seed)
+        self.start_session(fresh)
+
+    def show_hint(self, scenario: str) -> None:
+        """The first-run card: what is on screen and how to start."""
+        self.card.show_card(
+            "hint", f"Welcome to ToM Arena: {scenario}",
+            "Two agents play this map; a <b>facilitator</b> watches, guesses what each one wants and, when "
+            "its help would save time, suggests something in a <span style='color:#1e6eeb'><b>blue "
+            "pop-up</b></span>.<br>The episode is paused: press <b>K</b> (or ▶ under the map) to play, "
+            "<b>L</b> for one step. Choose <i>human</i> for a seat in the Session panel to play yourself.",
+            [("How to play", "the rules, keys and panels of this world (Shift+F1)", self.show_rules),
+             ("Play  (K)", "start the episode", lambda: (self.card.hide(), self.set_playing(True)))])
+
+    def set_popups(self, shown: bool) -> None:
+        """Feedback pop-ups on or off for the shown episode (off: suggestions to your seats are
+        declined for you; agents' feedback only goes to the history and the log)."""
+        self.popups = bool(shown)
+        if self.runner is not None:
+            self.runner.set_popups(shown)
+        if not shown:
+            if self.toast.awaiting_decision and self.toast.feedback is not None:
+                self.toast.ignore_feedback()
+            self.toast.dismiss()
+            self.statusBar().showMessage("feedback pop-ups are off for this episode (the history still lists "
+                                         "every suggestion)", 5000)
+
+    def _update_title(self) -> None:
+        timeline = self.timeline
+        if timeline is None:
+            self.setWindowTitle("ToM Arena")
+        elif isinstance(timeline, LiveTimeline):
+            state = "finished" if timeline.outcome is not None else "live"
+            self.setWindowTitle(f"{timeline.scenario} (seed {timeline.seed}, {state}) — ToM Arena")
+        else:
+            name = Path(getattr(timeline, "path", "") or timeline.scenario).name
+            self.setWindowTitle(f"{name} ({timeline.scenario}, replay) — ToM Arena")
 
     def _on_runner_finished(self) -> None:
         self._update_controls()
@@ -550,8 +717,12 @@ class MainWindow(QMainWindow):
         folder = str(self.settings.recordings_dir)
         dialog = QFileDialog(self, "Open a recording", folder, "ToM Arena recordings (*.jsonl *.jsonl.gz *.gz);;All files (*)")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        dialog.fileSelected.connect(self.open_recording_in_background)
+        dialog.fileSelected.connect(self.open_recording_asking)
         dialog.open()  # not exec(): the window keeps running
+
+    def open_recording_asking(self, path: str | Path) -> None:
+        """Open a recording the person chose; a live game in progress is ended only if they agree."""
+        self.confirm_discard("Opening a recording", lambda: self.open_recording_in_background(path))
 
     @staticmethod
     def _load_timeline(path: Path) -> ReplayTimeline:
@@ -575,10 +746,20 @@ class MainWindow(QMainWindow):
         self._show_replay(path, timeline, time.perf_counter() - started)
         return True
 
-    def open_recording_in_background(self, path: str | Path) -> None:
-        """Open a recording without freezing the window (a 10,000-step file takes seconds)."""
+    def open_recording_in_background(self, path: str | Path) -> bool:
+        """Open a recording without freezing the window: its first state shows at once (from the
+        header alone), the rest loads in a worker thread (a 10,000-step file takes seconds).
+        False when the header already says the file cannot be shown."""
         path = Path(path)
-        self.statusBar().showMessage(f"opening {path.name}…")
+        started = time.perf_counter()
+        try:
+            preview = PreviewTimeline.from_file(path)
+            renderer_for(preview.world)
+        except LOAD_ERRORS as exc:
+            self._show_error(f"cannot open {path}: {exc}")
+            return False
+        self._show_preview(path, preview)
+        self.statusBar().showMessage(f"loading {path.name}…")
 
         def load() -> None:
             started = time.perf_counter()
@@ -589,15 +770,37 @@ class MainWindow(QMainWindow):
             self.recording_loaded.emit(path, result, time.perf_counter() - started)
 
         thread = threading.Thread(target=load, name="tom-arena-open", daemon=True)
-        self._loaders.append(thread)
+        self._loaders = [t for t in self._loaders if t.is_alive()] + [thread]
         thread.start()
+        self.first_frame_seconds = time.perf_counter() - started
+        return True
+
+    def _show_preview(self, path: Path, preview: PreviewTimeline) -> None:
+        self.stop_session()
+        self.humans = {}
+        self.session = None
+        self.recording_path = None
+        self._set_timeline(preview)
+        self.mode_label.setText(f"loading {path.name} ({preview.scenario}, seed {preview.seed})…")
+        self._update_title()
+        self._update_controls()
 
     def _on_recording_loaded(self, path: Path, result: Any, seconds: float) -> None:
+        shown = self.timeline
+        if not (isinstance(shown, PreviewTimeline) and Path(shown.path) == path):
+            return  # the person opened something else meanwhile
         if isinstance(result, str):
+            self._set_timeline(None)
+            self.mode_label.setText("no episode")
+            self._update_title()
             self._show_error(result)
-        else:
-            self.statusBar().clearMessage()
-            self._show_replay(path, result, seconds)
+            self._play_when_loaded = False
+            return
+        self.statusBar().clearMessage()
+        self._show_replay(path, result, seconds)
+        if self._play_when_loaded:
+            self._play_when_loaded = False
+            self.set_playing(True)
 
     def _show_replay(self, path: Path, timeline: ReplayTimeline, seconds: float) -> None:
         self.stop_session()
@@ -609,11 +812,26 @@ class MainWindow(QMainWindow):
         self.recording_path = None
         self._set_timeline(timeline)
         self.settings.add_recent(path)
+        self._show_in_setup(timeline)
         note = f" — {len(timeline.warnings)} warning(s): {timeline.warnings[0]}" if timeline.warnings else ""
         self.mode_label.setText(f"replay: {path.name} ({timeline.scenario}, seed {timeline.seed}, "
                                 f"{timeline.num_steps} steps, loaded in {seconds:.2f} s){note}")
+        self._update_title()
         self._update_controls()
         self.focus_view()
+
+    def _show_in_setup(self, timeline: Timeline) -> None:
+        """The Session panel shows the replayed episode's scenario, seats, mechanisms and seed."""
+        seats = {a: self.seat_specs.get(a) or catalog.default_agent(timeline.world.family)
+                 for a in timeline.world.agents}
+        if not self.setup.select_scenario(timeline.scenario):
+            self.setup.set_world(timeline.world, timeline.scenario, title=timeline.scenario,
+                                 description="(from the recording)", seats=seats)
+        if list(self.setup.seat_boxes) == list(timeline.world.agents):
+            for agent, spec in seats.items():
+                self.setup.set_seat(agent, spec)
+        self.setup.set_mechanisms(self.mechanism_specs)
+        self.setup.seed.setValue(min(timeline.seed, self.setup.seed.maximum()))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
@@ -623,7 +841,7 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event: QDropEvent) -> None:
         for url in event.mimeData().urls():
             if url.isLocalFile():
-                self.open_recording_in_background(url.toLocalFile())
+                self.open_recording_asking(url.toLocalFile())
                 event.acceptProposedAction()
                 return
 
@@ -802,6 +1020,11 @@ class MainWindow(QMainWindow):
         timeline = self.timeline
         if timeline is None:
             return
+        if isinstance(timeline, PreviewTimeline):  # still loading: play once it is there
+            self._play_when_loaded = playing
+            return
+        if playing and self.card.kind == "hint":
+            self.card.hide()
         if playing and not self._is_live() and self.cursor >= timeline.num_steps:
             self.seek(0)  # play a finished episode again from the start
         self.playing = playing
@@ -949,6 +1172,13 @@ class MainWindow(QMainWindow):
         timeline = self.timeline
         if timeline is None:
             return
+        if self.runner is not None and event.feedback_id in self.runner.auto_declined and self._is_live():
+            if self.popups:  # a repeat of a suggestion the person ignored: said once, quietly
+                self.statusBar().showMessage(f"{event.facilitator} repeated a suggestion {event.target} ignored; "
+                                             "it is not shown again until something changes in the world", 5000)
+            return
+        if not self.popups and self._is_live():
+            return
         record = timeline.feedback.get(event.feedback_id)
         status = record.status_at(10**9) if record else "sent"
         ask = (event.target in self.humans and self._is_live() and status == "sent"
@@ -1032,39 +1262,35 @@ class MainWindow(QMainWindow):
         dialog.show()
         self.settings_dialog = dialog
 
+    def help(self) -> Any:
+        """The help window (one, non-modal), built on first use."""
+        from ui.help import HelpDialog
+
+        if self.help_dialog is None:
+            self.help_dialog = HelpDialog(self, self)
+        return self.help_dialog
+
     def show_keys(self) -> None:
-        lines = [f"<tr><td><b>{a.shortcut().toString()}</b></td><td>{a.text().replace('&', '')}</td></tr>"
-                 for a in self.actions_by_name.values() if a.shortcut().toString()]
-        if self.renderer is not None:
-            lines += [f"<tr><td><b>{b.keys}</b></td><td>human seat: {b.action}</td></tr>"
-                      for b in self.renderer.key_bindings()]
-        label = QLabel("<table>" + "".join(lines) + "</table>")
-        label.setWindowTitle("Keyboard shortcuts")
-        label.setWindowFlag(Qt.WindowType.Tool)
-        label.setContentsMargins(12, 12, 12, 12)
-        label.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        label.setParent(self, Qt.WindowType.Tool)
-        label.show()
+        from ui.help import KEYS_PAGE
+
+        self.help().open_page(KEYS_PAGE)
 
     def show_rules(self) -> None:
-        """The rules of the shown world, in plain words, with its keys."""
+        """How to play the world shown (or the first one), with its keys and what the panels mean."""
         family = self.timeline.world.family if self.timeline is not None else None
+        if family is None and self.setup.world is not None:
+            family = self.setup.world.family
         found = plugins().get(family) if family else None
+        dialog = self.help()
         if found is None:
-            self.statusBar().showMessage("open a scenario or a recording first", 3000)
+            dialog.open_page(dialog.index.item(0).text() if dialog.index.count() else "")
             return
-        keys = "".join(f"<tr><td><b>{b.keys}</b></td><td>{b.action}</td></tr>"
-                       for b in (self.renderer.key_bindings() if self.renderer else []))
-        label = QLabel(f"<h3>{found.title}</h3><p>{found.rules_text}</p>"
-                       + (f"<p><b>Keys for a human seat</b></p><table>{keys}</table>" if keys else ""))
-        label.setWordWrap(True)
-        label.setMaximumWidth(520)
-        label.setWindowTitle(f"How to play: {found.title}")
-        label.setContentsMargins(12, 12, 12, 12)
-        label.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        label.setParent(self, Qt.WindowType.Tool)
-        label.show()
-        self.rules_label = label
+        dialog.open_page(f"How to play: {found.title}")
+
+    def show_papers(self) -> None:
+        from ui.help import PAPERS_PAGE
+
+        self.help().open_page(PAPERS_PAGE)
 
     # ================================================================== shutdown
 
@@ -1079,6 +1305,8 @@ class MainWindow(QMainWindow):
         self._loaders.clear()
         self._panel_timer.stop()
         self._play_timer.stop()
+        if self.discard_box is not None:
+            self.discard_box.close()
         errors.remove_listener(self._error_listener)
 
     def closeEvent(self, event: QCloseEvent) -> None:

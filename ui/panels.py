@@ -175,10 +175,15 @@ class GoalPosteriorPanel(QWidget):
             p.drawText(QRectF(x0, top + height, x1 - x0, 12), Qt.AlignmentFlag.AlignLeft, f"t={ticks[0]}")
 
 
-def describe_event(event: Event) -> str:
-    """One line of the event log."""
+ActionLabel = Callable[[str, Any], str]
+
+
+def describe_event(event: Event, action_label: ActionLabel | None = None) -> str:
+    """One line of the event log; ``action_label(agent, encoded_action)`` words actions the
+    world's way (TradeCraft proposals as "to bob: 2 paper for 1 torch", not raw dicts)."""
     if isinstance(event, StepEvent):
-        acts = ", ".join(f"{a}: {x}" for a, x in event.joint_action.items())
+        label = action_label or (lambda _agent, x: str(x))
+        acts = ", ".join(f"{a}: {label(a, x)}" for a, x in event.joint_action.items())
         extra = "; ".join(_world_event(w) for w in event.world_events)
         return f"{event.tick:>4}  {acts}" + (f"   ({extra})" if extra else "")
     if isinstance(event, FeedbackEvent):
@@ -205,8 +210,24 @@ def describe_event(event: Event) -> str:
 
 def _world_event(w: dict[str, Any]) -> str:
     data = w.get("data") or {}
-    details = " ".join(str(v) for v in data.values())
-    return f"{w.get('agent') or ''} {w.get('kind')} {details}".strip()
+    details = " ".join(_plain_value(v) for v in data.values())
+    return f"{w.get('agent') or ''} {str(w.get('kind', '')).replace('_', ' ')} {details}".strip()
+
+
+def _plain_value(value: Any) -> str:
+    """A world event's field without Python's brackets: {'paper': 2} -> "2 paper"."""
+    if isinstance(value, dict):
+        return ", ".join(f"{_plain_value(v)} {_short(k)}" if isinstance(v, (int, float)) else f"{_short(k)} {_plain_value(v)}"
+                         for k, v in value.items()) or "nothing"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain_value(v) for v in value) or "nothing"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return _short(str(value))
+
+
+def _short(name: Any) -> str:
+    return str(name).split(":", 1)[-1].replace("_", " ")
 
 
 class EventLogModel(QAbstractListModel):
@@ -220,6 +241,7 @@ class EventLogModel(QAbstractListModel):
         super().__init__()
         self.timeline: Timeline | None = None
         self.count = 0
+        self.action_label: ActionLabel | None = None
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
         count = timeline.log_count(tick) if timeline is not None else 0
@@ -240,7 +262,7 @@ class EventLogModel(QAbstractListModel):
             return None
         event = self.timeline.log[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return describe_event(event)
+            return describe_event(event, self.action_label)
         if role == Qt.ItemDataRole.ForegroundRole:
             color = self.COLORS.get(type(event))
             return QBrush(color) if color is not None else None
@@ -265,11 +287,19 @@ class EventLogPanel(QListView):
         mono.setPointSizeF(max(7.0, self.font().pointSizeF() * 0.9))
         self.setFont(mono)
 
+    def set_action_label(self, label: ActionLabel | None) -> None:
+        self.model_.action_label = label
+
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
         before = self.model_.count
         self.model_.show_at(timeline, tick)
         if self.model_.count != before:
             self.scrollToBottom()
+
+    def lines(self) -> list[str]:
+        """The entries as shown (tests, exports)."""
+        model = self.model_
+        return [model.data(model.index(i)) for i in range(model.count)]
 
 
 def read_only_table(table: QTableWidget, columns: Sequence[str], stretch: int | None = None) -> None:
@@ -408,6 +438,9 @@ class FeedbackHistoryPanel(QTableWidget):
         super().__init__(0, len(self.COLUMNS), parent)
         read_only_table(self, self.COLUMNS, stretch=3)
         self._shown: tuple = ()
+        self.rows_shown: list[tuple] = []
+        self.horizontalHeaderItem(4).setToolTip("sent: not answered yet; accepted: being carried out; Completed: "
+                                                "done; Ignored: declined; Not Executable: could no longer be done")
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
         records = timeline.feedback_until(tick) if timeline is not None else []
@@ -416,11 +449,22 @@ class FeedbackHistoryPanel(QTableWidget):
         if rows == self._shown:
             return
         self._shown = rows
-        self.setRowCount(len(rows))
-        for i, (fid, t, target, text, status, explanation) in enumerate(rows):
-            for j, value in enumerate((fid, t, target, text, STATUS_LABELS.get(status, status))):
+        # The same suggestion ignored again and again (a facilitator repeating itself while the
+        # person's seat declines the repeats) is one row with a count, not a screenful.
+        folded: list[list[Any]] = []
+        for fid, t, target, text, status, explanation in rows:
+            last = folded[-1] if folded else None
+            if last is not None and status == "ignored" and last[4] == "ignored" and (last[2], last[3]) == (target, text):
+                last[6] += 1
+                continue
+            folded.append([fid, t, target, text, status, explanation, 1])
+        self.rows_shown = [tuple(r) for r in folded]
+        self.setRowCount(len(folded))
+        for i, (fid, t, target, text, status, explanation, repeats) in enumerate(folded):
+            shown_status = STATUS_LABELS.get(status, status) + (f" ×{repeats}" if repeats > 1 else "")
+            for j, value in enumerate((fid, t, target, text, shown_status)):
                 item = QTableWidgetItem(str(value))
-                item.setToolTip(explanation)
+                item.setToolTip(explanation + (f"\n(suggested {repeats} times, ignored each time)" if repeats > 1 else ""))
                 if j == 4:
                     rgb = {"completed": (20, 130, 60), "ignored": (150, 90, 20),
                            "not_executable": (190, 40, 40)}.get(status, (30, 90, 180))
@@ -438,7 +482,11 @@ class FeedbackCandidatesPanel(QWidget):
     the expected utility of each candidate and the divergence it would cause), as of the
     shown step."""
 
-    COLUMNS = ("to", "suggestion", "utility", "divergence", "")
+    COLUMNS = ("to", "suggestion", "time saved", "change", "")
+    TIPS = ("", "", "utility: how many ticks the team would save on average, over the facilitator's guesses of "
+                    "what each agent wants",
+            "divergence: how different the suggestion is from what the agent would do anyway (0: it would do it "
+            "anyway, 1: it never would)", "")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         from PyQt6.QtWidgets import QLabel, QVBoxLayout
@@ -451,6 +499,9 @@ class FeedbackCandidatesPanel(QWidget):
         layout.addWidget(self.caption)
         self.table = QTableWidget(0, len(self.COLUMNS))
         read_only_table(self.table, self.COLUMNS, stretch=1)
+        for j, tip in enumerate(self.TIPS):
+            if tip:
+                self.table.horizontalHeaderItem(j).setToolTip(tip)
         layout.addWidget(self.table)
         self._shown: Any = None
 
@@ -466,8 +517,10 @@ class FeedbackCandidatesPanel(QWidget):
         data = belief.data
         rows = list(data.get("candidates") or [])
         chosen = data.get("chosen")
-        self.caption.setText(f"Candidates {belief.owner} weighed after step {belief.tick}"
-                             + (f"  (φ = {data['phi']}, ε = {data['eps']})" if "phi" in data and "eps" in data else ""))
+        self.caption.setText(f"Suggestions {belief.owner} weighed after step {belief.tick}"
+                             + (f": it sends one that saves more than {data['phi']} ticks and changes more than "
+                                f"{data['eps']} of what the agent would do (φ, ε)" if "phi" in data and "eps" in data
+                                else ""))
         self.table.setRowCount(len(rows))
         order = sorted(range(len(rows)), key=lambda k: -(rows[k].get("utility") or 0.0))
         for i, k in enumerate(order):

@@ -13,6 +13,7 @@ announced with ``thinking`` so the window can show an indicator; the window neve
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import traceback
@@ -23,9 +24,47 @@ from typing import Any
 from PyQt6.QtCore import QObject, pyqtSignal
 
 from agents.human import HumanAgent
-from sim.events import ErrorEvent, Event
+from sim.events import ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent, StepEvent
 from sim.recording import RecordingWriter
 from sim.session import Session, TickStatus
+
+
+def payload_key(payload: Any) -> str:
+    """A canonical text of a feedback payload: two suggestions are the same when these match."""
+    return json.dumps(payload, sort_keys=True, default=str)
+
+
+class RepeatedSuggestionRule:
+    """When an ignored suggestion may be put to a person again.
+
+    The *situation* of a suggestion is what the world held when it was given, as far as the
+    rules record changes: every step that has world events (an item picked up or handed over,
+    a door unlocked, a goal reached, a craft, a trade...) changes it; steps that only move
+    agents do not. A suggestion is a *repeat* when the same target was given the same payload
+    before, ignored it, and no step with a world event happened since that earlier suggestion
+    was given. Repeats are not shown: the person's seat declines them at once (recorded as
+    ``ignored``, so the facilitator and the recording see what happened). Only ignored
+    suggestions are held back; accepted ones and agents' feedback are untouched.
+    """
+
+    def __init__(self) -> None:
+        self.changes = 0  # steps with world events so far
+        self._given: dict[int, tuple[tuple[str, str], int]] = {}  # feedback id -> (key, changes when given)
+        self._ignored: dict[tuple[str, str], int] = {}  # key -> changes when the ignored one was given
+
+    def observe(self, event: Event) -> None:
+        if isinstance(event, StepEvent):
+            if event.world_events:
+                self.changes += 1
+        elif isinstance(event, FeedbackEvent):
+            self._given[event.feedback_id] = ((event.target, payload_key(event.feedback)), self.changes)
+        elif isinstance(event, FeedbackStatusEvent) and event.status == "ignored":
+            given = self._given.get(event.feedback_id)
+            if given is not None:
+                self._ignored[given[0]] = given[1]
+
+    def is_repeat(self, target: str, payload: Any) -> bool:
+        return self._ignored.get((target, payload_key(payload))) == self.changes
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +100,16 @@ class SessionRunner(QObject):
         self.writer: RecordingWriter | None = None
         if recording_path is not None:
             self.writer = RecordingWriter.attach(session, recording_path)
+        #: feedback ids the person's seat declined without showing them (repeats, pop-ups off)
+        self.auto_declined: set[int] = set()
+        self._rule = RepeatedSuggestionRule()
+        self._popups = True
+        for event in session.events:  # a take-over carries the earlier episode's events
+            self._rule.observe(event)
         session.subscribe(self._collect)
         for agent, human in self.humans.items():  # a refused action: that person moves again
             human.on_refused = lambda _action, _reason, a=agent: self._refused(a)
+            human.on_feedback = lambda feedback, a=agent: self._offered(a, feedback)
         self._thread = threading.Thread(target=self._run, name="tom-arena-session", daemon=True)
 
     # ------------------------------------------------------------ GUI thread
@@ -109,6 +155,25 @@ class SessionRunner(QObject):
         with self._pending_lock:
             self._submitted.discard(agent)
 
+    def set_popups(self, shown: bool) -> None:
+        """Pop-ups off: every later suggestion to a person's seat is declined for them."""
+        with self._pending_lock:
+            self._popups = bool(shown)
+
+    @property
+    def popups(self) -> bool:
+        return self._popups
+
+    def _offered(self, agent: str, feedback: Any) -> None:
+        # Worker thread, while the Session routes the feedback: decline what the person should
+        # not be asked again before the window ever sees it.
+        with self._pending_lock:
+            decline = not self._popups or self._rule.is_repeat(agent, feedback.payload)
+            if decline:
+                self.auto_declined.add(feedback.feedback_id)
+        if decline:
+            self.humans[agent].decide(feedback.feedback_id, False)
+
     def decide_feedback(self, agent: str, feedback_id: int, accept: bool) -> None:
         self.humans[agent].decide(feedback_id, accept)
         self.notify()
@@ -140,6 +205,7 @@ class SessionRunner(QObject):
     def _collect(self, event: Event) -> None:
         with self._pending_lock:
             self._pending.append(event)
+            self._rule.observe(event)
 
     def _publish(self, state: Any | None = None, waiting: Sequence[str] = ()) -> None:
         with self._pending_lock:

@@ -40,6 +40,7 @@ class AppSettings:
         "toast_seconds": 6.0,
         "panel_hz": 10,
         "recent_files": [],
+        "welcomed": False,               # the first-run card was shown
     }
 
     def __init__(self, store: QSettings | None = None) -> None:

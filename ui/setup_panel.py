@@ -10,7 +10,7 @@ from typing import Any
 
 import pygame
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtGui import QImage, QPixmap
+from PyQt6.QtGui import QColor, QImage, QPixmap
 from PyQt6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QPushButton, QSpinBox,
                              QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
@@ -48,7 +48,9 @@ class SetupPanel(QWidget):
         layout.addWidget(self.banner)
 
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["scenario", "agents"])
+        self.tree.setHeaderLabels(["scenario", "about", "agents"])
+        self.tree.setToolTip("Scenarios by world and category; hover one for its description")
+        self.tree.headerItem().setToolTip(2, "who plays in it")
         self.tree.setMinimumHeight(140)
         self.tree.currentItemChanged.connect(self._selected)
         layout.addWidget(self.tree, 2)
@@ -75,6 +77,8 @@ class SetupPanel(QWidget):
             box = QComboBox()
             box.setEditable(True)
             box.setToolTip(tips.get(role, "KIND or KIND:param=value,..."))
+            box.currentTextChanged.connect(lambda text, b=box, r=role: b.setToolTip(
+                catalog.plain_words(text, "mechanism") + "\n\n" + tips.get(r, "KIND or KIND:param=value,...")))
             self.mechanism_boxes[role] = box
             options.addRow(label, box)
         self.facilitator = self.mechanism_boxes["facilitator"]
@@ -129,12 +133,16 @@ class SetupPanel(QWidget):
             if group is None:
                 group = groups[key] = QTreeWidgetItem(world_item, [catalog.category_title(info.family, info.category)])
                 group.setExpanded(True)
-            item = QTreeWidgetItem(group, [info.name, ", ".join(info.agents)])
+            item = QTreeWidgetItem(group, [info.name, info.title if info.title != info.name else "",
+                                           ", ".join(info.agents)])
             item.setData(0, Qt.ItemDataRole.UserRole, info)
-            item.setToolTip(0, info.title)
+            tip = f"{info.name}: {info.title}\nagents: {', '.join(info.agents)}"
+            for column in range(3):
+                item.setToolTip(column, tip)
             if info.name == select:
                 chosen = item
-        self.tree.resizeColumnToContents(0)
+        for column in range(3):  # every column readable; the tree scrolls sideways when narrow
+            self.tree.resizeColumnToContents(column)
         if chosen is not None:
             self.tree.setCurrentItem(chosen)
 
@@ -162,21 +170,26 @@ class SetupPanel(QWidget):
         self.world, self.scenario = world, scenario
         self.preview.setPixmap(preview_pixmap(world))
         self._fill_mechanisms(world.family)
-        self.description.setText(f"<b>{title or scenario}</b><br>{description}")
+        self.description.setText(f"<b>{title or scenario}</b><br>{catalog.plain_description(description)}")
         while self.seats_form.rowCount():
             self.seats_form.removeRow(0)
         self.seat_boxes = {}
         choices = catalog.agent_choices(world.family)
+        llm_problem = catalog.llm_availability() if any(catalog.needs_llm(k) for k, _ in choices) else None
         for agent in world.agents:
             box = QComboBox()
             box.setEditable(True)  # "boltzmann:temperature=1.0" and other parameters can be typed
             for kind, summary in choices:
                 box.addItem(kind)
-                box.setItemData(box.count() - 1, summary, Qt.ItemDataRole.ToolTipRole)
+                _describe_item(box, kind, summary, "seat", llm_problem)
             box.setCurrentText((seats or {}).get(agent, catalog.default_agent(world.family)))
-            box.setToolTip("KIND or KIND:param=value,...  e.g. boltzmann:temperature=1.0")
+            box.setToolTip(catalog.plain_words(box.currentText()))
+            box.currentTextChanged.connect(lambda text, b=box: b.setToolTip(
+                catalog.plain_words(text) + "\n\nKIND or KIND:param=value,...  e.g. boltzmann:temperature=1.0"))
             self.seat_boxes[agent] = box
-            self.seats_form.addRow(f"Seat {agent}", box)
+            label = QLabel(f"Seat {agent}")
+            label.setToolTip(f"who plays {agent}: a computer player, a language model, or you (human)")
+            self.seats_form.addRow(label, box)
 
     def _fill_mechanisms(self, family: str | None) -> None:
         """Offer the mechanisms that work in ``family``; keep a choice that still works."""
@@ -185,9 +198,12 @@ class SetupPanel(QWidget):
             box.blockSignals(True)
             box.clear()
             box.addItem(catalog.NONE)
-            for kind, summary in catalog.mechanism_choices(role, family):
+            box.setItemData(0, catalog.PLAIN_MECHANISMS["none"], Qt.ItemDataRole.ToolTipRole)
+            choices = catalog.mechanism_choices(role, family)
+            llm_problem = catalog.llm_availability() if any(catalog.needs_llm(k) for k, _ in choices) else None
+            for kind, summary in choices:
                 box.addItem(kind)
-                box.setItemData(box.count() - 1, summary, Qt.ItemDataRole.ToolTipRole)
+                _describe_item(box, kind, summary, "mechanism", llm_problem)
             keep = current and current != catalog.NONE and (family is None or catalog.mechanism_works(current, family))
             box.setCurrentText(current if keep else catalog.default_mechanism(role, family))
             box.blockSignals(False)
@@ -256,6 +272,21 @@ class SetupPanel(QWidget):
         self.note.setText(message)
         self.note.setToolTip(details)
         self.note.setVisible(bool(message))
+
+
+def _describe_item(box: QComboBox, kind: str, summary: str, role: str, llm_problem: str | None) -> None:
+    """Tooltip in plain words; a kind that needs a language model is greyed out, with the reason,
+    when none can answer here (it can still be typed, and Start says why it fails)."""
+    index = box.count() - 1
+    tip = catalog.plain_words(kind, role) + f"\n\n({summary})"
+    if catalog.needs_llm(kind) and llm_problem:
+        tip = f"NOT AVAILABLE here: {llm_problem}\n\n" + tip
+        box.setItemText(index, kind)
+        box.setItemData(index, QColor(150, 150, 150), Qt.ItemDataRole.ForegroundRole)
+        item = box.model().item(index)
+        if item is not None:
+            item.setEnabled(False)
+    box.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
 
 
 def _description(info: ScenarioInfo) -> str:

@@ -199,6 +199,37 @@ class LiveTimeline(Timeline):
         self.add_events(events)
 
 
+class PreviewTimeline(Timeline):
+    """The first state of a recording whose file is still loading, built from its header alone
+    (a few milliseconds), so the window shows something at once; the ReplayTimeline replaces
+    it when the whole file is read and checked."""
+
+    loading = True
+
+    def __init__(self, path: Any, header: dict[str, Any], world: World) -> None:
+        super().__init__(world, header)
+        self.path = path
+        self._state = world.reset(self.seed)
+
+    @classmethod
+    def from_file(cls, path: Any) -> "PreviewTimeline":
+        from sim.recording import read_header
+        from sim.registry import build_world
+
+        header = read_header(path)
+        return cls(path, header, build_world(header["world"], header["spec"]))
+
+    @property
+    def num_steps(self) -> int:
+        return 0
+
+    def state_at(self, k: int) -> Any:
+        return self._state
+
+    def joint_action(self, k: int) -> dict[str, Any]:
+        raise IndexError("the recording is still loading")
+
+
 class ReplayTimeline(Timeline):
     """A recorded episode; states are rebuilt by ``Replay`` from its keyframes."""
 

@@ -4,10 +4,13 @@ A toast, not a modal dialog: the game and the keyboard go on while it shows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 from PyQt6.QtCore import Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from sim.events import FeedbackEvent
+from sim.events import FeedbackEvent, FeedbackStatusEvent, StepEvent
 
 STYLE = """
 QFrame#feedbackToast { background: #1e6eeb; border: 2px solid #0d47a1; border-radius: 10px; }
@@ -17,12 +20,16 @@ QFrame#feedbackToast QLabel#toastExplanation { color: #e3eeff; font-style: itali
 QFrame#feedbackToast QPushButton { background: white; color: #0d47a1; border-radius: 5px;
     padding: 4px 14px; font-weight: bold; }
 QFrame#feedbackToast QPushButton#toastIgnore { background: #bbd4fb; }
+QFrame#feedbackToast QPushButton#toastOff { background: transparent; color: #e3eeff; font-weight: normal;
+    text-decoration: underline; padding: 4px 2px; }
 """
 
 
 class FeedbackToast(QFrame):
     #: (feedback_id, accepted)
     decided = pyqtSignal(int, bool)
+    #: the person turned pop-ups off for the episode
+    popups_off = pyqtSignal()
 
     def __init__(self, parent: QWidget) -> None:
         super().__init__(parent)
@@ -37,13 +44,18 @@ class FeedbackToast(QFrame):
         self.accept_button = QPushButton("Accept  (Enter)")
         self.ignore_button = QPushButton("Ignore  (Esc)", objectName="toastIgnore")
         self.close_button = QPushButton("OK")
-        for b in (self.accept_button, self.ignore_button, self.close_button):
+        self.off_button = QPushButton("No more pop-ups", objectName="toastOff")
+        self.off_button.setToolTip("Stop showing suggestions for the rest of this episode. Suggestions to a seat "
+                                   "you play are then declined for you (the history says Ignored).")
+        self.off_button.clicked.connect(self.popups_off.emit)
+        for b in (self.accept_button, self.ignore_button, self.close_button, self.off_button):
             b.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys stay with the world view
             b.setCursor(Qt.CursorShape.PointingHandCursor)
         self.accept_button.clicked.connect(lambda: self._decide(True))
         self.ignore_button.clicked.connect(lambda: self._decide(False))
         self.close_button.clicked.connect(self.dismiss)
         buttons = QHBoxLayout()
+        buttons.addWidget(self.off_button)
         buttons.addStretch(1)
         buttons.addWidget(self.ignore_button)
         buttons.addWidget(self.accept_button)
@@ -110,3 +122,125 @@ class FeedbackToast(QFrame):
             return  # a person must answer: the seat waits for the decision
         self._timer.stop()
         self.hide()
+
+
+# ---------------------------------------------------------------------- cards: summary and hints
+
+CARD_STYLE = """
+QFrame#infoCard { background: #fdfdfd; border: 2px solid #1e6eeb; border-radius: 10px; }
+QFrame#infoCard QLabel { color: #1f2430; background: transparent; }
+QFrame#infoCard QLabel#cardTitle { font-weight: bold; font-size: 15px; color: #0d47a1; }
+QFrame#infoCard QPushButton { padding: 4px 12px; }
+QFrame#infoCard QPushButton#cardClose { border: none; font-weight: bold; padding: 0 6px; }
+"""
+
+
+class InfoCard(QFrame):
+    """A card over the world view with a title, a few lines and buttons: the end-of-episode
+    summary and the first-run hint. Not modal: the window goes on while it shows."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("infoCard")
+        self.setStyleSheet(CARD_STYLE)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.title = QLabel(objectName="cardTitle")
+        self.title.setWordWrap(True)
+        self.body = QLabel()
+        self.body.setWordWrap(True)
+        self.body.setTextFormat(Qt.TextFormat.RichText)
+        close = QPushButton("×", objectName="cardClose")
+        close.setToolTip("close (the episode stays as it is)")
+        close.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        close.clicked.connect(self.hide)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.buttons = QHBoxLayout()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(16, 10, 12, 12)
+        layout.addLayout(head)
+        layout.addWidget(self.body)
+        layout.addLayout(self.buttons)
+        self.kind = ""
+        self.button_widgets: dict[str, QPushButton] = {}
+        self.hide()
+
+    def show_card(self, kind: str, title: str, body: str,
+                  buttons: Sequence[tuple[str, str, Callable[[], Any]]] = ()) -> None:
+        """Show ``title`` and ``body`` (rich text) with buttons (label, tooltip, action)."""
+        self.kind = kind
+        self.title.setText(title)
+        self.body.setText(body)
+        while self.buttons.count():
+            item = self.buttons.takeAt(0)
+            if item.widget() is not None:
+                item.widget().deleteLater()
+        self.button_widgets = {}
+        self.buttons.addStretch(1)
+        for label, tip, action in buttons:
+            button = QPushButton(label)
+            button.setToolTip(tip)
+            button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+            button.clicked.connect(lambda _c=False, a=action: a())
+            self.buttons.addWidget(button)
+            self.button_widgets[label.replace("&", "")] = button
+        self.place()
+        self.show()
+        self.raise_()
+
+    def place(self) -> None:
+        parent = self.parentWidget()
+        if parent is None:
+            return
+        width = min(520, max(260, parent.width() - 40))
+        self.setFixedWidth(width)
+        self.adjustSize()
+        self.move((parent.width() - width) // 2, max(10, (parent.height() - self.height()) // 2))
+
+
+def episode_summary(timeline: Any) -> tuple[str, list[str]]:
+    """(title, lines) of a finished episode in plain words, for any world: who reached what and
+    when, how long it took, and the facilitator's feedback (sent, accepted, completed)."""
+    outcome = dict(timeline.outcome.outcome) if timeline.outcome is not None else {}
+    world = timeline.world
+    ticks = outcome.get("ticks", outcome.get("turns", timeline.num_steps))
+    unit = "turns" if "turns" in outcome and "ticks" not in outcome else "ticks"
+    lines: list[str] = []
+    if outcome.get("stopped"):
+        title = f"Episode stopped after {timeline.num_steps} steps"
+    elif outcome.get("winners") is not None:
+        winners = list(outcome.get("winners") or [])
+        title = (f"{' and '.join(winners)} won" if winners else "Nobody won") + f" after {ticks} {unit}"
+    elif outcome.get("success") is True:
+        title = f"Solved in {ticks} {unit}"
+    elif outcome.get("success") is False:
+        title = f"Not solved ({ticks} {unit})"
+    else:
+        title = f"Episode over after {timeline.num_steps} steps"
+    goal_tick = outcome.get("goal_tick")
+    if isinstance(goal_tick, dict):
+        for agent in world.agents:
+            reached = goal_tick.get(agent)
+            lines.append(f"{agent} reached its goal at tick {reached}" if reached is not None
+                         else f"{agent} did not reach its goal")
+    elif isinstance(outcome.get("winners"), list):
+        for agent in world.agents:
+            lines.append(f"{agent} {'reached its target' if agent in outcome['winners'] else 'did not reach its target'}")
+    else:
+        plain = [(k, v) for k, v in outcome.items() if isinstance(v, (int, float, str, bool))
+                 and k not in ("success", "stopped", "ticks", "turns")]
+        lines += [f"{k.replace('_', ' ')}: {v:g}" if isinstance(v, float) else f"{k.replace('_', ' ')}: {v}"
+                  for k, v in plain[:6]]
+    records = list(timeline.feedback.values())
+    if records:
+        final = [r.status_at(10**9) for r in records]
+        accepted = sum(1 for r in records if any(s == "accepted" for _, s in r.statuses))
+        lines.append(f"feedback: {len(records)} sent, {accepted} accepted, {final.count('completed')} completed, "
+                     f"{final.count('ignored')} ignored")
+    elif any(isinstance(e, StepEvent) for e in timeline.events[:1]) or timeline.num_steps:
+        lines.append("no feedback was sent")
+    return title, lines
+
+
+__all__ = ["FeedbackToast", "InfoCard", "episode_summary", "FeedbackStatusEvent"]
