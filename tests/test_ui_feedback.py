@@ -119,7 +119,12 @@ def test_feedback_to_agents_pops_up_and_the_goal_panel_fills(qtbot, window):
     wait_finished(qtbot, window)
     window.refresh_panels(force=True)
     assert set(window.panel("Goal inference").series) == set(window.timeline.world.agents)
-    assert set(window.feedback_panel.statuses().values()) <= {"completed", "ignored", "not_executable", "accepted"}
+    shown = window.feedback_panel.statuses()
+    sent = {e.feedback_id for e in window.timeline.events if isinstance(e, FeedbackEvent)}
+    assert sent and set(shown) == sent  # every feedback given is in the history
+    final = {fid: [s for s in _statuses(window, fid)][-1] for fid in sent}
+    assert shown == final  # each with the status its agent reported last
+    assert set(shown.values()) <= {"completed", "ignored", "not_executable"}  # agents answer and finish
     # ProToM's weighing of the candidates at the first feedback: the one sent is marked.
     window.seek(window.timeline.next_feedback_tick(0))
     window.refresh_panels(force=True)

@@ -110,13 +110,31 @@ def test_reopen_a_recording_and_seek_backwards(qtbot, window):
     assert window.log_panel.model_.count == timeline.log_count(4) < timeline.log_count(25)
 
 
-def test_replay_plays_at_its_speed(qtbot, window):
+def test_replay_plays_at_its_speed(qtbot, window, monkeypatch):
     path = finished_recording(qtbot, window)
     window.open_recording(path)
+    clock = [1000.0]  # the playback clock, moved by hand: steps follow elapsed time at the chosen speed
+    monkeypatch.setattr("ui.mainwindow.time.monotonic", lambda: clock[0])
+    window._play_timer.setInterval(10**6)  # only the ticks below advance the cursor
+    window.playback.set_speed(8.0)
     QTest.keyClick(window.view, Qt.Key.Key_K)  # play
-    assert window.playing
-    qtbot.waitUntil(lambda: window.cursor == window.timeline.num_steps, timeout=10_000)
-    qtbot.waitUntil(lambda: not window.playing)
+    assert window.playing and window.cursor == 0
+    clock[0] += 0.5
+    window._on_play_tick()
+    assert window.cursor == 4  # 0.5 s at 8 steps/s
+    clock[0] += 0.1
+    window._on_play_tick()
+    assert window.cursor == 4  # 0.8 of a step owed: not yet
+    clock[0] += 0.025
+    window._on_play_tick()
+    assert window.cursor == 5
+    QTest.keyClick(window.view, Qt.Key.Key_BracketRight)  # faster: 16 steps/s
+    clock[0] += 0.25
+    window._on_play_tick()
+    assert window.cursor == 9
+    clock[0] += 100
+    window._on_play_tick()
+    assert window.cursor == window.timeline.num_steps and not window.playing  # stops at the end
 
 
 def test_take_over_from_a_replayed_step_with_a_human_seat(qtbot, window):

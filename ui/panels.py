@@ -210,8 +210,17 @@ def describe_event(event: Event, action_label: ActionLabel | None = None) -> str
 
 def _world_event(w: dict[str, Any]) -> str:
     data = w.get("data") or {}
-    details = " ".join(_plain_value(v) for v in data.values())
+    details = " ".join(_field(k, v) for k, v in data.items())
     return f"{w.get('agent') or ''} {str(w.get('kind', '')).replace('_', ' ')} {details}".strip()
+
+
+def _field(key: str, value: Any) -> str:
+    """One field of a world event: names plain, flags and counts with their meaning."""
+    if isinstance(value, bool):
+        return _short(key) if value else f"not {_short(key)}"
+    if isinstance(value, (int, float)):
+        return f"{_short(key)} {_plain_value(value)}"
+    return _plain_value(value)
 
 
 def _plain_value(value: Any) -> str:

@@ -11,10 +11,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QSettings, QStandardPaths, pyqtSignal
+import sys
+
+from PyQt6.QtCore import QProcess, QSettings, QStandardPaths, pyqtSignal
 from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
                              QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QTabWidget,
                              QVBoxLayout, QWidget)
+
+from html import escape as html_escape
+
+from PyQt6.QtCore import Qt
 
 ORGANIZATION = "tom-arena"
 APPLICATION = "ToM Arena"
@@ -97,8 +103,16 @@ class AppSettings:
         self.set("recent_files", [])
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
 class LLMPage(QWidget):
-    """The LLM layer's settings (endpoint, model, key...), kept in its own config file."""
+    """The LLM layer's settings (endpoint, model, key...), kept in its own config file, and a
+    "Test connection" button that runs the layer's own check (``main.py llm check``) in a
+    separate process, so the window never waits for a model."""
+
+    #: (exit code, what the check printed) when a connection test ends
+    check_finished = pyqtSignal(int, str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -106,6 +120,8 @@ class LLMPage(QWidget):
         self.fields: dict[str, QWidget] = {}
         self.status = QLabel()
         self.status.setWordWrap(True)
+        self.check_process: QProcess | None = None
+        self.check_output = ""
         try:
             from agents.llm import config as llm_config
         except ImportError as exc:
@@ -136,8 +152,27 @@ class LLMPage(QWidget):
         self.save_key = QCheckBox("save the API key in the file (readable only by you)")
         form.addRow("", self.save_key)
         layout.addLayout(form)
+        test_row = QHBoxLayout()
+        self.test_button = QPushButton("Test connection")
+        self.test_button.setToolTip("Ask the model for one small answer with the settings shown (python main.py "
+                                    "llm check); the embedded model may take a minute to start")
+        self.test_button.clicked.connect(self.test_connection)
+        self.availability = QLabel()
+        self.availability.setWordWrap(True)
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.availability, 1)
+        layout.addLayout(test_row)
+        self.check_view = QLabel()
+        self.check_view.setWordWrap(True)
+        self.check_view.setTextInteractionFlags(self.check_view.textInteractionFlags()
+                                                | Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.check_view)
         layout.addWidget(self.status)
         layout.addStretch(1)
+        from ui.catalog import llm_availability
+
+        problem = llm_availability()
+        self.availability.setText("LLM seats can run here." if problem is None else f"LLM seats cannot run here: {problem}")
 
     def _editor(self, name: str, info: Any, value: Any) -> QWidget:
         annotation = str(info.annotation)
@@ -185,6 +220,51 @@ class LLMPage(QWidget):
             elif isinstance(widget, (QSpinBox, QDoubleSpinBox)):
                 out[name] = widget.value()
         return out
+
+    def test_connection(self) -> None:
+        """Run ``main.py llm check`` with the endpoint and model shown (saved or not)."""
+        if self.check_process is not None:
+            return
+        args = [str(ROOT / "main.py"), "llm", "check"]
+        for name, option in (("base_url", "--base-url"), ("model", "--model")):
+            widget = self.fields.get(name)
+            value = widget.text().strip() if isinstance(widget, QLineEdit) else ""
+            if value:
+                args += [option, value]
+        process = QProcess(self)
+        process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
+        process.setWorkingDirectory(str(ROOT))
+        key = self.fields.get("api_key")
+        if isinstance(key, QLineEdit) and key.text().strip():  # an unsaved key is tried through the environment
+            from PyQt6.QtCore import QProcessEnvironment
+
+            env = QProcessEnvironment.systemEnvironment()
+            env.insert("OPENAI_API_KEY", key.text().strip())
+            process.setProcessEnvironment(env)
+        process.finished.connect(self._check_done)
+        self.check_process = process
+        self.check_output = ""
+        self.test_button.setEnabled(False)
+        self.check_view.setText("testing…")
+        process.start(sys.executable, args)
+
+    def _check_done(self, code: int, _status: Any = None) -> None:
+        process = self.check_process
+        self.check_process = None
+        self.test_button.setEnabled(True)
+        output = bytes(process.readAll()).decode(errors="replace") if process is not None else ""
+        self.check_output = output
+        last = [line for line in output.splitlines() if line.strip()][-3:]
+        verdict = "Connection works." if code == 0 else "The test call failed."
+        self.check_view.setText(f"<b>{verdict}</b><br>" + "<br>".join(html_escape(line) for line in last))
+        if process is not None:
+            process.deleteLater()
+        self.check_finished.emit(int(code), output)
+
+    def stop_check(self) -> None:
+        if self.check_process is not None:
+            self.check_process.kill()
+            self.check_process.waitForFinished(3000)
 
     def save(self) -> Path | None:
         if self.config is None:
@@ -260,6 +340,7 @@ class SettingsDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Close)
         buttons.accepted.connect(self.save)
         buttons.rejected.connect(self.close)
+        self.finished.connect(lambda _r: self.llm_page.stop_check() if hasattr(self.llm_page, "stop_check") else None)
         layout = QVBoxLayout(self)
         layout.addWidget(tabs)
         layout.addWidget(buttons)

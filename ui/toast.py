@@ -10,7 +10,7 @@ from typing import Any
 from PyQt6.QtCore import Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from sim.events import FeedbackEvent, FeedbackStatusEvent, StepEvent
+from sim.events import FeedbackEvent, StepEvent
 
 STYLE = """
 QFrame#feedbackToast { background: #1e6eeb; border: 2px solid #0d47a1; border-radius: 10px; }
@@ -204,8 +204,11 @@ def episode_summary(timeline: Any) -> tuple[str, list[str]]:
     when, how long it took, and the facilitator's feedback (sent, accepted, completed)."""
     outcome = dict(timeline.outcome.outcome) if timeline.outcome is not None else {}
     world = timeline.world
-    ticks = outcome.get("ticks", outcome.get("turns", timeline.num_steps))
-    unit = "turns" if "turns" in outcome and "ticks" not in outcome else "ticks"
+    if "turns" in outcome and ("winners" in outcome or "ticks" not in outcome):  # games count turns
+        ticks, unit = outcome["turns"], "turn"
+    else:
+        ticks, unit = outcome.get("ticks", timeline.num_steps), "tick"
+    unit += "" if ticks == 1 else "s"
     lines: list[str] = []
     if outcome.get("stopped"):
         title = f"Episode stopped after {timeline.num_steps} steps"
@@ -243,4 +246,4 @@ def episode_summary(timeline: Any) -> tuple[str, list[str]]:
     return title, lines
 
 
-__all__ = ["FeedbackToast", "InfoCard", "episode_summary", "FeedbackStatusEvent"]
+__all__ = ["FeedbackToast", "InfoCard", "episode_summary"]

@@ -169,6 +169,7 @@ class WorldRenderer(ABC):
         it, else stacked along the top edge. The same for every world."""
         px = max(12, min(18, self.height // 40 if self.height else 14))
         stacked = 4
+        placed: list[pygame.Rect] = []
         for sender, text in messages[-4:]:
             line = text if len(text) <= 60 else text[:57] + "..."
             label = self.text(f"{sender}: {line}", px, (25, 25, 35))
@@ -181,13 +182,28 @@ class WorldRenderer(ABC):
                 x = max(2, min(self.width - w - 2, anchor[0] - w // 2))
                 y = max(2, anchor[1] - h - 6)
             box = pygame.Rect(x, y, w, h)
+            # bubbles never cover each other: one that would is lifted above the others (or, at the
+            # top edge, put below them)
+            for _ in range(len(placed) + 1):
+                clashes = [p for p in placed if box.colliderect(p.inflate(0, 4))]
+                if not clashes:
+                    break
+                box.y = min(p.top for p in clashes) - h - 4
+                if box.y < 2:
+                    break
+            if box.y < 2 or any(box.colliderect(p.inflate(0, 4)) for p in placed):
+                box.y = max([2, *(p.bottom + 4 for p in placed)])
+            placed.append(box)
+            x, y = box.topleft
             pygame.draw.rect(surface, (255, 253, 231), box, border_radius=6)
             pygame.draw.rect(surface, self.agent_color(sender), box, width=2, border_radius=6)
-            if anchor is not None:
+            if anchor is not None and box.bottom <= anchor[1]:
                 tip = (max(box.left + 6, min(box.right - 6, anchor[0])), box.bottom)
                 pygame.draw.polygon(surface, self.agent_color(sender),
                                     [(tip[0] - 5, tip[1]), (tip[0] + 5, tip[1]), (anchor[0], anchor[1] - 2)])
             surface.blit(label, (x + 6, y + 4))
+        #: the bubbles of the last frame (tests)
+        self.bubble_rects = placed
 
     def action_label(self, action: Any) -> str:
         return str(action)

@@ -29,6 +29,8 @@ class DKGRenderer(WorldRenderer):
         super().__init__(world)
         self.book = SpriteBook(32)
         self._background: pygame.Surface | None = None
+        self.label_rects: dict[str, pygame.Rect] = {}
+        self.hud_regions: dict[str, Any] = {}
 
     def grid_shape(self) -> tuple[int, int]:
         return self.world.height, self.world.width
@@ -101,8 +103,8 @@ class DKGRenderer(WorldRenderer):
         if overlays.feedback:
             self._draw_feedback(surface, state, overlays.feedback)
 
-        label_px = max(10, int(t * 0.36))
         badge = max(6, int(t * 0.42))
+        self.label_rects = {}
         for a, agent in enumerate(w.agents):
             x, y = self.agent_point(state, a, previous, alpha)
             surface.blit(book.get(f"agent-{a % len(sprites.AGENT_COLORS)}"), (x, y))
@@ -112,12 +114,18 @@ class DKGRenderer(WorldRenderer):
                 surface.blit(book.get(f"{item.kind}-{item.color}", badge),
                              (x + t - badge * 0.8 - k * badge * 0.55, y - badge * 0.15))
             if t >= 20:
+                # Agents on one cell: their name plates stack (bottom up) instead of covering each other.
+                sharing = [b for b, cell in enumerate(state.agent_cells) if cell == state.agent_cells[a]]
+                slot = t / len(sharing)
+                label_px = max(8, int(min(t * 0.36, slot * 0.85)))
                 name = self.text(agent, label_px, (255, 255, 255))
                 nx = x + (t - name.get_width()) / 2
-                ny = y + t - name.get_height() + 1
+                cell_y = self.cell_rect(*w.rc(state.agent_cells[a])).y if previous is None or alpha >= 1 else y
+                ny = cell_y + t - (sharing.index(a) + 1) * slot + max(0.0, slot - name.get_height() - 1)
                 plate = pygame.Rect(int(nx) - 3, int(ny) - 1, name.get_width() + 6, name.get_height() + 1)
                 pygame.draw.rect(surface, sprites.agent_color(a), plate, border_radius=4)
                 surface.blit(name, (nx, ny))
+                self.label_rects[agent] = plate
             if agent in overlays.thinking:
                 self._draw_thinking(surface, x, y, overlays.phase)
         self._draw_hud(surface, state)
@@ -202,33 +210,59 @@ class DKGRenderer(WorldRenderer):
                                (int(cx), bubble.centery), max(2, t // 18))
 
     def _draw_hud(self, surface: pygame.Surface, state: DKGState) -> None:
+        """The strip under the map: each agent's colour, name, held items and the gem it wants,
+        and the clock at the right. With many agents on a narrow view the strip shrinks (and
+        drops the words "wants"/"has") so it never runs into the clock."""
         w = self.world
         hud = self.hud_height(self.height)
         top = self.hud_top
         pygame.draw.rect(surface, (24, 28, 36), (0, top, self.width, hud))
-        px = int(hud * 0.5)
-        icon = int(hud * 0.62)
-        x = 8
+        px, icon = int(hud * 0.5), int(hud * 0.62)
         cy = top + hud // 2
         turn = "over" if w.done(state) else f"turn: {w.agents[state.turn]}"
         clock = self.text(f"tick {state.t}/{w.t_max}   {turn}", px, (216, 222, 233))
-        surface.blit(clock, (self.width - clock.get_width() - 8, cy - clock.get_height() // 2))
+        clock_rect = clock.get_rect(midright=(self.width - 8, cy))
+        room = clock_rect.left - 12 - 8
+        for scale, words in ((1.0, True), (0.85, True), (0.85, False), (0.7, False), (0.55, False), (0.45, False)):
+            if self._hud_strip(None, state, int(px * scale), int(icon * scale), words, 8, cy) <= room:
+                break
+        end = self._hud_strip(surface, state, int(px * scale), int(icon * scale), words, 8, cy)
+        if 8 + end > clock_rect.left - 4:  # even the smallest strip is too long: the clock goes above it
+            clock = self.text(f"tick {state.t}/{w.t_max}   {turn}", max(9, int(px * 0.7)), (216, 222, 233))
+            clock_rect = clock.get_rect(bottomright=(self.width - 8, top - 2))
+        surface.blit(clock, clock_rect)
+        #: where the strip ends and the clock sits, in the last frame (tests)
+        self.hud_regions = {"strip_end": 8 + end, "clock": clock_rect}
+
+    def _hud_strip(self, surface: pygame.Surface | None, state: DKGState, px: int, icon: int, words: bool,
+                   x0: int, cy: int) -> int:
+        """Draw (or, without a surface, only measure) the agents' strip; returns its width."""
+        w = self.world
+        px, icon = max(8, px), max(8, icon)
+        x = x0
         for a, agent in enumerate(w.agents):
-            pygame.draw.circle(surface, sprites.agent_color(a), (x + icon // 3, cy), icon // 3)
+            if surface is not None:
+                pygame.draw.circle(surface, sprites.agent_color(a), (x + icon // 3, cy), icon // 3)
             x += icon // 3 * 2 + 4
             name = self.text(agent, px, (236, 239, 244))
-            surface.blit(name, (x, cy - name.get_height() // 2))
+            if surface is not None:
+                surface.blit(name, (x, cy - name.get_height() // 2))
             x += name.get_width() + 6
             for i in w.held_by(state, agent):
                 item = w.items[i]
-                surface.blit(self.book.get(f"{item.kind}-{item.color}", icon), (x, cy - icon // 2))
+                if surface is not None:
+                    surface.blit(self.book.get(f"{item.kind}-{item.color}", icon), (x, cy - icon // 2))
                 x += icon
             goal = w.items[w.goal_item[a]]
-            wants = self.text("has" if w.holds_goal(state, a) else "wants", px, (160, 170, 185))
-            surface.blit(wants, (x + 4, cy - wants.get_height() // 2))
-            x += wants.get_width() + 6
-            surface.blit(self.book.get(f"gem-{goal.color}", icon), (x, cy - icon // 2))
-            x += icon + 18
+            has = w.holds_goal(state, a)
+            word = self.text(("has" if has else "wants") if words else ("✓" if has else "→"), px, (160, 170, 185))
+            if surface is not None:
+                surface.blit(word, (x + 4, cy - word.get_height() // 2))
+            x += word.get_width() + 6
+            if surface is not None:
+                surface.blit(self.book.get(f"gem-{goal.color}", icon), (x, cy - icon // 2))
+            x += icon + (18 if words else 10)
+        return x - x0
 
     def goal_color(self, goal: str) -> tuple[int, int, int] | None:
         i = self.world.item_index.get(goal)

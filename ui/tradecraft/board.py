@@ -27,9 +27,10 @@ from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QCompleter, QFormLayo
 from sim.tradecraft.crafting import Craft, CraftError, check_craft, parse_times, possible_recipes, to_hand
 from sim.tradecraft.rules import format_amount
 from sim.tradecraft.tools import item_info, recipe_text
-from sim.tradecraft.world import (CRAFT, DONE, MAX_MESSAGE, PROPOSE, RESPOND, CraftTurn, Pass, Propose, Respond,
+from sim.tradecraft.world import (CRAFT, DONE, MAX_MESSAGE, OVER, PROPOSE, RESPOND, CraftTurn, Pass, Propose, Respond,
                                   TCObservation, TradeCraftWorld)
 from ui.tradecraft.icons import item_pixmap
+from ui.tradecraft.renderer import current_trade, trade_line, turn_number
 
 ICON = 24
 AUTO = "(automatic)"
@@ -134,6 +135,7 @@ class TradeCraftBoard(QWidget):
         #: seat -> the timeline's step count when it sent an action the session has not taken yet
         self._sent_at: dict[str, int] = {}
         self.sent: list[Any] = []  # every action this board sent (tests, the status line)
+        self.last_trade_text = ""
 
         root = QVBoxLayout(self)
         root.setContentsMargins(6, 4, 6, 4)
@@ -433,8 +435,9 @@ class TradeCraftBoard(QWidget):
             state = "<b style='color:#1b5e20'>your move</b>"
         else:
             state = "waiting for " + ", ".join(a for a in world.active_agents(self._state()) if a != obs.agent)
+        turn = turn_number(obs.turn, obs.phase, obs.max_turns)
         self.header.setText(f"You are <b>{obs.agent}</b> · your secret target: <b>{target}</b> · turn "
-                            f"{min(obs.turn + 1, obs.max_turns)}/{obs.max_turns} · {phase} · {state}")
+                            f"{turn}/{obs.max_turns} · {phase} · {state}")
 
     def _state(self) -> Any:
         window = self.window_
@@ -480,10 +483,13 @@ class TradeCraftBoard(QWidget):
                     else "You are done crafting; waiting for the others.")
         else:
             text = "The game is over."
-        last = obs.history[-1] if obs.history else None
+        # the turn being played holds the latest trade (the history only has finished turns)
+        last = current_trade(world, self._state(), obs.agent) if obs.phase in (CRAFT, OVER) else None
+        if last is None and obs.history:
+            last = obs.history[-1]
         if last is not None and obs.phase != RESPOND:
-            from sim.tradecraft.text import proposal_line
-            text += "<br><small>last trade: " + proposal_line(world, last, obs.agent) + "</small>"
+            text += "<br><small>last trade: " + trade_line(world, last) + "</small>"
+        self.last_trade_text = trade_line(world, last) if last is not None else ""
         self._show_idle(text)
 
     def _partner_changed(self, partner: str) -> None:
@@ -503,6 +509,8 @@ class TradeCraftBoard(QWidget):
         if obs is None:
             self.hand_list.clear()
             self.recipes.clear()
+            self._found = []
+            self.recipes_label.setText("Possible recipes of your hand (when you play a seat)")
             self.craft_status.clear()
             return
         hand = to_hand(obs.hand)

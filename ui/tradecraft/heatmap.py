@@ -21,8 +21,10 @@ TOM_VALUES = "tom_values"
 STOPS = [(0.0, (68, 1, 84)), (0.25, (59, 82, 139)), (0.5, (33, 145, 140)), (0.75, (94, 201, 98)),
          (1.0, (253, 231, 37))]
 ROW = 20
-NAME_W = 150
-CELL_W = 40
+NAME_W = 150   # item names, at their widest
+CELL_W = 40    # value cells, at their widest
+MIN_NAME_W = 84
+MIN_CELL_W = 24
 
 
 def value_color(v: float) -> QColor:
@@ -56,6 +58,9 @@ class ToMValuesView(QWidget):
         self.display = lambda item: item.split(":", 1)[-1]
         self.agent_color = lambda agent: (60, 60, 70)
         self.paints = 0
+        self.setToolTip("V0: what an item is worth to the trader itself; V1: what it believes the item is worth to "
+                        "the other player; V2: what it believes the other thinks the item is worth to it (0 useless, "
+                        "10 critical).\nKL: how far its V1 is from the other's own V0 (0: a perfect guess).")
 
     def set_reports(self, reports: dict[str, Any], order: list[str]) -> None:
         self.reports = reports
@@ -71,8 +76,17 @@ class ToMValuesView(QWidget):
                     items |= set(data[k])
         self.items = sorted(items, key=self.display)
         self.setMinimumHeight(self._height())
-        self.setMinimumWidth(NAME_W + CELL_W * max(1, len(self.columns)) + 20)
+        # every column fits a narrow dock: cells and names shrink before anything is cut off
+        self.setMinimumWidth(MIN_NAME_W + MIN_CELL_W * max(1, len(self.columns)) + 12)
         self.update()
+
+    @property
+    def name_w(self) -> int:
+        return max(MIN_NAME_W, min(NAME_W, self.width() // 3))
+
+    @property
+    def cell_w(self) -> int:
+        return max(MIN_CELL_W, min(CELL_W, (self.width() - self.name_w - 12) // max(1, len(self.columns))))
 
     def matrix(self) -> list[list[float | None]]:
         """Values shown, rows = items, columns = (owner, V_k) (None where not reported)."""
@@ -95,20 +109,33 @@ class ToMValuesView(QWidget):
         return kl(theirs, data["V1"]) if isinstance(theirs, dict) else None
 
     def grid_top(self) -> int:
-        """y of the first item row: one line per reporter, then two header rows."""
-        return 8 + ROW * len(self.owners) + 4 + 2 * ROW
+        """y of the first item row: two lines per reporter (what, and its KL), then two header rows."""
+        return 8 + 2 * ROW * len(self.owners) + 4 + 2 * ROW
 
     def cell_rect(self, row: int, col: int) -> QRectF:
-        return QRectF(NAME_W + col * CELL_W + 1, self.grid_top() + row * ROW + 1, CELL_W - 2, ROW - 2)
+        return QRectF(self.name_w + col * self.cell_w + 1, self.grid_top() + row * ROW + 1, self.cell_w - 2, ROW - 2)
 
     def _header_lines(self) -> int:
-        return 2 + len(self.owners)
+        return 2 + 2 * len(self.owners)
 
     def _height(self) -> int:
         return 16 + ROW * self._header_lines() + ROW * max(1, len(self.items)) + 40
 
     def sizeHint(self) -> QSize:
         return QSize(NAME_W + CELL_W * max(3, len(self.columns)) + 20, self._height())
+
+    def header_lines(self) -> list[str]:
+        """The lines above the grid, as painted (tests)."""
+        out = []
+        for owner in self.owners:
+            data = self.reports[owner].data
+            extra = f" · model {data['model']}" if data.get("model") else ""
+            out.append(f"{owner}: {data.get('stage', '?')} · turn {int(data.get('turn', 0)) + 1} · about "
+                       f"{data.get('opponent', '?')} · reasons {data.get('order', '?')} level(s) deep{extra}")
+            value = self.kl_of(owner)
+            out.append(f"KL({data.get('opponent')}'s V0 ‖ {owner}'s V1) = {value:.2f}  (0: a perfect guess)"
+                       if value is not None else f"KL: waiting for {data.get('opponent', 'the other')}'s own values")
+        return out
 
     def paintEvent(self, event: QPaintEvent) -> None:
         self.paints += 1
@@ -125,34 +152,27 @@ class ToMValuesView(QWidget):
                            "traders (trader) and LLM traders (llm-trader) do at every proposal and decision.")
                 return
             y = 8
-            # one line per reporter: stage, turn, about whom, KL
-            for owner in self.owners:
-                data = self.reports[owner].data
-                p.setPen(QColor(*self.agent_color(owner)))
-                bold = QFont(small)
-                bold.setBold(True)
-                p.setFont(bold)
-                p.drawText(8, y + 13, owner)
-                p.setFont(small)
-                p.setPen(QColor(70, 76, 88))
-                extra = f"  model {data['model']}" if data.get("model") else ""
-                line = (f"{data.get('stage', '?')} · turn {int(data.get('turn', 0)) + 1} · about "
-                        f"{data.get('opponent', '?')} · order {data.get('order', '?')}{extra}")
-                value = self.kl_of(owner)
-                if value is not None:
-                    line += f" · KL({data.get('opponent')} V0 ‖ V1) = {value:.2f}"
-                p.drawText(QRectF(8 + 8 * (len(owner) + 2), y, self.width() - 16, ROW),
-                           Qt.AlignmentFlag.AlignVCenter, line)
-                y += ROW
+            # two lines per reporter: stage, turn, about whom; then its KL (each fits the width)
+            lines = self.header_lines()
+            for k, owner in enumerate(self.owners):
+                for line, bold_line in ((lines[2 * k], True), (lines[2 * k + 1], False)):
+                    font = QFont(small)
+                    font.setBold(bold_line)
+                    p.setFont(font)
+                    p.setPen(QColor(*self.agent_color(owner)) if bold_line else QColor(70, 76, 88))
+                    p.drawText(QRectF(8, y, self.width() - 16, ROW), Qt.AlignmentFlag.AlignVCenter,
+                               p.fontMetrics().elidedText(line, Qt.TextElideMode.ElideRight, self.width() - 16))
+                    y += ROW
+            p.setFont(small)
             # column headers: owner / V_k
-            x0 = NAME_W
+            x0, cw, nw = self.name_w, self.cell_w, self.name_w
             y += 4
             for c, (owner, k) in enumerate(self.columns):
-                x = x0 + c * CELL_W
+                x = x0 + c * cw
                 p.setPen(QColor(*self.agent_color(owner)))
-                p.drawText(QRectF(x, y, CELL_W, ROW), Qt.AlignmentFlag.AlignCenter, owner[:5])
+                p.drawText(QRectF(x, y, cw, ROW), Qt.AlignmentFlag.AlignCenter, owner[: max(2, cw // 8)])
                 p.setPen(QColor(60, 64, 72))
-                p.drawText(QRectF(x, y + ROW, CELL_W, ROW), Qt.AlignmentFlag.AlignCenter, k)
+                p.drawText(QRectF(x, y + ROW, cw, ROW), Qt.AlignmentFlag.AlignCenter, k)
             y += 2 * ROW
             y = self.grid_top()
             # rows
@@ -161,7 +181,8 @@ class ToMValuesView(QWidget):
                 ry = y + r * ROW
                 p.drawPixmap(6, ry + 2, item_pixmap(item, 16))
                 p.setPen(QColor(40, 44, 52))
-                p.drawText(QRectF(26, ry, NAME_W - 30, ROW), Qt.AlignmentFlag.AlignVCenter, self.display(item))
+                p.drawText(QRectF(26, ry, nw - 30, ROW), Qt.AlignmentFlag.AlignVCenter,
+                           p.fontMetrics().elidedText(self.display(item), Qt.TextElideMode.ElideRight, nw - 30))
                 for c, v in enumerate(matrix[r]):
                     cell = self.cell_rect(r, c)
                     if v is None:
@@ -176,7 +197,7 @@ class ToMValuesView(QWidget):
             p.setPen(QPen(QColor(255, 255, 255), 2))
             for c in range(1, len(self.columns)):
                 if self.columns[c][0] != self.columns[c - 1][0]:
-                    x = x0 + c * CELL_W
+                    x = x0 + c * cw
                     p.drawLine(x, y, x, y + ROW * len(self.items))
             # colour bar 0..10
             by = y + ROW * len(self.items) + 10
@@ -189,7 +210,7 @@ class ToMValuesView(QWidget):
             for v in (0, 5, 10):
                 p.drawText(QRectF(x0 + (width - 1) * v / 10 - 10, by + 11, 20, 14), Qt.AlignmentFlag.AlignCenter,
                            str(v))
-            p.drawText(QRectF(8, by - 2, NAME_W - 12, 14), Qt.AlignmentFlag.AlignVCenter, "0 useless · 10 critical")
+            p.drawText(QRectF(8, by - 2, nw - 12, 14), Qt.AlignmentFlag.AlignVCenter, "0 useless · 10 critical")
         finally:
             p.end()
 

@@ -38,6 +38,49 @@ def amount_text(n: Fraction | int) -> str:
     return format_amount(Fraction(n))
 
 
+def turn_number(turn: int, phase: str, max_turns: int) -> int:
+    """The turn to show: the one being played, or after the game the number of turns played
+    (the board's header and the map's title say the same)."""
+    return max(1, turn) if phase == OVER else min(turn + 1, max_turns)
+
+
+def items_text(world: TradeCraftWorld, pairs: Any) -> str:
+    """"2 paper, 1 blaze rod" (or "nothing", or "hidden")."""
+    if pairs is None:
+        return "hidden"
+    return ", ".join(f"{amount_text(n)} {world.rules.display(i).replace('_', ' ')}" for i, n in pairs) or "nothing"
+
+
+def trade_line(world: TradeCraftWorld, view: Any) -> str:
+    """One trade of the history in plain words: "turn 2: alice offered bob 1 blaze rod for 1
+    leather (accepted)"."""
+    if view.to is None:
+        return f"turn {view.turn + 1}: {view.proposer} made no proposal"
+    if getattr(view, "hidden", False):
+        return f"turn {view.turn + 1}: {view.proposer} proposed a trade to {view.to}: rejected (contents hidden)"
+    verdict = {True: "accepted", False: "rejected", None: "awaiting decision"}[view.accepted]
+    message = f" — “{view.message}”" if view.message else ""
+    return (f"turn {view.turn + 1}: {view.proposer} offered {view.to} {items_text(world, view.offer)} for "
+            f"{items_text(world, view.request)} ({verdict}){message}")
+
+
+def current_trade(world: TradeCraftWorld, state: TCState, viewer: str | None) -> Any:
+    """The proposal of the turn being played as ``viewer`` may see it (None when there is none yet):
+    the trade history only holds finished turns, so this is the latest trade during the craft phase."""
+    from sim.tradecraft.world import ProposalView
+
+    proposer = world.proposer_of(state.turn)
+    p = state.proposal
+    if state.phase == PROPOSE:
+        return None
+    if p is None:
+        return ProposalView(state.turn, proposer, None, None, None, None, None)
+    hidden = state.accepted is False and viewer is not None and viewer not in (p.proposer, p.to)
+    if hidden:
+        return ProposalView(state.turn, p.proposer, p.to, None, None, None, False)
+    return ProposalView(state.turn, p.proposer, p.to, p.offer, p.request, p.message, state.accepted)
+
+
 class TradeCraftRenderer(WorldRenderer):
     family = "tradecraft"
     world: TradeCraftWorld
@@ -52,6 +95,8 @@ class TradeCraftRenderer(WorldRenderer):
         self.targets_shown: dict[str, bool] = {}
         self.icon = 32
         self.compact = False
+        #: the trade history lines drawn in the last frame (tests)
+        self.history_lines: list[str] = []
 
     # ------------------------------------------------------------- layout
 
@@ -112,7 +157,7 @@ class TradeCraftRenderer(WorldRenderer):
         title = w.spec().get("title") or w.name
         left = self.text(f"{w.name}  ·  {title}  ·  rules: {w.rules.name}", px, TEXT)
         surface.blit(left, (pad, pad))
-        turn = min(state.turn + 1, w.max_turns) if state.phase != OVER else state.turn
+        turn = turn_number(state.turn, state.phase, w.max_turns)
         parts = [f"turn {turn}/{w.max_turns}", PHASE_NAMES.get(state.phase, state.phase)]
         if state.phase != OVER:
             parts.append(f"proposer: {w.proposer_of(state.turn)}")
@@ -289,7 +334,6 @@ class TradeCraftRenderer(WorldRenderer):
                 surface.blit(self._fit(f"“{p.message}”", 16, rect.w - 24), (x, y2 + size + 4))
 
     def _draw_history(self, surface: pygame.Surface, state: TCState, rect: pygame.Rect, viewer: str | None) -> None:
-        from sim.tradecraft.text import proposal_line
         from sim.tradecraft.world import ProposalView
 
         w = self.world
@@ -302,8 +346,9 @@ class TradeCraftRenderer(WorldRenderer):
                      else ProposalView(r.turn, r.proposer, None, None, None, None, None)
                      for r in state.history[-4:]]
         y = rect.y + 20
-        for view in views:
-            surface.blit(self._fit(proposal_line(w, view, viewer or ""), 16, rect.w - 8), (rect.x + 4, y))
+        self.history_lines = [trade_line(w, view) for view in views]
+        for line in self.history_lines:
+            surface.blit(self._fit(line, 16, rect.w - 8), (rect.x + 4, y))
             y += 18
 
     # ------------------------------------------------------------- status and input
@@ -317,7 +362,7 @@ class TradeCraftRenderer(WorldRenderer):
             return "winner: " + ", ".join(winners)
         if state.phase == OVER:
             return "draw" if state.draw else "no winner"
-        return f"turn {state.turn + 1}/{self.world.max_turns}"
+        return f"turn {turn_number(state.turn, state.phase, self.world.max_turns)}/{self.world.max_turns}"
 
     def action_for_key(self, key: str, state: TCState, agent: str, legal: Sequence[Any]) -> Any | None:
         if key.isdigit() and key != "0":
@@ -341,12 +386,14 @@ class TradeCraftRenderer(WorldRenderer):
         if isinstance(action, Respond):
             return "accept" if action.accept else "reject"
         if isinstance(action, Propose):
-            offer = ", ".join(f"{n} {show(i)}" for i, n in action.offer) or "nothing"
-            request = ", ".join(f"{n} {show(i)}" for i, n in action.request) or "nothing"
-            return f"to {action.to}: {offer} for {request}"
+            said = f" — “{action.message}”" if action.message else ""
+            return (f"offers {action.to} {items_text(self.world, action.offer)} for "
+                    f"{items_text(self.world, action.request)}{said}")
         crafts = getattr(action, "crafts", None)
         if crafts is not None:
             if not crafts:
                 return "done crafting"
-            return "craft " + ", ".join(f"{show(c.recipe)} ×{format_amount(c.times)}" for c in crafts)
+            done = " and is done" if getattr(action, "done", False) else ""
+            return "crafts " + ", ".join(f"{format_amount(c.times)} × {show(c.recipe).replace('_', ' ')}"
+                                         for c in crafts) + done
         return str(action)

@@ -37,8 +37,8 @@ def take(out: Path) -> Path:
     window.setup.set_seat("bob", "human")
     window.start_session(SessionPlan(world=world, scenario="mc1v1-01", seats={"alice": "trader", "bob": "human"},
                                      seed=0))
-    board = next(p for _t, p in window.world_panel_widgets if isinstance(p, TradeCraftBoard))
-    values = next(p for _t, p in window.world_panel_widgets if isinstance(p, ToMValuesPanel))
+    board = window.panel(TradeCraftBoard.panel_title)
+    values = window.panel_widgets[ToMValuesPanel.panel_title]
     ready = _wait(app, lambda: (window.refresh_panels() or True) and board.can_act and board.obs is not None
                   and board.obs.phase == RESPOND, 30)
     if not ready:
