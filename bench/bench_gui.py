@@ -10,6 +10,12 @@
 2. Seek time in a 10,000-step recording (generated here): jump to random steps, forwards
    and backwards, and show them (state, overlays, panels, one repaint). Baseline in the
    same process: the same seeks without keyframes (re-simulating from step 0). Target: <= 200 ms.
+3. Opening that recording as a person does (File > Open, ``gui FILE``): time until its first
+   frame is on screen (target <= 0.5 s) and until the whole file is loaded in the background;
+   baseline: the blocking open that shows nothing until everything is read.
+4. Soak: a 10,000-step live episode at full speed with every panel refreshing, then the
+   recording opened, scrubbed and closed three times; the growth of the process's resident
+   memory from before to after (everything closed). Target: < 50 MB.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ sys.path.insert(0, str(ROOT))
 VIEW_SIZE = (960, 640)
 FPS_TARGET = 60.0
 SEEK_TARGET_MS = 200.0
+FIRST_FRAME_TARGET_S = 0.5
+SOAK_GROWTH_TARGET_MB = 50.0
 
 
 # --------------------------------------------------------------------------- episode data
@@ -45,15 +53,12 @@ def long_world(steps: int) -> Any:
     return build_world("dkg", spec)
 
 
-def make_long_recording(path: Path, steps: int) -> Path:
-    """A ``steps``-step recording: two wandering agents that never pick up their gems, watched by
-    a facilitator that reports goal posteriors every step and feedback now and then (the load
-    the panels see in a real episode)."""
+def bench_minds() -> tuple[type, type]:
+    """(Wanderer, DriftingBeliefs): agents that never pick up their gems, and a facilitator that
+    reports goal posteriors every step and feedback now and then (the load the panels see)."""
     import numpy as np
 
-    from sim.recording import RecordingWriter
     from sim.seats import Agent, Facilitator, Feedback
-    from sim.session import Session
 
     class Wanderer(Agent):
         kind = "bench-wanderer"
@@ -90,6 +95,15 @@ def make_long_recording(path: Path, steps: int) -> Path:
             return [("goal_posterior", {"agent": a, "goals": {g: float(p[i, j]) for j, g in enumerate(self.world.gem_ids)}})
                     for i, a in enumerate(self.world.agents)]
 
+    return Wanderer, DriftingBeliefs
+
+
+def make_long_recording(path: Path, steps: int) -> Path:
+    """A ``steps``-step recording of ``bench_minds`` on two-rooms with room for ``steps`` ticks."""
+    from sim.recording import RecordingWriter
+    from sim.session import Session
+
+    Wanderer, DriftingBeliefs = bench_minds()
     world = long_world(steps)
     session = Session(world, {a: Wanderer() for a in world.agents}, seed=7, scenario="two-rooms-long",
                       mechanisms=[DriftingBeliefs()])
@@ -150,6 +164,110 @@ def measure_seeks(window: Any, targets: list[int]) -> list[float]:
         window.view.repaint()
         times.append(1000 * (time.perf_counter() - t0))
     return times
+
+
+def measure_open(window: Any, app: Any, path: Path) -> dict[str, float]:
+    """Open ``path`` as a person does: seconds until the first frame is painted, and until the
+    whole recording is loaded; then the blocking open of the same file (the baseline)."""
+    from ui.timeline import ReplayTimeline
+
+    window.close_episode()
+    app.processEvents()
+    frames = window.view.frames_drawn
+    t0 = time.perf_counter()
+    assert window.open_recording_in_background(path), window.statusBar().currentMessage()
+    while window.view.frames_drawn == frames:
+        window.view.repaint()
+        app.processEvents()
+    first = time.perf_counter() - t0
+    while not isinstance(window.timeline, ReplayTimeline):
+        app.processEvents()
+        time.sleep(0.002)
+    loaded = time.perf_counter() - t0
+    window.close_episode()
+    t0 = time.perf_counter()
+    assert window.open_recording(path)
+    window.view.repaint()
+    blocking = time.perf_counter() - t0
+    return {"first_frame_s": first, "loaded_s": loaded, "blocking_open_s": blocking,
+            "target_s": FIRST_FRAME_TARGET_S, "meets_target": first <= FIRST_FRAME_TARGET_S,
+            "ratio": blocking / first}
+
+
+def rss_mb() -> float:
+    """Resident memory of this process (Linux /proc)."""
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def soak(window: Any, app: Any, steps: int, recording: Path, rounds: int = 3) -> dict[str, float]:
+    """A live episode of ``steps`` steps at full speed with panels on, then the long recording
+    opened, scrubbed and closed ``rounds`` times; resident memory before and after."""
+    import gc
+    import random
+
+    from ui import mainwindow
+    from ui.catalog import SessionPlan
+    from ui.timeline import ReplayTimeline
+
+    Wanderer, DriftingBeliefs = bench_minds()
+
+    class BenchPlan(SessionPlan):
+        def build_seats(self) -> dict[str, Any]:
+            return {a: Wanderer() for a in self.world.agents}
+
+    def episode(n: int) -> float:
+        real = mainwindow.catalog.make_mechanisms
+        mainwindow.catalog.make_mechanisms = lambda specs, world: [DriftingBeliefs()]
+        try:
+            world = long_world(n)
+            window.start_session(BenchPlan(world=world, scenario="two-rooms-long", seats={}, mechanisms=("bench",),
+                                           seed=7))
+        finally:
+            mainwindow.catalog.make_mechanisms = real
+        window.runner.set_speed(1e6)
+        t0 = time.perf_counter()
+        peak = rss_mb()
+        while window.timeline.outcome is None or window.runner.alive:
+            app.processEvents()  # the panels refresh on their timer as in use
+            peak = max(peak, rss_mb())
+            time.sleep(0.001)
+        app.processEvents()
+        return time.perf_counter() - t0, peak
+
+    def replays() -> None:
+        rng = random.Random(3)
+        for _ in range(rounds):
+            window.open_recording_in_background(recording)
+            while not isinstance(window.timeline, ReplayTimeline):
+                app.processEvents()
+                time.sleep(0.002)
+            for k in [rng.randrange(window.timeline.num_steps + 1) for _ in range(20)]:
+                window.seek(k)
+                window.refresh_panels()
+                window.view.repaint()
+            window.close_episode()
+            app.processEvents()
+
+    # warm up every path once (imports, caches, fonts), then measure from a closed window
+    episode(200)
+    window.close_episode()
+    replays()
+    gc.collect()
+    app.processEvents()
+    before = rss_mb()
+    seconds, peak = episode(steps)
+    live_steps = window.timeline.num_steps
+    window.close_episode()
+    replays()
+    for _ in range(5):
+        app.processEvents()
+        time.sleep(0.01)
+    gc.collect()
+    after = rss_mb()
+    return {"live_steps": live_steps, "live_seconds": seconds, "rss_before_mb": before, "rss_peak_mb": peak,
+            "rss_after_mb": after, "growth_mb": after - before, "replay_rounds": rounds,
+            "target_mb": SOAK_GROWTH_TARGET_MB, "meets_target": after - before < SOAK_GROWTH_TARGET_MB}
 
 
 def summarize(ms: list[float]) -> dict[str, float]:
@@ -231,6 +349,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                        "meets_target": max(seek_ms) <= SEEK_TARGET_MS,
                        "baseline_no_keyframes": summarize(base_ms),
                        "ratio_median": statistics.median(base_ms) / statistics.median(seek_ms[: len(base_ms)])}
+    results["open"] = measure_open(window, app, path)
+    if args.soak_steps > 0:
+        results["soak"] = soak(window, app, args.soak_steps, path)
     window.shutdown()
     window.close()
     return results
@@ -251,6 +372,16 @@ def report(results: dict[str, Any]) -> str:
         f"seek baseline without keyframes: median {s['baseline_no_keyframes']['median_ms']:.1f} ms, "
         f"max {s['baseline_no_keyframes']['max_ms']:.1f} ms   ratio {s['ratio_median']:.0f}x",
     ]
+    o = results["open"]
+    lines.append(f"open the recording: first frame after {o['first_frame_s']:.3f} s (target <= {o['target_s']} s: "
+                 f"{'met' if o['meets_target'] else 'NOT met'}), all loaded after {o['loaded_s']:.2f} s; blocking "
+                 f"open (base) {o['blocking_open_s']:.2f} s before anything shows   ratio {o['ratio']:.0f}x")
+    if "soak" in results:
+        k = results["soak"]
+        lines.append(f"soak: {k['live_steps']} live steps in {k['live_seconds']:.1f} s, {k['replay_rounds']} replays "
+                     f"opened/scrubbed/closed; resident memory {k['rss_before_mb']:.0f} -> {k['rss_after_mb']:.0f} MB "
+                     f"(peak {k['rss_peak_mb']:.0f}), growth {k['growth_mb']:.1f} MB (target < {k['target_mb']:.0f}: "
+                     f"{'met' if k['meets_target'] else 'NOT met'})")
     return "\n".join(lines)
 
 
@@ -259,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=4.0, help="measuring time per fps figure (default 4)")
     parser.add_argument("--steps", type=int, default=10_000, help="steps of the generated recording (default 10000)")
     parser.add_argument("--seeks", type=int, default=60, help="number of random seeks (default 60)")
+    parser.add_argument("--soak-steps", type=int, default=10_000,
+                        help="steps of the live soak episode (default 10000; 0 skips the soak)")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench_gui.json"),
                         help="where to write the figures as JSON")
     parser.add_argument("--work", default=str(ROOT / "bench" / "results" / "gui-work"),
