@@ -391,7 +391,8 @@ def test_help_has_a_page_per_world_the_keys_and_the_papers(qtbot, window):
     assert "pick up" in text and "What the panels mean" in text and "Goal inference" in text
     families = {i.family for i in catalog.scenarios()}
     titles = [dialog.index.item(i).text() for i in range(dialog.index.count())]
-    assert {f"How to play: {plugins()[f].title}" for f in families} <= set(titles)
+    from ui.help import page_title
+    assert {page_title(f) for f in families} <= set(titles)
     dialog.open_page("How to play: TradeCraft")
     assert "accept / reject the proposal" in dialog.page_text()
     QTest.keyClick(window.view, Qt.Key.Key_F1)  # the shortcuts: the app's and every world's
@@ -436,11 +437,14 @@ def test_two_agents_on_one_cell_keep_readable_names():
 
 def test_the_scenario_tree_shows_every_column(qtbot, window):
     tree = window.setup.tree
+    window.resize(1280, 800)
+    qtbot.wait(50)
     item = tree.currentItem()
-    assert item is not None and item.text(2)  # the agents column holds the seats
-    fm = tree.fontMetrics()
-    for column in range(3):
-        assert tree.columnWidth(column) >= fm.horizontalAdvance(item.text(column))
+    assert item is not None and item.text(1) == str(len(item.data(0, Qt.ItemDataRole.UserRole).agents))
+    assert "agents: alice, bob" in item.toolTip(0)
+    viewport = tree.viewport().width()
+    last = tree.header().sectionViewportPosition(1) + tree.columnWidth(1)
+    assert last <= viewport and tree.horizontalScrollBar().maximum() == 0  # nothing off to the side
 
 
 # ------------------------------------------------------------------ the LLM seat

@@ -45,6 +45,11 @@ PANEL_HELP = [
 ]
 
 
+def page_title(family: str) -> str:
+    """The How-to-play page's name: the world's title without its parenthesis."""
+    return f"How to play: {plugins()[family].title.split(' (')[0]}"
+
+
 def world_page(family: str, renderer: Any = None) -> str:
     """The How-to-play page of a world family, as HTML."""
     from ui import catalog
@@ -150,7 +155,8 @@ class HelpDialog(QDialog):
         self.window_ = window
         self.pages: dict[str, str] = {}
         self.index = QListWidget()
-        self.index.setMaximumWidth(230)
+        self.index.setMaximumWidth(250)
+        self.index.setWordWrap(True)
         self.text = QTextBrowser()
         self.text.setOpenExternalLinks(False)
         layout = QHBoxLayout(self)
@@ -171,7 +177,7 @@ class HelpDialog(QDialog):
         shown = self.window_.timeline.world.family if getattr(self.window_, "timeline", None) is not None else None
         families = sorted({i.family for i in catalog.scenarios()}, key=lambda f: plugins()[f].title)
         for family in families:
-            title = f"How to play: {plugins()[family].title}"
+            title = page_title(family)
             self.pages[title] = "" if family != shown else world_page(family, renderer)
             self._families = getattr(self, "_families", {})
             self._families[title] = family

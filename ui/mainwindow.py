@@ -652,6 +652,8 @@ class MainWindow(QMainWindow):
         if timeline is None or timeline.outcome is None:
             return
         title, lines = episode_summary(timeline)
+        if not self.toast.awaiting_decision:
+            self.toast.dismiss()  # an old suggestion's box would cover the summary
         buttons: list[tuple[str, str, Any]] = []
         plan = getattr(self, "last_plan", None)
         if isinstance(timeline, LiveTimeline) and plan is not None:
@@ -1285,7 +1287,9 @@ class MainWindow(QMainWindow):
         if found is None:
             dialog.open_page(dialog.index.item(0).text() if dialog.index.count() else "")
             return
-        dialog.open_page(f"How to play: {found.title}")
+        from ui.help import page_title
+
+        dialog.open_page(page_title(family))
 
     def show_papers(self) -> None:
         from ui.help import PAPERS_PAGE

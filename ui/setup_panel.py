@@ -11,7 +11,7 @@ from typing import Any
 import pygame
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QColor, QImage, QPixmap
-from PyQt6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QLabel, QPushButton, QSpinBox,
+from PyQt6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
                              QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from sim.plugins import plugins
@@ -48,9 +48,14 @@ class SetupPanel(QWidget):
         layout.addWidget(self.banner)
 
         self.tree = QTreeWidget()
-        self.tree.setHeaderLabels(["scenario", "about", "agents"])
-        self.tree.setToolTip("Scenarios by world and category; hover one for its description")
-        self.tree.headerItem().setToolTip(2, "who plays in it")
+        self.tree.setHeaderLabels(["scenario", "seats"])
+        self.tree.setToolTip("Scenarios by world and category; hover one for its title and who plays")
+        self.tree.headerItem().setToolTip(1, "how many agents play in it (hover a scenario for their names)")
+        # both columns stay in view in a narrow dock: names elide (full in the tooltip), seats fit
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.tree.setMinimumHeight(140)
         self.tree.currentItemChanged.connect(self._selected)
         layout.addWidget(self.tree, 2)
@@ -133,16 +138,14 @@ class SetupPanel(QWidget):
             if group is None:
                 group = groups[key] = QTreeWidgetItem(world_item, [catalog.category_title(info.family, info.category)])
                 group.setExpanded(True)
-            item = QTreeWidgetItem(group, [info.name, info.title if info.title != info.name else "",
-                                           ", ".join(info.agents)])
+            item = QTreeWidgetItem(group, [info.name, str(len(info.agents))])
             item.setData(0, Qt.ItemDataRole.UserRole, info)
+            item.setTextAlignment(1, Qt.AlignmentFlag.AlignCenter)
             tip = f"{info.name}: {info.title}\nagents: {', '.join(info.agents)}"
-            for column in range(3):
+            for column in range(2):
                 item.setToolTip(column, tip)
             if info.name == select:
                 chosen = item
-        for column in range(3):  # every column readable; the tree scrolls sideways when narrow
-            self.tree.resizeColumnToContents(column)
         if chosen is not None:
             self.tree.setCurrentItem(chosen)
 

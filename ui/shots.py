@@ -6,7 +6,10 @@ Opens the main window on a real X server, plays scenarios and grabs the screen:
 ``live.png`` (agents playing, plans on the map, goal posteriors, feedback history),
 ``feedback.png`` (the facilitator's blue pop-up for a human recipient),
 ``human.png`` (that human's next turn: legal moves highlighted, the accepted suggestion),
-``replay.png`` (a recording being replayed, with the take-over panel).
+``replay.png`` (a recording being replayed, with the take-over panel);
+and what a newcomer meets (``--newcomer`` takes only these), at 1366 x 768:
+``first-screen.png`` (the first run: paused, with the welcome card), ``summary.png`` (a finished
+episode's summary card), ``how-to-play.png`` (the help window on the shown world).
 """
 
 from __future__ import annotations
@@ -153,7 +156,42 @@ def take(out: Path) -> list[Path]:
     return shots
 
 
-def on_virtual_display(module: str, out: Path) -> int | None:
+def take_newcomer(out: Path) -> list[Path]:
+    """The first screen, a finished episode's summary and the How-to-play page, at 1366 x 768."""
+    from ui.app import launch
+
+    app, window = shot_window("tom-arena-newcomer-", (1366, 740), speed=16.0)
+    out.mkdir(parents=True, exist_ok=True)
+    shots: list[Path] = []
+
+    def grab(name: str, widget: Any = None) -> None:
+        _settle(app, 0.5)
+        path = out / name
+        if widget is None:
+            window.screen().grabWindow(0, 0, 0, window.frameGeometry().width(),
+                                       window.frameGeometry().height()).save(str(path))
+        else:
+            widget.grab().save(str(path))
+        shots.append(path)
+
+    launch(window, paused=True)
+    window.show_hint(window.timeline.scenario)
+    grab("first-screen.png")
+    window.card.hide()
+    window.set_playing(True)
+    _wait(app, lambda: window.timeline.outcome is not None and window.card.isVisible(), 120)
+    grab("summary.png")
+    window.show_rules()
+    dialog = window.help_dialog
+    dialog.resize(900, 640)
+    grab("how-to-play.png", dialog)
+    dialog.close()
+    window.shutdown()
+    window.close()
+    return shots
+
+
+def on_virtual_display(module: str, out: Path, *extra: str) -> int | None:
     """Unless this process already draws on X, run ``python -m module out`` on a fresh virtual
     display and return its exit code; None when the caller should take its pictures itself."""
     if os.environ.get("QT_QPA_PLATFORM") == "xcb":
@@ -161,17 +199,19 @@ def on_virtual_display(module: str, out: Path) -> int | None:
     from ui.xvfb import display_env, virtual_display
 
     with virtual_display(1600, 1000, 24) as display:
-        return subprocess.call([sys.executable, "-m", module, str(out.resolve())], env=display_env(display),
+        return subprocess.call([sys.executable, "-m", module, str(out.resolve()), *extra], env=display_env(display),
                                cwd=ROOT)
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    only_newcomer = "--newcomer" in argv
+    argv = [a for a in argv if a != "--newcomer"]
     out = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
-    code = on_virtual_display("ui.shots", out)
+    code = on_virtual_display("ui.shots", out, *(["--newcomer"] if only_newcomer else []))
     if code is not None:
         return code
-    for path in take(out):
+    for path in ([] if only_newcomer else take(out)) + take_newcomer(out):
         print(path)
     return 0
 

@@ -195,7 +195,14 @@ class InfoCard(QFrame):
             return
         width = min(520, max(260, parent.width() - 40))
         self.setFixedWidth(width)
-        self.adjustSize()
+        # wrapped lines need the height for this width (adjustSize alone cuts the last ones off)
+        margins = self.layout().contentsMargins()
+        inner = width - margins.left() - margins.right()
+        spacing = max(0, self.layout().spacing())
+        buttons = max((b.sizeHint().height() for b in self.button_widgets.values()), default=0)
+        height = (margins.top() + margins.bottom() + self.title.heightForWidth(inner - 40) + spacing
+                  + self.body.heightForWidth(inner) + (spacing + buttons if buttons else 0) + 4)
+        self.setFixedHeight(height)
         self.move((parent.width() - width) // 2, max(10, (parent.height() - self.height()) // 2))
 
 

@@ -3,7 +3,7 @@ private Xvfb display.
 
     .venv/bin/python -m ui.tradecraft.shots [OUT_DIR]        (default docs/screenshots)
 
-Writes ``tradecraft-board.png``: a person plays bob in ``mc1v1-01`` against a planner trader;
+Writes ``tradecraft-board.png`` at 1366 x 768 (a laptop screen): a person plays bob in ``mc1v1-01`` against a planner trader;
 alice has just proposed a trade, so the board shows the incoming proposal with Accept /
 Reject, the crafting table with the possible recipes of bob's hand, the recipe browser on
 bob's target, a checked fractional craft, and alice's value report in the ToM values heatmap.
@@ -29,7 +29,7 @@ def take(out: Path) -> Path:
     from ui.tradecraft.board import TradeCraftBoard
     from ui.tradecraft.heatmap import ToMValuesPanel
 
-    app, window = shot_window("tom-arena-tc-shots-", (1560, 980), speed=8.0)
+    app, window = shot_window("tom-arena-tc-shots-", (1366, 740), speed=8.0)  # a 1366 x 768 laptop
     _, spec = load_spec(find_scenario("mc1v1-01"))
     world = TradeCraftWorld(with_options(spec, {"stop": "all"}))
     window.setup.select_scenario("mc1v1-01")
@@ -46,8 +46,10 @@ def take(out: Path) -> Path:
     window.panel_tabs.setCurrentWidget(values)
     window.minds_dock.raise_()
     window.feedback_dock.hide()  # no facilitator in TradeCraft: room for the heatmap
-    window.resizeDocks([window.minds_dock], [470], Qt.Orientation.Horizontal)
-    window.resizeDocks([window.minds_dock, window.log_dock], [380, 120], Qt.Orientation.Vertical)
+    window.setup_dock.hide()  # the scenario is chosen: room for the board on a laptop screen
+    window.resizeDocks([window.minds_dock], [400], Qt.Orientation.Horizontal)
+    window.resizeDocks([window.minds_dock, window.log_dock], [330, 110], Qt.Orientation.Vertical)
+    window.resizeDocks([window._panel_docks[TradeCraftBoard.panel_title]], [300], Qt.Orientation.Vertical)
     board.look_up("iron_helmet")
     board.recipe_box.setCurrentText("minecraft:iron_nugget")
     board.times.setText("1/3")
