@@ -219,10 +219,10 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_experiment(args: argparse.Namespace) -> int:
-    from experiments.runner import design_path, known_designs, main as run_experiment
+    from experiments.runner import find_design, known_designs, main as run_experiment
 
-    if not design_path(args.name).exists():
-        return _fail(f"no experiment {args.name!r}; known: {', '.join(known_designs()) or 'none'}")
+    if find_design(args.name) is None:
+        return _fail(f"no experiment {args.name!r:.200}; known: {', '.join(known_designs()) or 'none'}")
     if args.jobs is not None and args.jobs < 1:
         return _fail("--jobs must be at least 1")
     if args.address and args.backend != "ray":
