@@ -118,6 +118,7 @@ class RayBackend:
             # The driver's own tree: workers import experiments/, sim/ and agents/ from it.
             kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(ROOT)}}
         else:
+            _check_reachable(address)
             kwargs["address"] = address
             kwargs["runtime_env"] = {"working_dir": str(ROOT), "excludes": RAY_EXCLUDES}
         try:
@@ -157,6 +158,21 @@ class RayBackend:
     def close(self) -> None:
         if self._ray.is_initialized():
             self._ray.shutdown()
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail at once on a HOST:PORT nobody listens on (Ray itself retries for minutes)."""
+    import socket
+
+    target = address.removeprefix("ray://")
+    host, colon, port = target.rpartition(":")
+    if not colon or not port.isdigit():
+        return  # "auto" and other forms: Ray resolves them
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ExperimentError(f"cannot start or reach the Ray cluster at {address}: nothing answers on "
+                              f"{host}:{port} ({exc.strerror or exc}); is 'ray start --head' running there?") from None
 
 
 def make_backend(name: str, *, jobs: int | None = None, address: str | None = None) -> Backend:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import Design
-from experiments.stats import ALL, Analysis, scenario_markdown, summary_markdown, tests_markdown
+from experiments.stats import ALL, Analysis, scenario_markdown, summary_markdown, comparisons_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -167,8 +167,12 @@ def write_report(result: Any, *, command: str) -> Path:
     lines += ["", "Metrics: " + "; ".join(
         f"**{m.name}** ({m.source or 'derived: ' + str(m.derive)}{', ' + m.kind if m.kind == 'binary' else ''}"
         f"{', not tested' if not m.test else ''})" for m in design.metrics) + ".", ""]
-    lines += ["## Results", "", summary_markdown(analysis, design.reference), "", "### Tests", "",
-              tests_markdown(analysis), "",
+    lines += ["## Results", "", summary_markdown(analysis, design.reference), ""]
+    others = summary_markdown(analysis, design.reference, tested=False)
+    if others:
+        lines += ["Metrics reported without tests:", "", others, ""]
+    lines += ["### Tests", "",
+              comparisons_markdown(analysis), "",
               "n: scenario pairs for paired tests. Mean difference: first − second, over scenarios.", ""]
     for name, caption in made:
         lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]

@@ -441,6 +441,15 @@ def design_path(name: str | Path) -> Path:
     return path
 
 
+def find_design(name: str | Path) -> Path | None:
+    """The design file a name or path means, or None (names too long, NUL bytes: None too)."""
+    try:
+        path = design_path(name)
+        return path if path.is_file() else None
+    except (OSError, ValueError):
+        return None
+
+
 def known_designs() -> list[str]:
     return sorted(p.stem for p in (SCENARIO_DIR / "experiments").glob("*.json"))
 
@@ -452,9 +461,9 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
     from experiments.report import write_report
     from experiments.stats import analyse, summary_markdown
 
-    path = design_path(name)
-    if not path.exists():
-        print(f"error: no experiment {str(name)!r}; known: {', '.join(known_designs()) or 'none'}", file=sys.stderr)
+    path = find_design(name)
+    if path is None:
+        print(f"error: no experiment {str(name)!r:.200}; known: {', '.join(known_designs()) or 'none'}", file=sys.stderr)
         return 2
     try:
         design = load_design(path)

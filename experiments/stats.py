@@ -193,9 +193,12 @@ def fmt(x: float, digits: int = 2) -> str:
     return "nan" if x != x else f"{x:.{digits}f}"
 
 
-def summary_markdown(analysis: Analysis, reference: str | None) -> str:
-    """The summary table: mean ± SEM over scenarios, marks where the reference differs."""
-    metrics = analysis.metrics
+def summary_markdown(analysis: Analysis, reference: str | None, tested: bool = True) -> str:
+    """The summary table of the tested metrics (``tested=False``: of the others): mean ± SEM
+    over scenarios, marks where the reference differs."""
+    metrics = [m for m in analysis.metrics if m.test == tested]
+    if not metrics:
+        return ""
     marks: dict[tuple[str, str, str], str] = {}
     for t in analysis.tests:
         if t["first"] == reference:
@@ -218,7 +221,7 @@ def summary_markdown(analysis: Analysis, reference: str | None) -> str:
     return "\n".join(lines)
 
 
-def tests_markdown(analysis: Analysis) -> str:
+def comparisons_markdown(analysis: Analysis) -> str:
     if not analysis.tests:
         return "No tests (the design names no reference condition or comparisons)."
     lines = ["| group | metric | comparison | n | test | p | p (BH) | mean difference [CI] | effect size |",

@@ -1,0 +1,149 @@
+"""Known answers for every statistic the experiment runner uses, and the unit of replication:
+seeds of one scenario are averaged before any test, so n counts scenarios."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from experiments.design import Design
+from experiments.stats import analyse, summary_markdown, comparisons_markdown
+from sim.analysis.stats import (benjamini_hochberg, bootstrap_ci, bootstrap_diff_ci, fisher_exact, mann_whitney,
+                                mcnemar_exact, mean_sem, rank_biserial, sign_test, stars, unit_means,
+                                wilcoxon_signed_rank)
+
+
+def test_wilcoxon_signed_rank_exact_by_hand_and_like_scipy():
+    # differences 1..8 with the 6 negative: W- = 6, W+ = 30; 14 of the 256 sign patterns have a
+    # rank sum <= 6, so the exact two-sided p is 2 * 14 / 256.
+    a = [1, 2, 3, 4, 5, 0, 7, 8]
+    b = [0, 0, 0, 0, 0, 6, 0, 0]
+    r = wilcoxon_signed_rank(a, b)
+    assert (r.statistic, r.n) == (6.0, 8)
+    assert r.p == pytest.approx(28 / 256)
+    assert r.p == pytest.approx(stats.wilcoxon(np.subtract(a, b)).pvalue)
+    # zero differences are dropped (Wilcoxon's method); all zero: no evidence, p = 1
+    r = wilcoxon_signed_rank([1, 2, 3, 5], [1, 1, 1, 1])
+    assert r.p == pytest.approx(stats.wilcoxon([1, 2, 4], zero_method="wilcox").pvalue) and r.n == 4
+    assert wilcoxon_signed_rank([3, 3], [3, 3]).p == 1.0
+    with pytest.raises(ValueError, match="equally long"):
+        wilcoxon_signed_rank([1, 2], [1])
+
+
+def test_sign_and_mcnemar_tests_are_exact_binomial_tests():
+    # McNemar on 10 discordant pairs split 9 / 1: p = 2 * (1 + 10) / 2**10
+    a = [1] * 9 + [0] + [1] * 5 + [0] * 5
+    b = [0] * 9 + [1] + [1] * 5 + [0] * 5
+    r = mcnemar_exact(a, b)
+    assert r.p == pytest.approx(22 / 1024) and r.statistic == 1 and r.n == 20
+    assert sign_test(a, b).p == pytest.approx(22 / 1024)  # the same test on 0/1 pairs
+    # the sign test on rates: 5 scenarios better, 0 worse, 3 ties -> 2 / 2**5
+    rates_a = [0.9, 0.8, 1.0, 0.7, 0.6, 0.5, 0.5, 1.0]
+    rates_b = [0.1, 0.2, 0.3, 0.4, 0.5, 0.5, 0.5, 1.0]
+    assert sign_test(rates_a, rates_b).p == pytest.approx(2 / 32)
+    assert sign_test(rates_a, rates_b).p == pytest.approx(stats.binomtest(5, 5).pvalue)
+    assert mcnemar_exact([1, 0], [1, 0]).p == 1.0
+    with pytest.raises(ValueError, match="0/1"):
+        mcnemar_exact([0.5], [1])
+
+
+def test_effect_sizes_and_bootstrap_intervals():
+    assert rank_biserial([1, 2, 3, 4, 5, 0, 7, 8], [0, 0, 0, 0, 0, 6, 0, 0]) == pytest.approx((30 - 6) / 36)
+    assert rank_biserial([1, 1], [1, 1]) == 0.0
+    assert bootstrap_ci([2.0] * 7) == (2.0, 2.0)
+    # a large sample: the percentile interval of the mean is close to the normal one, and to scipy's
+    rng = np.random.default_rng(1)
+    x = rng.normal(1.0, 2.0, size=400)
+    low, high = bootstrap_ci(x, resamples=4000, seed=3)
+    half = 1.96 * x.std(ddof=1) / math.sqrt(len(x))
+    assert low == pytest.approx(x.mean() - half, abs=0.03) and high == pytest.approx(x.mean() + half, abs=0.03)
+    ref = stats.bootstrap((x,), np.mean, n_resamples=4000, method="percentile", random_state=5).confidence_interval
+    assert low == pytest.approx(ref.low, abs=0.03) and high == pytest.approx(ref.high, abs=0.03)
+    assert bootstrap_ci(x, seed=3) == bootstrap_ci(x, seed=3)  # deterministic by seed
+    lo, hi = bootstrap_diff_ci([5.0] * 5, [2.0] * 9)
+    assert (lo, hi) == (3.0, 3.0)
+    assert unit_means([1, 3, 10, 20, 5], ["a", "a", "b", "b", "c"]) == {"a": 2.0, "b": 15.0, "c": 5.0}
+
+
+def test_existing_statistics():
+    assert fisher_exact(10, 10, 0, 10) == pytest.approx(1.0825e-05, rel=1e-3)
+    assert fisher_exact(5, 10, 5, 10) == 1.0
+    with pytest.raises(ValueError, match="between 0 and 10"):
+        fisher_exact(11, 10, 0, 10)
+    assert mann_whitney([1, 1, 1], [1, 1, 1]) == 1.0
+    assert mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10]) == pytest.approx(0.0079, abs=1e-4)
+    np.testing.assert_allclose(benjamini_hochberg([0.01, 0.04, 0.03]), [0.03, 0.04, 0.04])
+    m = mean_sem([1.0, 2.0, 3.0])
+    assert (m.mean, m.n) == (2.0, 3) and m.sem == pytest.approx(1 / np.sqrt(3))
+    assert [stars(p) for p in (0.0005, 0.005, 0.02, 0.2)] == ["***", "**", "*", ""]
+
+
+def _design(**extra) -> Design:
+    return Design.model_validate({
+        "experiment": "toy", "scenarios": ["*"], "seeds": {"count": 3},
+        "conditions": [{"name": "a"}, {"name": "b"}], "reference": "a",
+        "metrics": [{"name": "score", "source": "metrics.score"},
+                    {"name": "success", "source": "outcome.success", "kind": "binary"}], **extra})
+
+
+def _records(per_scenario: dict[str, dict[str, list[tuple[float, int]]]]) -> list[dict]:
+    rows = []
+    for s, by_cond in per_scenario.items():
+        for c, values in by_cond.items():
+            for seed, (score, success) in enumerate(values):
+                rows.append({"key": f"{s}|{c}|{seed}", "scenario": s, "condition": c, "seed": seed,
+                             "values": {"score": score, "success": success}})
+    return rows
+
+
+def test_seeds_are_averaged_before_testing_so_n_counts_scenarios():
+    # 6 scenarios x 3 seeds; b scores 1 lower on 5 scenarios and 1 higher on one (each seed identical:
+    # pseudo-replicated episodes must not make the test any stronger than 6 scenarios allow).
+    data = {f"s{i}": {"a": [(10.0 + i, 1)] * 3, "b": [(9.0 + i if i else 11.0, 1 if i % 2 else 0)] * 3}
+            for i in range(6)}
+    design = _design()
+    analysis = analyse(_records(data), design, {})
+    score = next(t for t in analysis.tests if t["metric"] == "score")
+    assert (score["n"], score["unit"], score["test"]) == (6, "scenario pairs", "wilcoxon_signed_rank")
+    # differences +1 x5 and -1 once: all ranks tie at 3.5; W- = 3.5
+    assert score["p"] == pytest.approx(stats.wilcoxon([1, 1, 1, 1, 1, -1]).pvalue, rel=1e-5)
+    assert score["mean_difference"] == pytest.approx(4 / 6, abs=1e-6)
+    success = next(t for t in analysis.tests if t["metric"] == "success")
+    # 3 seeds per scenario: success rates per scenario, tested with the exact sign test (3 scenarios
+    # where a succeeds and b fails, none the other way)
+    assert success["test"] == "sign_test" and success["p"] == pytest.approx(2 / 8)
+    # the family of 2 tests is adjusted together
+    qs = benjamini_hochberg([score["p"], success["p"]])
+    assert [t["p_adj"] for t in analysis.tests] == pytest.approx(list(qs), rel=1e-5)
+    row = next(r for r in analysis.summary if r["condition"] == "a")
+    assert (row["n_scenarios"], row["episodes"]) == (6, 18)
+    assert row["score_mean"] == pytest.approx(12.5) and row["score_sem"] == pytest.approx(np.std(range(6), ddof=1)
+                                                                                            / math.sqrt(6))
+    table = summary_markdown(analysis, "a")
+    assert "n counts scenarios" in table and "mean over its 3 seeds" in table and "| all | a | 6 | 18 |" in table
+    assert "6 scenario pairs" in comparisons_markdown(analysis)
+
+
+def test_one_episode_per_scenario_uses_mcnemar_and_groups_split_the_family():
+    data = {f"s{i}": {"a": [(1.0, 1)], "b": [(0.0, 0 if i < 5 else 1)]} for i in range(8)}
+    design = _design(seeds={"count": 1}, groups={"by": "kind", "order": ["x", "y"]})
+    attrs = {f"s{i}": {"kind": "x" if i < 4 else "y"} for i in range(8)}
+    analysis = analyse(_records(data), design, attrs)
+    assert [g for g, _ in analysis.groups] == ["all", "x", "y"]
+    all_success = next(t for t in analysis.tests if t["metric"] == "success" and t["group"] == "all")
+    assert all_success["test"] == "mcnemar_exact" and all_success["p"] == pytest.approx(2 / 32)
+    x_success = next(t for t in analysis.tests if t["metric"] == "success" and t["group"] == "x")
+    assert x_success["n"] == 4 and x_success["p"] == pytest.approx(2 / 16)
+    assert len(analysis.tests) == 6  # 3 groups x 2 metrics x 1 comparison, adjusted as one family
+
+
+def test_conditions_on_different_scenarios_are_compared_unpaired():
+    data = {"s1": {"a": [(3.0, 1)]}, "s2": {"a": [(4.0, 1)]}, "s3": {"b": [(1.0, 0)]}, "s4": {"b": [(2.0, 0)]}}
+    analysis = analyse(_records(data), _design(seeds={"count": 1}), {})
+    score = next(t for t in analysis.tests if t["metric"] == "score")
+    assert (score["paired"], score["test"], score["n"]) == (False, "mann_whitney_u", 4)
+    assert score["p"] == pytest.approx(stats.mannwhitneyu([3, 4], [1, 2]).pvalue)
+    assert score["mean_difference"] == pytest.approx(2.0)
