@@ -155,10 +155,12 @@ def test_key_is_consumed_lowest_numbered_first():
 
 
 def test_key_of_another_colour_does_not_open():
+    # the red key lies in bob's separate room: the door can be opened in principle (the map is valid)
+    # but never with alice's blue key
     world = make_world(["########",
                         "#1b.R.*#",
                         "########",
-                        "#2....+#",
+                        "#2..r.+#",
                         "########"], {"alice": "gem1", "bob": "gem2"})
     s = play(world, world.reset(0), "right", "wait", "pickup key1", "wait", "right", "wait")
     assert holder(world, s, "key1") == "alice" and at(world, s, "alice") == (1, 3)
