@@ -55,7 +55,8 @@ def test_rollout_matches_planner_agents(path):
 def _world(rows, goals):
     legend = {"#": "wall", ".": "floor", "r": {"key": "red"}, "R": {"door": "red"}, "*": {"gem": "cyan"},
               "+": {"gem": "pink"}, "1": {"agent": "alice"}, "2": {"agent": "bob"}}
-    return DKGWorld(validate_dkg({"world": "dkg", "name": "t", "map": rows, "legend": legend, "goals": goals}, "t"))
+    return DKGWorld(validate_dkg({"world": "dkg", "name": "t", "map": rows, "legend": legend, "goals": goals}, "t",
+                                 require_reachable=False))  # the category check must refuse hopeless maps itself
 
 
 def test_joint_optimum_by_hand():

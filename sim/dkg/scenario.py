@@ -106,8 +106,11 @@ def _where(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) if re.fullmatch(r"[\w-]+", str(p)) else repr(p) for p in loc) or "(top level)"
 
 
-def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
-    """Validate raw scenario data; return a normalized spec or raise one ScenarioError."""
+def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool = True) -> dict[str, Any]:
+    """Validate raw scenario data; return a normalized spec or raise one ScenarioError.
+
+    Scenario files must give every agent a goal it could ever reach; ``require_reachable=False``
+    skips that check, for worlds built on purpose to be hopeless (planner tests, teaching)."""
     check_tree(data, source, ScenarioError)  # lone surrogates, NaN, non-text keys, deep nesting
     try:
         sc = DKGScenario.model_validate(data)
@@ -185,9 +188,9 @@ def validate_dkg(data: dict[str, Any], source: str) -> dict[str, Any]:
                  "expected a different gem for each agent")
         wanted[gem] = agent
 
-    reachable = _reachable_cells(sc.map, sc.legend, list(starts.values()))
+    reachable = _reachable_cells(sc.map, sc.legend, list(starts.values())) if require_reachable else {}
     gem_cells = [(r, c) for r, row in enumerate(sc.map) for c, ch in enumerate(row) if sc.legend[ch]["kind"] == "gem"]
-    for agent in order:
+    for agent in order if require_reachable else ():
         gem = sc.goals[agent]
         r, c = gem_cells[int(gem.removeprefix("gem")) - 1]
         if (r, c) not in reachable[starts[agent]]:
