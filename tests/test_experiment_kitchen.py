@@ -1,0 +1,116 @@
+"""ProToM's kitchen experiment on the generic runner: the category pre-check of the 21 levels,
+refusals that name the level, and a small sweep whose numbers are checked against the episodes
+themselves (speedup against the same seed's no-facilitator episode, n counting scenarios)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+
+from experiments.design import ExperimentError, load_design
+from experiments.protom_kitchen import check_category
+from experiments.runner import compute_metrics, resolve_scenarios, run_checks, run_sweep
+from experiments.stats import analyse
+from sim.registry import SCENARIO_DIR, build_world, load_spec
+
+DESIGN = SCENARIO_DIR / "experiments" / "protom-kitchen.json"
+LEVEL = """title: Onion next door
+category: {category}
+agent alice: SimpleOnion
+agent bob: SimpleLettuce
+map:
+#------#o-----#
+/.1....-.2....*
+*......#......p
+p......#......l
+-......#......-
+-......D......-
+#------#---/--#
+"""
+
+
+def test_the_design_names_the_21_levels_and_the_papers_settings():
+    design = load_design(DESIGN)
+    refs = resolve_scenarios(design.scenarios)
+    assert len(refs) == 21 and {r.family for r in refs} == {"kitchen"}
+    assert [r.name for r in refs][:2] == ["kitchen-01-two-kitchens", "kitchen-02-open-corners"]
+    assert [c.name for c in design.conditions] == ["none", "protom", "oracle", "random"]
+    assert design.condition("protom").mechanism_specs() == [("protom:phi=2.0,eps=0.3,particles=5,divergence=js", {})]
+    assert (design.baseline, design.reference, design.groups.by) == ("none", "protom", "category")
+
+
+def test_every_level_passes_its_category_check_7_7_7():
+    design = load_design(DESIGN)
+    attrs = run_checks(design, resolve_scenarios(design.scenarios), jobs=1)
+    categories = [a["category"] for a in attrs.values()]
+    assert [categories.count(c) for c in ("not_needed", "useful", "necessary")] == [7, 7, 7]
+    eight = attrs["kitchen-08-onion-next-door"]  # docs/kitchen.md: L_ind 38, L_joint 24 with Bob's pass
+    assert (eight["independent_length"], eight["joint_length"]) == (38, 24)
+    assert eight["best_feedback"] == "Bob passes the FreshOnion in (0, 8) to Alice"
+    assert attrs["kitchen-15-walled-onion"]["independent_length"] is None  # fails without help
+
+
+def test_a_level_declaring_the_wrong_category_is_refused_with_its_file(tmp_path):
+    path = tmp_path / "wrong.kitchen.txt"
+    path.write_text(LEVEL.format(category="necessary"))
+    family, spec = load_spec(path)
+    with pytest.raises(ExperimentError, match=r"wrong\.kitchen\.txt: declares 'necessary', computed .*useful"):
+        check_category(str(path), build_world(family, spec), spec)
+    path.write_text(LEVEL.format(category="useful"))
+    family, spec = load_spec(path)
+    assert check_category(str(path), build_world(family, spec), spec)["category"] == "useful"
+    dkg = SCENARIO_DIR / "dkg" / "protom-01-open-hall.json"
+    family, spec = load_spec(dkg)
+    with pytest.raises(ExperimentError, match="for kitchen levels, not dkg"):
+        check_category(str(dkg), build_world(family, spec), spec)
+
+
+def test_a_small_sweep_matches_its_episodes(tmp_path):
+    """One level of each category, two seeds: the summary's values are the episodes' own, the
+    speedup is L_none / L - 1 on the same seed, and n counts scenarios."""
+    full = load_design(DESIGN)
+    design = full.model_copy(update={"scenarios": ["kitchen-01-two-kitchens", "kitchen-08-onion-next-door",
+                                                   "kitchen-15-walled-onion"]})
+    result = run_sweep(design, tmp_path, seeds=2, jobs=1, quiet=True)
+    records = result.records
+    assert len(records) == 3 * 4 * 2
+    compute_metrics(records, design)
+    by_key = {r["key"]: r for r in records}
+    for r in records:
+        base = by_key[f"{r['scenario']}|none|{r['seed']}"]["metrics"]["ticks"]
+        assert r["values"]["speedup"] == pytest.approx(base / r["metrics"]["ticks"] - 1)
+        assert r["values"]["length"] == r["metrics"]["ticks"]
+        if not r["outcome"]["success"]:
+            assert r["metrics"]["ticks"] == 100  # a failed episode lasts t_max
+    walled = {c: [by_key[f"kitchen-15-walled-onion|{c}|{s}"] for s in (0, 1)] for c in ("none", "protom")}
+    assert not any(r["outcome"]["success"] for r in walled["none"])  # necessary: fails alone
+    assert all(r["outcome"]["success"] and r["values"]["feedback"] >= 1 for r in walled["protom"])
+    assert all(by_key[f"kitchen-01-two-kitchens|protom|{s}"]["values"]["feedback"] == 0 for s in (0, 1))
+    analysis = analyse(records, design, result.attrs)
+    row = next(s for s in analysis.summary if s["group"] == "all" and s["condition"] == "protom")
+    assert (row["n_scenarios"], row["episodes"]) == (3, 6)
+    per_scenario = [sum(by_key[f"{n}|protom|{s}"]["values"]["speedup"] for s in (0, 1)) / 2
+                    for n in ("kitchen-01-two-kitchens", "kitchen-08-onion-next-door", "kitchen-15-walled-onion")]
+    assert row["speedup_mean"] == pytest.approx(sum(per_scenario) / 3, abs=1e-6)
+    assert {g for g, _ in analysis.groups} == {"all", "not_needed", "useful", "necessary"}
+
+
+def test_the_command_writes_the_report_and_both_figures(tmp_path):
+    """``python main.py experiment`` on a copy of the design restricted to three levels."""
+    from main import main
+
+    data = json.loads(DESIGN.read_text())
+    data["scenarios"] = ["kitchen-02-open-corners", "kitchen-09-tomato-race", "kitchen-16-no-plate"]
+    data["seeds"] = {"count": 1, "first": 0}
+    path = tmp_path / "kitchen-small.json"
+    path.write_text(json.dumps(data))
+    out = tmp_path / "out"
+    assert main(["experiment", str(path), "--out", str(out), "--quiet", "--jobs", "1"]) == 0
+    for name in ("report.md", "figure_summary.png", "figure_groups.png", "summary.csv", "scenarios.csv"):
+        assert (out / name).stat().st_size > 0, name
+    report = (out / "report.md").read_text()
+    assert "n counts scenarios" in report and "experiments.protom_kitchen:check_category" in report
+    scenarios = {r["scenario"]: r for r in csv.DictReader(open(out / "scenarios.csv"))}
+    assert scenarios["kitchen-16-no-plate"]["category"] == "necessary"
