@@ -272,7 +272,11 @@ def cmd_rules(args: argparse.Namespace) -> int:
     for kind, n in s["by_type"].items():
         print(f"  {kind:<22} {n}")
     if s["skipped"]:
-        print("  skipped (no fixed result): " + ", ".join(f"{k} {v}" for k, v in s["skipped"].items()))
+        print(f"  skipped {sum(s['skipped'].values())} recipe(s) of types the game does not use: "
+              + ", ".join(f"{k} {v}" for k, v in s["skipped"].items()))
+    print(f"  fuel values from {s['fuel_source']}")
+    for note in s["notes"]:
+        print(f"  note: {note}")
     return 0
 
 

@@ -7,6 +7,8 @@ A rule set is a folder in one of two layouts:
       ruleset.json            optional: {"name", "title", "namespace", "description"}
       recipes/**/*.json       one recipe per file, Minecraft datapack format
       tags/items/**/*.json    item tags ({"values": [...]}); ``tags/item`` is accepted too
+      tags/_*/**/*.json       extra tags named by their file name (the TradeCraft authors' ``_custom``)
+      tags/items/fuel.json    optional: the TradeCraft authors' fuel list (see below)
       fuels.json              optional: fuel values per item or #tag (else the vanilla table)
 
 * a *datapack* (``data/<namespace>/recipes/**/*.json`` and ``data/<namespace>/tags/items/``;
@@ -22,11 +24,18 @@ Ingredients take every form of the 1.20 and 1.21 formats: ``{"item": id}``, ``{"
 or a plain id (with a sibling ``count`` for stonecutting).
 
 Fuel: smelting, blasting and smoking consume ``1/8`` coal-equivalent of fuel per item
-(Minecraft: one coal burns 1600 ticks and smelts 8 items); campfire cooking needs none.
+(Minecraft: one coal burns 1600 ticks and smelts 8 items); campfire cooking needs none. The
+fuel values come from the first of: ``fuels.json`` (coal-equivalents per item or #tag); the
+tag ``#<namespace>:fuel`` as the TradeCraft authors publish it, whose entries are plain ids or
+tags (one unit each is one coal) or ``{"value": id, "count": n}`` (``n`` units of the item are
+worth one coal, so one unit is ``1/n`` coal-equivalent: ``{"value": "minecraft:stick", "count":
+16}`` is 1/16); the vanilla burn-time table.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -130,6 +139,8 @@ class RuleSet:
     fuels: dict[str, Fraction]
     skipped: dict[str, int] = field(default_factory=dict)
     description: str = ""
+    fuel_source: str = "vanilla burn times"
+    notes: tuple[str, ...] = ()  # things the loader tolerated, for the summary
 
     def __post_init__(self) -> None:
         by_result: dict[str, list[Recipe]] = defaultdict(list)
@@ -190,7 +201,7 @@ class RuleSet:
             counts[recipe.type] += 1
         return {"name": self.name, "recipes": len(self.recipes), "items": len(self.items),
                 "tags": len(self.tags), "fuels": len(self.fuels), "by_type": dict(sorted(counts.items())),
-                "skipped": dict(self.skipped)}
+                "skipped": dict(self.skipped), "fuel_source": self.fuel_source, "notes": list(self.notes)}
 
 
 # ---------------------------------------------------------------------- parsing
@@ -220,7 +231,7 @@ class _Loader:
     def __init__(self, namespace: str) -> None:
         self.namespace = namespace
         self.raw_tags: dict[str, tuple[Path, list[Any]]] = {}
-        self.tags: dict[str, tuple[str, ...]] = {}
+        self.tags: dict[str, tuple[tuple[str, Fraction], ...]] = {}
 
     def qualify(self, name: str) -> str:
         return name if ":" in name else f"{self.namespace}:{name}"
@@ -237,7 +248,41 @@ class _Loader:
         else:
             self.raw_tags[tag] = (path, list(data["values"]))
 
+    def entry(self, path: Path, n: int, value: Any) -> tuple[str, bool, Fraction]:
+        """(id or '#tag', required, count) of one entry of a tag's 'values' list.
+
+        Entries are ``"id"``, ``"#tag"``, ``{"id": ..., "required": false}`` (Minecraft) or
+        ``{"value": ..., "count": n}`` (the TradeCraft authors' fuel list).
+        """
+        raw = value
+        required, count = True, Fraction(1)
+        if isinstance(value, dict):
+            unknown = sorted(set(value) - {"id", "value", "required", "count"})
+            ids = [value[k] for k in ("id", "value") if k in value]
+            if unknown or len(ids) != 1:
+                value = None
+            else:
+                required = value.get("required", True)
+                if not isinstance(required, bool):
+                    raise RuleSetError(f"{path}: values[{n}]: field 'required': expected true or false, "
+                                       f"got {required!r:.60}")
+                if "count" in value:
+                    count = parse_fraction(value["count"], f"{path}: values[{n}]: field 'count'")
+                    if count <= 0:
+                        raise RuleSetError(f"{path}: values[{n}]: field 'count': expected a positive number, "
+                                           f"got {value['count']!r}")
+                value = ids[0]
+        if not isinstance(value, str) or not value.strip("#"):
+            shown = json.dumps(raw)[:120] if _jsonable(raw) else repr(raw)[:120]
+            raise RuleSetError(f"{path}: values[{n}]: expected an item id, '#tag', "
+                               f'{{"id": ..., "required": false}} or {{"value": ..., "count": n}}, got {shown}')
+        return value, required, count
+
     def expand_tag(self, tag: str, chain: tuple[str, ...] = ()) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(item for item, _ in self.weighted(tag, chain)))
+
+    def weighted(self, tag: str, chain: tuple[str, ...] = ()) -> tuple[tuple[str, Fraction], ...]:
+        """(member, count) of a tag in file order, nested tags expanded with their counts multiplied."""
         if tag in self.tags:
             return self.tags[tag]
         if tag in chain:
@@ -246,35 +291,29 @@ class _Loader:
         if tag not in self.raw_tags:
             raise KeyError(tag)
         path, values = self.raw_tags[tag]
-        members: list[str] = []
-        for n, value in enumerate(values):
-            required = True
-            if isinstance(value, dict):
-                required = bool(value.get("required", True))
-                value = value.get("id")
-            if not isinstance(value, str):
-                raise RuleSetError(f"{path}: values[{n}]: expected an item id, '#tag' or "
-                                   f'{{"id": ..., "required": false}}, got {value!r}')
+        members: list[tuple[str, Fraction]] = []
+        for n, raw in enumerate(values):
+            value, required, count = self.entry(path, n, raw)
             if value.startswith("#"):
                 inner = self.qualify(value[1:])
                 try:
-                    found = self.expand_tag(inner, (*chain, tag))
+                    found = self.weighted(inner, (*chain, tag))
                 except KeyError:
                     if not required:
                         continue
                     raise RuleSetError(f"{path}: values[{n}]: tag #{inner} is not defined "
                                        "(no tags/items file for it)") from None
-                members.extend(found)
+                members.extend((item, c * count) for item, c in found)
             else:
-                members.append(self.qualify(value))
-        result = tuple(dict.fromkeys(members))
+                members.append((self.qualify(value), count))
+        result = tuple(members)
         self.tags[tag] = result
         return result
 
     def expand_all_tags(self) -> dict[str, tuple[str, ...]]:
         for tag in sorted(self.raw_tags):
-            self.expand_tag(tag)
-        return dict(sorted(self.tags.items()))
+            self.weighted(tag)
+        return {tag: tuple(dict.fromkeys(item for item, _ in members)) for tag, members in sorted(self.tags.items())}
 
     # recipes ------------------------------------------------------------
 
@@ -396,6 +435,14 @@ class _Loader:
         return kind  # unknown types (mods) are skipped and reported, not fatal
 
 
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
 def _merge(slots: list[Ingredient]) -> tuple[Ingredient, ...]:
     """Slots with the same alternatives become one slot with the summed amount."""
     merged: dict[tuple[str, ...], Ingredient] = {}
@@ -424,15 +471,34 @@ def _first_dir(base: Path, *names: str) -> Path | None:
 
 
 def load_ruleset(folder: str | Path) -> RuleSet:
-    """Load a rule-set folder or a datapack (see the module docs). Cached per folder and mtime."""
+    """Load a rule-set folder or a datapack (see the module docs). Cached per folder; the cache
+    watches the modification time and size of every file below it, so an edited recipe, tag or
+    fuel file loads afresh."""
     folder = Path(folder).resolve()
     if not folder.is_dir():
         raise RuleSetError(f"{folder}: no such rule-set folder")
-    # folder and top-level file times: a regenerated rule set (files replaced) loads afresh
-    watched = [folder, folder / "recipes", folder / "recipe", folder / "tags", folder / "data",
-               folder / "ruleset.json", folder / "fuels.json"]
-    stamp = hash(tuple(p.stat().st_mtime_ns for p in watched if p.exists()))
-    return _load_cached(str(folder), stamp)
+    return _load_cached(str(folder), _stamp(folder))
+
+
+def _stamp(folder: Path) -> int:
+    """A hash of every file's path, mtime and size below ``folder`` (and of the folders themselves)."""
+    parts: list[tuple[str, int, int]] = []
+    stack = [str(folder)]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as entries:
+                for entry in entries:
+                    try:
+                        st = entry.stat()
+                    except OSError:
+                        continue
+                    parts.append((entry.path, st.st_mtime_ns, st.st_size))
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return hash(tuple(sorted(parts)))
 
 
 @lru_cache(maxsize=16)
@@ -471,6 +537,12 @@ def _load_cached(folder_text: str, stamp: int) -> RuleSet:
         if tags_dir is not None:
             for rel, path in _json_files(tags_dir):
                 loader.add_tag_file(f"{ns}:{rel}", path)
+    if data_dir is None and (folder / "tags").is_dir():
+        # the TradeCraft authors' extra tag folders (tags/_custom/...): named by file name alone
+        for extra in sorted(p for p in (folder / "tags").iterdir() if p.is_dir() and p.name.startswith("_")):
+            for _, path in _json_files(extra):
+                if f"{default_ns}:{path.stem}" not in loader.raw_tags:
+                    loader.add_tag_file(f"{default_ns}:{path.stem}", path)
     tags = loader.expand_all_tags()
 
     recipes: dict[str, Recipe] = {}
@@ -489,10 +561,36 @@ def _load_cached(folder_text: str, stamp: int) -> RuleSet:
     if not recipes:
         raise RuleSetError(f"{folder}: no usable recipes found")
 
-    fuels = _load_fuels(folder / "fuels.json" if (folder / "fuels.json").exists() else None, loader)
+    notes: list[str] = []
+    fuel_tag = f"{default_ns}:fuel"
+    if (folder / "fuels.json").exists():
+        fuels = _load_fuels(folder / "fuels.json", loader)
+        fuel_source = "fuels.json"
+    elif fuel_tag in loader.raw_tags:
+        fuels = _fuels_from_tag(loader, fuel_tag, notes)
+        fuel_source = f"{loader.raw_tags[fuel_tag][0].relative_to(folder).as_posix()} (#{fuel_tag}, count = items per coal)"
+    else:
+        fuels = _load_fuels(None, loader)
+        fuel_source = "vanilla burn times"
     return RuleSet(name=str(meta.get("name", folder.name)), namespace=default_ns,
                    title=str(meta.get("title", folder.name)), source=str(folder), recipes=recipes,
-                   tags=tags, fuels=fuels, skipped=dict(skipped), description=str(meta.get("description", "")))
+                   tags=tags, fuels=fuels, skipped=dict(skipped), description=str(meta.get("description", "")),
+                   fuel_source=fuel_source, notes=tuple(notes))
+
+
+def _fuels_from_tag(loader: _Loader, tag: str, notes: list[str]) -> dict[str, Fraction]:
+    """Fuel values from the authors' fuel tag: ``count`` units of an item burn like one coal, so one
+    unit is worth ``1/count`` coal-equivalents; an item listed twice keeps its last value."""
+    fuels: dict[str, Fraction] = {}
+    twice: list[str] = []
+    for item, count in loader.weighted(tag):
+        value = (1 / count).limit_denominator(10_000)
+        if item in fuels and fuels[item] != value:
+            twice.append(f"{item.partition(':')[2] or item} ({format_amount(fuels[item])} then {format_amount(value)})")
+        fuels[item] = value
+    if twice:
+        notes.append(f"#{tag}: listed more than once, the last value counts: {', '.join(twice)}")
+    return {k: v for k, v in sorted(fuels.items()) if v > 0}
 
 
 def _load_fuels(path: Path | None, loader: _Loader) -> dict[str, Fraction]:
