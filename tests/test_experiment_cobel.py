@@ -1,0 +1,81 @@
+"""CoBel-World's experiments on the generic runner: the household (C-WAH-like) and transport
+(TDW-MAT-like) designs, the task-kind pre-check, and a small sweep whose metrics are checked
+against the episodes' own events (steps to finish, message tokens) with n counting scenarios."""
+
+from __future__ import annotations
+
+import pytest
+
+from experiments.cobel import check_task
+from experiments.design import ExperimentError, load_design
+from experiments.runner import compute_metrics, resolve_scenarios, run_checks, run_sweep
+from experiments.stats import analyse
+from sim.events import MessageEvent
+from sim.registry import SCENARIO_DIR, build_world, load_scenario, load_spec
+from sim.session import Session
+
+EXPERIMENTS = SCENARIO_DIR / "experiments"
+METHODS = ["cobel", "coela", "capo", "mhp", "rhp"]
+
+
+def test_both_designs_name_their_episodes_and_the_five_methods():
+    household = load_design(EXPERIMENTS / "cobel-household.json")
+    transport = load_design(EXPERIMENTS / "cobel-transport.json")
+    for design, count in ((household, 10), (transport, 24)):
+        refs = resolve_scenarios(design.scenarios)
+        assert len(refs) == count and {r.family for r in refs} == {"household"}
+        assert [c.name for c in design.conditions] == METHODS
+        assert [design.condition(m).agents for m in METHODS] == [[m] for m in METHODS]
+        assert design.reference == "cobel"
+    assert [m.name for m in household.metrics if m.test] == ["steps", "tokens"]
+    assert [m.name for m in transport.metrics if m.test] == ["rate", "tokens"]
+    attrs = run_checks(transport, resolve_scenarios(transport.scenarios), jobs=1)
+    categories = [a["category"] for a in attrs.values()]
+    assert sorted(set(categories)) == ["food-high-capacity", "food-low-capacity", "stuff-high-capacity",
+                                       "stuff-low-capacity"]
+    assert all(categories.count(c) == 6 for c in set(categories))
+    assert {a["units"] for a in attrs.values()} == {10} and {a["budget"] for a in attrs.values()} == {3000}
+
+
+def test_the_check_refuses_another_task_kind_or_world():
+    path = SCENARIO_DIR / "household" / "transport-food-low-01.json"
+    family, spec = load_spec(path)
+    world = build_world(family, spec)
+    assert check_task(str(path), world, spec, task="transport")["task"] == "transport"
+    with pytest.raises(ExperimentError, match=r"transport-food-low-01\.json: a transport task in a design of "
+                                              "household tasks"):
+        check_task(str(path), world, spec, task="household")
+    with pytest.raises(ExperimentError, match="'task' must be one of transport, household, got 'cooking'"):
+        check_task(str(path), world, spec, task="cooking")
+    dkg = SCENARIO_DIR / "dkg" / "protom-01-open-hall.json"
+    family, spec = load_spec(dkg)
+    with pytest.raises(ExperimentError, match="household-world episodes, not dkg"):
+        check_task(str(dkg), build_world(family, spec), spec, task="household")
+
+
+def test_a_small_household_sweep_matches_its_episodes(tmp_path):
+    design = load_design(EXPERIMENTS / "cobel-household.json").model_copy(
+        update={"scenarios": ["household-prepare-tea-01", "household-wash-dishes-02"]})
+    result = run_sweep(design, tmp_path, seeds=1, jobs=1, quiet=True)
+    records = result.records
+    assert len(records) == 2 * 5
+    compute_metrics(records, design)
+    by_key = {r["key"]: r for r in records}
+    # Each metric is the episode's own: replay one episode in this process and count its messages.
+    world, name = load_scenario(str(SCENARIO_DIR / "household" / "household-prepare-tea-01.json"))
+    from agents.registry import make_agent
+
+    session = Session(world, {a: make_agent("coela", "household") for a in world.agents}, seed=0, scenario=name)
+    outcome = session.run()
+    tokens = sum(e.tokens for e in session.events if isinstance(e, MessageEvent))
+    coela = by_key["household-prepare-tea-01|coela|0"]["values"]
+    assert coela["tokens"] == tokens > 0
+    assert coela["steps"] == outcome["steps_to_finish"] and coela["completion"] == outcome["transport_rate"]
+    for scenario in ("household-prepare-tea-01", "household-wash-dishes-02"):
+        cobel, coela = (by_key[f"{scenario}|{m}|0"]["values"] for m in ("cobel", "coela"))
+        assert cobel["tokens"] < coela["tokens"] and cobel["steps"] <= coela["steps"]
+        assert by_key[f"{scenario}|rhp|0"]["values"]["tokens"] == 0  # RHP never talks
+    analysis = analyse(records, design, result.attrs)
+    row = next(s for s in analysis.summary if s["group"] == "all" and s["condition"] == "cobel")
+    assert (row["n_scenarios"], row["episodes"]) == (2, 2)
+    assert {t["unit"] for t in analysis.tests} == {"scenario pairs"} and {t["n"] for t in analysis.tests} == {2}
