@@ -35,15 +35,25 @@ from agents.dkg.planner import DKGPlanner  # noqa: E402
 from agents.protom.dkg_rollout import DKGRollouts  # noqa: E402
 from agents.protom.facilitators import ProToMFacilitator  # noqa: E402
 from agents.registry import make_agent, make_mechanism  # noqa: E402
-from experiments.protom_dkg import load_config, resolve_scenarios, run_experiment, write_outputs  # noqa: E402
+from agents.registry import seat_specs  # noqa: E402
+from experiments.design import load_design  # noqa: E402
+from experiments.report import write_report  # noqa: E402
+from experiments.runner import compute_metrics, resolve_scenarios, run_sweep  # noqa: E402
+from experiments.stats import analyse  # noqa: E402
 from sim.registry import SCENARIO_DIR, load_scenario  # noqa: E402
 from sim.session import Session  # noqa: E402
 
-CONFIG = SCENARIO_DIR / "experiments" / "protom-dkg.json"
+DESIGN = SCENARIO_DIR / "experiments" / "protom-dkg.json"
 
 
-def _facilitator(config, name: str):
-    return next(f for f in config.facilitators if f.name == name)
+def run_experiment(design, out: Path, seeds: int, jobs: int):
+    """What ``python main.py experiment`` does: pre-checks, the sweep, metrics, statistics and the
+    report; returns the sweep's result."""
+    result = run_sweep(design, out, seeds=seeds, jobs=jobs, quiet=True)
+    compute_metrics(result.records, design)
+    result.analysis = analyse(result.records, design, result.attrs)
+    result.report = write_report(result, command="bench")
+    return result
 
 
 def _cold_clone(fac, world):
@@ -61,14 +71,15 @@ def _cold_clone(fac, world):
     return clone
 
 
-def decision_times(world, name: str, agent_spec: str, facilitator, seeds, cold_steps: int = 0):
+def decision_times(world, name: str, seat_spec: dict, mechanism: tuple, seeds, cold_steps: int = 0):
     """(cached times, [(cached, cold) pairs]) of after_step in seconds. The pairs time the same
     decision twice on the first ``cold_steps`` steps of the last episode: once as it happens
-    (warm caches) and once on a copy of the facilitator with cold caches."""
+    (warm caches) and once on a copy of the facilitator with cold caches. ``seat_spec``: agent ->
+    spec; ``mechanism``: (spec, params) as the design's condition gives it."""
     cached, pairs = [], []
     for k, seed in enumerate(seeds):
-        seats = {a: make_agent(agent_spec, world.family) for a in world.agents}
-        fac = make_mechanism(facilitator.kind, world.family, facilitator.params)
+        seats = {a: make_agent(seat_spec[a], world.family) for a in world.agents}
+        fac = make_mechanism(mechanism[0], world.family, mechanism[1])
         session = Session(world, seats, seed=seed, scenario=name, mechanisms=[fac])
         inner = fac.after_step
         steps = 0
@@ -105,14 +116,14 @@ def main(argv=None) -> int:
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
 
-    config = load_config(CONFIG)
-    agent_spec = config.agents.spec()
-    protom = _facilitator(config, config.reference)
+    design = load_design(DESIGN)
+    (protom,) = design.condition(design.reference).mechanism_specs()
     rows, all_cached, all_pairs = [], [], []
-    for path in resolve_scenarios(config.scenarios):
-        world, name = load_scenario(str(path))
-        seeds = list(range(config.first_seed, config.first_seed + args.episodes))
-        cached, pairs = decision_times(world, name, agent_spec, protom, seeds, args.cold_steps)
+    for ref in resolve_scenarios(design.scenarios):
+        world, name = load_scenario(ref.path)
+        seats = seat_specs(ref.agents, design.agents)
+        seeds = design.seeds.seeds(args.episodes)
+        cached, pairs = decision_times(world, name, seats, protom, seeds, args.cold_steps)
         all_cached += cached
         all_pairs += pairs
         row = {"scenario": name, "steps": len(cached),
@@ -147,15 +158,12 @@ def main(argv=None) -> int:
     if not args.skip_experiment:
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
-            checks, episodes = run_experiment(config, seeds=args.seeds, jobs=args.jobs, quiet=True)
-            write_outputs(Path(tmp) / "full", config, checks, episodes, time.perf_counter() - start)
+            episodes = run_experiment(design, Path(tmp) / "full", args.seeds, args.jobs).records
             full = time.perf_counter() - start
-            none_only = config.model_copy(update={
-                "facilitators": [f for f in config.facilitators if f.name == config.baseline],
-                "reference": config.baseline})
+            none_only = design.model_copy(update={"conditions": [design.condition(design.baseline)],
+                                                  "reference": None})
             start = time.perf_counter()
-            checks, base_eps = run_experiment(none_only, seeds=args.seeds, jobs=args.jobs, quiet=True)
-            write_outputs(Path(tmp) / "none", none_only, checks, base_eps, time.perf_counter() - start)
+            base_eps = run_experiment(none_only, Path(tmp) / "none", args.seeds, args.jobs).records
             base = time.perf_counter() - start
         exp = {"episodes": len(episodes), "seconds": round(full, 2), "none_only_episodes": len(base_eps),
                "none_only_seconds": round(base, 2), "full_over_none_only": round(full / base, 2),
