@@ -30,6 +30,7 @@ from sim.session import Session
 from ui import catalog, errors
 from ui.catalog import SessionPlan
 from ui.panels import PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels
+from ui.teams_panel import level_badges  # also registers the team panels
 from ui.playback import PlaybackBar
 from ui.render import Overlays, WorldRenderer, renderer_for
 from ui.render.base import ASSET_DIR, SECOND_SEAT_KEYS
@@ -974,7 +975,7 @@ class MainWindow(QMainWindow):
                                         messages=messages,
                                         feedback=dict(active[-1].event.feedback) if active else None,
                                         thinking=self.thinking if self.cursor == timeline.num_steps else frozenset(),
-                                        phase=self.view.overlays.phase))
+                                        phase=self.view.overlays.phase, badges=level_badges(timeline, tick)))
         if human:
             labels = "   ".join(f"[{i + 1}] {self.renderer.action_label(x)}" for i, x in enumerate(legal[:9]))
             keys = ", ".join(f"{b.keys}: {b.action}" for b in self.renderer.key_bindings())

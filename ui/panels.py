@@ -325,85 +325,6 @@ def read_only_table(table: QTableWidget, columns: Sequence[str], stretch: int | 
         header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
 
 
-class TeamTimelinePanel(QWidget):
-    """Team membership over time (``team`` events of any mechanism): one row per agent, its
-    team's colour from each (re)formation on, a mark and the reason at every change."""
-
-    ROW = 22
-    LEFT = 70
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.timeline: Timeline | None = None
-        self.tick = 0
-        self.changes: list[Any] = []  # TeamEvents up to the cursor
-        self.setMinimumHeight(80)
-        self.paints = 0
-
-    def sizeHint(self) -> QSize:
-        return QSize(360, 160)
-
-    def show_at(self, timeline: Timeline | None, tick: int) -> None:
-        from sim.events import TeamEvent
-
-        self.timeline, self.tick = timeline, tick
-        self.changes = [e for e in timeline.log[:timeline.log_count(tick)]
-                        if isinstance(e, TeamEvent)] if timeline is not None else []
-        agents = list(timeline.world.agents) if timeline is not None else []
-        self.setMinimumHeight(max(80, 30 + len(agents) * self.ROW + 40))
-        self.setToolTip("\n".join(f"after step {e.tick}: {e.reason}" for e in self.changes[-8:]))
-        self.update()
-
-    def memberships(self) -> dict[str, str | None]:
-        """Each agent's team after the latest change shown (None: in no team)."""
-        if self.timeline is None:
-            return {}
-        last = self.changes[-1].teams if self.changes else {}
-        return {a: next((t for t, members in last.items() if a in members), None) for a in self.timeline.world.agents}
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        self.paints += 1
-        p = QPainter(self)
-        try:
-            p.fillRect(self.rect(), QColor(250, 251, 253))
-            tl = self.timeline
-            if tl is None or not self.changes:
-                p.setPen(QColor(110, 116, 128))
-                p.drawText(self.rect().adjusted(10, 10, -10, -10), Qt.TextFlag.TextWordWrap,
-                           "Teams appear here once a team mechanism forms them.")
-                return
-            agents = list(tl.world.agents)
-            names = sorted({t for e in self.changes for t in e.teams})
-            colors = {t: QColor(*FALLBACK_COLORS[(i + 1) % len(FALLBACK_COLORS)]) for i, t in enumerate(names)}
-            end = max(1, self.tick)
-            x0, x1 = self.LEFT, self.width() - 10
-            scale = (x1 - x0) / end
-            for r, agent in enumerate(agents):
-                y = 10 + r * self.ROW
-                p.setPen(QColor(40, 44, 52))
-                p.drawText(QRectF(6, y, self.LEFT - 10, self.ROW - 4), Qt.AlignmentFlag.AlignVCenter, agent)
-                p.fillRect(QRectF(x0, y + 3, x1 - x0, self.ROW - 8), QColor(232, 235, 240))
-                for k, change in enumerate(self.changes):
-                    start = change.tick
-                    stop = self.changes[k + 1].tick if k + 1 < len(self.changes) else end
-                    team = next((t for t, members in change.teams.items() if agent in members), None)
-                    if team is not None and stop > start:
-                        p.fillRect(QRectF(x0 + start * scale, y + 3, (stop - start) * scale, self.ROW - 8), colors[team])
-            bottom = 10 + len(agents) * self.ROW
-            p.setPen(QPen(QColor(30, 110, 235), 2))
-            for change in self.changes:
-                x = x0 + change.tick * scale
-                p.drawLine(int(x), 6, int(x), bottom)
-            p.setPen(QColor(60, 64, 72))
-            latest = self.changes[-1]
-            legend = "   ".join(f"{t}: {', '.join(m)}" for t, m in latest.teams.items())
-            p.drawText(QRectF(6, bottom + 4, self.width() - 12, 16), Qt.AlignmentFlag.AlignLeft,
-                       f"after step {latest.tick} ({latest.reason}) — {legend}")
-            p.drawText(QRectF(x0, bottom + 20, x1 - x0, 14), Qt.AlignmentFlag.AlignRight, f"t={end}")
-        finally:
-            p.end()
-
-
 class MessageLogPanel(QTableWidget):
     """Every message so far: when, who to whom, the text, and what it cost."""
 
@@ -551,7 +472,8 @@ class FeedbackCandidatesPanel(QWidget):
 # data, in any world. Panels only one world family has are named by its plug-in (``panels``).
 # A panel is a QWidget with ``show_at(timeline, tick)``, called when something changed; it may
 # have ``bind_window(window)`` (to send intents, or read the renderer's colours) and
-# ``dock_area`` (a dock of its own instead of a tab).
+# ``dock_area`` (a dock of its own instead of a tab). The team panels (Teams, Alignment, Team
+# stability) register in ``ui.teams_panel``.
 
 
 @dataclass(frozen=True)
@@ -603,8 +525,6 @@ register_panel("Goal inference", lambda: _scrolled(GoalPosteriorPanel()), belief
 register_panel("Feedback candidates", lambda: FeedbackCandidatesPanel(), belief_kind="feedback_candidates",
                tooltip="The suggestions a facilitator weighed: the time each would save (utility) and how "
                        "much it would change what the agent does (divergence)")
-register_panel("Teams", lambda: TeamTimelinePanel(), event_type="team",
-               tooltip="Who is in which team over the episode; each mark is a (re)formation, with its reason")
 register_panel("Messages", lambda: MessageLogPanel(), event_type="message",
                tooltip="Every message agents sent, with its cost and size")
 

@@ -177,6 +177,8 @@ class WorldView(QWidget):
             return
         alpha = self._alpha()
         self.renderer.draw(self.surface, self.state, self.previous if alpha < 1 else None, alpha, self.overlays)
+        if self.overlays.badges:
+            self.renderer.draw_badges(self.surface, self.state, self.overlays.badges)
         if self.overlays.messages:
             self.renderer.draw_messages(self.surface, self.state, self.overlays.messages)
         self.frames_drawn += 1

@@ -45,6 +45,8 @@ class Overlays:
     thinking: frozenset[str] = frozenset()
     #: 0..1, cycles for small animations (thinking dots, pulsing highlights)
     phase: float = 0.0
+    #: small labels over agents, agent -> (text, colour): a ToM level "k1" in its team's colour
+    badges: Mapping[str, tuple[str, tuple[int, int, int]]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +206,33 @@ class WorldRenderer(ABC):
             surface.blit(label, (x + 6, y + 4))
         #: the bubbles of the last frame (tests)
         self.bubble_rects = placed
+
+    def draw_badges(self, surface: pygame.Surface, state: Any,
+                    badges: Mapping[str, tuple[str, tuple[int, int, int]]]) -> None:
+        """Badges (a ToM level) at the upper right of each agent's ``agent_anchor``, the same for
+        every world; none where the world has no place for the agent, nor for an agent the last
+        frame left out (``drawn_agents``, set by renderers with fog of war), so that a badge never
+        gives away where an unseen agent is."""
+        px = max(10, min(16, self.tile // 3))
+        drawn = getattr(self, "drawn_agents", None)
+        placed = []
+        for agent, (text, color) in badges.items():
+            if drawn is not None and agent not in drawn:
+                continue
+            anchor = self.agent_anchor(state, agent)
+            if anchor is None:
+                continue
+            label = self.text(text, px, (255, 255, 255))
+            w, h = label.get_width() + 8, label.get_height() + 2
+            box = pygame.Rect(0, 0, w, h)
+            box.midleft = (anchor[0] + max(2, self.tile // 8), anchor[1] + h // 2)
+            box.clamp_ip(pygame.Rect(0, 0, self.width or surface.get_width(), self.height or surface.get_height()))
+            pygame.draw.rect(surface, color, box, border_radius=h // 2)
+            pygame.draw.rect(surface, (255, 255, 255), box, width=1, border_radius=h // 2)
+            surface.blit(label, (box.x + 4, box.y + 1))
+            placed.append(box)
+        #: the badges of the last frame (tests)
+        self.badge_rects = placed
 
     def action_label(self, action: Any) -> str:
         return str(action)
