@@ -207,12 +207,16 @@ OPEN_ROOM = ["#######",
              "#######"]
 
 
+@pytest.mark.parametrize("rule", ["adjacent", "same_cell_or_adjacent"])
 @pytest.mark.parametrize("offset, allowed", [
-    ((0, 0), True), ((-1, 0), True), ((1, 0), True), ((0, -1), True), ((0, 1), True),
+    ((0, 0), "same_cell_or_adjacent"), ((-1, 0), True), ((1, 0), True), ((0, -1), True), ((0, 1), True),
     ((1, 1), False), ((-1, -1), False), ((1, -1), False), ((2, 0), False), ((0, 2), False),
 ])
-def test_handover_needs_same_or_neighbouring_cell(offset, allowed):
-    world = make_world(OPEN_ROOM, {"alice": "gem1", "bob": "gem2"})
+def test_handover_only_between_neighbours_unless_the_same_cell_rule_is_chosen(offset, allowed, rule):
+    """Figure A7 and the reference domain: "if two agents are adjacent"; the same cell counts
+    only under options.handover = same_cell_or_adjacent (the rule of older recordings)."""
+    world = make_world(OPEN_ROOM, {"alice": "gem1", "bob": "gem2"}, handover=rule)
+    allowed = allowed is True or allowed == rule
     key = world.item_index["key1"]
     alice_cell = world.cell(2, 3)
     bob_cell = world.cell(2 + offset[0], 3 + offset[1])
@@ -227,6 +231,13 @@ def test_handover_needs_same_or_neighbouring_cell(offset, allowed):
     assert [(e.kind, dict(e.data)) for e in result.events] == [("handover", {"item": "key1", "to": "bob"})]
     assert holder(world, result.state, "key1") == "bob"
     assert world.held_by(result.state, "alice") == []
+
+
+def test_the_handover_rule_defaults_to_adjacent_and_a_spec_without_it_is_an_old_recording():
+    world = make_world(OPEN_ROOM, {"alice": "gem1", "bob": "gem2"})
+    assert world.spec()["options"]["handover"] == "adjacent" and world.handover_rule == "adjacent"
+    old = {**world.spec(), "options": {k: v for k, v in world.spec()["options"].items() if k != "handover"}}
+    assert DKGWorld(old).handover_rule == "same_cell_or_adjacent"
 
 
 def test_handover_refuses_items_not_held_self_and_strangers():

@@ -61,13 +61,13 @@ CASES = [
     ("missing-map", edited(lambda d: d.pop("map")), ["field 'map'", "required"]),
     ("missing-goals", edited(lambda d: d.pop("goals")), ["field 'goals'", "required"]),
     ("t-max-not-int", edited(lambda d: d["options"].__setitem__("t_max", "eighty")),
-     ["field 'options.t_max'", "valid integer", "'eighty'"]),
+     ["field 'options.t_max'", "expected a whole number", "'eighty'"]),
     ("t-max-zero", edited(lambda d: d["options"].__setitem__("t_max", 0)),
      ["field 'options.t_max'", "greater than or equal to 1", "got 0"]),
-    ("map-not-list", edited(lambda d: d.__setitem__("map", "#####")), ["field 'map'", "valid list"]),
-    ("map-row-not-string", edited(set_row(1, 5)), ["field 'map.1'", "valid string", "got 5"]),
+    ("map-not-list", edited(lambda d: d.__setitem__("map", "#####")), ["field 'map'", "expected a list"]),
+    ("map-row-not-string", edited(set_row(1, 5)), ["field 'map.1'", "expected text", "got 5"]),
     ("empty-rows", edited(lambda d: d.__setitem__("map", ["", ""])), ["field 'map'", "must not be empty"]),
-    ("bad-name", edited(lambda d: d.__setitem__("name", "Two Rooms")), ["field 'name'", "pattern", "'Two Rooms'"]),
+    ("bad-name", edited(lambda d: d.__setitem__("name", "Two Rooms")), ["field 'name'", "lowercase letters, digits", "'Two Rooms'"]),
     ("bad-category", edited(lambda d: d.__setitem__("category", "maybe")),
      ["field 'category'", "'necessary'", "'maybe'"]),
     ("unknown-field", edited(lambda d: d.__setitem__("colour", "red")),
@@ -103,15 +103,19 @@ CASES = [
     ("turn-order-incomplete", edited(lambda d: d["options"].__setitem__("turn_order", ["bob"])),
      ["field 'options.turn_order'", "exactly once", "['bob']"]),
     ("turn-order-not-list", edited(lambda d: d["options"].__setitem__("turn_order", "alice bob")),
-     ["field 'options.turn_order'", "valid list"]),
+     ["field 'options.turn_order'", "expected a list"]),
     ("goal-not-a-gem", edited(lambda d: d["goals"].__setitem__("bob", "key1")),
      ["field 'goals.bob'", "gem id (gem1, gem2)", "'key1'"]),
-    ("goal-missing", edited(lambda d: d["goals"].pop("bob")),
-     ["field 'goals.bob'", "missing", "gem1, gem2"]),
+    ("no-goal-at-all", edited(lambda d: d.__setitem__("goals", {})),
+     ["field 'goals'", "no agent has a goal", "gem1, gem2", "helpers"]),
+    ("t-max-as-text", edited(lambda d: d["options"].__setitem__("t_max", "80")),
+     ["field 'options.t_max'", "expected a whole number (a number in quotes is text)", "'80'"]),
+    ("bad-handover-rule", edited(lambda d: d["options"].__setitem__("handover", "anywhere")),
+     ["field 'options.handover'", "'adjacent' or 'same_cell_or_adjacent'", "'anywhere'"]),
     ("goal-of-a-stranger", edited(lambda d: d["goals"].__setitem__("carol", "gem1")),
      ["field 'goals.carol'", "not an agent", "alice, bob"]),
     ("goal-not-string", edited(lambda d: d["goals"].__setitem__("bob", 2)),
-     ["field 'goals.bob'", "valid string"]),
+     ["field 'goals.bob'", "expected text"]),
     ("same-goal-twice", edited(lambda d: d["goals"].__setitem__("bob", "gem1")),
      ["field 'goals.bob'", "gem1 is already the goal of 'alice'", "different gem"]),
 ]
@@ -122,7 +126,7 @@ def test_the_valid_base_scenario_loads(tmp_path):
     assert family == "dkg" and spec["name"] == "schema-test"
     defaults = edited(lambda d: d.pop("options"))
     _, spec = load_spec(write(tmp_path, "defaults", defaults))
-    assert spec["options"] == {"t_max": 80, "turn_order": ["alice", "bob"]}
+    assert spec["options"] == {"t_max": 80, "turn_order": ["alice", "bob"], "handover": "adjacent"}
 
 
 @pytest.mark.parametrize("case, data, fragments", CASES, ids=[c[0] for c in CASES])

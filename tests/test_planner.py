@@ -295,7 +295,7 @@ def test_one_planner_shared_by_all_agents_plans_for_each_of_them():
         assert planner.plan(together, 0, Task.hold(item)).cost == 0
         assert planner.plan(together, 2, Task.hold(item)).cost == INF  # carol, same cell, same situation
         assert planner.plan(together, 2, Task.give(item, 1)).cost == INF
-        assert planner.plan(together, 0, Task.give(item, 2)).cost == 1  # same cell: hand it over
+        assert planner.plan(together, 0, Task.give(item, 2)).cost == 2  # same cell: step next to her, hand over
 
 
 def held_by_another(state: DKGState, agent: int) -> bool:

@@ -13,6 +13,12 @@ Other agents are treated as fixed for the plan (they never block cells in mDKG);
 agents replan every turn, so what others do is taken into account as it happens.
 Keys other agents hold are not available to the plan.
 
+Before searching, the planner checks the task against a relaxation: the cells the agent
+could reach if every door of a colour it can get a key of (held, or lying where it could
+walk) were open. A task outside them has no plan, which is answered at once; inside them,
+walking distances under that relaxation are the A* heuristic, and search nodes from which
+the target is out of reach are never queued.
+
 Tasks (what a plan achieves):
     Task.hold(item)       hold an item (a gem goal, or a key)
     Task.open(door)       have that door unlocked
@@ -83,14 +89,18 @@ DONE = Plan(0, ())
 class DKGPlanner:
     """Cached distance maps and memoized optimal plans for one mDKG layout."""
 
-    def __init__(self, world: DKGWorld, max_cached_plans: int = 200_000) -> None:
+    def __init__(self, world: DKGWorld, max_cached_plans: int = 200_000, relaxation: bool = True) -> None:
+        """``relaxation=False`` searches as this planner did before the relaxation check (every
+        door open as the heuristic, no refusal up front, nodes out of reach still queued): the
+        baseline of ``bench/bench_dkg_unreachable.py``, nothing else."""
         self.world = world
+        self.relaxation = relaxation
         self.n_cells = world.width * world.height
         self._dist: dict[tuple[frozenset[int], int], list[float]] = {}
         self._plans: dict[tuple, Plan] = {}
         self._max_cached_plans = max_cached_plans
         self.key_items = tuple(i for i, it in enumerate(world.items) if it.kind == "key")
-        self.stats = {"searches": 0, "plan_hits": 0, "bfs": 0}
+        self.stats = {"searches": 0, "plan_hits": 0, "bfs": 0, "expanded": 0, "refused": 0}
         # Cells next to each door, for walking up to it to unlock.
         self._door_sides = tuple(frozenset(n for _, n in world.neighbors[d.cell] if not world.walls[n])
                                  for d in world.doors)
@@ -126,6 +136,26 @@ class DKGPlanner:
     def relaxed_distance(self, cell: int, target: int) -> float:
         """Distance with every door open: a lower bound that ignores keys."""
         return self.distances(frozenset((target,)), self._all_open)[cell]
+
+    def openable_doors(self, start: int, held: tuple[int, ...], open_doors: int, floor: int) -> int:
+        """Open doors plus every door of a colour the agent could get a key of, starting from
+        ``start`` with keys ``held`` and the floor keys of mask ``floor``: repeated breadth-first
+        search while newly reachable keys open more colours. Keys are taken as reusable, so
+        the cells reachable through these doors include every cell any plan can reach."""
+        world = self.world
+        colours = {world.items[i].color for i in held}
+        floor_keys = [(world._initial.item_locs[i], world.items[i].color)
+                      for bit, i in enumerate(self.key_items) if floor >> bit & 1]
+        while True:
+            mask = open_doors
+            for d, door in enumerate(world.doors):
+                if door.color in colours:
+                    mask |= 1 << d
+            dist = self.distances(frozenset((start,)), mask)
+            new = {c for cell, c in floor_keys if dist[cell] != INF} - colours
+            if not new:
+                return mask
+            colours |= new
 
     # --------------------------------------------------------------- search
 
@@ -172,15 +202,32 @@ class DKGPlanner:
             return NO_PLAN  # used up, or in someone else's hands
         give_cells = frozenset()
         if task.kind == "give":
-            give_cells = frozenset([recipient_cell, *(n for _, n in world.neighbors[recipient_cell])])
+            give_cells = world.handover_cells(recipient_cell)
+
+        # The relaxation (module docstring): doors the agent could ever open in this search.
+        # Later nodes only lose keys and open doors of these colours, so distances under this
+        # mask are lower bounds at every node, and INF means the target is out of reach.
+        relaxed = self.openable_doors(start, held, open_doors, floor) if self.relaxation else self._all_open
+
+        def to(cells: frozenset[int], cell: int) -> float:
+            return self.distances(cells, relaxed)[cell]
 
         def heuristic(cell: int, held_target: bool) -> float:
             if task.kind == "open":
-                return min((self.relaxed_distance(cell, s) for s in self._door_sides[task.door]), default=INF) + 1
+                return to(self._door_sides[task.door], cell) + 1
             if task.kind == "hold" or not held_target:
-                h = self.relaxed_distance(cell, target_loc) + 1 if target_loc >= 0 else 0
-                return h + (1 if task.kind == "give" else 0)
-            return min(self.relaxed_distance(cell, c) for c in give_cells) + 1
+                if target_loc < 0:
+                    return 0
+                h = to(frozenset((target_loc,)), cell) + 1
+                if task.kind == "give":
+                    h += 1 if h == INF or not give_cells or not self.relaxation else \
+                        self.distances(give_cells, relaxed)[target_loc] + 1
+                return h
+            return to(give_cells, cell) + 1
+
+        if self.relaxation and heuristic(start, target_loc == me) == INF:
+            self.stats["refused"] += 1
+            return NO_PLAN  # out of reach even with every door it could ever open: no search
 
         # Search state: (cell, held keys, open doors, floor-key mask, holds task item)
         start_node = (start, held, open_doors, floor, target_loc == me)
@@ -195,6 +242,7 @@ class DKGPlanner:
             cell, hk, od, fl, has_item = node
             if node[0] == -1:  # goal sentinel
                 return Plan(g, self._unwind(parents, node))
+            self.stats["expanded"] += 1
             successors: list[tuple[tuple, Macro, float]] = []
 
             def walk(cells: frozenset[int], action: str, od_walk: int) -> tuple[float, int] | None:
@@ -234,16 +282,17 @@ class DKGPlanner:
                         new_held = tuple(sorted(hk + (i,)))
                         successors.append(((kcell, new_held, od, fl & ~(1 << bit),
                                             has_item or i == task.item), Macro(frozenset((kcell,)), od, act, kcell), w[0]))
-            # Unlock a door with a held key of its colour (the lowest-numbered one is used).
+            # Unlock a door with a held key of its colour: the lowest-numbered one, except the
+            # key the task is to give, which is kept (another key of the colour is named instead).
             for d, door in enumerate(doors):
                 if od >> d & 1:
                     continue
-                key = next((i for i in hk if items[i].color == door.color), None)
-                if key is None:
+                matching = [i for i in hk if items[i].color == door.color]
+                usable = [i for i in matching if not (task.kind == "give" and i == task.item)]
+                if not usable:
                     continue
-                if task.kind == "give" and key == task.item:
-                    continue  # would use up the key we are asked to give
-                act = f"unlock {door.id}"
+                key = usable[0]
+                act = f"unlock {door.id}" if key == matching[0] else f"unlock {door.id} {items[key].id}"
                 new_held = tuple(i for i in hk if i != key)
                 new_od = od | 1 << d
                 if task.kind == "open" and d == task.door:
@@ -260,10 +309,12 @@ class DKGPlanner:
             for nxt, macro, cost in successors:
                 g2 = g + cost
                 if g2 < g_best.get(nxt, INF):
+                    h = 0 if nxt[0] == -1 else heuristic(nxt[0], nxt[4])
+                    if h == INF and self.relaxation:
+                        continue  # the target is out of reach from there: never expand it
                     g_best[nxt] = g2
                     parents[nxt] = (node, macro)
                     counter += 1
-                    h = 0 if nxt[0] == -1 else heuristic(nxt[0], nxt[4])
                     heapq.heappush(frontier, (g2 + h, counter, g2, nxt))
         return NO_PLAN
 

@@ -51,7 +51,7 @@ in the way. "up" decreases the row number, "down" increases it, "left" decreases
 2. Pick up an item: "pickup key1" when the agent stands on the cell of key1. The item goes to its inventory.
 3. Unlock a door: "unlock door1" when the agent is next to door1 and holds a key of the door's color.
 The key is used up.
-4. Hand over: "handover key1 bob" gives a held item to bob when bob is on the same or a neighbouring cell.
+4. Hand over: "handover key1 bob" gives a held item to bob when bob is on a neighbouring cell (not the same cell).
 5. Wait: "wait" passes the turn.
 
 Turn order: only one agent is active at a time; after an action, the next agent becomes active.

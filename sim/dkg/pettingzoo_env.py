@@ -10,9 +10,11 @@ Observation of each agent: ``{"observation": uint8 array (channels, height, widt
     keys of colour c held by oneself (the count, over the whole plane)
 
 Actions are indices into a fixed list: up, down, left, right, wait, pickup <item> for every
-item, unlock <door> for every door, handover <item> <agent> for every item and agent.
+item, unlock <door> for every door (with the lowest-numbered matching key held; unlocks
+naming a key are not in the list), handover <item> <agent> for every item and agent.
 Reward: 1 to an agent when it first holds its goal gem. The episode terminates when every
-agent holds its gem and is truncated at the scenario's ``t_max``.
+agent with a goal holds its gem and is truncated at the scenario's ``t_max``; a helper
+without a goal has no goal-gem channel set and earns no reward.
 """
 
 from __future__ import annotations

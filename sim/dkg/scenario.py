@@ -17,12 +17,14 @@ A scenario is a JSON file::
                  "*": {"gem": "blue"}, "+": {"gem": "green"},
                  "1": {"agent": "alice"}, "2": {"agent": "bob"}},
       "goals": {"alice": "gem1", "bob": "gem2"},
-      "options": {"t_max": 80, "turn_order": ["alice", "bob"]}
+      "options": {"t_max": 80, "turn_order": ["alice", "bob"], "handover": "adjacent"}
     }
 
 Keys, doors and gems are numbered in reading order (row by row, left to right):
 ``key1, key2, ...``, ``door1, ...``, ``gem1, ...``; goals name gems by those ids.
-Agents start on the floor. Turn order defaults to the order of the legend's agents.
+An agent left out of ``goals`` is a helper without a gem of its own; at least one agent
+needs a goal. Agents start on the floor. Turn order defaults to the order of the legend's
+agents. Map rows and columns in messages count from 0 (the top-left cell is row 0, column 0).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ MAX_ITEMS = 200  # keys, doors and gems together
 MAX_NAME = 64  # scenario and agent names become file names
 MAX_TITLE = 200
 MAX_DESCRIPTION = 4000
+FROM_0 = "(counting from 0)"  # every map position in a message counts rows and columns from 0
 
 
 class Options(BaseModel):
@@ -56,6 +59,10 @@ class Options(BaseModel):
     t_max: int = Field(80, ge=1, le=100_000, description="episode length limit in ticks (one action = one tick)")
     turn_order: list[str] | None = Field(None, min_length=1, max_length=MAX_AGENTS,
                                          description="agents in the order they act; defaults to legend order")
+    handover: Literal["adjacent", "same_cell_or_adjacent"] = Field(
+        "adjacent", description="where a handover may happen: between agents on neighbouring cells (the "
+                                "paper's and the reference domain's rule), or also on the same cell (the rule "
+                                "of recordings written before this option)")
 
 
 class DKGScenario(BaseModel):
@@ -67,7 +74,7 @@ class DKGScenario(BaseModel):
     category: Literal["not_needed", "useful", "necessary"] | None = None
     map: list[str] = Field(min_length=1, max_length=MAX_MAP_SIDE)
     legend: dict[str, Any]
-    goals: dict[str, str]
+    goals: dict[str, str] = Field(description="agent -> gem id; agents left out are helpers without a gem of their own")
     options: Options = Options()
 
     @field_validator("legend")
@@ -106,6 +113,33 @@ def _where(loc: tuple[Any, ...]) -> str:
     return ".".join(str(p) if re.fullmatch(r"[\w-]+", str(p)) else repr(p) for p in loc) or "(top level)"
 
 
+_TYPE_WORDS = {"int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
+               "string_type": "text in quotes", "list_type": "a list [...]", "dict_type": "an object {...}",
+               "model_type": "an object {...}", "bool_type": "true or false"}
+
+
+def _plain(err: dict[str, Any]) -> str:
+    """A pydantic error in plain words: what was expected and what was found."""
+    kind, loc, value = err["type"], err["loc"], err.get("input")
+    got = f", got {value!r:.80}"
+    if kind == "missing":
+        return "missing; this field is required"
+    if kind == "extra_forbidden":  # say which fields exist, not only that this one does not
+        model = Options if loc[0] == "options" else DKGScenario
+        return f"unknown field; expected one of {', '.join(model.model_fields)}"
+    if kind == "string_pattern_mismatch" and loc[-1] == "name":
+        return ("expected a name of lowercase letters, digits, '-' and '_' that starts with a letter or "
+                f"digit (it becomes a file name), e.g. 'two-rooms'{got}")
+    if kind in _TYPE_WORDS:
+        quoted = " (a number in quotes is text)" if isinstance(value, str) and kind.startswith("int") else ""
+        return f"expected {_TYPE_WORDS[kind]}{quoted}{got}"
+    if kind == "literal_error":
+        return f"expected {err['msg'].removeprefix('Input should be ')}{got}"
+    if kind == "value_error":
+        return err["msg"].removeprefix("Value error, ")
+    return f"{err['msg']}{got}"
+
+
 def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool = True) -> dict[str, Any]:
     """Validate raw scenario data; return a normalized spec or raise one ScenarioError.
 
@@ -116,12 +150,7 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
         sc = DKGScenario.model_validate(data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        msg = err["msg"].removeprefix("Value error, ")
-        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r:.80}"
-        if err["type"] == "extra_forbidden":  # say which fields exist, not only that this one does not
-            model = Options if err["loc"][0] == "options" else DKGScenario
-            msg, got = f"unknown field; expected one of {', '.join(model.model_fields)}", ""
-        raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {msg}{got}") from None
+        raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {_plain(err)}") from None
 
     def fail(where: str, what: str) -> None:
         raise ScenarioError(f"{source}: {where}: {what}")
@@ -130,13 +159,13 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
     if width == 0:
         fail("field 'map'", "rows must not be empty")
     if width > MAX_MAP_SIDE:
-        fail("map row 0", f"has {width} cells; expected at most {MAX_MAP_SIDE} columns (docs/limits.md)")
+        fail(f"map row 0 {FROM_0}", f"has {width} cells; expected at most {MAX_MAP_SIDE} columns (docs/limits.md)")
     for r, row in enumerate(sc.map):
         if len(row) != width:
-            fail(f"map row {r}", f"has {len(row)} cells, expected {width} like row 0")
+            fail(f"map row {r} {FROM_0}", f"has {len(row)} cells, expected {width} like row 0")
         for c, ch in enumerate(row):
             if ch not in sc.legend:
-                fail(f"map row {r}, column {c}",
+                fail(f"map row {r}, column {c} {FROM_0}",
                      f"character {ch!r} is not in the legend (legend has {' '.join(sorted(sc.legend))})")
 
     agents_in_legend = [e["agent"] for e in sc.legend.values() if e["kind"] == "agent"]
@@ -151,7 +180,7 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
             entry = sc.legend[ch]
             if entry["kind"] == "agent":
                 if entry["agent"] in starts:
-                    fail(f"map row {r}, column {c}", f"agent {entry['agent']!r} appears a second time "
+                    fail(f"map row {r}, column {c} {FROM_0}", f"agent {entry['agent']!r} appears a second time "
                          f"(first at row {starts[entry['agent']][0]}, column {starts[entry['agent']][1]}); "
                          "expected each agent once on the map")
                 starts[entry["agent"]] = (r, c)
@@ -171,9 +200,9 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
         fail("field 'options.turn_order'", f"expected each of {sorted(starts)} exactly once, got {order}")
 
     gems = [f"gem{i + 1}" for i in range(sum(sc.legend[ch]["kind"] == "gem" for row in sc.map for ch in row))]
-    for agent in order:
-        if agent not in sc.goals:
-            fail(f"field '{_where(('goals', agent))}'", f"missing: every agent needs a goal gem (one of {', '.join(gems) or 'none on the map'})")
+    if not sc.goals:
+        fail("field 'goals'", f"no agent has a goal; expected a gem ({', '.join(gems) or 'none on the map'}) for "
+             "at least one agent (agents left out of 'goals' are helpers)")
     for agent, gem in sc.goals.items():
         if agent not in starts:
             fail(f"field '{_where(('goals', agent))}'", f"{agent!r} is not an agent on the map (agents: {', '.join(order)})")
@@ -181,7 +210,7 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
             fail(f"field '{_where(('goals', agent))}'", f"expected a gem id ({', '.join(gems) or 'no gems on the map'}), got {gem!r}")
 
     wanted: dict[str, str] = {}
-    for agent in order:
+    for agent in (a for a in order if a in sc.goals):
         gem = sc.goals[agent]
         if gem in wanted:  # only one agent can hold a gem, so the episode could never succeed
             fail(f"field '{_where(('goals', agent))}'", f"{gem} is already the goal of {wanted[gem]!r}; "
@@ -190,14 +219,15 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
 
     reachable = _reachable_cells(sc.map, sc.legend, list(starts.values())) if require_reachable else {}
     gem_cells = [(r, c) for r, row in enumerate(sc.map) for c, ch in enumerate(row) if sc.legend[ch]["kind"] == "gem"]
-    for agent in order if require_reachable else ():
+    for agent in (a for a in order if a in sc.goals) if require_reachable else ():
         gem = sc.goals[agent]
         r, c = gem_cells[int(gem.removeprefix("gem")) - 1]
         if (r, c) not in reachable[starts[agent]]:
             fail(f"field '{_where(('goals', agent))}'",
-                 f"{gem} (row {r}, column {c}) can never be reached by {agent!r}, even with every door open: "
-                 "walls, and doors of colours no key on the map has, shut it off from where "
-                 f"{agent} starts (row {starts[agent][0]}, column {starts[agent][1]}); "
+                 f"{gem} (row {r}, column {c}) can never be reached by {agent!r}, even with every door "
+                 "open: walls, and doors of colours no key on the map has, shut it off from where "
+                 f"{agent} starts (row {starts[agent][0]}, column {starts[agent][1]}; rows and columns count "
+                 "from 0); "
                  "expected a gem the agent (or an agent who can reach it) can get to")
 
     spec = sc.model_dump()

@@ -9,10 +9,15 @@ gems. Agents take turns; one action is one tick. Actions are strings:
     unlock <door>                   open a locked door next to one's cell (4-neighbourhood)
                                     with a key of its colour; the key is used up
                                     (the lowest-numbered matching key held)
-    handover <item> <agent>         give a held item to an agent on the same or a neighbouring cell
+    unlock <door> <key>             the same with that key (a held key of the door's colour)
+    handover <item> <agent>         give a held item to an agent on a neighbouring cell
+                                    (``options.handover = "same_cell_or_adjacent"``: also
+                                    on the same cell, the rule of recordings written before
+                                    the option existed)
 
-Each agent wants one gem and has reached its goal while it holds that gem. The
-episode ends when every agent holds its gem, or after ``t_max`` ticks.
+An agent with a goal wants one gem and has reached it while it holds that gem; an agent
+without a goal (a helper) only helps. The episode ends when every agent with a goal holds
+its gem, or after ``t_max`` ticks.
 """
 
 from __future__ import annotations
@@ -25,6 +30,10 @@ from sim.world import AgentId, IllegalAction, StepResult, World, WorldEvent, req
 
 MOVES: dict[str, tuple[int, int]] = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 CONSUMED = -1_000_000  # item location of a key used on a door
+HANDOVER_RULES = ("adjacent", "same_cell_or_adjacent")
+#: the handover rule of a spec that does not name one: only recordings written before the
+#: option existed lack it (validated scenarios always carry it), and they used this rule
+LEGACY_HANDOVER = "same_cell_or_adjacent"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +74,12 @@ class DKGState:
 
 @dataclass(frozen=True, slots=True)
 class DKGObservation:
-    """What an agent perceives: everything (mDKG is fully observable) plus its own goal."""
+    """What an agent perceives: everything (mDKG is fully observable) plus its own goal
+    (None for a helper without a gem of its own)."""
 
     state: DKGState
     agent: AgentId
-    goal: str
+    goal: str | None
 
     def key(self) -> tuple:
         return (self.state.key(), self.agent, self.goal)
@@ -87,6 +97,9 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         self.t_max: int = spec["options"]["t_max"]
         self._agents: tuple[str, ...] = tuple(spec["options"]["turn_order"])
         self.agent_index = {a: i for i, a in enumerate(self._agents)}
+        self.handover_rule: str = spec["options"].get("handover", LEGACY_HANDOVER)
+        if self.handover_rule not in HANDOVER_RULES:
+            raise ValueError(f"options.handover must be one of {', '.join(HANDOVER_RULES)}, got {self.handover_rule!r}")
 
         walls = bytearray(self.height * self.width)
         items: list[Item] = []
@@ -116,8 +129,11 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         self.item_index = {it.id: i for i, it in enumerate(self.items)}
         self.door_index = {d.id: i for i, d in enumerate(self.doors)}
         self.door_at: dict[int, int] = {d.cell: i for i, d in enumerate(self.doors)}
-        self.goals: dict[str, str] = dict(spec["goals"])
-        self.goal_item: tuple[int, ...] = tuple(self.item_index[self.goals[a]] for a in self._agents)
+        self.goals: dict[str, str] = {a: g for a, g in spec["goals"].items() if g is not None}
+        # None for an agent without a goal (a helper): indexing item_locs with it fails loudly
+        self.goal_item: tuple[int | None, ...] = tuple(
+            self.item_index[self.goals[a]] if a in self.goals else None for a in self._agents)
+        self.goal_agents: tuple[int, ...] = tuple(a for a, g in enumerate(self.goal_item) if g is not None)
         self.gem_ids: tuple[str, ...] = tuple(it.id for it in self.items if it.kind == "gem")
         self._initial = DKGState(t=0, turn=0, agent_cells=tuple(starts[a] for a in self._agents),
                                  item_locs=tuple(item_cells), open_doors=0,
@@ -147,6 +163,23 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         (ra, ca), (rb, cb) = self.rc(a), self.rc(b)
         return abs(ra - rb) + abs(ca - cb) == 1
 
+    def can_hand_over(self, giver_cell: int, taker_cell: int) -> bool:
+        """Whether an agent on ``giver_cell`` can hand an item to one on ``taker_cell``."""
+        if giver_cell == taker_cell:
+            return self.handover_rule == "same_cell_or_adjacent"
+        return self.adjacent(giver_cell, taker_cell)
+
+    def handover_cells(self, taker_cell: int) -> frozenset[int]:
+        """The cells from which an item can be handed to an agent on ``taker_cell``."""
+        cells = {n for _, n in self.neighbors[taker_cell] if not self.walls[n]}
+        if self.handover_rule == "same_cell_or_adjacent":
+            cells.add(taker_cell)
+        return frozenset(cells)
+
+    def goal_of(self, agent: AgentId) -> str | None:
+        """The gem ``agent`` wants, or None for a helper without a goal."""
+        return self.goals.get(agent)
+
     # ------------------------------------------------------------ interface
 
     @property
@@ -172,13 +205,17 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         actions.append("wait")
         held = [i for i, loc in enumerate(state.item_locs) if loc == -1 - a]
         actions += [f"pickup {self.items[i].id}" for i, loc in enumerate(state.item_locs) if loc == here]
-        held_colors = {self.items[i].color for i in held if self.items[i].kind == "key"}
+        held_keys = [i for i in held if self.items[i].kind == "key"]
         for _, n in self.neighbors[here]:
             d = self.door_at.get(n)
-            if d is not None and not state.open_doors >> d & 1 and self.doors[d].color in held_colors:
-                actions.append(f"unlock {self.doors[d].id}")
+            if d is None or state.open_doors >> d & 1:
+                continue
+            matching = [i for i in held_keys if self.items[i].color == self.doors[d].color]
+            if matching:
+                actions.append(f"unlock {self.doors[d].id}")  # the lowest-numbered matching key
+                actions += [f"unlock {self.doors[d].id} {self.items[i].id}" for i in matching[1:]]
         for b, other in enumerate(self._agents):
-            if b != a and (state.agent_cells[b] == here or self.adjacent(here, state.agent_cells[b])):
+            if b != a and self.can_hand_over(here, state.agent_cells[b]):
                 actions += [f"handover {self.items[i].id} {other}" for i in held]
         return tuple(actions)
 
@@ -205,23 +242,34 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
             locs = locs[:i] + (-1 - a,) + locs[i + 1:]
             events.append(WorldEvent("pickup", agent, {"item": rest}))
         elif verb == "unlock":
-            d = self.door_index.get(rest)
+            door_id, _, key_id = rest.partition(" ")
+            d = self.door_index.get(door_id)
             if d is None or doors >> d & 1 or not self.adjacent(here, self.doors[d].cell):
-                raise IllegalAction(f"{agent} cannot unlock {rest!r}: not a locked door next to it")
-            key = next((i for i, loc in enumerate(locs) if loc == -1 - a and self.items[i].kind == "key"
-                        and self.items[i].color == self.doors[d].color), None)
-            if key is None:
-                raise IllegalAction(f"{agent} cannot unlock {rest}: it holds no {self.doors[d].color} key")
+                raise IllegalAction(f"{agent} cannot unlock {door_id!r}: not a locked door next to it")
+            color = self.doors[d].color
+            if key_id:
+                key = self.item_index.get(key_id)
+                if key is None or self.items[key].kind != "key" or locs[key] != -1 - a:
+                    raise IllegalAction(f"{agent} cannot unlock {door_id} with {key_id!r}: it holds no such key")
+                if self.items[key].color != color:
+                    raise IllegalAction(f"{agent} cannot unlock {door_id} with {key_id}: "
+                                        f"a {self.items[key].color} key does not open a {color} door")
+            else:
+                key = next((i for i, loc in enumerate(locs) if loc == -1 - a and self.items[i].kind == "key"
+                            and self.items[i].color == color), None)
+                if key is None:
+                    raise IllegalAction(f"{agent} cannot unlock {door_id}: it holds no {color} key")
             locs = locs[:key] + (CONSUMED,) + locs[key + 1:]
             doors |= 1 << d
-            events.append(WorldEvent("unlock", agent, {"door": rest, "key": self.items[key].id}))
+            events.append(WorldEvent("unlock", agent, {"door": door_id, "key": self.items[key].id}))
         elif verb == "handover":
             item_id, _, other = rest.partition(" ")
             i, b = self.item_index.get(item_id), self.agent_index.get(other)
             if i is None or b is None or b == a or locs[i] != -1 - a:
                 raise IllegalAction(f"{agent} cannot hand over {item_id!r} to {other!r}")
-            if not (cells[b] == here or self.adjacent(here, cells[b])):
-                raise IllegalAction(f"{agent} cannot hand over to {other}: not on or next to its cell")
+            if not self.can_hand_over(here, cells[b]):
+                where = "next to" if self.handover_rule == "adjacent" else "on or next to"
+                raise IllegalAction(f"{agent} cannot hand over to {other}: not {where} its cell")
             locs = locs[:i] + (-1 - b,) + locs[i + 1:]
             events.append(WorldEvent("handover", agent, {"item": item_id, "to": other}))
         else:
@@ -230,7 +278,7 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         t = state.t + 1
         reached = state.reached_at
         if locs is not state.item_locs:
-            new_reached = tuple(r if r >= 0 or locs[g] != -1 - b else t
+            new_reached = tuple(r if r >= 0 or g is None or locs[g] != -1 - b else t
                                 for b, (r, g) in enumerate(zip(reached, self.goal_item)))
             for b, (old, new) in enumerate(zip(reached, new_reached)):
                 if old < 0 <= new:
@@ -247,24 +295,28 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         return "wait"
 
     def observe(self, state: DKGState, agent: AgentId) -> DKGObservation:
-        return DKGObservation(state, agent, self.goals[agent])
+        return DKGObservation(state, agent, self.goals.get(agent))
 
     def holds_goal(self, state: DKGState, a: int) -> bool:
-        return state.item_locs[self.goal_item[a]] == -1 - a
+        """Whether agent ``a`` holds its gem (False for a helper without a goal)."""
+        g = self.goal_item[a]
+        return g is not None and state.item_locs[g] == -1 - a
 
     def done(self, state: DKGState) -> bool:
         if state.t >= self.t_max:
             return True
-        return all(state.item_locs[g] == -1 - a for a, g in enumerate(self.goal_item))
+        return all(state.item_locs[self.goal_item[a]] == -1 - a for a in self.goal_agents)
 
     def state_key(self, state: DKGState) -> tuple:
         return state.key()
 
     def outcome(self, state: DKGState) -> dict[str, Any]:
-        holding = {agent: self.holds_goal(state, a) for a, agent in enumerate(self._agents)}
+        # agents with a goal only: a helper has nothing to hold
+        holding = {self._agents[a]: self.holds_goal(state, a) for a in self.goal_agents}
         success = all(holding.values())
         return {"success": success, "holding_goal": holding,
-                "goal_tick": {agent: (r if r >= 0 else None) for agent, r in zip(self._agents, state.reached_at)},
+                "goal_tick": {self._agents[a]: (state.reached_at[a] if state.reached_at[a] >= 0 else None)
+                              for a in self.goal_agents},
                 "length": state.t if success else None, "ticks": state.t}
 
     def spec(self) -> dict[str, Any]:
@@ -291,7 +343,7 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
 
     def pettingzoo_truncated(self, state: DKGState) -> bool:
         """Over at ``t_max`` with a gem still missing."""
-        return not all(self.holds_goal(state, a) for a in range(len(self._agents)))
+        return not all(self.holds_goal(state, a) for a in self.goal_agents)
 
     # ---------------------------------------------------------- description
 
@@ -322,9 +374,12 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         for a, agent in enumerate(self._agents):
             r, c = self.rc(state.agent_cells[a])
             held = ", ".join(f"{self.items[i].id} ({self.items[i].color})" for i in self.held_by(state, agent))
-            status = "has it" if self.holds_goal(state, a) else "not yet"
-            lines.append(f"{self.agent_chars[agent]} {agent}: row {r}, column {c}; holds [{held}]; "
-                         f"wants {self.goals[agent]} ({status})")
+            if agent in self.goals:
+                status = "has it" if self.holds_goal(state, a) else "not yet"
+                wants = f"wants {self.goals[agent]} ({status})"
+            else:
+                wants = "helps (no gem of its own)"
+            lines.append(f"{self.agent_chars[agent]} {agent}: row {r}, column {c}; holds [{held}]; {wants}")
         for i, item in enumerate(self.items):
             lines.append(f"{item.char} {item.id} ({item.color} {item.kind}) {self.describe_location(state, i)}")
         for d, door in enumerate(self.doors):
