@@ -228,6 +228,9 @@ def run_episode(task: EpisodeTask) -> dict[str, Any]:
     record = {"record": "episode", "key": task.key, "scenario": task.scenario, "world": task.family,
               "condition": task.condition, "seed": task.seed, "setup": task.setup(),
               "outcome": outcome, "metrics": session.metrics(), "events": event_counts(session.events)}
+    summaries = {m.name: m.episode_summary() for m in mechanisms if callable(getattr(m, "episode_summary", None))}
+    if summaries:  # mechanisms that report per-episode results (team formation); read by derive hooks
+        record["mechanisms"] = summaries
     info = {"seconds": time.perf_counter() - started,
             "llm_cache_hits": cache.hits if cache else 0, "llm_cache_misses": cache.misses if cache else 0}
     return {"record": json.loads(json.dumps(record, default=str)), "info": info}

@@ -165,9 +165,10 @@ def test_accurate_predictors_end_up_teamed_and_a_drop_reforms_after_the_adaptati
     assert final["stable"] is True and final["idle"] == ["c", "e"]
     assert [x["rounds"] for x in final["lifetimes"]] == [4, 12, 14]  # rounds 0-4, 4-16, 16-30
     assert final["levels"] == {a: 1 for a in NAMES}
-    # each seat heard of every team it was put in
+    # every seat hears every assignment, idle ones included (so that they know to stand aside)
     assert [list(t.teams["team"]) for t in seats["a"].teams] == [e.teams["team"] for e in teams]
-    assert [list(t.teams["team"]) for t in seats["e"].teams] == [list(NAMES)]
+    assert [list(t.teams["team"]) for t in seats["e"].teams] == [e.teams["team"] for e in teams]
+    assert [t.team_of("e") for t in seats["e"].teams] == ["team", None, None]
 
 
 def test_alignment_matrix_snapshot_shows_phi_with_thresholds():

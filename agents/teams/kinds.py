@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.registry import ANY_WORLD, MechanismKind
+from agents.registry import ANY_WORLD, AgentKind, MechanismKind
 
 
 def _teams(**params: Any):
@@ -27,4 +27,18 @@ MECHANISM_KINDS = [
     MechanismKind("random-teams", ANY_WORLD,
                   "baseline: a random team of ceil(n/2) agents (size=k to change), redrawn every=R rounds",
                   _random_teams, role="team"),
+]
+
+
+def _tom_planner(**params: Any):
+    from agents.teams.tom_dkg import DKGToMAgent
+
+    return DKGToMAgent(**params)
+
+
+AGENT_KINDS = [
+    AgentKind("tom-planner", ("dkg",),
+              "k-level ToM planner (k=0,1,2 or k=cycle: turn-order index mod 3): predicts teammates from "
+              "their history and its (k-1)-level model, frees stuck teammates (k>=1), stands aside when idle",
+              _tom_planner),
 ]

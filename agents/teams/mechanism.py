@@ -22,7 +22,8 @@ What it emits after every step (``belief_snapshots``):
   "misaligned", "rounds", "lifetimes", "levels", "solver"}``.
 
 and a ``TeamAssignment`` (one team named ``"team"``; the others are idle) with its reason when
-the team forms or re-forms.
+the team forms or re-forms, told to every agent (``TeamBroadcast``) so that idle agents know.
+``episode_summary()`` gives the final team, BAS, welfare, FTM and lifetimes for experiments.
 
 The monitor (Algorithm 1): the team starts as every agent. At the end of each round
 (``round_steps`` world steps) it takes the share of the team's ordered pairs (i, j) with a known
@@ -36,6 +37,7 @@ team is kept.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -51,7 +53,19 @@ from sim.world import AgentId, World
 
 PREDICTIONS_KIND = "predictions"
 SELF_EVALUATION_KIND = "alignment_self_evaluation"
+SKILL_KIND = "skill"
 TEAM_NAME = "team"
+
+
+@dataclass(frozen=True, slots=True)
+class TeamBroadcast(TeamAssignment):
+    """A TeamAssignment told to every agent (``everyone``), members and idle alike, so that an
+    idle agent learns it is idle (``team_of`` is None) and can stand aside."""
+
+    everyone: tuple[AgentId, ...] = ()
+
+    def recipients(self) -> tuple[AgentId, ...]:
+        return tuple(self.everyone) or TeamAssignment.recipients(self)
 
 
 class AlignmentTracker:
@@ -69,6 +83,10 @@ class AlignmentTracker:
         #: (predictor, about) -> predictions waiting for their actions: (first action index, actions)
         self.pending: dict[tuple[AgentId, AgentId], list[tuple[int, list[Any]]]] = {}
         self.scores: dict[tuple[AgentId, AgentId], deque[float]] = {}
+        #: (predictor, about) -> [sum, count] of every score of the episode (not only the window)
+        self.totals: dict[tuple[AgentId, AgentId], list[float]] = {}
+        #: the latest self-reported specialization score of each agent (``skill`` snapshots)
+        self.skills: dict[AgentId, float] = {}
         self.levels: dict[AgentId, int] = {}
         self.problems: list[str] = []
 
@@ -94,10 +112,22 @@ class AlignmentTracker:
                 self._read_predictions(owner, kinds[PREDICTIONS_KIND])
             if SELF_EVALUATION_KIND in kinds:
                 added += self._read_self_evaluation(owner, kinds[SELF_EVALUATION_KIND])
+            if SKILL_KIND in kinds:
+                self._read_skill(owner, kinds[SKILL_KIND])
         return added
 
     def _add(self, owner: AgentId, about: AgentId, score: float) -> None:
         self.scores.setdefault((owner, about), deque(maxlen=self.window)).append(float(score))
+        total = self.totals.setdefault((owner, about), [0.0, 0])
+        total[0] += float(score)
+        total[1] += 1
+
+    def _read_skill(self, owner: AgentId, data: Mapping[str, Any]) -> None:
+        value = data.get("alpha") if isinstance(data, Mapping) else None
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            self.problems.append(f"{owner}: 'skill' snapshot needs an 'alpha' in [0, 1], got {value!r}")
+            return
+        self.skills[owner] = float(value)
 
     def _read_predictions(self, owner: AgentId, data: Mapping[str, Any]) -> None:
         if isinstance(data.get("level"), int):
@@ -143,6 +173,15 @@ class AlignmentTracker:
                 phi[self.index[owner], self.index[about]] = float(np.mean(scores))
         return phi
 
+    def episode_matrix(self) -> np.ndarray:
+        """phi over every score of the episode (not only the last ``window``), NaN where unknown."""
+        n = len(self.agents)
+        phi = np.full((n, n), np.nan)
+        for (owner, about), (total, count) in self.totals.items():
+            if count:
+                phi[self.index[owner], self.index[about]] = total / count
+        return phi
+
     def sample_counts(self) -> list[list[int]]:
         n = len(self.agents)
         counts = [[0] * n for _ in range(n)]
@@ -162,7 +201,7 @@ class _TeamMechanismBase(Mechanism):
                  alpha: Mapping[str, float] | None = None, round_steps: int = 1, window: int = 5,
                  discount: float = 1.0, embedding: str = "steps",
                  action_vectors: Mapping[str, Sequence[float]] | None = None,
-                 min_size: int | None = None, max_size: int | None = None) -> None:
+                 min_size: int | None = None, max_size: int | str | None = None) -> None:
         if not -1.0 <= eps <= 1.0:
             raise ValueError(f"eps must be in [-1, 1], got {eps}")
         if not 0.0 <= theta <= 1.0:
@@ -171,10 +210,13 @@ class _TeamMechanismBase(Mechanism):
             raise ValueError(f"round_steps must be >= 1, got {round_steps}")
         if embedding not in ("steps", "net"):
             raise ValueError(f"embedding must be 'steps' or 'net', got {embedding!r}")
-        if alpha is not None and not isinstance(alpha, Mapping):
-            raise ValueError("alpha must map agent names to specialization scores in [0, 1]")
+        if max_size is not None and max_size != "eta" and not isinstance(max_size, int):
+            raise ValueError(f"max_size must be a whole number or 'eta' (the minimum size), got {max_size!r}")
+        if alpha is not None and alpha != "self" and not isinstance(alpha, Mapping):
+            raise ValueError("alpha must map agent names to specialization scores in [0, 1], or be 'self' "
+                             "(the agents' own 'skill' snapshots)")
         self.eps, self.theta, self.lam = float(eps), float(theta), float(lam)
-        self.alpha = dict(alpha) if alpha is not None else None
+        self.alpha = dict(alpha) if isinstance(alpha, Mapping) else alpha
         self.round_steps, self.window, self.discount, self.embedding = round_steps, window, discount, embedding
         self.action_vectors = dict(action_vectors) if action_vectors else None
         self.min_size, self.max_size = min_size, max_size
@@ -185,12 +227,12 @@ class _TeamMechanismBase(Mechanism):
         super().reset(world, state, ctx)
         self.agents = tuple(world.agents)
         n = len(self.agents)
-        if self.alpha is not None:
+        if isinstance(self.alpha, Mapping):
             unknown = sorted(set(self.alpha) - set(self.agents))
             if unknown:
                 raise ValueError(f"alpha names agents this world does not have: {unknown} (agents: {list(self.agents)})")
         eta = default_eta(n) if self.min_size is None else int(self.min_size)
-        top = n if self.max_size is None else int(self.max_size)
+        top = n if self.max_size is None else eta if self.max_size == "eta" else int(self.max_size)
         if not 1 <= eta <= top <= n:
             raise ValueError(f"team sizes must satisfy 1 <= min_size ({eta}) <= max_size ({top}) <= agents ({n})")
         self.eta, self.top = eta, top
@@ -206,7 +248,9 @@ class _TeamMechanismBase(Mechanism):
 
     def _problem(self, phi: np.ndarray, eps: float | None) -> TeamProblem:
         alpha = None
-        if self.alpha is not None:
+        if self.alpha == "self":
+            alpha = np.array([self.tracker.skills.get(a, 0.0) for a in self.agents])
+        elif self.alpha is not None:
             alpha = np.array([float(self.alpha.get(a, 0.0)) for a in self.agents])
         return TeamProblem(np.nan_to_num(phi), alpha, self.lam, eps, self.eta, self.top)
 
@@ -214,7 +258,7 @@ class _TeamMechanismBase(Mechanism):
         self.team = tuple(a for a in self.agents if a in set(team))
         self.lifetimes.append({"team": list(self.team), "formed_tick": tick + 1, "formed_round": self.rounds,
                                "rounds": 0, "reason": reason})
-        return TeamAssignment(0, {TEAM_NAME: self.team}, reason, data)
+        return TeamBroadcast(0, {TEAM_NAME: self.team}, reason, data, everyone=self.agents)
 
     def _misaligned_share(self, phi: np.ndarray) -> float | None:
         idx = [self.tracker.index[a] for a in self.team]
@@ -276,6 +320,23 @@ class _TeamMechanismBase(Mechanism):
             "solver": self._solver_summary(),
         }
         return [("alignment_matrix", matrix), ("team_state", state)]
+
+    def episode_summary(self) -> dict[str, Any]:
+        """The episode's team results, for experiment records: the final team, its BAS (over the
+        last ``window`` scores of each pair, and ``bas_episode`` over every score of the episode),
+        welfare, the mean FTM, the number of teams formed and their average lifetime (rounds)."""
+        phi = self.tracker.matrix()
+        idx = [self.tracker.index[a] for a in self.team]
+        whole = self.tracker.episode_matrix()
+        ftm_values = ftm(phi, self.eps) if len(self.agents) > 1 else np.zeros(len(self.agents))
+        lifetimes = [entry["rounds"] for entry in self.lifetimes]
+        return {"kind": self.kind, "team": list(self.team), "idle": [a for a in self.agents if a not in self.team],
+                "bas": round(bas(phi, idx), 6) if idx else None,
+                "bas_episode": round(bas(whole, idx), 6) if idx else None,
+                "welfare": round(welfare(self._problem(phi, None), idx), 6) if idx else None,
+                "ftm": round(float(np.mean(ftm_values)), 6), "teams_formed": len(self.lifetimes),
+                "average_lifetime": round(float(np.mean(lifetimes)), 6) if lifetimes else None,
+                "rounds": self.rounds, "levels": dict(self.tracker.levels)}
 
     def _solver_summary(self) -> dict[str, Any] | None:
         s = self.last_solution

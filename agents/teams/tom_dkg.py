@@ -1,0 +1,268 @@
+"""k-level ToM planner agents for Doors, Keys and Gems teams (seed 000, Eq. 1).
+
+Each agent has a ToM level k in {0, 1, 2}. Its belief B_i^(k) is its prediction of every other
+agent's next actions, built from the history of what the others did (reconstructed from the
+states it observes: mDKG is fully observable) and its (k - 1)-level model of them:
+
+- **k = 0** (the base case, naive behaviour modelling without recursion): the other keeps doing
+  what it did last: its last move repeated, ``wait`` when its last action was not a move or it
+  has not acted yet.
+- **k >= 1**: the other is simulated as a level-(k - 1) agent (the policies below) for
+  ``horizon`` of its own actions from the current state (the rest of the world held still, as
+  the planner does).
+
+The policies pi_k of a team member (an idle agent, one outside the team of the latest
+``TeamAssignment``, stands aside: it waits):
+
+- **pi_0**: the first action of an optimal plan for its own gem; when the gem cannot be reached
+  alone (a locked door whose key it cannot get), the move that brings it closest, or wait;
+  wait once it holds its gem.
+- **pi_1**: models its teammates as pi_0 agents. A teammate that cannot reach its gem alone is
+  *stuck*; when this agent can unlock a door that would free a stuck teammate, it does so first
+  (the cheapest such door; its own gem held or not), then goes for its own gem.
+- **pi_2**: models its teammates as pi_1 agents, so it expects every teammate able to free a
+  stuck one to do it, and leaves such a job to them (it frees only teammates no one else can
+  free). Two level-2 agents thus each wait for the other: the "overthinking" pitfall of seed 000
+  Section 3 that belief-aligned team formation is meant to avoid.
+
+After each of its own actions the agent emits the ``predictions`` snapshot the team mechanism
+reads: ``{"about": {other: {"trajectory": [...]}}, "level": k}``, and a ``skill`` snapshot
+``{"alpha": 1 or 0}``: the result of a skill test for its own task (can it get its gem on its
+own?), seed 000 Section 5.2's specialization score, used by ``teams:alpha=self``.
+
+``k="cycle"`` gives the seat the level ``index mod 3`` of its place in the turn order, so one
+spec sets mixed levels and a scenario's turn order says who has which level.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from agents.dkg.agents import planner_for
+from agents.dkg.planner import INF, DKGPlanner, Task
+from sim.dkg.world import MOVES, DKGObservation, DKGState, DKGWorld
+from sim.seats import Agent, SeatContext, TeamAssignment
+
+LEVELS = (0, 1, 2)
+
+
+def level_for_seat(k: int | str, world: DKGWorld, agent: str) -> int:
+    """The ToM level of ``agent``: ``k`` itself, or with ``k="cycle"`` its turn-order index mod 3."""
+    if k == "cycle":
+        return world.agent_index[agent] % 3
+    return int(k)
+
+
+class TeamView:
+    """What every agent knows of the team: its members (None: every agent, before any
+    assignment, as Algorithm 1 starts from T = N)."""
+
+    def __init__(self, world: DKGWorld, members: Sequence[str] | None = None) -> None:
+        self.world = world
+        self.members: frozenset[int] = frozenset(
+            range(len(world.agents)) if members is None else (world.agent_index[a] for a in members))
+
+    def active(self, state: DKGState, a: int) -> bool:
+        """In the team and still without its gem."""
+        return a in self.members and not self.world.holds_goal(state, a)
+
+
+class DKGTeamPolicies:
+    """The policies pi_0, pi_1, pi_2 and the k-level predictions, on one world's planner."""
+
+    def __init__(self, world: DKGWorld, planner: DKGPlanner | None = None) -> None:
+        self.world = world
+        self.planner = planner or planner_for(world)
+        self.goal_tasks = tuple(Task.hold(world.goal_item[a]) for a in range(len(world.agents)))
+
+    # ---------------------------------------------------------------- helpers
+
+    def stuck(self, state: DKGState, a: int) -> bool:
+        """``a`` cannot get its gem on its own from ``state``."""
+        return self.planner.plan(state, a, self.goal_tasks[a]).cost == INF
+
+    def freeing_doors(self, state: DKGState, m: int) -> list[int]:
+        """Locked doors whose opening (alone) lets stuck agent ``m`` reach its gem."""
+        out = []
+        for d in range(len(self.world.doors)):
+            if state.open_doors >> d & 1:
+                continue
+            opened = dataclasses.replace(state, open_doors=state.open_doors | 1 << d)
+            if self.planner.plan(opened, m, self.goal_tasks[m]).cost != INF:
+                out.append(d)
+        return out
+
+    def help_options(self, state: DKGState, h: int, team: TeamView) -> list[tuple[float, int, int]]:
+        """(cost, stuck teammate, door) for every stuck teammate ``h`` can free by unlocking a door."""
+        options = []
+        for m in sorted(team.members):
+            if m == h or not team.active(state, m) or not self.stuck(state, m):
+                continue
+            for d in self.freeing_doors(state, m):
+                cost = self.planner.plan(state, h, Task.open(d)).cost
+                if cost != INF:
+                    options.append((cost, m, d))
+        return options
+
+    def own_goal_action(self, state: DKGState, a: int) -> str:
+        task = self.goal_tasks[a]
+        plan = self.planner.plan(state, a, task)
+        action = self.planner.first_action(state, a, plan)
+        if action is None and plan.cost == INF:
+            action = self.closer(state, a, task)
+        return action or "wait"
+
+    def closer(self, state: DKGState, a: int, task: Task) -> str:
+        """The move that brings ``a`` closest to a task it cannot do alone (or wait)."""
+        world = self.world
+        here = self.planner.fallback_cost(state, a, task)
+        best, best_cost = "wait", here
+        cell = state.agent_cells[a]
+        for name, n in world.neighbors[cell]:
+            if world.passable(n, state.open_doors):
+                moved = dataclasses.replace(state, agent_cells=state.agent_cells[:a] + (n,) + state.agent_cells[a + 1:])
+                cost = self.planner.fallback_cost(moved, a, task)
+                if cost < best_cost:
+                    best, best_cost = name, cost
+        return best
+
+    # ---------------------------------------------------------------- policies
+
+    def policy(self, level: int, state: DKGState, a: int, team: TeamView) -> str:
+        """The action of agent ``a`` acting as a level-``level`` agent in ``state``."""
+        if a not in team.members:
+            return "wait"
+        if level >= 1:
+            options = self.help_options(state, a, team)
+            if level >= 2:
+                # Teammates are modelled as level-1 agents: any who could free m is expected to.
+                options = [o for o in options if not self._someone_else_frees(state, a, o[1], team)]
+            if options:
+                _, _, door = min(options)
+                plan = self.planner.plan(state, a, Task.open(door))
+                action = self.planner.first_action(state, a, plan)
+                if action is not None:
+                    return action
+        if self.world.holds_goal(state, a):
+            return "wait"
+        return self.own_goal_action(state, a)
+
+    def _someone_else_frees(self, state: DKGState, a: int, m: int, team: TeamView) -> bool:
+        for g in sorted(team.members):
+            if g in (a, m):
+                continue
+            if any(om == m for _, om, _ in self.help_options(state, g, team)):
+                return True
+        return False
+
+    def rollout(self, level: int, state: DKGState, a: int, team: TeamView, horizon: int) -> list[str]:
+        """``a``'s next ``horizon`` actions as a level-``level`` agent, the others held still."""
+        out = []
+        for _ in range(horizon):
+            s = dataclasses.replace(state, turn=a)
+            if self.world.done(s):  # the episode would be over: nothing more to do
+                out.append("wait")
+                continue
+            action = self.policy(level, s, a, team)
+            out.append(action)
+            if action != "wait":
+                state = self.world.step(s, {self.world.agents[a]: action}).state
+        return out
+
+    def predict(self, level: int, state: DKGState, a: int, team: TeamView, history: Sequence[str],
+                horizon: int) -> list[str]:
+        """A level-``level`` agent's prediction of ``a``'s next ``horizon`` actions."""
+        if level == 0:
+            last = history[-1] if history else "wait"
+            return [last if last in MOVES else "wait"] * horizon
+        return self.rollout(level - 1, state, a, team, horizon)
+
+
+def infer_action(world: DKGWorld, before: DKGState, after: DKGState) -> str | None:
+    """The action that led from ``before`` to ``after`` (turn-taking: the agent whose turn it
+    was), or None when no single legal action does (the states are not consecutive)."""
+    if after.t != before.t + 1 or world.done(before):
+        return None
+    actor = world.agents[before.turn]
+    for action in world.legal_actions(before, actor):
+        if world.step(before, {actor: action}).state == after:
+            return action
+    return None
+
+
+class DKGToMAgent(Agent):
+    """A k-level ToM planner agent of a Doors, Keys and Gems team."""
+
+    kind = "tom-planner"
+
+    def __init__(self, k: int | str = 1, horizon: int = 3, noise: float = 0.0) -> None:
+        if k != "cycle" and k not in LEVELS:
+            raise ValueError(f"k must be 0, 1, 2 or 'cycle', got {k!r}")
+        if not isinstance(horizon, int) or horizon < 1:
+            raise ValueError(f"horizon must be a whole number >= 1, got {horizon!r}")
+        if not 0.0 <= noise <= 1.0:
+            raise ValueError(f"noise must be in [0, 1], got {noise}")
+        self.k, self.horizon, self.noise = k, horizon, float(noise)
+
+    def reset(self, ctx: SeatContext) -> None:
+        super().reset(ctx)
+        world = ctx.world
+        if not isinstance(world, DKGWorld):
+            raise TypeError(f"{self.kind} agents play Doors, Keys and Gems, not {world.family}")
+        self.world: DKGWorld = world
+        self.index = world.agent_index[ctx.agent_id]
+        self.level = level_for_seat(self.k, world, ctx.agent_id)
+        self.policies = DKGTeamPolicies(world)
+        self.team = TeamView(world)
+        self.history: dict[int, list[str]] = {a: [] for a in range(len(world.agents))}
+        self.last_state: DKGState | None = None
+        self._acted = False
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "k": self.k, "horizon": self.horizon, "noise": self.noise}
+
+    def receive_team(self, assignment: TeamAssignment) -> None:
+        members = [a for team in assignment.teams.values() for a in team]
+        self.team = TeamView(self.world, members)
+
+    def observe_state(self, state: DKGState) -> None:
+        before = self.last_state
+        if before is not None:
+            action = infer_action(self.world, before, state)
+            if action is not None:
+                self.history[before.turn].append(action)
+        self.last_state = state
+
+    def act(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
+        state = observation.state
+        if self.last_state is None:
+            self.last_state = state
+        self._acted = True
+        if self.noise and self.team.active(state, self.index) and self.ctx.rng.random() < self.noise:
+            return legal_actions[int(self.ctx.rng.integers(len(legal_actions)))]
+        action = self.policies.policy(self.level, state, self.index, self.team)
+        return action if action in legal_actions else "wait"
+
+    def predictions(self, state: DKGState) -> dict[str, Any]:
+        about = {}
+        for a, name in enumerate(self.world.agents):
+            if a != self.index:
+                about[name] = {"trajectory": self.policies.predict(self.level, state, a, self.team,
+                                                                   self.history[a], self.horizon)}
+        return {"about": about, "level": self.level}
+
+    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+        """The predictions, once after each of this agent's own actions."""
+        if not self._acted or self.last_state is None or self.world.done(self.last_state):
+            return ()
+        self._acted = False
+        return (("predictions", self.predictions(self.last_state)), ("skill", self.skill(self.last_state)))
+
+    def skill(self, state: DKGState) -> dict[str, Any]:
+        """The agent's skill test for its own task (seed 000 Section 5.2's alpha by a skill test):
+        1 when it holds its gem or can get it on its own from ``state``, else 0."""
+        alone = not self.policies.stuck(state, self.index)
+        return {"alpha": 1.0 if alone else 0.0, "test": "can get its gem on its own"}
+

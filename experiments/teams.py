@@ -1,0 +1,85 @@
+"""What the team-formation experiments add to the generic runner (seeds 000 and 001): the
+scenario pre-check and the metrics of the final team, read from each episode's world outcome
+and from the team mechanism's ``episode_summary`` (the record's ``mechanisms`` section).
+
+Named in ``scenarios/experiments/teams-dkg.json``::
+
+    "checks": [{"hook": "experiments.teams:check_team_scenario"}],
+    "metrics": [{"name": "score", "derive": "experiments.teams:team_score"},
+                {"name": "bas", "derive": "experiments.teams:team_value", "params": {"field": "bas_episode"}}]
+
+The task score of an episode is the mean over the members of the final team of
+``1 - goal_tick / ticks`` for a member holding its gem at the end (the share of the episode left
+when it got it), 0 for one without it: 1 would be every member holding its gem from the start.
+Idle agents do not count; a human seat in the team counts like any other member.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from experiments.design import Design, ExperimentError
+
+
+def check_team_scenario(path: str, world: Any, spec: Mapping[str, Any], min_agents: int = 5,
+                        max_agents: int = 8) -> dict[str, Any]:
+    """Pre-check hook: a Doors, Keys and Gems team scenario of ``min_agents``..``max_agents``
+    agents; reports how many agents and how many of them cannot get their gem alone at the start."""
+    if world.family != "dkg":
+        raise ExperimentError(f"{path}: the team scenarios check is for Doors, Keys and Gems, not {world.family}")
+    n = len(world.agents)
+    if not min_agents <= n <= max_agents:
+        raise ExperimentError(f"{path}: {n} agents; a team scenario has {min_agents} to {max_agents}")
+    from agents.teams.tom_dkg import DKGTeamPolicies
+
+    policies = DKGTeamPolicies(world)
+    start = world.reset(0)
+    locked = [a for i, a in enumerate(world.agents) if policies.stuck(start, i)]
+    return {"agents": n, "locked_in": len(locked)}
+
+
+def _summary(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    found = [s for s in (record.get("mechanisms") or {}).values() if isinstance(s, Mapping) and "team" in s]
+    if len(found) != 1:
+        raise ExperimentError(f"{record['key']}: expected one team mechanism's summary in the episode record, "
+                              f"found {len(found)} (give each condition one 'teams' or 'random-teams' mechanism)")
+    return found[0]
+
+
+def final_team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
+    """The task score of ``team`` from a Doors, Keys and Gems outcome (see the module docstring);
+    ``timed=False``: the share of members holding their gem at the end."""
+    holding, ticks = outcome.get("holding_goal"), outcome.get("ticks")
+    goal_tick = outcome.get("goal_tick")
+    if not isinstance(holding, Mapping) or not isinstance(goal_tick, Mapping) or not ticks:
+        raise ExperimentError("the team score needs an outcome with 'holding_goal', 'goal_tick' and 'ticks' "
+                              "(Doors, Keys and Gems)")
+    if not team:
+        return 0.0
+    values = []
+    for agent in team:
+        if not holding.get(agent):
+            values.append(0.0)
+        else:
+            values.append(1.0 - float(goal_tick[agent]) / float(ticks) if timed else 1.0)
+    return sum(values) / len(values)
+
+
+def team_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: bool = True) -> dict[str, float]:
+    """Derived metric: the final team's task score of each episode."""
+    return {e["key"]: round(final_team_score(e["outcome"], _summary(e)["team"], timed), 9) for e in episodes}
+
+
+def team_value(episodes: Sequence[Mapping[str, Any]], design: Design, field: str = "bas_episode") -> dict[str, float]:
+    """Derived metric: a number of the team mechanism's summary (``bas``, ``bas_episode``,
+    ``welfare``, ``ftm``, ``teams_formed``, ``average_lifetime``)."""
+    out = {}
+    for e in episodes:
+        summary = _summary(e)
+        value = summary.get(field)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ExperimentError(f"metric from the team summary: {field!r} of {e['key']} is {value!r}, not a number "
+                                  f"(the summary has: {', '.join(sorted(summary))})")
+        out[e["key"]] = float(value)
+    return out
