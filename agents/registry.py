@@ -8,17 +8,26 @@ code when called.
 A spec is ``kind`` or ``kind:param=value,param=value`` (values parsed as numbers where they
 look like numbers, ``true``/``false`` as booleans), e.g. ``boltzmann:temperature=1.0`` or
 ``protom:eps=0.2``. ``none`` as a mechanism spec means no mechanism.
+
+A kind's ``factory`` is a callable or a ``"module:attribute"`` reference imported when the kind
+is first made. Parameters are checked against the factory's signature before it is called:
+unknown names are refused with the list of known ones, and values are checked against the
+annotations (``Annotated[float, Field(gt=0)]`` for ranges), so a bad spec is one clear line.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import math
 import pkgutil
+import typing
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from pydantic import ConfigDict, ValidationError, create_model
 
 from sim.seats import Agent, Mechanism
 
@@ -32,10 +41,17 @@ class AgentKind:
     #: world families it plays; empty: every world
     families: tuple[str, ...]
     summary: str
-    factory: Callable[..., Agent]
+    #: a callable or a ``"module:attribute"`` reference to one
+    factory: Callable[..., Agent] | str
 
     def plays(self, family: str | None) -> bool:
         return family is None or not self.families or family in self.families
+
+    def target(self) -> Callable[..., Agent]:
+        return _target(self.factory)
+
+    def make(self, **params: Any) -> Agent:
+        return self.target()(**params)
 
 
 @dataclass(frozen=True)
@@ -46,14 +62,30 @@ class MechanismKind:
     #: world families it works in; empty: every world
     families: tuple[str, ...]
     summary: str
-    factory: Callable[..., Mechanism]
-    #: optional (family, params) -> None that raises ValueError on parameters the kind does not take
-    check: Callable[[str | None, dict[str, Any]], None] | None = None
+    #: a callable or a ``"module:attribute"`` reference to one
+    factory: Callable[..., Mechanism] | str
+    #: optional (family) -> callables whose parameters the factory passes on through ``**params``
+    #: (e.g. the world's ProToM adapter), checked like the factory's own
+    passes_on: Callable[[str | None], Sequence[Callable[..., Any]]] | None = None
     #: what it is, for grouping in the app: "facilitator" or "team"
     role: str = "facilitator"
 
     def plays(self, family: str | None) -> bool:
         return family is None or not self.families or family in self.families
+
+    def target(self) -> Callable[..., Mechanism]:
+        return _target(self.factory)
+
+    def make(self, **params: Any) -> Mechanism:
+        return self.target()(**params)
+
+
+def _target(factory: Callable[..., Any] | str) -> Callable[..., Any]:
+    if isinstance(factory, str):
+        from sim.plugins import resolve
+
+        return resolve(factory)
+    return factory
 
 
 class AgentSpecError(ValueError):
@@ -109,7 +141,10 @@ def _value(text: str) -> Any:
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    kind, _, rest = spec.strip().partition(":")
+    kind, colon, rest = spec.strip().partition(":")
+    if colon and not rest.strip():
+        raise AgentSpecError(f"spec {spec!r}: nothing after ':'; write {kind.strip()!r} alone, "
+                             f"or {kind.strip()}:param=value,...")
     params: dict[str, Any] = {}
     for part in filter(None, rest.split(",")):
         name, eq, value = part.partition("=")
@@ -122,6 +157,75 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return kind.strip(), params
 
 
+_SKIPPED = ("self", "world")
+
+
+def _parameters(target: Callable[..., Any]) -> tuple[dict[str, tuple[Any, Any]], bool]:
+    """The named parameters of a callable as pydantic fields (annotation, default), and whether
+    it also takes ``**params`` that nothing here can check. A class's ``**params`` that go on to
+    its bases' ``__init__`` are followed along the MRO."""
+    functions = [c.__dict__["__init__"] for c in target.__mro__ if "__init__" in c.__dict__ and c is not object] \
+        if inspect.isclass(target) else [target]
+    fields: dict[str, tuple[Any, Any]] = {}
+    for function in functions:
+        try:
+            hints = typing.get_type_hints(function, include_extras=True)
+        except Exception:  # an annotation that names something not importable here: check names only
+            hints = {}
+        takes_more = False
+        for name, p in inspect.signature(function).parameters.items():
+            if name in _SKIPPED or name in fields or p.kind is inspect.Parameter.VAR_POSITIONAL:
+                continue
+            if p.kind is inspect.Parameter.VAR_KEYWORD:
+                takes_more = True
+                continue
+            fields[name] = (hints.get(name, Any), ... if p.default is inspect.Parameter.empty else p.default)
+        if not takes_more:
+            return fields, False
+    return fields, True
+
+
+_BOUNDS = (("greater than or equal to", "at least"), ("less than or equal to", "at most"),
+           ("greater than", "above"), ("less than", "below"))
+
+
+def _plain(value: Any) -> str:
+    return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def check_params(label: str, params: dict[str, Any], target: Callable[..., Any],
+                 passes_on: Sequence[Callable[..., Any]] = ()) -> dict[str, Any]:
+    """``params`` checked against the signatures of ``target`` and of the callables it passes its
+    ``**params`` on to; returns them converted to the annotated types. Raises AgentSpecError
+    naming the parameter, what it takes and what it got."""
+    fields, open_ = _parameters(target)
+    if passes_on:
+        open_ = False
+        for other in passes_on:
+            more, other_open = _parameters(other)
+            fields.update({k: v for k, v in more.items() if k not in fields})
+            open_ = open_ or other_open
+    if not open_:
+        unknown = [name for name in params if name not in fields]
+        if unknown:
+            known = ", ".join(f"{n}" + ("" if d is ... else f" (default {_plain(d)})") for n, (_, d) in fields.items())
+            raise AgentSpecError(f"{label}: unknown parameter {unknown[0]!r}; "
+                                 + (f"it takes {known}" if known else "it takes no parameters"))
+    checked = {name: fields[name] for name in params if name in fields}
+    model = create_model("Params", __config__=ConfigDict(arbitrary_types_allowed=True), **checked)
+    try:
+        values = model.model_validate({name: params[name] for name in checked})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = err["loc"][0] if err["loc"] else "?"
+        msg = err["msg"].removeprefix("Value error, ").replace("Input should be", "expected")
+        for words, plain in _BOUNDS:
+            msg = msg.replace(words, plain)
+        raise AgentSpecError(f"{label}: parameter {name!r}: {msg[:1].lower()}{msg[1:]}, "
+                             f"got {_plain(err.get('input'))[:80]}") from None
+    return {**params, **{name: getattr(values, name) for name in checked}}
+
+
 def make_agent(spec: str, family: str | None = None) -> Agent:
     kind, params = parse_agent_spec(spec)
     kinds = agent_kinds()
@@ -130,8 +234,10 @@ def make_agent(spec: str, family: str | None = None) -> Agent:
     info = kinds[kind]
     if not info.plays(family):
         raise AgentSpecError(f"agent kind {kind!r} does not play {family!r} (it plays {', '.join(info.families)})")
+    target = info.target()
+    params = check_params(f"agent spec {spec!r}", params, target)
     try:
-        return info.factory(**params)
+        return target(**params)
     except (TypeError, ValueError) as exc:
         raise AgentSpecError(f"agent spec {spec!r}: {exc}") from None
 
@@ -155,10 +261,14 @@ def make_mechanism(spec: str, family: str | None = None, params: dict[str, Any] 
     if not info.plays(family):
         raise AgentSpecError(f"{what} kind {kind!r} does not work in {family!r} "
                              f"(it works in {', '.join(info.families)})")
+    target = info.target()
     try:
-        if info.check is not None:
-            info.check(family, params)
-        return info.factory(**params)
+        passes_on = info.passes_on(family) if info.passes_on is not None else ()
+    except ValueError as exc:
+        raise AgentSpecError(f"{what} spec {spec!r}: {exc}") from None
+    params = check_params(f"{what} spec {spec!r}", params, target, passes_on)
+    try:
+        return target(**params)
     except (TypeError, ValueError) as exc:
         raise AgentSpecError(f"{what} spec {spec!r}: {exc}") from None
 

@@ -403,7 +403,7 @@ def test_registry_builds_every_kind():
         make_mechanism("nope")
     with pytest.raises(AgentSpecError, match="unknown parameter.*colour"):
         make_mechanism("protom:colour=red", "dkg")
-    with pytest.raises(AgentSpecError, match="divergence must be one of"):
+    with pytest.raises(AgentSpecError, match="parameter 'divergence': expected 'deviation', 'tv' or 'js', got kl"):
         make_mechanism("protom:divergence=kl", "dkg")
     with pytest.raises(AgentSpecError, match="does not work in 'tradecraft'"):
         make_mechanism("protom", "tradecraft")

@@ -2,10 +2,15 @@
 simulated human. Both follow facilitator feedback (ProToM Section 3.2): with probability
 ``compliance`` an agent takes a suggestion on, carries it out until it is done or can no
 longer be done, then resumes its own goal.
+
+An agent without a goal of its own (a helper, like the reference's robot assisting a human)
+works on ``help_task``: the unlock or key delivery that most shortens the way of an agent
+with a goal, when one does; otherwise it waits.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -13,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from agents.dkg.planner import INF, DKGPlanner, Plan, Task
+from agents.params import Positive, Probability
 from sim.dkg.world import DKGObservation, DKGState, DKGWorld
 from sim.events import FeedbackStatusEvent
 from sim.seats import Agent, Feedback, SeatContext
@@ -56,14 +62,50 @@ def feedback_progress(world: DKGWorld, state: DKGState, agent: str, payload: Map
     return "not_executable" if plan.cost == INF else None
 
 
-def goal_task(world: DKGWorld, agent: str) -> Task:
-    return Task.hold(world.item_index[world.goals[agent]])
+def goal_task(world: DKGWorld, agent: str) -> Task | None:
+    """Hold one's gem; None for a helper without a goal."""
+    gem = world.goal_of(agent)
+    return None if gem is None else Task.hold(world.item_index[gem])
+
+
+def help_task(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int) -> Task | None:
+    """What a helper without a goal does next: among "unlock door d" and "give key k to b"
+    for every agent b with a goal not yet held, the task after which b is expected to hold its
+    gem soonest, counting the helper's own plan for the task and then b's plan from the state
+    where it is done (a sequential estimate: b may move meanwhile). Only a task that beats b's
+    own plan (or helps where b has none) is chosen; None when nothing helps."""
+    best: tuple[float, float, int, Task] | None = None
+    locs = state.item_locs
+    for b in world.goal_agents:
+        if b == helper or world.holds_goal(state, b):
+            continue
+        goal = Task.hold(world.goal_item[b])
+        alone = planner.plan(state, b, goal).cost
+        candidates = [(Task.open(d), None) for d in range(len(world.doors)) if not state.open_doors >> d & 1]
+        candidates += [(Task.give(i, b), i) for i, it in enumerate(world.items)
+                       if it.kind == "key" and (locs[i] >= 0 or locs[i] == -1 - helper)]
+        for order, (task, key) in enumerate(candidates):
+            mine = planner.plan(state, helper, task).cost
+            if mine == INF or mine == 0:
+                continue
+            if key is None:
+                after = dataclasses.replace(state, open_doors=state.open_doors | 1 << task.door)
+            else:
+                after = dataclasses.replace(state, item_locs=locs[:key] + (-1 - b,) + locs[key + 1:])
+            then = planner.plan(after, b, goal).cost
+            if then == INF or mine + then >= alone:
+                continue
+            gain = (alone - (mine + then)) if alone != INF else INF
+            choice = (-gain, mine + then, order, task)
+            if best is None or choice[:3] < best[:3]:
+                best = choice
+    return None if best is None else best[3]
 
 
 class DKGPlanningAgent(Agent):
     """Shared machinery: own goal, feedback tasks, and the plan snapshot for the views."""
 
-    def __init__(self, compliance: float = 1.0, show_plan: bool = True) -> None:
+    def __init__(self, compliance: Probability = 1.0, show_plan: bool = True) -> None:
         if not 0.0 <= compliance <= 1.0:
             raise ValueError(f"compliance must be in [0, 1], got {compliance}")
         self.compliance = compliance
@@ -102,8 +144,9 @@ class DKGPlanningAgent(Agent):
         self.ctx.emit(FeedbackStatusEvent(tick=self.ctx.tick, feedback_id=feedback.feedback_id,
                                           agent=self.ctx.agent_id, status=status))
 
-    def current_task(self, state: DKGState) -> Task:
-        """The feedback task while it lasts, else the agent's own goal."""
+    def current_task(self, state: DKGState) -> Task | None:
+        """The feedback task while it lasts, else the agent's own goal; for a helper without a
+        goal, the help it judges best now (None: nothing helps)."""
         if self.feedback_task is not None:
             plan = self.planner.plan(state, self.index, self.feedback_task)
             if plan.cost == 0 or plan.cost == INF:
@@ -111,6 +154,8 @@ class DKGPlanningAgent(Agent):
                 self.feedback = self.feedback_task = None
             else:
                 return self.feedback_task
+        if self.goal is None:
+            return help_task(self.world, self.planner, state, self.index)
         return self.goal
 
     # ----------------------------------------------------------- snapshots
@@ -135,6 +180,8 @@ class PlannerAgent(DKGPlanningAgent):
     def act(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
         state = observation.state
         task = self.current_task(state)
+        if task is None:  # a helper with nothing to help with
+            return "wait"
         plan = self.planner.plan(state, self.index, task)
         self._last_plan = (task, plan, state)
         action = self.planner.first_action(state, self.index, plan)
@@ -163,7 +210,7 @@ class BoltzmannAgent(DKGPlanningAgent):
 
     kind = "boltzmann"
 
-    def __init__(self, temperature: float = 0.5, compliance: float = 1.0, show_plan: bool = True) -> None:
+    def __init__(self, temperature: Positive = 0.5, compliance: Probability = 1.0, show_plan: bool = True) -> None:
         super().__init__(compliance=compliance, show_plan=show_plan)
         if not temperature > 0:
             raise ValueError(f"temperature must be positive, got {temperature}")
@@ -178,6 +225,8 @@ class BoltzmannAgent(DKGPlanningAgent):
     def act(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
         state = observation.state
         task = self.current_task(state)
+        if task is None:  # a helper with nothing to help with
+            return "wait"
         plan = self.planner.plan(state, self.index, task)
         self._last_plan = (task, plan, state)
         if plan.cost == 0 and "wait" in legal_actions:
@@ -201,8 +250,11 @@ def action_values(world: DKGWorld, planner: DKGPlanner, state: DKGState, agent: 
 def boltzmann_policy(world: DKGWorld, planner: DKGPlanner, state: DKGState, agent: str, task: Task,
                      legal: Sequence[str], temperature: float) -> np.ndarray:
     """Softmax over -Q / temperature: the likelihood model of the simulated human and of goal
-    inference alike."""
+    inference alike. An unlock naming a key (``unlock door3 key5``) has probability 0: the
+    simulated human does not choose keys, it takes the default (the lowest-numbered one)."""
     q = action_values(world, planner, state, agent, task, legal)
+    named = np.array([a.startswith("unlock ") and a.count(" ") == 2 for a in legal])
+    q = np.where(named, np.inf, q)
     logits = -(q - q.min()) / temperature
     p = np.exp(logits)
     return p / p.sum()

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from agents.household.coela import CoELAAgent
 from sim.household.world import HouseholdObservation
@@ -44,7 +46,7 @@ class CaPoAgent(CoELAAgent):
 
     kind = "capo"
 
-    def __init__(self, rounds: int = 3, **planner: Any) -> None:
+    def __init__(self, rounds: Annotated[int, Field(ge=1, le=100)] = 3, **planner: Any) -> None:
         super().__init__(**planner)
         if int(rounds) < 1:
             raise ValueError(f"capo: rounds={rounds!r}; expected at least 1 round of discussion")

@@ -22,7 +22,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import Field
 
 from agents.household.planner import SubgoalAgent
 from sim.household.world import HouseholdObservation
@@ -46,7 +48,8 @@ class MHPAgent(SubgoalAgent):
 
     kind = "mhp"
 
-    def __init__(self, simulations: int = 60, depth: int = 6, **planner: Any) -> None:
+    def __init__(self, simulations: Annotated[int, Field(ge=1, le=100_000)] = 60,
+                 depth: Annotated[int, Field(ge=1, le=1000)] = 6, **planner: Any) -> None:
         super().__init__(**planner)
         if int(simulations) < 1 or int(depth) < 1:
             raise ValueError(f"mhp: simulations={simulations!r}, depth={depth!r}; expected at least 1 each")

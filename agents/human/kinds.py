@@ -3,11 +3,6 @@
 from agents.registry import ANY_WORLD, AgentKind
 
 
-def _human(**params):
-    from agents.human.seat import HumanAgent
-    return HumanAgent(**params)
-
-
 AGENT_KINDS = [
-    AgentKind("human", ANY_WORLD, "a person at the keyboard (the desktop app)", _human),
+    AgentKind("human", ANY_WORLD, "a person at the keyboard (the desktop app)", "agents.human.seat:HumanAgent"),
 ]

@@ -32,6 +32,7 @@ from sim.events import FeedbackStatusEvent
 from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, ITEM_CODE, ITEM_NAMES, NOTHING, PLATE,
                                KitchenObservation, KitchenWorld, RECIPE_DISH)
 from sim.seats import Agent, Feedback, SeatContext
+from agents.params import Probability
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,7 @@ class KitchenHeuristicAgent(Agent):
 
     kind = "kitchen-heuristic"
 
-    def __init__(self, epsilon: float = 0.1, compliance: float = 1.0, show_plan: bool = True) -> None:
+    def __init__(self, epsilon: Probability = 0.1, compliance: Probability = 1.0, show_plan: bool = True) -> None:
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         if not 0.0 <= compliance <= 1.0:

@@ -118,7 +118,7 @@ def rerun_session(recording: Recording | str, *, max_ticks: int | None = None):
         params = {k: v for k, v in desc.items() if k not in ("kind", "llm")}
         if "llm" in desc:
             params["client"] = transcript_client(desc["llm"], transport)
-        seats[agent] = kinds[desc["kind"]].factory(**params)
+        seats[agent] = kinds[desc["kind"]].make(**params)
     mechanisms = [_rebuild_mechanism(desc, transport) for desc in header.get("mechanisms") or []]
     prefix = header.get("prefix") or []
     steps = len(prefix) + len(recording.steps)
@@ -137,6 +137,6 @@ def _rebuild_mechanism(desc: dict[str, Any], transport: TranscriptTransport) -> 
     if desc.get("kind") not in kinds:
         raise ValueError(f"the recording's mechanism kind {desc.get('kind')!r} is unknown here "
                          f"(known: {', '.join(sorted(kinds))})")
-    mechanism = kinds[desc["kind"]].factory(**params)
+    mechanism = kinds[desc["kind"]].make(**params)
     mechanism.name = desc.get("name") or mechanism.kind
     return mechanism

@@ -27,6 +27,7 @@ import numpy as np
 
 from agents.dkg.agents import boltzmann_policy, planner_for, task_from_feedback
 from agents.dkg.planner import INF, Task
+from agents.params import BelowOne, Count, Positive, Probability
 from agents.protom.core import Candidate, Goal, Message, ProToMAdapter
 from agents.protom.dkg_rollout import DKGRollouts, Rollout
 from sim.dkg.world import CONSUMED, DKGState, DKGWorld
@@ -47,8 +48,8 @@ class DKGAdapter(ProToMAdapter):
     defaults = {"phi": 0.0, "eps": 0.1, "particles": 1, "divergence": "deviation"}  # seed 003, B.1
     exclusive_goals = True
 
-    def __init__(self, world: DKGWorld, temperature: float = 1.0, lapse: float = 0.01,
-                 view_radius: int | None = None, stale: float = 0.5) -> None:
+    def __init__(self, world: DKGWorld, temperature: Positive = 1.0, lapse: BelowOne = 0.01,
+                 view_radius: Count | None = None, stale: Probability = 0.5) -> None:
         if not isinstance(world, DKGWorld):
             raise TypeError(f"the Doors, Keys and Gems adapter needs a DKGWorld, not {type(world).__name__}")
         if not temperature > 0:
@@ -59,6 +60,10 @@ class DKGAdapter(ProToMAdapter):
             raise ValueError(f"view_radius must be at least 0, got {view_radius}")
         if not 0 <= stale <= 1:
             raise ValueError(f"stale must be in [0, 1], got {stale}")
+        helpers = [agent for agent in world.agents if world.goal_of(agent) is None]
+        if helpers:  # goal inference over gems would be mis-specified for an agent that wants none
+            raise ValueError(f"ProToM infers which gem each agent wants, but {', '.join(helpers)} in "
+                             f"{world.name!r} has no goal (a helper); run this scenario without a facilitator")
         super().__init__(world)
         self.world: DKGWorld = world
         self.planner = planner_for(world)

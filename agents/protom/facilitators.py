@@ -19,18 +19,21 @@ Belief snapshots (BeliefEvents owned by the mechanism's name, "protom" unless se
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import numpy as np
+from pydantic import Field
 
+from agents.params import BelowOne, NonNegative, Probability
 from agents.protom.core import (ADAPTERS, DIVERGENCES, Candidate, GoalInference, ProToMAdapter, adapter_class, adapter_for,
                                 compute_utility, joint_hypotheses, most_probable_goals, select_feedback)
 from sim.seats import Facilitator, Feedback, SeatContext, StepView
 from sim.world import AgentId, World
 
 GENERIC_PARAMS = ("phi", "eps", "particles", "divergence", "prune_below", "goal_prior", "respect_busy")
+#: belief particles per agent at most (docs/limits.md): each one is planned for at every step
+MAX_PARTICLES = 1000
 
 
 class ProToMFacilitator(Facilitator):
@@ -39,14 +42,20 @@ class ProToMFacilitator(Facilitator):
     kind = "protom"
     oracle = False
 
-    def __init__(self, phi: float | None = None, eps: float | None = None, particles: int | None = None,
-                 divergence: str | None = None, prune_below: float = 1e-3,
+    def __init__(self, phi: NonNegative | None = None, eps: Probability | None = None,
+                 particles: Annotated[int, Field(ge=1, le=MAX_PARTICLES)] | None = None,
+                 divergence: Literal[DIVERGENCES] | None = None,  # type: ignore[valid-type]
+                 prune_below: BelowOne = 1e-3,
                  goal_prior: Mapping[str, Any] | None = None, respect_busy: bool = True,
                  **adapter_params: Any) -> None:
         if divergence is not None and divergence not in DIVERGENCES:
             raise ValueError(f"divergence must be one of {', '.join(DIVERGENCES)}, got {divergence!r}")
-        if particles is not None and particles < 1:
-            raise ValueError(f"particles must be at least 1, got {particles}")
+        if particles is not None and not 1 <= particles <= MAX_PARTICLES:
+            raise ValueError(f"particles must be in [1, {MAX_PARTICLES}], got {particles}")
+        if eps is not None and not 0 <= eps <= 1:
+            raise ValueError(f"eps must be in [0, 1] (divergences lie in [0, 1]), got {eps}")
+        if phi is not None and not phi >= 0:
+            raise ValueError(f"phi must be at least 0, got {phi}")
         if not 0 <= prune_below < 1:
             raise ValueError(f"prune_below must be in [0, 1), got {prune_below}")
         # None: the world's default (the adapter's), resolved in reset()
@@ -152,7 +161,7 @@ class RandomFacilitator(Facilitator):
 
     kind = "random"
 
-    def __init__(self, probability: float = 0.5, respect_busy: bool = True) -> None:
+    def __init__(self, probability: Probability = 0.5, respect_busy: bool = True) -> None:
         if not 0 <= probability <= 1:
             raise ValueError(f"probability must be in [0, 1], got {probability}")
         self.probability = float(probability)
@@ -179,19 +188,3 @@ class RandomFacilitator(Facilitator):
         chosen = candidates[int(pick * len(candidates))]
         return [Feedback(feedback_id=0, target=chosen.target, payload=dict(chosen.payload),
                          text=self.adapter.feedback_text(after, chosen), explanation="", utility=None)]
-
-
-def _init_params(cls: type) -> set[str]:
-    return {name for name, p in inspect.signature(cls.__init__).parameters.items()
-            if name not in ("self", "world") and p.kind is not inspect.Parameter.VAR_KEYWORD}
-
-
-def check_params(cls: type, family: str | None, params: Mapping[str, Any]) -> None:
-    """Reject parameters that neither the facilitator nor its world's adapter knows, before a run."""
-    allowed = _init_params(cls)
-    if issubclass(cls, ProToMFacilitator):
-        for fam in [family] if family else list(ADAPTERS):
-            allowed |= _init_params(adapter_class(fam))
-    bad = [k for k in params if k not in allowed]
-    if bad:
-        raise ValueError(f"unknown parameter(s) {', '.join(bad)}; expected some of {', '.join(sorted(allowed))}")

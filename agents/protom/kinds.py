@@ -1,14 +1,19 @@
 """ProToM and its baselines as mechanism kinds."""
 
-from agents.protom.core import ADAPTERS
-from agents.protom.facilitators import OracleFacilitator, ProToMFacilitator, RandomFacilitator, check_params
+from agents.protom.core import ADAPTERS, adapter_class
 from agents.registry import MechanismKind
+
+
+def _adapters(family: str | None) -> list[type]:
+    """ProToM passes world-specific parameters (e.g. ``temperature``) on to the world's adapter."""
+    return [adapter_class(f) for f in ([family] if family else ADAPTERS)]
+
 
 MECHANISM_KINDS = [
     MechanismKind("protom", tuple(ADAPTERS), "ProToM: Bayesian goal inference + expected utility of feedback",
-                  ProToMFacilitator, lambda family, params: check_params(ProToMFacilitator, family, params)),
+                  "agents.protom.facilitators:ProToMFacilitator", passes_on=_adapters),
     MechanismKind("oracle", tuple(ADAPTERS), "ProToM-Oracle: ProToM with the agents' true goals",
-                  OracleFacilitator, lambda family, params: check_params(OracleFacilitator, family, params)),
+                  "agents.protom.facilitators:OracleFacilitator", passes_on=_adapters),
     MechanismKind("random", tuple(ADAPTERS), "one random candidate feedback, sent with probability 0.5",
-                  RandomFacilitator, lambda family, params: check_params(RandomFacilitator, family, params)),
+                  "agents.protom.facilitators:RandomFacilitator"),
 ]

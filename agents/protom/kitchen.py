@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from agents.protom.categories import CategoryError  # a level whose category is unclear or mis-declared
+from agents.params import BelowOne, Positive, Probability
 from agents.protom.core import AgentBelief, Candidate, Goal, Message, ProToMAdapter
 from sim.kitchen.level import RECIPES
 from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, INTERACT, ITEM_NAMES, N_ITEMS, NOTHING, PICKUP, PLATE, PUT_DOWN, RECIPE_DISH, KitchenState, KitchenWorld,
@@ -307,7 +308,8 @@ class KitchenAdapter(ProToMAdapter):
     exclusive_goals = False
     particle_divergence = True
 
-    def __init__(self, world: KitchenWorld, temperature: float = 0.5, noise: float = 0.1, stale: float = 0.8) -> None:
+    def __init__(self, world: KitchenWorld, temperature: Positive = 0.5, noise: BelowOne = 0.1,
+                 stale: Probability = 0.8) -> None:
         if not isinstance(world, KitchenWorld):
             raise TypeError(f"the kitchen adapter needs a KitchenWorld, not {type(world).__name__}")
         if not temperature > 0:

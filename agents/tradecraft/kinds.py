@@ -3,22 +3,12 @@
 from agents.registry import AgentKind
 
 
-def _trader(**params):
-    from agents.tradecraft.trader import PlannerTrader
-    return PlannerTrader(**params)
-
-
-def _llm_trader(**params):
-    from agents.tradecraft.llm_trader import make_llm_trader
-    return make_llm_trader(**params)
-
-
 AGENT_KINDS = [
     AgentKind("trader", ("tradecraft",),
               "TradeCraft planner trader: route values V0, opponent-target inference V1/V2 (order=0..2), "
-              "utility rho,w1,gamma,w2,kappa,theta,beta; explore", _trader),
+              "utility rho,w1,gamma,w2,kappa,theta,beta; explore", "agents.tradecraft.trader:PlannerTrader"),
     AgentKind("llm-trader", ("tradecraft",),
               "TradeCraft LLM trader: V0/V1/V2 value reports (tom=0,1,2), tools item_info and "
               "possible_recipes_from_hands, planner fallback; embedded Gemma 3 270M unless an endpoint is "
-              "configured", _llm_trader),
+              "configured", "agents.tradecraft.llm_trader:make_llm_trader"),
 ]

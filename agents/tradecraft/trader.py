@@ -29,10 +29,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from fractions import Fraction
 from itertools import combinations
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
+from agents.params import NonNegative
 from agents.tradecraft.inference import InferenceParams, TargetInference, hand_units
 from agents.tradecraft.values import ON_ROUTE, Valuer
 from sim.events import BeliefEvent
@@ -98,8 +99,8 @@ def features(values: Mapping[str, Mapping[str, float]], receive: Any, give: Any)
 class PlannerTrader(Agent):
     kind = "trader"
 
-    def __init__(self, order: int = 2, rho: float = 1.5, w1: float = 0.6, gamma: float = 0.5, w2: float = 0.4,
-                 kappa: float = 0.5, theta: float = 0.0, beta: float = 0.5, explore: float = 0.5,
+    def __init__(self, order: Literal[0, 1, 2] = 2, rho: float = 1.5, w1: float = 0.6, gamma: float = 0.5, w2: float = 0.4,
+                 kappa: float = 0.5, theta: float = 0.0, beta: NonNegative = 0.5, explore: NonNegative = 0.5,
                  report: bool = True) -> None:
         if order not in (0, 1, 2):
             raise ValueError(f"order must be 0, 1 or 2 (the ToM order), got {order}")
@@ -269,11 +270,11 @@ class PlannerTrader(Agent):
     def _crafts(self, hand: dict[str, Fraction]) -> list[Craft] | None:
         crafts: list[Craft] = []
         for item, amount in self.target.items():
-            plan = plan_crafts(self.world.graph, hand, item, amount)
+            plan = plan_crafts(self.world.graph, hand, item, amount, crafting=self.world.crafting)
             if plan is None:
                 return None
             for craft in plan:
-                hand = apply_craft(self.world.rules, hand, craft)
+                hand = apply_craft(self.world.rules, hand, craft, self.world.crafting)
             crafts += plan
         return crafts
 
