@@ -25,7 +25,8 @@ def test_a_valid_instance_is_normalized():
     spec = validate_instance(inst(), "x.json")
     assert spec["players"] == ["alice", "bob"]
     assert spec["hands"][0] == {"minecraft:coal": 1, "minecraft:raw_iron": 2}
-    assert spec["options"] == {"max_turns": 15, "ties": "share", "stop": "first", "max_craft_steps": 32}
+    assert spec["options"] == {"max_turns": 15, "ties": "share", "stop": "first", "max_craft_steps": 32,
+                               "crafting": "fractional", "rejections": "hidden", "recipe_list": "any_scale"}
 
 
 @pytest.mark.parametrize("changes, message", [

@@ -56,7 +56,7 @@ def test_rejected_proposal_is_seen_by_the_two_players_only():
         assert not view.hidden and view.request == (("minecraft:flint", 1),) and view.message == "deal?"
     hidden = world.observe(s, "carol").history[0]
     assert hidden.hidden and hidden.offer is None and hidden.request is None and hidden.message is None
-    assert hidden.accepted is False
+    assert hidden.to is None and hidden.accepted is None  # rejections hidden: the turn looks like a pass
     assert "deal?" not in world.describe_observation(world.observe(s, "carol"))
 
 

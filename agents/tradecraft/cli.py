@@ -6,7 +6,7 @@
     tradecraft analyze PATH ... --out DIR                      the three analyses of Section 4
     tradecraft tool item_info ITEM | possible_recipes ITEM=N ... [--rules R]
     tradecraft rules [--rules R]                               what a rule set (or datapack) holds
-    tradecraft import FILE --rules R --out DIR                 the paper's instance files -> scenarios
+    tradecraft import FILE --rules R --out DIR                 the paper's instance lists -> scenarios, per entry
     tradecraft play INSTANCE [--seat NAME] [--agents SPEC ...] play one seat in the terminal
 
 Heavy modules are imported inside the commands so that ``main.py --help`` stays fast.
@@ -40,13 +40,17 @@ def add_parser(sub: Any) -> None:
     tsub = tc.add_subparsers(dest="tc_command", metavar="SUBCOMMAND", required=True)
 
     gen = tsub.add_parser("generate", help="generate validated instances with distractors and difficulty",
-                          description="Without --out: rewrite the shipped instance sets under scenarios/tradecraft/ "
-                                      "(deterministic). With --out: generate one set with the options given.")
+                          description="With --out: generate one set with the options given into DIR (an existing "
+                                      "folder holding .json files needs --force, as they are replaced). Without "
+                                      "--out: rewrite the shipped instance sets under scenarios/tradecraft/ "
+                                      "(deterministic), only with --force.")
     gen.add_argument("--set", dest="sets", action="append", metavar="NAME",
                      help="shipped set to rewrite (minecraft-1v1, minecraft-3p, alchemy-1v1); default all")
     gen.add_argument("--out", metavar="DIR", help="write a new set into DIR instead")
     gen.add_argument("--rules", default="minecraft", help="rule set name or folder (datapack) (default minecraft)")
-    gen.add_argument("--players", type=int, default=2, help="players per instance (default 2)")
+    gen.add_argument("--players", type=int, default=2, help="players per instance, 2 to 8 (default 2)")
+    gen.add_argument("--force", action="store_true",
+                     help="replace the .json files of --out, or (without --out) rewrite the shipped sets")
     gen.add_argument("--count", type=int, default=10, help="instances (default 10)")
     gen.add_argument("--seed", type=int, default=0, help="generator seed (default 0)")
     gen.add_argument("--prefix", default="custom", help="instance name prefix (default custom)")
@@ -57,7 +61,8 @@ def add_parser(sub: Any) -> None:
                          description="Play every instance with every seed; write one recording per game and "
                                      "selfplay.csv into --out, and print a summary.")
     sp.add_argument("instances", nargs="*", metavar="INSTANCE",
-                    help="instance names, files, or set folders (minecraft-1v1 ...); default: every instance")
+                    help="instance names, files, shipped set names (minecraft-1v1 ...) or folders of instance files "
+                         "(e.g. what tradecraft import wrote); default: every shipped instance")
     sp.add_argument("--agents", nargs="+", default=["trader"], metavar="SPEC",
                     help="agent spec per seat in seat order (one spec fills every seat), e.g. "
                          "trader:order=2 trader:order=0 (default trader)")
@@ -68,6 +73,7 @@ def add_parser(sub: Any) -> None:
     sp.add_argument("--max-turns", type=int, metavar="N", help="override the instances' turn limit")
     sp.add_argument("--stop", choices=["first", "all"], help="override when the game ends (first win / all win)")
     sp.add_argument("--ties", choices=["share", "draw"], help="override the tie rule")
+    _rule_options(sp, "override")
     sp.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     sp.set_defaults(func=cmd_selfplay)
 
@@ -93,13 +99,17 @@ def add_parser(sub: Any) -> None:
     rules.add_argument("--rules", default="minecraft", help="rule set name or folder (default minecraft)")
     rules.set_defaults(func=cmd_rules)
 
-    imp = tsub.add_parser("import", help="convert the paper's instance files into scenario files",
-                          description="Read a JSON list of {hands, targets} (the paper's problem.json), validate "
-                                      "each instance and write one scenario file per instance into --out.")
+    imp = tsub.add_parser("import", help="convert the paper's instance lists into scenario files, entry by entry",
+                          description="Read a JSON list of games ({hands, targets}, optionally max_turn; the "
+                                      "authors' game_task.json), check every entry on its own, write one scenario "
+                                      "file per valid entry into --out and say for each entry what happened. Exit "
+                                      "status: 0 all imported, 1 some entries skipped, 2 nothing imported.")
     imp.add_argument("file", help="the paper-format instance file")
     imp.add_argument("--rules", default="minecraft", help="rule set name or folder (default minecraft)")
     imp.add_argument("--out", required=True, metavar="DIR", help="output folder")
     imp.add_argument("--prefix", help="instance name prefix (default: the file name)")
+    imp.add_argument("--max-turns", type=int, metavar="N", help="turn limit of entries without max_turn (default 15)")
+    _rule_options(imp, "set")
     imp.set_defaults(func=cmd_import)
 
     play = tsub.add_parser("play", help="play one seat in the terminal against traders",
@@ -116,12 +126,45 @@ def add_parser(sub: Any) -> None:
     play.set_defaults(func=cmd_play)
 
 
+def _rule_options(parser: argparse.ArgumentParser, verb: str) -> None:
+    parser.add_argument("--crafting", choices=["fractional", "original"],
+                        help=f"{verb} the crafting rule: fractional (any scale, the paper) or original (the "
+                             "original server: whole items, whole runs)")
+    parser.add_argument("--rejections", choices=["hidden", "announced"],
+                        help=f"{verb} what others see of a rejected proposal: nothing (hidden, the paper) or "
+                             "that it was rejected (announced, the original server)")
+    parser.add_argument("--recipe-list", choices=["any_scale", "full_scale"],
+                        help=f"{verb} what possible_recipes_from_hands lists (full_scale: the original server)")
+
+
+def _rule_values(args: argparse.Namespace) -> dict[str, Any]:
+    return {k: v for k, v in (("crafting", args.crafting), ("rejections", args.rejections),
+                               ("recipe_list", args.recipe_list)) if v is not None}
+
+
 # --------------------------------------------------------------------- commands
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from sim.registry import ROOT, ScenarioError
     from sim.tradecraft.generator import SHIPPED_SETS, GeneratorConfig, generate, write_instances
 
+    from sim.tradecraft.instance import MAX_PLAYERS
+
+    if not 2 <= args.players <= MAX_PLAYERS:
+        return _fail(f"--players must be 2 to {MAX_PLAYERS} (every player trades for part of its target), "
+                     f"got {args.players}")
+    if not 1 <= args.count <= 1000:
+        return _fail(f"--count must be 1 to 1000, got {args.count}")
+    if args.max_bill_units < 1:
+        return _fail(f"--max-bill-units must be at least 1, got {args.max_bill_units}")
+    if args.out:
+        existing = sorted(Path(args.out).glob("*.json")) if Path(args.out).is_dir() else []
+        if existing and not args.force:
+            return _fail(f"{args.out} already holds {len(existing)} .json file(s) ({existing[0].name}, ...), which "
+                         "generate would replace; choose another --out or add --force")
+    elif not args.force:
+        return _fail("without --out, generate rewrites the shipped instance sets in scenarios/tradecraft/; add "
+                     "--force to do that, or give --out DIR for a new set")
     try:
         if args.out:
             config = GeneratorConfig(rules=args.rules, players=args.players, count=args.count, seed=args.seed,
@@ -162,7 +205,8 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     bar = progress_bar(len(games) * len(seeds), "selfplay", args.quiet)
     try:
         rows = run_selfplay(games, args.agents, seeds, out, progress=bar.update,
-                            overrides={"max_turns": args.max_turns, "stop": args.stop, "ties": args.ties})
+                            overrides={"max_turns": args.max_turns, "stop": args.stop, "ties": args.ties,
+                                       **_rule_values(args)})
     except (AgentSpecError, ScenarioError, ValueError) as exc:
         return _fail(str(exc))
     finally:
@@ -282,18 +326,35 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from sim.registry import ScenarioError
-    from sim.tradecraft.instance import load_paper_instances
+    from sim.tradecraft.instance import import_paper_instances
 
+    options = _rule_values(args)
+    if args.max_turns is not None:
+        if not 1 <= args.max_turns <= 1000:
+            return _fail(f"--max-turns must be 1 to 1000, got {args.max_turns}")
+        options["max_turns"] = args.max_turns
     try:
-        specs = load_paper_instances(args.file, args.rules, args.prefix)
+        report = import_paper_instances(args.file, args.rules, args.prefix, options)
     except ScenarioError as exc:
         return _fail(str(exc))
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    for spec in specs:
-        (out / f"{spec['name']}.json").write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {len(specs)} instance(s) to {out}/")
-    return 0
+    if report.specs:
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            for spec in report.specs:
+                data = {k: v for k, v in spec.items() if k != "_entry"}
+                (out / f"{spec['name']}.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            return _fail(f"{out}: cannot write the instances ({exc.strerror or exc})")
+    for line in report.lines():
+        print(line)
+    skipped = len(report.problems)
+    print(f"imported {len(report.specs)} of {report.total} entries"
+          + (f" into {out}/" if report.specs else "") + (f"; {skipped} skipped" if skipped else "")
+          + (f"\nplay them: python main.py tradecraft selfplay {out} --out runs/imported" if report.specs else ""))
+    if not report.specs:
+        return EXIT_USAGE
+    return 1 if skipped else 0
 
 
 def cmd_play(args: argparse.Namespace) -> int:

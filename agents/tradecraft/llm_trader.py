@@ -47,7 +47,7 @@ from sim.events import BeliefEvent, ErrorEvent, Event
 from sim.seats import SeatContext
 from sim.tradecraft.crafting import possible_recipes, to_hand
 from sim.tradecraft.rules import format_amount
-from sim.tradecraft.text import RULES_SUMMARY, observation_text
+from sim.tradecraft.text import observation_text, rules_summary
 from sim.tradecraft.tools import TradeCraftTools
 from sim.tradecraft.world import (CRAFT, DONE, PROPOSE, RESPOND, CraftTurn, Pass, Propose, Respond,
                                   TCObservation, TradeCraftWorld)
@@ -124,7 +124,7 @@ class LLMTrader(LLMSeat):
             raise TypeError(f"the llm-trader plays TradeCraft, not {ctx.world.family}")
         self.world: TradeCraftWorld = ctx.world
         self.rules = self.world.rules
-        self.tools = TradeCraftTools(self.rules)
+        self.tools = TradeCraftTools.for_world(self.world)
         self.fallback.reset(ctx)
         self.target = self.world.target_of(ctx.agent_id)
         self.notes = []
@@ -173,7 +173,7 @@ class LLMTrader(LLMSeat):
             values = ("At every proposal and every decision you report, on a 0-10 scale (0 = useless, "
                       "10 = critical), for every item in all players' hands:\n" + "\n".join(lines))
         return SYSTEM.format(me=obs.agent, n=len(obs.players), players=", ".join(obs.players), rules=self.rules.name,
-                             rules_summary=RULES_SUMMARY, namespace=self.rules.namespace, values=values).strip()
+                             rules_summary=rules_summary(self.world), namespace=self.rules.namespace, values=values).strip()
 
     def observation_prompt(self, obs: TCObservation) -> str:
         lines = observation_text(self.world, obs).splitlines()
@@ -378,7 +378,7 @@ class LLMTrader(LLMSeat):
 
     def _craft(self, obs: TCObservation, legal: Sequence[Any]) -> Decision:
         hand = to_hand(obs.hand)
-        found = possible_recipes(self.rules, hand)
+        found = possible_recipes(self.rules, hand, self.world.crafting)
         if not found:
             return Decision(action=DONE)  # nothing can be crafted: no need to ask
         turn, rounds = self._craft_phase

@@ -39,6 +39,10 @@ def instance_set(names: Sequence[str]) -> list[Game]:
     chosen: list[Path] = []
     for name in names or ["*"]:
         matches = [p for p in tradecraft if name == "*" or p.parent.name == name]
+        if not matches and Path(name).is_dir():  # a folder of instance files (e.g. tradecraft import --out)
+            matches = sorted(Path(name).glob("*.json"))
+            if not matches:
+                raise ValueError(f"{name}: the folder holds no instance files (*.json)")
         chosen += matches or [find_scenario(name)]
     for path in dict.fromkeys(chosen):
         family, spec = load_spec(path)

@@ -37,7 +37,7 @@ class TerminalTrader(Agent):
         if not isinstance(ctx.world, TradeCraftWorld):
             raise TypeError("the terminal seat plays TradeCraft")
         self.world: TradeCraftWorld = ctx.world
-        self.tools = TradeCraftTools(self.world.rules)
+        self.tools = TradeCraftTools.for_world(self.world)
 
     def act(self, observation: TCObservation, legal_actions: Sequence[Any]) -> Any:
         key = observation.key()

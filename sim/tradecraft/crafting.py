@@ -5,6 +5,16 @@ craft phase amounts are exact ``Fraction``s, because a recipe may be applied at 
 rational scale ``times``: the 2 planks -> 4 sticks recipe at ``times = 1/4`` turns 1/2 plank
 into 1 stick. When a player's craft phase ends its hand is floored and zeros are dropped.
 
+Two crafting rules (the instance option ``crafting``):
+
+* ``fractional`` (the default, the paper's reading): any positive rational scale;
+* ``original`` (the TradeCraft authors' server): a craft must make a whole number of items,
+  and the recipe must run a whole number of times, except that a fractional run is accepted
+  when another recipe of the same item makes that many items in whole runs (the server falls
+  back to an exact-amount check then). So 1/4 coal + 1/4 stick -> 1 torch is refused (torch
+  has one recipe), 1/2 oak_planks -> 1 stick is accepted (2 bamboo -> 1 stick exists) and no
+  craft may make 1/2 of anything.
+
 A craft names the recipe, the scale, one concrete item for every slot that allows
 alternatives (a tag or a list) and, for smelting, blasting and smoking, the fuel item. Slots
 and fuel left unnamed are chosen automatically: the held option with the most units (ties by
@@ -26,8 +36,42 @@ Hand = dict[str, Fraction]
 HandKey = tuple[tuple[str, Fraction], ...]  # the immutable, sorted form kept in states
 
 
+FRACTIONAL, ORIGINAL = "fractional", "original"
+CRAFTING_RULES = (FRACTIONAL, ORIGINAL)
+
+
 class CraftError(ValueError):
     """A craft that the rules do not allow with the given hand."""
+
+
+def scale_problem(rules: RuleSet, recipe: Recipe, times: Fraction, crafting: str = FRACTIONAL) -> str | None:
+    """Why ``recipe`` may not run at scale ``times`` under the crafting rule (None: it may)."""
+    if crafting == FRACTIONAL or times.denominator == 1:
+        return None
+    made = times * recipe.count
+    item = rules.display(recipe.result)
+    if made.denominator != 1:
+        return (f"x{format_amount(times)} makes {format_amount(made)} {item}; under the original crafting rule a "
+                f"craft makes whole items only (try times {format_amount(Fraction(1, recipe.count))} or a multiple)")
+    if any(other.id != recipe.id and (made / other.count).denominator == 1
+           for other in rules.by_result.get(recipe.result, ())):
+        return None
+    return (f"x{format_amount(times)} is a fractional run; under the original crafting rule {rules.display(recipe.id)} "
+            f"runs a whole number of times (no other recipe makes {format_amount(made)} {item} in whole runs)")
+
+
+def legal_scale(rules: RuleSet, recipe: Recipe, times: Fraction, crafting: str = FRACTIONAL) -> Fraction:
+    """The smallest scale at least ``times`` at which ``recipe`` may run under the crafting rule."""
+    if crafting == FRACTIONAL:
+        return times
+    whole = Fraction(math.ceil(times))
+    k = math.ceil(times * recipe.count)
+    while Fraction(k, recipe.count) < whole:
+        t = Fraction(k, recipe.count)
+        if scale_problem(rules, recipe, t, crafting) is None:
+            return t
+        k += 1
+    return whole
 
 
 def hand_key(hand: Mapping[str, Fraction | int]) -> HandKey:
@@ -169,13 +213,16 @@ def _pick_fuel(rules: RuleSet, hand: Mapping[str, Fraction], reserved: Mapping[s
     return best
 
 
-def check_craft(rules: RuleSet, hand: Mapping[str, Fraction], craft: Craft) -> CraftCheck:
-    """Whether ``craft`` can be applied to ``hand``, and with what effect."""
+def check_craft(rules: RuleSet, hand: Mapping[str, Fraction], craft: Craft, crafting: str = FRACTIONAL) -> CraftCheck:
+    """Whether ``craft`` can be applied to ``hand`` under the crafting rule, and with what effect."""
     recipe = rules.recipes.get(craft.recipe)
     if recipe is None:
         return CraftCheck(False, f"no recipe {craft.recipe!r} in rule set {rules.name!r}")
     if craft.times <= 0:
         return CraftCheck(False, "times must be positive")
+    problem = scale_problem(rules, recipe, craft.times, crafting)
+    if problem is not None:
+        return CraftCheck(False, problem)
     keys = {ing.key for ing in recipe.ingredients}
     stray = [k for k, _ in craft.choices if k not in keys]
     if stray:
@@ -216,9 +263,9 @@ def check_craft(rules: RuleSet, hand: Mapping[str, Fraction], craft: Craft) -> C
                       ((recipe.result, craft.times * recipe.count),))
 
 
-def apply_craft(rules: RuleSet, hand: Mapping[str, Fraction], craft: Craft) -> Hand:
+def apply_craft(rules: RuleSet, hand: Mapping[str, Fraction], craft: Craft, crafting: str = FRACTIONAL) -> Hand:
     """A new hand after ``craft``; raises CraftError (with the reason) when it is not possible."""
-    check = check_craft(rules, hand, craft)
+    check = check_craft(rules, hand, craft, crafting)
     if not check.ok:
         raise CraftError(f"{rules.display(craft.recipe)}: {check.reason}")
     out = dict(hand)
@@ -266,8 +313,23 @@ def max_times(rules: RuleSet, hand: Mapping[str, Fraction], recipe: Recipe,
     return times, Craft(recipe.id, times, tuple(sorted(explicit.items())), fuel)
 
 
-def possible_recipes(rules: RuleSet, hand: Mapping[str, Fraction]) -> list[tuple[Recipe, Fraction, Craft]]:
-    """Every recipe that ``hand`` can apply at some positive scale (indexed by held items)."""
+def max_legal_scale(rules: RuleSet, recipe: Recipe, times: Fraction, crafting: str = FRACTIONAL) -> Fraction:
+    """The largest scale at most ``times`` that the crafting rule allows (0 when none)."""
+    if crafting == FRACTIONAL:
+        return times
+    k = math.floor(times * recipe.count)
+    while k >= 1:
+        t = Fraction(k, recipe.count)
+        if scale_problem(rules, recipe, t, crafting) is None:
+            return t
+        k -= 1
+    return Fraction(0)
+
+
+def possible_recipes(rules: RuleSet, hand: Mapping[str, Fraction],
+                     crafting: str = FRACTIONAL) -> list[tuple[Recipe, Fraction, Craft]]:
+    """Every recipe that ``hand`` can apply at some positive scale the crafting rule allows (indexed
+    by held items), with its largest such scale."""
     candidates: dict[str, Recipe] = {}
     for item, n in hand.items():
         if n > 0:
@@ -277,6 +339,9 @@ def possible_recipes(rules: RuleSet, hand: Mapping[str, Fraction]) -> list[tuple
     fuel = _pick_fuel(rules, hand, {})  # the same best fuel for every recipe: pick it once
     for recipe_id in sorted(candidates):
         times, craft = max_times(rules, hand, candidates[recipe_id], fuel)
+        if crafting != FRACTIONAL and craft is not None:
+            times = max_legal_scale(rules, candidates[recipe_id], times, crafting)
+            craft = Craft(craft.recipe, times, craft.choices, craft.fuel)
         if times > 0 and craft is not None:
             out.append((candidates[recipe_id], times, craft))
     return out

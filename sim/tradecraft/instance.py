@@ -22,8 +22,8 @@ when it names unknown items, has non-positive or fractional amounts, gives a pla
 target from the start, or when a target cannot be crafted from the union of all initial
 hands (the paper's validity rule; the targets need not be craftable all at once).
 
-The paper's own instance files (a JSON list of ``{"hands": [...], "targets": [...]}``)
-load with ``load_paper_instances``.
+The paper's own instance files (a JSON list of ``{"hands": [...], "targets": [...]}``, the
+authors' ``game_task.json``) import entry by entry with ``import_paper_instances``.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
@@ -64,6 +65,16 @@ class Options(BaseModel):
                                                                  "the same check: all win (share) or nobody (draw)")
     stop: Literal["first", "all"] = Field("first", description="end at the first win, or play on until all win")
     max_craft_steps: int = Field(32, ge=1, le=10_000, description="world steps a craft phase may last")
+    crafting: Literal["fractional", "original"] = Field(
+        "fractional", description="fractional: a recipe runs at any positive rational scale (the paper); original: "
+                                  "the output must be whole and so must the scale, unless another recipe makes the "
+                                  "same item in whole runs (the original server's check)")
+    rejections: Literal["hidden", "announced"] = Field(
+        "hidden", description="hidden: a rejected proposal is invisible to the other players (the paper); announced: "
+                              "they learn that the proposer's proposal was rejected, not to whom (the original server)")
+    recipe_list: Literal["any_scale", "full_scale"] = Field(
+        "any_scale", description="what possible_recipes_from_hands lists: recipes the hand can run at any scale that "
+                                 "makes at least one whole item, or only those it can run in full (the original server)")
 
 
 class Instance(BaseModel):
@@ -75,8 +86,8 @@ class Instance(BaseModel):
     category: str | None = Field(None, max_length=MAX_TITLE)
     rules: str = Field("minecraft", min_length=1, max_length=1024)
     players: list[str] | None = Field(None, max_length=MAX_PLAYERS)
-    hands: list[dict[str, Any]] = Field(min_length=2, max_length=MAX_PLAYERS)
-    targets: list[dict[str, Any]] = Field(min_length=2, max_length=MAX_PLAYERS)
+    hands: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_PLAYERS)
+    targets: list[dict[str, Any]] = Field(min_length=1, max_length=MAX_PLAYERS)
     options: Options = Options()
     difficulty: dict[str, Any] | None = None
 
@@ -181,20 +192,20 @@ def validate_instance(data: dict[str, Any], source: str) -> dict[str, Any]:
         raise ScenarioError(f"{source}: field 'players': names must differ, got {players}")
     hands = [_items(rules, h, f"hands[{k}]", source) for k, h in enumerate(inst.hands)]
     targets = [_items(rules, t, f"targets[{k}]", source) for k, t in enumerate(inst.targets)]
-    problems = instance_problems(rules, hands, targets, players)
+    problems = instance_problems(rules, hands, targets, players, crafting=inst.options.crafting)
     if problems:
         raise ScenarioError(f"{source}: {problems[0]}")
     spec = inst.model_dump()
     shipped = folder.parent == RULESETS_DIR.resolve() or folder.parent == RULESETS_DIR
     spec.update(rules=folder.name if shipped else str(folder), players=players, hands=hands, targets=targets)
     if spec.get("category") is None:
-        spec["category"] = f"{rules.name} {'1v1' if n == 2 else f'{n} players'}"
+        spec["category"] = f"{rules.name} {'1v1' if n == 2 else ('1 player' if n == 1 else f'{n} players')}"
     return spec
 
 
 def instance_problems(rules: RuleSet, hands: Sequence[Mapping[str, int]], targets: Sequence[Mapping[str, int]],
-                      players: Sequence[str] | None = None) -> list[str]:
-    """Why an instance is invalid (empty when it is valid)."""
+                      players: Sequence[str] | None = None, crafting: str = "fractional") -> list[str]:
+    """Why an instance is invalid (empty when it is valid); crafts follow the ``crafting`` rule."""
     players = list(players or DEFAULT_PLAYERS[:len(hands)])
     problems = []
     graph = _graph(rules)
@@ -211,9 +222,12 @@ def instance_problems(rules: RuleSet, hands: Sequence[Mapping[str, int]], target
             continue
         have = {i: Fraction(n) for i, n in union.items()}
         for item, n in target.items():
-            if plan_crafts(graph, have, item, n) is None:
+            if plan_crafts(graph, have, item, n, crafting=crafting) is None:
+                why = _why_not(graph, have, item)
+                if crafting != "fractional" and plan_crafts(graph, have, item, n) is not None:
+                    why = "it can with fractional crafting, not under the original crafting rule"
                 problems.append(f"field 'targets[{k}]': {player}'s target {rules.display(item)} * {n} cannot be "
-                                f"crafted from the union of all initial hands ({_why_not(graph, have, item)})")
+                                f"crafted from the union of all initial hands ({why})")
     return problems
 
 
@@ -280,21 +294,106 @@ def difficulty(rules: RuleSet, hands: Sequence[Mapping[str, int]], targets: Sequ
 
 # ------------------------------------------------------------------ paper format
 
-def load_paper_instances(path: str | Path, rules: str = "minecraft", prefix: str | None = None,
-                         options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
-    """The instances of a paper-format file (a JSON list of {"hands", "targets"}) as validated specs."""
+ENTRY_FIELDS = ("hands", "targets", "max_turn", "max_turns", "players", "name", "title")
+
+
+@dataclass
+class ImportReport:
+    """The outcome of importing an instance list: the valid specs and, per refused entry, why."""
+
+    source: str
+    total: int = 0
+    specs: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[tuple[int, str]] = field(default_factory=list)  # (entry index, reason)
+    notes: list[tuple[int, str]] = field(default_factory=list)  # tolerated oddities
+
+    def lines(self) -> list[str]:
+        """One line per entry, in file order, for people."""
+        by_entry: dict[int, list[str]] = {}
+        for k, msg in self.problems:
+            by_entry.setdefault(k, []).append(f"entry [{k}]: skipped: {msg}")
+        for k, msg in self.notes:
+            by_entry.setdefault(k, []).append(f"entry [{k}]: note: {msg}")
+        for spec in self.specs:
+            k = spec["_entry"]
+            targets = " / ".join(", ".join(f"{i.partition(':')[2] or i} * {n}" for i, n in t.items())
+                                 for t in spec["targets"])
+            by_entry.setdefault(k, []).insert(0, f"entry [{k}]: imported as {spec['name']} "
+                                                 f"({len(spec['hands'])} player{'s' * (len(spec['hands']) != 1)}, "
+                                                 f"targets {targets}, max_turns {spec['options']['max_turns']})")
+        return [line for k in sorted(by_entry) for line in by_entry[k]]
+
+
+def import_paper_instances(path: str | Path, rules: str = "minecraft", prefix: str | None = None,
+                           options: Mapping[str, Any] | None = None) -> ImportReport:
+    """Every entry of a paper-format file (a JSON list of games, or one game) checked on its own.
+
+    An entry is ``{"hands": [...], "targets": [...]}`` with one hand and one target per player
+    (one player is allowed), optionally ``max_turn`` (or ``max_turns``: the entry's turn limit,
+    kept), ``players``, ``name`` and ``title``. Valid entries become scenario specs named
+    ``PREFIX-NN`` (NN: the entry's position from 1) unless they carry a name; refused ones are
+    reported with the reason and skipped. A file that cannot be read at all raises ScenarioError.
+    """
     path = Path(path)
     data = read_json(path, ScenarioError)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list):
-        raise ScenarioError(f"{path}: expected a JSON list of {{\"hands\": [...], \"targets\": [...]}}")
+        raise ScenarioError(f"{path}: expected a JSON list of {{\"hands\": [...], \"targets\": [...]}}, "
+                            f"got {type(data).__name__}")
     prefix = prefix or re.sub(r"[^a-z0-9_-]+", "-", path.stem.lower()).strip("-") or "instance"
-    specs = []
+    if not re.fullmatch(NAME_RE, prefix):
+        raise ScenarioError(f"--prefix {prefix!r}: expected lowercase letters, digits, '.', '_' or '-'")
+    report = ImportReport(str(path), total=len(data))
+    width = max(2, len(str(len(data))))
+    seen: set[str] = set()
     for k, entry in enumerate(data):
+        where = f"{path} entry [{k}]"
         if not isinstance(entry, dict):
-            raise ScenarioError(f"{path}: entry [{k}]: expected an object with 'hands' and 'targets'")
-        raw = {"world": "tradecraft", "name": f"{prefix}-{k + 1:02d}", "rules": rules,
-               "hands": entry.get("hands"), "targets": entry.get("targets"), "options": dict(options or {})}
-        specs.append(validate_instance(raw, f"{path} entry [{k}]"))
-    return specs
+            report.problems.append((k, f"expected an object with 'hands' and 'targets', got {type(entry).__name__}"))
+            continue
+        unknown = sorted(set(entry) - set(ENTRY_FIELDS))
+        if unknown:
+            report.notes.append((k, f"ignored field(s) {', '.join(map(str, unknown))} (known: {', '.join(ENTRY_FIELDS)})"))
+        missing = [f for f in ("hands", "targets") if f not in entry]
+        if missing:
+            report.problems.append((k, f"missing field(s) {', '.join(missing)}"))
+            continue
+        opts = dict(options or {})
+        if "max_turn" in entry and "max_turns" in entry:
+            report.problems.append((k, "give 'max_turn' or 'max_turns', not both"))
+            continue
+        limit = entry.get("max_turn", entry.get("max_turns"))
+        if limit is not None:
+            opts["max_turns"] = limit
+        name = entry.get("name", f"{prefix}-{k + 1:0{width}d}")
+        raw = {"world": "tradecraft", "name": name, "rules": rules, "hands": entry["hands"],
+               "targets": entry["targets"], "options": opts}
+        for key in ("players", "title"):
+            if key in entry:
+                raw[key] = entry[key]
+        try:
+            spec = validate_instance(raw, where)
+        except ScenarioError as exc:
+            report.problems.append((k, str(exc).removeprefix(f"{where}: ")))
+            continue
+        if spec["name"] in seen:
+            report.problems.append((k, f"field 'name': {spec['name']!r} is used by an earlier entry"))
+            continue
+        seen.add(spec["name"])
+        spec["_entry"] = k
+        report.specs.append(spec)
+    return report
+
+
+def load_paper_instances(path: str | Path, rules: str = "minecraft", prefix: str | None = None,
+                         options: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The instances of a paper-format file as validated specs; raises ScenarioError naming the first
+    refused entry (``import_paper_instances`` imports the valid ones and reports the others)."""
+    report = import_paper_instances(path, rules, prefix, options)
+    if report.problems:
+        k, msg = report.problems[0]
+        raise ScenarioError(f"{path} entry [{k}]: {msg}")
+    for spec in report.specs:
+        spec.pop("_entry", None)
+    return report.specs

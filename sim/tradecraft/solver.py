@@ -30,7 +30,7 @@ import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 from scipy.sparse import coo_array
 
-from sim.tradecraft.crafting import Craft, CraftError, apply_craft
+from sim.tradecraft.crafting import FRACTIONAL, Craft, CraftError, apply_craft, legal_scale
 from sim.tradecraft.rules import Recipe, RuleSet
 
 EPS = 1e-7
@@ -400,9 +400,12 @@ class RecipeGraph:
 class _Planner:
     """Depth-first search for an exact craft sequence, trying held items first."""
 
-    def __init__(self, graph: RecipeGraph, hand: Mapping[str, Fraction], target: str) -> None:
+    def __init__(self, graph: RecipeGraph, hand: Mapping[str, Fraction], target: str,
+                 crafting: str = FRACTIONAL) -> None:
         self.graph = graph
         self.rules = graph.rules
+        self.crafting = crafting
+        self.whole = crafting != FRACTIONAL  # every slot and the fuel from one item, legal scales only
         items, recipes = graph.backward(target)
         self.relevant_items = items
         self.reach = graph.closure({i for i, n in hand.items() if n > 0}, recipes)
@@ -433,8 +436,15 @@ class _Planner:
         base = dict(hand)
         base[item] = Fraction(0)
         for recipe in self.recipes_for(item, hand):
-            found = self.run(recipe, deficit / recipe.count, base, stack | {item}, depth + 1)
+            scale = legal_scale(self.rules, recipe, deficit / recipe.count, self.crafting)
+            found = self.run(recipe, scale, base, stack | {item}, depth + 1)
             if found is not None:
+                surplus = scale * recipe.count - deficit
+                if surplus:
+                    crafts, after = found
+                    after = dict(after)
+                    after[item] = after.get(item, Fraction(0)) + surplus
+                    return crafts, after
                 return found
         return None
 
@@ -460,6 +470,13 @@ class _Planner:
 
     def acquire(self, options: tuple[str, ...], need: Fraction, hand: dict[str, Fraction], stack: frozenset[str],
                 depth: int) -> tuple[list[Craft], dict[str, Fraction], list[tuple[str, Fraction]]] | None:
+        if self.whole:
+            for o in sorted(options, key=lambda o: (-hand.get(o, 0), options.index(o))):
+                if hand.get(o, 0) >= need or o in self.reach:
+                    found = self.produce(o, need, hand, stack, depth)
+                    if found is not None:
+                        return found[0], found[1], [(o, need)]
+            return None
         hand = dict(hand)
         cover: list[tuple[str, Fraction]] = []
         remaining = need
@@ -483,12 +500,22 @@ class _Planner:
     def acquire_fuel(self, energy: Fraction, hand: dict[str, Fraction], stack: frozenset[str], depth: int
                      ) -> tuple[list[Craft], dict[str, Fraction], list[tuple[str, Fraction]]] | None:
         rules = self.rules
-        hand = dict(hand)
-        cover: list[tuple[str, Fraction]] = []
-        remaining = energy
         # burn what no route to the target needs first, then the most energetic
         held = sorted((f for f, n in hand.items() if n > 0 and rules.fuel_value(f) > 0),
                       key=lambda f: (f in self.relevant_items, -rules.fuel_value(f), f))
+        if self.whole:  # one fuel item per craft
+            makeable = sorted((f for f in self.graph.fuel_items if f in self.reach and f not in stack),
+                              key=lambda f: (-rules.fuel_value(f), f))
+            for f in list(dict.fromkeys(held + makeable[:4])):
+                qty = energy / rules.fuel_value(f)
+                if hand.get(f, 0) >= qty or f in makeable:
+                    found = self.produce(f, qty, hand, stack, depth)
+                    if found is not None:
+                        return found[0], found[1], [(f, qty)]
+            return None
+        hand = dict(hand)
+        cover: list[tuple[str, Fraction]] = []
+        remaining = energy
         for f in held:
             if remaining <= 0:
                 break
@@ -547,11 +574,12 @@ def split_craft(rules: RuleSet, recipe: Recipe, scale: Fraction, coverage: Mappi
 
 
 def plan_crafts(graph: RecipeGraph, hand: Mapping[str, Fraction | int], target: str,
-                amount: Fraction | int = 1) -> list[Craft] | None:
+                amount: Fraction | int = 1, crafting: str = FRACTIONAL) -> list[Craft] | None:
     """Crafts (in order, exact fractions) that leave ``amount`` of ``target`` in ``hand``; None
-    when the search finds no way. The plan is checked by applying it with the game's rules."""
+    when the search finds no way. The plan is checked by applying it with the game's rules
+    (``crafting``: the scale rule, see ``sim.tradecraft.crafting``)."""
     start = {i: Fraction(n) for i, n in hand.items() if n > 0}
-    planner = _Planner(graph, start, target)
+    planner = _Planner(graph, start, target, crafting)
     need = Fraction(amount)
     found = planner.produce(target, need, start, frozenset(), 0)
     if found is None:
@@ -560,7 +588,7 @@ def plan_crafts(graph: RecipeGraph, hand: Mapping[str, Fraction | int], target: 
     check = dict(start)
     try:
         for craft in crafts:
-            check = apply_craft(graph.rules, check, craft)
+            check = apply_craft(graph.rules, check, craft, crafting)
     except CraftError:
         return None
     return crafts if check.get(target, 0) >= need else None

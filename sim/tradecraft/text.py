@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 ACTION_FORMATS = {
     "propose": ('{"type": "propose", "to": PLAYER, "offer": {ITEM: N, ...}, "request": {ITEM: N, ...}, '
                 '"message": TEXT}  or  {"type": "pass"}'),
-    "respond": '{"type": "accept"}  or  {"type": "reject"}',
+    "respond": ('{"type": "accept"}  or  {"type": "reject"}  (optionally with "message": TEXT, read by the '
+                'proposer only)'),
     "craft": ('{"type": "craft", "crafts": [{"recipe": RECIPE_ID, "times": "1/4", "choices": {SLOT: ITEM}, '
               '"fuel": ITEM}, ...], "done": true}  or  {"type": "done"}'),
 }
@@ -30,6 +31,24 @@ RULES_SUMMARY = (
     "Smelting, blasting and smoking burn 1/8 coal-equivalent of fuel per item. You win by holding your "
     "secret target at the start of a turn. Hands are public; targets are secret.")
 
+ORIGINAL_CRAFTING = (
+    "While crafting, every craft must make a whole number of items, and a recipe runs a whole number of times "
+    "(a fractional run, such as times 1/4 of 2 planks -> 4 sticks, is accepted only when another recipe makes the "
+    "same number of that item in whole runs)")
+
+
+def rules_summary(world: "TradeCraftWorld") -> str:
+    """RULES_SUMMARY adapted to the world's rule options."""
+    text = RULES_SUMMARY
+    if getattr(world, "crafting", "fractional") == "original":
+        start = text.index("While crafting")
+        end = text.index("; at the end of the craft phase")
+        text = text[:start] + ORIGINAL_CRAFTING + text[end:]
+    if len(getattr(world, "agents", ())) > 2 and getattr(world, "rejections", "hidden") == "announced":
+        text = text.replace("a rejected proposal is seen only by the two of you",
+                            "the others learn only that a proposal was rejected")
+    return text
+
 
 def _items(world: "TradeCraftWorld", pairs) -> str:
     if pairs is None:
@@ -39,14 +58,17 @@ def _items(world: "TradeCraftWorld", pairs) -> str:
 
 
 def proposal_line(world: "TradeCraftWorld", view: "ProposalView", viewer: str) -> str:
+    if view.hidden and view.accepted is False:
+        return f"turn {view.turn + 1}: {view.proposer}'s proposal was rejected (partner and contents hidden)"
+    if view.hidden:
+        return f"turn {view.turn + 1}: {view.proposer}'s turn ended without a trade"
     if view.to is None:
         return f"turn {view.turn + 1}: {view.proposer} made no proposal"
-    if view.hidden:
-        return f"turn {view.turn + 1}: {view.proposer} proposed a trade to {view.to}: rejected (contents hidden)"
     verdict = {True: "accepted", False: "rejected", None: "awaiting decision"}[view.accepted]
     message = f' message: "{view.message}"' if view.message else ""
+    reply = f' (private reply from {view.to}: "{view.reply}")' if view.reply else ""
     return (f"turn {view.turn + 1}: {view.proposer} -> {view.to}: offers {_items(world, view.offer)}, "
-            f"requests {_items(world, view.request)}:{message} -> {verdict}")
+            f"requests {_items(world, view.request)}:{message} -> {verdict}{reply}")
 
 
 def observation_text(world: "TradeCraftWorld", obs: "TCObservation") -> str:
@@ -64,6 +86,9 @@ def observation_text(world: "TradeCraftWorld", obs: "TCObservation") -> str:
     if obs.history:
         lines.append("Trade history:")
         lines += [f"  {proposal_line(world, v, obs.agent)}" for v in obs.history]
+    current = getattr(obs, "current", None)
+    if current is not None:
+        lines.append(f"This turn: {proposal_line(world, current, obs.agent).split(': ', 1)[1]}")
     if obs.pending is not None:
         p = obs.pending
         message = f' with the message "{p.message}"' if p.message else ""

@@ -7,8 +7,11 @@ One *turn* of the game takes several world steps:
    "message": "..."}`` or ``{"type": "pass"}``. The proposer must hold the offer and the
    partner the request (whole positive amounts).
 2. ``respond`` (only after a proposal): the partner acts alone: ``{"type": "accept"}`` or
-   ``{"type": "reject"}``. An accepted trade swaps the items at once; a rejected one is
-   seen by the two players only (the others learn that a proposal was rejected, not what).
+   ``{"type": "reject"}``, optionally with a ``"message"`` that only the proposer reads. An
+   accepted trade swaps the items at once and is public; a rejected one is seen by the two
+   players only. Option ``rejections``: ``hidden`` (the paper: the others see the turn end
+   without a trade, exactly as after a pass) or ``announced`` (the original server: they learn
+   that the proposer's proposal was rejected, not to whom nor what).
 3. ``craft``: every player still crafting acts at once:
    ``{"type": "craft", "crafts": [{"recipe": "minecraft:stick", "times": "1/4"}, ...],
    "done": true}``. Crafts apply in order with exact fractions to the player's private
@@ -24,7 +27,10 @@ when a craft phase ends, i.e. at the start of every turn. Rules (``options``):
   ``share`` makes them all winners, ``draw`` makes the game a draw with no winner;
 * ``stop`` (``first``): ``first`` ends the game at the first check with a winner, ``all``
   plays on until every player holds its target (or the turn limit), each winner keeping
-  the turn it won at.
+  the turn it won at;
+* ``crafting`` (``fractional``): the scale rule of crafts (``sim.tradecraft.crafting``);
+  ``original`` is the original server's;
+* ``recipe_list`` (``any_scale``): what the possible_recipes_from_hands tool lists.
 """
 
 from __future__ import annotations
@@ -34,8 +40,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from sim.tradecraft.crafting import (Craft, CraftError, HandKey, apply_craft, craft_from_dict, floor_hand,
-                                     hand_key, possible_recipes, to_hand)
+from sim.tradecraft.crafting import (FRACTIONAL, Craft, CraftError, HandKey, apply_craft, craft_from_dict,
+                                     floor_hand, hand_key, possible_recipes, to_hand)
 from sim.tradecraft.rules import RuleSet, format_amount
 from sim.tradecraft.solver import RecipeGraph
 from sim.world import AgentId, IllegalAction, StepResult, World, WorldEvent, require_joint
@@ -81,6 +87,7 @@ class Pass:
 @dataclass(frozen=True, slots=True)
 class Respond:
     accept: bool
+    message: str = ""  # read by the proposer only
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +112,11 @@ class TurnRecord:
     accepted: bool | None
     hands_before_craft: tuple[HandKey, ...]  # after the trade
     hands_after_craft: tuple[HandKey, ...]  # floored
+    reply: str = ""  # the partner's message with its decision (proposer and partner only)
 
     def key(self) -> tuple:
         return (self.turn, self.proposer, self.proposal.key() if self.proposal else None, self.accepted,
-                _hands_key(self.hands_before_craft), _hands_key(self.hands_after_craft))
+                _hands_key(self.hands_before_craft), _hands_key(self.hands_after_craft), self.reply)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +133,12 @@ class TCState:
     history: tuple[TurnRecord, ...]
     win_turn: tuple[int, ...]  # turn at whose start a player first held its target, -1 if never
     draw: bool = False
+    reply: str = ""  # this turn's decision message
 
     def key(self) -> tuple:
         return (self.t, self.turn, self.phase, _hands_key(self.hands), _hands_key(self.public_hands),
                 self.proposal.key() if self.proposal else None, self.accepted, self.crafting, self.craft_steps,
-                tuple(r.key() for r in self.history), self.win_turn, self.draw)
+                tuple(r.key() for r in self.history), self.win_turn, self.draw, self.reply)
 
 
 def _hands_key(hands: Sequence[HandKey]) -> tuple:
@@ -140,7 +149,9 @@ def _hands_key(hands: Sequence[HandKey]) -> tuple:
 
 @dataclass(frozen=True, slots=True)
 class ProposalView:
-    """A proposal as one player saw it; ``hidden`` when it was rejected between two others."""
+    """A proposal as one player saw it. ``hidden``: the viewer was not part of it and it was
+    rejected (or, with rejections hidden, the turn ended without a trade): ``to`` and the
+    contents are None. ``reply``: the partner's message with its decision (the two only)."""
 
     turn: int
     proposer: AgentId
@@ -150,10 +161,11 @@ class ProposalView:
     message: str | None
     accepted: bool | None  # None: passed (no proposal) or still awaiting the decision
     hidden: bool = False
+    reply: str | None = None
 
     def key(self) -> tuple:
         return (self.turn, self.proposer, self.to, self.offer, self.request, self.message, self.accepted,
-                self.hidden)
+                self.hidden, self.reply)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,11 +188,13 @@ class TCObservation:
     hands_history: tuple[tuple[tuple[HandKey, ...], tuple[HandKey, ...]], ...]  # (before, after) craft, per turn
     crafting: bool
     winners: tuple[AgentId, ...]
+    current: ProposalView | None = None  # this turn's decided proposal as this player sees it (craft phase)
 
     def key(self) -> tuple:
         return (self.agent, self.turn, self.phase, self.proposer, self.target, _hands_key([self.hand]),
                 _hands_key(self.hands), self.pending.key() if self.pending else None,
-                tuple(v.key() for v in self.history), self.crafting, self.winners)
+                tuple(v.key() for v in self.history), self.crafting, self.winners,
+                self.current.key() if self.current else None)
 
     def hand_of(self, player: AgentId) -> dict[str, Fraction]:
         if player == self.agent:
@@ -209,6 +223,9 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
         self.ties: str = opts.get("ties", "share")
         self.stop: str = opts.get("stop", "first")
         self.max_craft_steps: int = int(opts.get("max_craft_steps", 32))
+        self.crafting: str = opts.get("crafting", FRACTIONAL)
+        self.rejections: str = opts.get("rejections", "hidden")
+        self.recipe_list: str = opts.get("recipe_list", "any_scale")
         hands = tuple(hand_key(to_hand(h)) for h in spec["hands"])
         n = len(self._agents)
         self._initial = TCState(t=0, turn=0, phase=PROPOSE, hands=hands, public_hands=hands, proposal=None,
@@ -271,10 +288,12 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
                            self._amounts(data.get("request", {}), "request"), message[:MAX_MESSAGE])
         if kind == "pass":
             return Pass()
-        if kind in ("accept", "reject"):
-            return Respond(kind == "accept")
-        if kind == "respond":
-            return Respond(bool(data.get("accept")))
+        if kind in ("accept", "reject", "respond"):
+            message = data.get("message", "") or ""
+            if not isinstance(message, str):
+                raise IllegalAction(f"{kind}: field 'message' must be text")
+            accept = kind == "accept" if kind != "respond" else bool(data.get("accept"))
+            return Respond(accept, message[:MAX_MESSAGE])
         if kind == "done":
             return DONE
         if kind == "craft":
@@ -315,7 +334,10 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
         if isinstance(action, Pass):
             return {"type": "pass"}
         if isinstance(action, Respond):
-            return {"type": "accept" if action.accept else "reject"}
+            out = {"type": "accept" if action.accept else "reject"}
+            if action.message:
+                out["message"] = action.message
+            return out
         if isinstance(action, CraftTurn):
             return {"type": "craft", "crafts": [c.to_dict() for c in action.crafts], "done": action.done}
         raise IllegalAction(f"not a TradeCraft action: {action!r}")
@@ -374,7 +396,7 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
             hand = to_hand(state_hands[a])
             for k, craft in enumerate(action.crafts):
                 try:
-                    hand = apply_craft(self.rules, hand, craft)
+                    hand = apply_craft(self.rules, hand, craft, self.crafting)
                 except CraftError as exc:
                     return f"crafts[{k}]: {exc}"
             return None
@@ -404,7 +426,7 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
         if state.phase == CRAFT:
             hand = to_hand(state.hands[a])
             out = [DONE]
-            for recipe, times, craft in possible_recipes(self.rules, hand):
+            for recipe, times, craft in possible_recipes(self.rules, hand, self.crafting):
                 scale = min(times, Fraction(1))
                 out.append(CraftTurn((Craft(craft.recipe, scale, craft.choices, craft.fuel),), False))
             return tuple(out)
@@ -441,13 +463,16 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
         if state.phase == RESPOND:
             agent = active[0]
             accept = actions[agent].accept
+            reply = actions[agent].message
             proposal = state.proposal
             hands = state.hands
             if accept:
                 hands = self._swap(hands, proposal)
-            event = WorldEvent("trade" if accept else "rejected", agent,
-                               {"proposer": proposal.proposer, "to": proposal.to, "accepted": accept})
-            moved = _replace(state, hands=hands, public_hands=hands)
+            data = {"proposer": proposal.proposer, "to": proposal.to, "accepted": accept}
+            if reply:
+                data["message"] = reply
+            event = WorldEvent("trade" if accept else "rejected", agent, data)
+            moved = _replace(state, hands=hands, public_hands=hands, reply=reply)
             return StepResult(self._to_craft(moved, t, proposal, accept), (event,))
         if state.phase == CRAFT:
             hands = list(state.hands)
@@ -458,7 +483,7 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
                 action = actions[agent]
                 hand = to_hand(hands[a])
                 for craft in action.crafts:
-                    hand = apply_craft(self.rules, hand, craft)
+                    hand = apply_craft(self.rules, hand, craft, self.crafting)
                 hands[a] = hand_key(hand)
                 if action.crafts:
                     events.append(WorldEvent("craft", agent, {"crafts": [c.to_dict() for c in action.crafts]}))
@@ -492,7 +517,7 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
     def _end_turn(self, state: TCState, t: int, hands: tuple[HandKey, ...]) -> tuple[TCState, tuple[WorldEvent, ...]]:
         floored = tuple(hand_key(floor_hand(to_hand(h))) for h in hands)
         record = TurnRecord(state.turn, self.proposer_of(state.turn), state.proposal, state.accepted,
-                            state.public_hands, floored)
+                            state.public_hands, floored, state.reply)
         turn = state.turn + 1
         holding = [self.holds_target(h, a) for a, h in enumerate(floored)]
         win_turn = list(state.win_turn)
@@ -530,24 +555,45 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
 
     def observe(self, state: TCState, agent: AgentId) -> TCObservation:
         a = self.agent_index[agent]
-        history = tuple(self._view(r.turn, r.proposer, r.proposal, r.accepted, agent) for r in state.history)
-        pending = None
+        history = tuple(self.proposal_view(r.turn, r.proposer, r.proposal, r.accepted, agent, r.reply)
+                        for r in state.history)
+        pending = current = None
         if state.phase == RESPOND and state.proposal.to == agent:
-            pending = self._view(state.turn, state.proposal.proposer, state.proposal, None, agent)
+            pending = self.proposal_view(state.turn, state.proposal.proposer, state.proposal, None, agent)
+        if state.phase == CRAFT:
+            current = self.proposal_view(state.turn, self.proposer_of(state.turn), state.proposal, state.accepted,
+                                         agent, state.reply)
         return TCObservation(
             agent=agent, players=self._agents, turn=state.turn, max_turns=self.max_turns, phase=state.phase,
             proposer=self.proposer_of(state.turn), target=self.targets[a], hand=state.hands[a],
             hands=state.public_hands, initial_hands=self._initial.hands, pending=pending, history=history,
             hands_history=tuple((r.hands_before_craft, r.hands_after_craft) for r in state.history),
-            crafting=state.phase == CRAFT and state.crafting[a], winners=tuple(self.winners(state)))
+            crafting=state.phase == CRAFT and state.crafting[a], winners=tuple(self.winners(state)),
+            current=current)
 
-    def _view(self, turn: int, proposer: AgentId, p: Proposal | None, accepted: bool | None,
-              viewer: AgentId) -> ProposalView:
+    def proposal_view(self, turn: int, proposer: AgentId, p: Proposal | None, accepted: bool | None,
+                      viewer: AgentId | None, reply: str = "") -> ProposalView:
+        """A turn's proposal as ``viewer`` may see it (None: everything, for a spectator or a replay).
+
+        The proposer and the partner see everything, the decision message too. The others see an
+        accepted trade without the message; a rejected one not at all with ``rejections`` hidden
+        (the turn looks like a pass, and a pass looks the same to them), or as "rejected", without
+        partner and contents, with ``rejections`` announced."""
+        involved = viewer is None or viewer == proposer or (p is not None and viewer == p.to)
         if p is None:
-            return ProposalView(turn, proposer, None, None, None, None, None)
-        if accepted is False and viewer not in (p.proposer, p.to):
-            return ProposalView(turn, proposer, p.to, None, None, None, False, hidden=True)
+            if involved or self.rejections == "announced":
+                return ProposalView(turn, proposer, None, None, None, None, None)
+            return ProposalView(turn, proposer, None, None, None, None, None, hidden=True)
+        if involved:
+            return ProposalView(turn, proposer, p.to, p.offer, p.request, p.message, accepted,
+                                reply=reply if accepted is not None else None)
+        if accepted is False:
+            if self.rejections == "announced":
+                return ProposalView(turn, proposer, None, None, None, None, False, hidden=True)
+            return ProposalView(turn, proposer, None, None, None, None, None, hidden=True)
         return ProposalView(turn, proposer, p.to, p.offer, p.request, p.message, accepted)
+
+    _view = proposal_view
 
     def outcome(self, state: TCState) -> dict[str, Any]:
         winners = self.winners(state)
