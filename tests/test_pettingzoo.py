@@ -367,3 +367,43 @@ def test_parallel_api_test_on_a_shipped_simultaneous_world(family):
     aec = make_env(str(scenarios[0].path))
     api_test(aec, num_cycles=20)
     assert masked_random_play(aec, seed=0, max_iter=200) > 0
+
+
+# ---------------------------------------------------------------------- household
+
+@pytest.mark.parametrize("scenario", ["household-prepare-tea-01", "transport-food-high-01"])
+def test_household_action_list_covers_the_house_and_its_mask_is_the_legal_set(scenario):
+    """The household declares its actions (every move of the house but messages): the list is
+    fixed by the scenario, holds every legal action met in play, and the mask is exactly the
+    legal set (messages aside) for the agent to move, in both task kinds."""
+    env = make_env(scenario, parallel=True)
+    world = env.world
+    actions = world.pettingzoo_actions()
+    assert env.actions == actions and len(set(actions)) == len(actions)
+    assert actions[:2] == ["wait", "explore"] and not any(a.startswith("say") for a in actions)
+    assert len(actions) == (2 + len(world.room_ids) + len(world.objects)
+                            + 2 * sum(p.openable for p in world.places)
+                            + len(world.objects) * sum(p.kind in ("surface", "floor") for p in world.places)
+                            + sum(o.kind != "container" for o in world.objects)
+                            * (sum(o.kind == "container" for o in world.objects)
+                               + sum(p.kind == "receptacle" for p in world.places)))
+    observations, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        if not env.agents:
+            break
+        joint = {}
+        for agent in env.agents:
+            legal = set(world.legal_actions(env.world_state, agent))
+            masked = {actions[i] for i in np.flatnonzero(observations[agent]["action_mask"])}
+            assert masked == legal, (agent, masked ^ legal)
+            joint[agent] = actions.index(sorted(legal)[rng.integers(len(legal))]) if legal else 0
+        observations, *_ = env.step(joint)
+
+
+def test_kitchen_and_household_pass_both_api_tests_with_declared_or_found_actions():
+    for name in ("kitchen-08-onion-next-door", "household-wash-dishes-01"):
+        parallel_api_test(make_env(name, parallel=True), num_cycles=30)
+        aec = make_env(name)
+        api_test(aec, num_cycles=20)
+        assert masked_random_play(aec, seed=1, max_iter=300) > 0

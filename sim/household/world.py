@@ -390,6 +390,25 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
                     actions.append(f"putin {self.objects[o].id} {into}")
         return tuple(actions)
 
+    def pettingzoo_actions(self) -> list[str]:
+        """Every action of this house but messages, for PettingZoo (``sim/pettingzoo.py``): wait,
+        explore, a walk to every room, a grab of every object, opening and closing every
+        receptacle, putting every object on every surface or floor, and putting every object
+        that is not a container into every container and receptacle; in ``legal_actions``'s
+        order. Which of them are legal in a state is the world's ``why_illegal``."""
+        actions = ["wait", "explore"]
+        actions += [f"walk {r}" for r in self.room_ids]
+        actions += [f"grab {o.id}" for o in self.objects]
+        for place in self.places:
+            if place.openable:
+                actions += [f"open {place.id}", f"close {place.id}"]
+        actions += [f"put {o.id} {place.id}" for o in self.objects for place in self.places
+                    if place.kind in ("surface", "floor")]
+        intos = [c.id for c in self.objects if c.kind == "container"] + \
+            [place.id for place in self.places if place.kind == "receptacle"]
+        actions += [f"putin {o.id} {into}" for o in self.objects if o.kind != "container" for into in intos]
+        return actions
+
     def _containers_for(self, state: HouseholdState, a: int, o: int) -> list[str]:
         out = []
         for c in state.hands[a]:
