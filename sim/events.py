@@ -45,13 +45,18 @@ class EventFormatError(ValueError):
     """A recorded event that cannot be turned back into an Event."""
 
 
+def event_type(kind: Any) -> type[Event] | None:
+    """The Event class registered under ``kind``, or None (also for a kind that is not text)."""
+    return _EVENT_TYPES.get(kind) if isinstance(kind, str) else None
+
+
 def event_from_dict(d: Mapping[str, Any]) -> Event:
     if not isinstance(d, Mapping):
         raise EventFormatError(f"expected a JSON object, got {type(d).__name__}")
     kind = d.get("type")
-    cls = _EVENT_TYPES.get(kind)  # type: ignore[arg-type]
+    cls = event_type(kind)
     if cls is None:
-        raise EventFormatError(f"unknown event type {kind!r}")
+        raise EventFormatError(f"unknown event type {kind!r:.80}")
     names = {f.name for f in dataclasses.fields(cls)}
     missing = [f.name for f in dataclasses.fields(cls)
                if f.name not in d and f.default is dataclasses.MISSING

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from sim.events import _EVENT_TYPES, Event, EventFormatError, OutcomeEvent, StepEvent, event_from_dict
+from sim.events import Event, EventFormatError, OutcomeEvent, StepEvent, event_from_dict, event_type
 from sim.inputs import InputError, check_tree, parse_json
 
 FORMAT_NAME = "tom-arena-recording"
@@ -345,7 +345,7 @@ def _event_problem(obj: Any) -> str | None:
 @functools.lru_cache(maxsize=None)
 def _field_types(kind: str) -> tuple[tuple[str, tuple[type, ...], bool], ...]:
     """(field, accepted JSON types, may be null) of each field of an event type, from its annotations."""
-    cls = _EVENT_TYPES.get(kind)
+    cls = event_type(kind)
     if cls is None:
         return ()
     out = []

@@ -413,3 +413,13 @@ def test_crash_recovery_still_loads_a_cut_file(bases, tmp_path):
     assert len(recording.warnings) == 1 and "cut off" in recording.warnings[0]
     assert recording.events == load_recording(bases["dkg"]).events[:len(recording.events)]
     assert os.path.getsize(path) < len(data)
+
+
+@pytest.mark.parametrize("kind", [{}, [], None, 3, "x" * 500])
+def test_an_event_type_that_is_not_a_known_name_is_one_short_error(kind):
+    from sim.events import EventFormatError, event_from_dict, event_type
+
+    assert event_type(kind) is None
+    with pytest.raises(EventFormatError, match="unknown event type") as info:
+        event_from_dict({"type": kind, "tick": 0})
+    assert len(str(info.value)) < 120
