@@ -104,9 +104,11 @@ def test_matrix_timeline_indicators_and_badges_follow_a_live_team_episode(qtbot,
         assert stability.value("stable") == "yes" and stability.value("welfare") == "3.000"
         assert stability.value("phase") == "monitoring" and stability.value("solver") == "exact, optimal"
         rows = {r[0]: r for r in stability.member_rows()}
-        assert rows["a"] == ["a", "lanes-predictor", "team", "2", "+1.00", "+1.00", "1.00"]
-        assert rows["d"] == ["d", "lanes-predictor", "idle", "0", "—", "+1.00", "0.00"]
-        assert rows["e"] == ["e", "lanes-predictor", "idle", "0", "—", "+1.00", "0.00"]
+        assert rows["a"] == ["a", "team", "2", "+1.00", "+1.00", "1.00"]
+        assert rows["d"] == ["d", "idle", "0", "—", "+1.00", "0.00"]
+        assert rows["e"] == ["e", "idle", "0", "—", "+1.00", "0.00"]
+        assert any(line.strip().startswith("4  ⚑ teams: team: a, b, c — re-formed: 40%")
+                   for line in window.log_panel.lines())
         lifetimes = stability.lifetime_rows()
         assert [r[:3] for r in lifetimes] == [["2", "a, b, c", "step 4"], ["1", "a, b, c, d, e", "step 1"]]
         assert lifetimes[0][4].startswith("re-formed: 40%")
@@ -184,9 +186,9 @@ def test_a_person_plays_a_seat_of_the_team_and_is_shown_and_scored_like_the_othe
                 assert [view.cell_text(3, j) for j in range(5)] == ["?", "?", "?", "", "?"]
                 assert "d (you)" in view._row_label("d")
                 stability = window.panel("Team stability")
-                row = next(r for r in stability.member_rows() if r[0] == "d")
+                row = next(r for r in stability.member_rows() if r[0] == "d (you)")
                 # B_d(T) is unknown (no predictions), how well the team predicts d is scored: (1 + 1 + 1 - 1) / 4
-                assert row == ["d", "you", "team", "", "—", "+0.50", "—"]
+                assert row == ["d (you)", "team", "", "—", "+0.50", "—"]
                 assert not stability.you.isHidden() and stability.you.text() == \
                     "You play <b>d</b>: in <b>team</b> with a, b, c, e."
                 timeline = window.panel("Teams")
@@ -195,8 +197,8 @@ def test_a_person_plays_a_seat_of_the_team_and_is_shown_and_scored_like_the_othe
         changes = [e for e in window.timeline.events if isinstance(e, TeamEvent)]
         assert [(e.tick, e.teams) for e in changes] == [(1, {"team": list("abcde")}), (14, {"team": ["a", "b", "d"]})]
         stability = window.panel("Team stability")
-        row = next(r for r in stability.member_rows() if r[0] == "d")
-        assert row[:3] == ["d", "you", "team"] and row[5] == "+1.00"  # a and b predict d exactly
+        row = next(r for r in stability.member_rows() if r[0] == "d (you)")
+        assert row[:2] == ["d (you)", "team"] and row[4] == "+1.00"  # a and b predict d exactly
         assert stability.you.text() == "You play <b>d</b>: in <b>team</b> with a, b."
         assert window.panel("Teams").segments("d") == [(1, 14, "team"), (14, 16, "team")]
         # the person was told that the team changed around them, with the mechanism's reason

@@ -16,7 +16,7 @@ from PyQt6.QtWidgets import (QAbstractItemView, QHeaderView, QListView, QSizePol
                              QTableWidgetItem, QWidget)
 
 from sim.events import (ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent, LLMCallEvent, MessageEvent,
-                        OutcomeEvent, StepEvent)
+                        OutcomeEvent, StepEvent, TeamEvent)
 from ui.timeline import Timeline
 
 FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 188), (41, 182, 246),
@@ -198,6 +198,9 @@ def describe_event(event: Event, action_label: ActionLabel | None = None) -> str
             f" — {event.error}" if event.error else "")
     if isinstance(event, ErrorEvent):
         return f"{event.tick:>4}  ⚠ {event.source}: {event.kind}: {event.message.splitlines()[0]}"
+    if isinstance(event, TeamEvent):
+        teams = "; ".join(f"{name}: {', '.join(members) or 'nobody'}" for name, members in event.teams.items())
+        return f"{event.tick:>4}  ⚑ {event.mechanism}: {teams} — {event.reason}"
     if isinstance(event, OutcomeEvent):
         o = event.outcome
         verdict = "stopped" if o.get("stopped") else ("success" if o.get("success") else "not solved")

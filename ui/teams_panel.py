@@ -14,8 +14,9 @@
   colour of the agent's team.
 
 Everything is painted with Qt or plain widgets and recomputed only when the timeline or the
-cursor changed: a repaint of the 8 x 8 matrix costs about a millisecond
-(``bench/bench_teams_panel.py``), so the panels follow every step of a live episode.
+cursor changed: a new 8 x 8 matrix is painted in about 2 ms, 20 x 20 in about 6 ms, where a
+full matplotlib draw of the same picture takes 40 and 150 ms (``bench/bench_teams_panel.py``),
+so the panels follow every step of a live episode.
 """
 
 from __future__ import annotations
@@ -28,11 +29,11 @@ from typing import Any
 from PyQt6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
 from PyQt6.QtGui import (QBrush, QColor, QFont, QFontMetrics, QHelpEvent, QLinearGradient, QPainter, QPaintEvent,
                          QPen)
-from PyQt6.QtWidgets import (QComboBox, QGridLayout, QLabel, QScrollArea, QSizePolicy, QTableWidget,
+from PyQt6.QtWidgets import (QComboBox, QGridLayout, QHeaderView, QLabel, QScrollArea, QSizePolicy, QTableWidget,
                              QTableWidgetItem, QToolTip, QVBoxLayout, QWidget)
 
 from sim.events import BeliefEvent, TeamEvent
-from ui.panels import read_only_table, register_panel
+from ui.panels import _scrolled, read_only_table, register_panel
 from ui.timeline import Timeline
 
 ALIGNMENT = "alignment_matrix"
@@ -218,6 +219,7 @@ class AlignmentMatrixView(QWidget):
         self.team_name: str | None = None
         self.caption = ""
         self.paints = 0
+        self._names, self._header = 40, 20
 
     # ------------------------------------------------------------------ data
 
@@ -249,6 +251,7 @@ class AlignmentMatrixView(QWidget):
         self.colors = dict(colors or {})
         self.caption = (f"{matrix.owner}, after step {matrix.tick}: row i predicted column j"
                         if matrix is not None else "")
+        self._measure()
         self.setMinimumHeight(self._grid_top() + n * self._cell() + 30)
         self.setMinimumWidth(self._name_w() + n * self.MIN_CELL + 16)
         self.update()
@@ -291,10 +294,15 @@ class AlignmentMatrixView(QWidget):
 
     # ------------------------------------------------------------------ geometry
 
-    def _name_w(self) -> int:
+    def _measure(self) -> None:
+        """The widths of the names, measured once per snapshot (not once per cell)."""
         metrics = QFontMetrics(self.font())
         longest = max((metrics.horizontalAdvance(self._row_label(a)) for a in self.agents), default=40)
-        return min(150, longest + 22)
+        self._names = min(150, longest + 22)
+        self._header = min(110, max((metrics.horizontalAdvance(a) for a in self.agents), default=20) + 10)
+
+    def _name_w(self) -> int:
+        return self._names
 
     def _row_label(self, agent: str) -> str:
         level = self.levels.get(agent)
@@ -305,11 +313,10 @@ class AlignmentMatrixView(QWidget):
         return int(max(self.MIN_CELL, min(self.MAX_CELL, (self.width() - self._name_w() - 16) // n)))
 
     def _header_h(self) -> int:
-        metrics = QFontMetrics(self.font())
-        return min(110, max((metrics.horizontalAdvance(a) for a in self.agents), default=20) + 10)
+        return self._header
 
     def _grid_top(self) -> int:
-        return 8 + 18 + 34 + 30 + self._header_h()  # caption, colour scale, theta bar, column names
+        return 8 + 18 + 44 + 36 + self._header_h()  # caption, colour scale, theta bar, column names
 
     def cell_rect(self, i: int, j: int) -> QRectF:
         c = self._cell()
@@ -354,8 +361,8 @@ class AlignmentMatrixView(QWidget):
             width = self.width()
             p.setPen(INK)
             p.drawText(QRectF(8, 6, width - 16, 16), Qt.AlignmentFlag.AlignLeft, self.caption)
-            self._paint_scale(p, QRectF(8, 28, min(260, width - 16), 12))
-            self._paint_theta(p, QRectF(8, 64, min(260, width - 16), 12))
+            self._paint_scale(p, QRectF(8, 30, min(260, width - 16), 12))
+            self._paint_theta(p, QRectF(8, 76, min(260, width - 16), 12))
             self._paint_names(p)
             self._paint_cells(p, small)
         finally:
@@ -378,8 +385,8 @@ class AlignmentMatrixView(QWidget):
             p.setPen(QPen(BELOW_EPS, 2))
             p.drawLine(QPointF(x, bar.top() - 3), QPointF(x, bar.bottom() + 3))
             p.setPen(INK)
-            p.drawText(QRectF(bar.right() + 8, bar.top() - 3, 200, 18), Qt.AlignmentFlag.AlignVCenter,
-                       f"eps {self.eps:g}: cells below it are outlined")
+            p.drawText(QRectF(bar.left(), label_y + 13, self.width() - 16, 14), Qt.AlignmentFlag.AlignLeft,
+                       f"eps {self.eps:g} (the mark): cells below it are outlined")
 
     def _paint_theta(self, p: QPainter, bar: QRectF) -> None:
         share, theta = self.misaligned, self.theta
@@ -393,7 +400,7 @@ class AlignmentMatrixView(QWidget):
             p.setPen(QPen(INK, 2))
             p.drawLine(QPointF(x, bar.top() - 3), QPointF(x, bar.bottom() + 3))
         p.setPen(INK)
-        p.drawText(QRectF(bar.right() + 8, bar.top() - 3, 320, 18), Qt.AlignmentFlag.AlignVCenter,
+        p.drawText(QRectF(bar.left(), bar.bottom() + 2, self.width() - 16, 14), Qt.AlignmentFlag.AlignLeft,
                    self.theta_text())
 
     def theta_text(self) -> str:
@@ -509,11 +516,11 @@ class TeamStabilityPanel(QWidget):
                   ("rounds", "round", "cooperation rounds so far"),
                   ("solver", "last solve", "how the last team was chosen: exact or anytime search, and whether it "
                                            "is proved optimal (gap 0)"))
-    MEMBERS = ("agent", "seat", "team", "k", "predicts team", "predicted by team", "FTM")
-    MEMBER_TIPS = ("", "who plays the seat", "", "ToM level", "B_i(T), Eq. 2: the agent's mean phi about its "
+    MEMBERS = ("agent", "team", "k", "predicts", "predicted", "FTM")
+    MEMBER_TIPS = ("(you): the seat you play", "", "ToM level", "B_i(T), Eq. 2: the agent's mean phi about its "
                    "teammates (unknown counts 0; — when it has predicted none)", "the teammates' mean known phi "
                    "about this agent: how predictable it is to them", "fraction of trusted members: the share of "
-                   "the others it predicts with phi >= eps")
+                   "the others it predicts with phi >= eps (— when it has predicted none)")
     LIFETIMES = ("#", "members", "formed", "rounds", "reason")
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -548,7 +555,13 @@ class TeamStabilityPanel(QWidget):
         self.lifetimes = QTableWidget(0, len(self.LIFETIMES))
         read_only_table(self.lifetimes, self.LIFETIMES, stretch=4)
         self.lifetimes.setWordWrap(True)
+        for table in (self.members, self.lifetimes):
+            table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+            table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.lifetimes.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        self.lifetimes.setColumnWidth(1, 90)
         layout.addWidget(self.lifetimes)
+        layout.addStretch(1)
         self.timeline: Timeline | None = None
         self.tick = 0
         self._shown: Any = None
@@ -558,6 +571,7 @@ class TeamStabilityPanel(QWidget):
         return self.indicators[key].property("plain") or self.indicators[key].text()
 
     def member_rows(self) -> list[list[str]]:
+        """The per-agent table as shown: agent, team, k, predicts, predicted, FTM."""
         return [[self.members.item(i, j).text() if self.members.item(i, j) else "" for j in range(len(self.MEMBERS))]
                 for i in range(self.members.rowCount())]
 
@@ -620,7 +634,6 @@ class TeamStabilityPanel(QWidget):
         agents = list(timeline.world.agents)
         teams = data.get("teams") if isinstance(data.get("teams"), Mapping) else {}
         levels = tom_levels(timeline, tick)
-        seats = timeline.header.get("seats") or {}
         humans = set(human_seats(timeline))
         phi_agents = [str(a) for a in mdata.get("agents") or []]
         phi = mdata.get("phi") if isinstance(mdata.get("phi"), list) and len(mdata["phi"]) == len(phi_agents) else None
@@ -638,9 +651,8 @@ class TeamStabilityPanel(QWidget):
                     v is not None for k, v in enumerate(rows[phi_agents.index(agent)]) if phi_agents[k] != agent)
             else:
                 predicted_any = False
-            seat = seats.get(agent, {}).get("kind", "") if isinstance(seats.get(agent), Mapping) else ""
             trust = _number(ftm.get(agent)) if predicted_any else None
-            values = (agent, "you" if agent in humans else seat, team or "idle",
+            values = (agent + (" (you)" if agent in humans else ""), team or "idle",
                       "" if agent not in levels else str(levels[agent]),
                       "—" if given is None else f"{given:+.2f}", "—" if received is None else f"{received:+.2f}",
                       "—" if trust is None else f"{trust:.2f}")
@@ -650,11 +662,10 @@ class TeamStabilityPanel(QWidget):
                     font = item.font()
                     font.setBold(True)
                     item.setFont(font)
-                if j == 2 and team is None:
+                if j == 1 and team is None:
                     item.setForeground(QBrush(MUTED))
                 self.members.setItem(r, j, item)
-        self.members.setFixedHeight(self.members.horizontalHeader().height() + 4
-                                    + sum(self.members.rowHeight(r) for r in range(len(agents))))
+        _fit_height(self.members)
         mine = [a for a in agents if a in humans]
         if mine:
             words = []
@@ -685,6 +696,13 @@ class TeamStabilityPanel(QWidget):
                     item.setToolTip(value)
                 self.lifetimes.setItem(r, j, item)
         self.lifetimes.resizeRowsToContents()
+        _fit_height(self.lifetimes)
+
+
+def _fit_height(table: QTableWidget) -> None:
+    """A table as tall as its rows (the panel scrolls, not the table)."""
+    table.setFixedHeight(table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+                         + sum(table.rowHeight(r) for r in range(table.rowCount())))
 
 
 # ---------------------------------------------------------------------- the team timeline
@@ -811,17 +829,32 @@ class TeamTimelinePanel(QWidget):
         n = len(self.timeline.world.agents) if self.timeline is not None else 0
         return 22 + n * self.ROW
 
+    def _small(self) -> QFont:
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, small.pointSizeF() * 0.9))
+        return small
+
+    def _reason_lines(self) -> list[tuple[str, int]]:
+        """The listed reasons, the newest first (at most 8), with the height each wraps to."""
+        metrics = QFontMetrics(self._small())
+        width = max(100, self.width() - 12)
+        return [(line, metrics.boundingRect(0, 0, width, 10_000, Qt.TextFlag.TextWordWrap, line).height() + 4)
+                for line in list(reversed(self.reasons()))[:8]]
+
     def _content_height(self) -> int:
-        reasons = min(8, len(self.changes))
-        return self._rows_bottom() + (self.MONITOR + 18 if self._series[3] else 0) + 8 + reasons * 30 + 20
+        monitor = self.MONITOR + 16 if self._series[3] else 0
+        return self._rows_bottom() + 16 + monitor + 18 + sum(h for _, h in self._reason_lines()) + 8
+
+    def resizeEvent(self, event: Any) -> None:
+        self.setMinimumHeight(self._content_height())  # reasons wrap to the new width
+        super().resizeEvent(event)
 
     def paintEvent(self, event: QPaintEvent) -> None:
         self.paints += 1
         p = QPainter(self)
         try:
             p.fillRect(self.rect(), PAPER)
-            small = QFont(self.font())
-            small.setPointSizeF(max(7.0, small.pointSizeF() * 0.9))
+            small = self._small()
             p.setFont(small)
             tl = self.timeline
             if tl is None or not self.changes:
@@ -862,16 +895,18 @@ class TeamTimelinePanel(QWidget):
             if series:
                 self._paint_monitor(p, QRectF(x0, y, x1 - x0, self.MONITOR - 8), series, scale)
                 p.setPen(MUTED)
-                p.drawText(QRectF(6, y, x0 - 10, self.MONITOR - 8), Qt.TextFlag.TextWordWrap, "misaligned vs theta")
-                y += self.MONITOR + 2
+                p.drawText(QRectF(6, y, x0 - 10, self.MONITOR - 8), Qt.AlignmentFlag.AlignVCenter, "θ")
+                theta = "theta" if self.theta is None else f"theta {self.theta:.0%}"
+                p.drawText(QRectF(6, y + self.MONITOR - 8, self.width() - 12, 14), Qt.AlignmentFlag.AlignLeft,
+                           f"red: misaligned pairs; dashed: {theta}; orange: adapting")
+                y += self.MONITOR + 16
             legend = "   ".join(f"{t}: {', '.join(m) or 'nobody'}" for t, m in self.changes[-1].teams.items())
             p.setPen(INK)
             p.drawText(QRectF(6, y, self.width() - 12, 16), Qt.AlignmentFlag.AlignLeft, f"now — {legend}")
             y += 18
-            for line in list(reversed(self.reasons()))[:8]:
-                rect = QRectF(6, y, self.width() - 12, 28)
-                p.drawText(rect, Qt.TextFlag.TextWordWrap, line)
-                y += 30
+            for line, height in self._reason_lines():
+                p.drawText(QRectF(6, y, self.width() - 12, height), Qt.TextFlag.TextWordWrap, line)
+                y += height
         finally:
             p.end()
 
@@ -908,7 +943,7 @@ register_panel(AlignmentPanel.panel_title, lambda: AlignmentPanel(), belief_kind
                tooltip="How well each agent predicted each other one (phi, -1 to +1; row i predicted column j): "
                        "outlined cells are below the trust threshold eps, the bar compares the team's share of "
                        "such pairs with theta, which triggers re-forming the team")
-register_panel(TeamStabilityPanel.panel_title, lambda: TeamStabilityPanel(), belief_kind=TEAM_STATE,
+register_panel(TeamStabilityPanel.panel_title, lambda: _scrolled(TeamStabilityPanel()), belief_kind=TEAM_STATE,
                tooltip="The team's welfare and stability, the re-formation monitor, each agent's team, ToM level "
                        "and scores, and how long each team lasted and why it formed")
 register_panel("Teams", lambda: TeamTimelinePanel(), event_type="team",
