@@ -1,0 +1,95 @@
+"""The team-formation experiment on the generic runner: the teams-dkg design on 2 scenarios x 2
+seeds end to end (episode records with the mechanisms' summaries, derived metrics, paired tests
+on scenarios, the report), and the hooks' known answers and errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from experiments.design import ExperimentError, load_design
+from experiments.runner import SCENARIO_DIR, compute_metrics, main, run_sweep
+from experiments.stats import analyse
+from experiments.teams import check_team_scenario, final_team_score, team_score, team_value
+from sim.registry import build_world, load_spec
+
+DESIGN = SCENARIO_DIR / "experiments" / "teams-dkg.json"
+
+
+def small_design(tmp_path: Path) -> Path:
+    data = json.loads(DESIGN.read_text())
+    data["scenarios"] = ["dkg/team-03-five", "dkg/team-01-six"]
+    data["seeds"] = {"count": 2, "first": 0}
+    data["tests"]["bootstrap"] = 200
+    path = tmp_path / "teams-small.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_design_runs_on_two_scenarios_and_two_seeds(tmp_path):
+    design = load_design(small_design(tmp_path))
+    assert [c.name for c in design.conditions] == ["teams", "teams-skill", "random-teams"]
+    result = run_sweep(design, tmp_path / "out", jobs=1, quiet=True)
+    assert len(result.records) == 2 * 3 * 2
+    assert result.attrs["team-03-five"] == {"world": "dkg", "agents": 5, "locked_in": 2}
+    for r in result.records:
+        (summary,) = r["mechanisms"].values()
+        n = 5 if r["scenario"] == "team-03-five" else 6
+        assert len(summary["team"]) == (n + 1) // 2  # ceil(n/2) in every condition
+        assert summary["levels"] and set(summary["levels"].values()) <= {0, 1, 2}
+    compute_metrics(result.records, design)
+    for r in result.records:
+        (summary,) = r["mechanisms"].values()
+        assert r["values"]["score"] == pytest.approx(final_team_score(r["outcome"], summary["team"]), abs=1e-9)
+        assert r["values"]["bas"] == summary["bas_episode"]
+        assert 0 <= r["values"]["gems"] <= 1
+    # the random teams differ between seeds; belief-aligned formation uses no randomness here
+    teams = {(r["condition"], r["scenario"]): set() for r in result.records}
+    for r in result.records:
+        teams[(r["condition"], r["scenario"])].add(tuple(next(iter(r["mechanisms"].values()))["team"]))
+    assert all(len(v) == 1 for (c, _), v in teams.items() if c == "teams")
+    analysis = analyse(result.records, design, result.attrs)
+    assert "n counts scenarios" in analysis.unit_note()
+    rows = [t for t in analysis.tests if t["metric"] == "score"]
+    assert {(t["first"], t["second"]) for t in rows} == {("teams", "random-teams"), ("teams-skill", "random-teams")}
+    assert all(t["n"] == 2 and t["paired"] and t["unit"] == "scenario pairs" for t in rows)
+
+
+def test_experiment_command_writes_the_report(tmp_path, capsys):
+    path = small_design(tmp_path)
+    assert main(path, out=tmp_path / "run", jobs=1, quiet=True) == 0
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "task score (final team)" in report and "n counts scenarios" in report
+    lines = (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()
+    assert len(lines) == 1 + 12 and all('"mechanisms"' in line for line in lines[1:])
+
+
+def test_team_score_known_answers():
+    outcome = {"holding_goal": {"a": True, "b": False, "c": True, "d": True},
+               "goal_tick": {"a": 20, "b": None, "c": 0, "d": 50}, "ticks": 100}
+    assert final_team_score(outcome, ["a", "b", "c"]) == pytest.approx((0.8 + 0 + 1.0) / 3)
+    assert final_team_score(outcome, ["a", "b", "c"], timed=False) == pytest.approx(2 / 3)
+    assert final_team_score(outcome, ["d"]) == pytest.approx(0.5)  # d idle elsewhere: only members count
+    with pytest.raises(ExperimentError, match="holding_goal"):
+        final_team_score({"success": True}, ["a"])
+
+
+def test_hooks_name_what_is_missing():
+    record = {"key": "s|c|0", "outcome": {}, "mechanisms": {}}
+    with pytest.raises(ExperimentError, match="s\\|c\\|0: expected one team mechanism"):
+        team_score([record], None)
+    record = {"key": "s|c|0", "mechanisms": {"teams": {"team": ["a"], "bas": None}}}
+    with pytest.raises(ExperimentError, match="'bas' of s\\|c\\|0 is None"):
+        team_value([record], None, field="bas")
+
+
+def test_check_refuses_worlds_that_are_not_team_scenarios():
+    path = SCENARIO_DIR / "dkg" / "protom-05-trio.json"
+    family, spec = load_spec(path)
+    with pytest.raises(ExperimentError, match="3 agents; a team scenario has 5 to 8"):
+        check_team_scenario(str(path), build_world(family, spec), spec)
+    path = SCENARIO_DIR / "dkg" / "teams" / "team-06-eight.json"
+    family, spec = load_spec(path)
+    assert check_team_scenario(str(path), build_world(family, spec), spec) == {"agents": 8, "locked_in": 3}
