@@ -225,7 +225,8 @@ def instance_problems(rules: RuleSet, hands: Sequence[Mapping[str, int]], target
             if plan_crafts(graph, have, item, n, crafting=crafting) is None:
                 why = _why_not(graph, have, item)
                 if crafting != "fractional" and plan_crafts(graph, have, item, n) is not None:
-                    why = "it can with fractional crafting, not under the original crafting rule"
+                    why = ("the planner finds a plan with fractional crafting but none under the original "
+                           "crafting rule")
                 problems.append(f"field 'targets[{k}]': {player}'s target {rules.display(item)} * {n} cannot be "
                                 f"crafted from the union of all initial hands ({why})")
     return problems
