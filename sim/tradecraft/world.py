@@ -587,9 +587,9 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
         if involved:
             return ProposalView(turn, proposer, p.to, p.offer, p.request, p.message, accepted,
                                 reply=reply if accepted is not None else None)
-        if accepted is False:
-            if self.rejections == "announced":
-                return ProposalView(turn, proposer, None, None, None, None, False, hidden=True)
+        if accepted is False and self.rejections == "announced":
+            return ProposalView(turn, proposer, None, None, None, None, False, hidden=True)
+        if accepted is not True:  # rejected, or still awaiting the decision (it may yet be rejected)
             return ProposalView(turn, proposer, None, None, None, None, None, hidden=True)
         return ProposalView(turn, proposer, p.to, p.offer, p.request, p.message, accepted)
 

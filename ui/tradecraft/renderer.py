@@ -54,10 +54,11 @@ def items_text(world: TradeCraftWorld, pairs: Any) -> str:
 def trade_line(world: TradeCraftWorld, view: Any) -> str:
     """One trade of the history in plain words: "turn 2: alice offered bob 1 blaze rod for 1
     leather (accepted)"."""
+    if getattr(view, "hidden", False):
+        from sim.tradecraft.text import proposal_line
+        return proposal_line(world, view, "")
     if view.to is None:
         return f"turn {view.turn + 1}: {view.proposer} made no proposal"
-    if getattr(view, "hidden", False):
-        return f"turn {view.turn + 1}: {view.proposer} proposed a trade to {view.to}: rejected (contents hidden)"
     verdict = {True: "accepted", False: "rejected", None: "awaiting decision"}[view.accepted]
     message = f" — “{view.message}”" if view.message else ""
     return (f"turn {view.turn + 1}: {view.proposer} offered {view.to} {items_text(world, view.offer)} for "
@@ -73,12 +74,9 @@ def current_trade(world: TradeCraftWorld, state: TCState, viewer: str | None) ->
     p = state.proposal
     if state.phase == PROPOSE:
         return None
-    if p is None:
+    if p is None and viewer is None:
         return ProposalView(state.turn, proposer, None, None, None, None, None)
-    hidden = state.accepted is False and viewer is not None and viewer not in (p.proposer, p.to)
-    if hidden:
-        return ProposalView(state.turn, p.proposer, p.to, None, None, None, False)
-    return ProposalView(state.turn, p.proposer, p.to, p.offer, p.request, p.message, state.accepted)
+    return world.proposal_view(state.turn, proposer, p, state.accepted, viewer, state.reply)  # the rules' secrets
 
 
 class TradeCraftRenderer(WorldRenderer):
@@ -302,12 +300,16 @@ class TradeCraftRenderer(WorldRenderer):
         x, y = rect.x + 12, rect.y + 6
         p = state.proposal
         proposer = w.proposer_of(state.turn)
+        seen = current_trade(w, state, viewer) if viewer is not None else None
+        if seen is not None and seen.hidden:  # a third player: the rules' option decides what shows
+            surface.blit(self.text(trade_line(w, seen), 18, MUTED), (x, y + 14))
+            return
         if p is None:
             text = (f"{proposer} is choosing a proposal…" if state.phase == PROPOSE
                     else f"{proposer} passed: no proposal this turn")
             surface.blit(self.text(text, 18, MUTED), (x, y + 14))
             return
-        hidden = (state.accepted is False and viewer is not None and viewer not in (p.proposer, p.to))
+        hidden = False
         head = self.text(f"{p.proposer} to {p.to}:", 18, self.agent_color(p.proposer))
         surface.blit(head, (x, y))
         verdict = {None: ("awaiting decision", BLUE), True: ("accepted", GREEN), False: ("rejected", RED)}[state.accepted]
