@@ -29,7 +29,8 @@ from sim.replay import Replay
 from sim.session import Session
 from ui import catalog, errors
 from ui.catalog import SessionPlan
-from ui.panels import PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels
+from ui.panels import (PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels, latest_beliefs,
+                       load_plugin_panels)
 from ui.teams_panel import level_badges  # also registers the team panels
 from ui.playback import PlaybackBar
 from ui.render import Overlays, WorldRenderer, renderer_for
@@ -102,6 +103,13 @@ class MainWindow(QMainWindow):
         self.viewer_choice = "auto"
         #: the human seat the main keys drive when several wait at once (F6 cycles)
         self.key_seat: str | None = None
+        #: the page of numbered actions shown, for the (seat, legal actions) it was chosen for
+        self.action_page = 0
+        self._page_for: tuple[Any, ...] | None = None
+        #: belief kinds the map does not draw now (View menu switches such as the particles')
+        self.hidden_beliefs: set[str] = set()
+        #: panels that plug-ins name, imported now so that they show for any world's episodes
+        self.panel_problems = load_plugin_panels()
         #: panels shown for the current episode: title -> widget (tabs of the Minds dock or docks)
         self.panel_widgets: dict[str, QWidget] = {}
         self._panel_docks: dict[str, QDockWidget] = {}
@@ -606,7 +614,7 @@ class MainWindow(QMainWindow):
         return getattr(widget, "inner", widget)
 
     def _action_text(self, agent: str, encoded: Any) -> str:
-        """An encoded action of the log in the world's own words (TradeCraft proposals...)."""
+        """An encoded action of the log in the world's own words."""
         renderer, timeline = self.renderer, self.timeline
         if renderer is None or timeline is None:
             return str(encoded)
@@ -967,17 +975,24 @@ class MainWindow(QMainWindow):
         human = self.human_to_move()
         waiting = self.humans_to_move()
         legal = tuple(timeline.world.legal_actions(timeline.state_at(tick), human)) if human else ()
+        page = self._action_page(human, legal) if human else 0
+        beliefs = {kind: latest_beliefs(timeline, kind, tick) for kind in getattr(self.renderer, "overlay_beliefs", ())
+                   if kind not in self.hidden_beliefs}
         messages = tuple((e.sender, e.text) for e in timeline.log[max(0, timeline.log_count(tick) - 30):
                                                                   timeline.log_count(tick)]
                          if isinstance(e, MessageEvent) and e.tick >= tick - 3)
         self.view.set_overlays(Overlays(plans=plans, show_plans=self.actions_by_name["show_plans"].isChecked(),
                                         human=human, legal=legal, humans=waiting, viewer=self.viewer(),
-                                        messages=messages,
+                                        messages=messages, beliefs=beliefs, page=page,
                                         feedback=dict(active[-1].event.feedback) if active else None,
                                         thinking=self.thinking if self.cursor == timeline.num_steps else frozenset(),
                                         phase=self.view.overlays.phase, badges=level_badges(timeline, tick)))
         if human:
-            labels = "   ".join(f"[{i + 1}] {self.renderer.action_label(x)}" for i, x in enumerate(legal[:9]))
+            labels = "   ".join(f"[{k}] {self.renderer.action_label(x)}"
+                                   for k, x in self.renderer.numbered_actions(legal, page))
+            pages = self.renderer.action_pages(legal)
+            if pages > 1:
+                labels += f"   <small>(page {page + 1}/{pages}; {self.renderer.page_key}: next page)</small>"
             keys = ", ".join(f"{b.keys}: {b.action}" for b in self.renderer.key_bindings())
             second = self.second_key_seat()
             also = (f"<br><b>{second}</b> plays at the same time with W/A/S/D, Q (wait) and E (interact); "
@@ -991,6 +1006,22 @@ class MainWindow(QMainWindow):
             self.say_box.setPlaceholderText(f"Write a message as {talker}; Enter sends it and returns to the "
                                             "map (Ctrl+M comes here)")
         self.say_box.setVisible(talker is not None)
+
+    def _action_page(self, agent: str | None, legal: tuple[Any, ...] | list[Any]) -> int:
+        """The page of numbered actions shown for ``agent``; the first again when its legal actions change."""
+        key = (agent, tuple(legal))
+        if key != self._page_for:
+            self._page_for, self.action_page = key, 0
+        pages = self.renderer.action_pages(legal) if self.renderer is not None else 1
+        return self.action_page % max(1, pages)
+
+    def show_beliefs_on_map(self, kind: str, on: bool) -> None:
+        """Draw the belief snapshots of ``kind`` on the map (where the renderer draws them), or not."""
+        if on:
+            self.hidden_beliefs.discard(kind)
+        else:
+            self.hidden_beliefs.add(kind)
+        self._update_overlays()
 
     def _message_sender(self) -> str | None:
         """The human seat that may send a message now, in a world where agents talk."""
@@ -1164,7 +1195,14 @@ class MainWindow(QMainWindow):
             return
         state = self.timeline.state_at(self.cursor)
         legal = self.timeline.world.legal_actions(state, agent)
-        action = self.renderer.action_for_key(key, state, agent, legal)
+        page = self._action_page(agent, legal)
+        if key == self.renderer.page_key and self.renderer.action_pages(legal) > 1:
+            self.action_page = page + 1  # the next page, on the map and in the action bar; no action yet
+            self._update_overlays()
+            return
+        action = dict(self.renderer.numbered_actions(legal, page)).get(key)
+        if action is None:
+            action = self.renderer.action_for_key(key, state, agent, legal)
         if action is None:
             self.statusBar().showMessage(f"{name}: not possible for {agent} now", 2000)
             return

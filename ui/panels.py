@@ -5,6 +5,7 @@ when the timeline or the cursor changed."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -180,7 +181,7 @@ ActionLabel = Callable[[str, Any], str]
 
 def describe_event(event: Event, action_label: ActionLabel | None = None) -> str:
     """One line of the event log; ``action_label(agent, encoded_action)`` words actions the
-    world's way (TradeCraft proposals as "to bob: 2 paper for 1 torch", not raw dicts)."""
+    world's way (a trade offer as "to bob: 2 paper for 1 torch", not a raw dict)."""
     if isinstance(event, StepEvent):
         label = action_label or (lambda _agent, x: str(x))
         acts = ", ".join(f"{a}: {label(a, x)}" for a, x in event.joint_action.items())
@@ -507,6 +508,41 @@ def register_panel(title: str, factory: Callable[[], QWidget], *, belief_kind: s
             return kind
     PANELS.append(kind)
     return kind
+
+
+def load_plugin_panels() -> list[str]:
+    """Import the panel modules every world plug-in names (``WorldPlugin.panels``), so that what
+    they register by kind of data (the belief-world panel, the facilitator's particles) shows for
+    any world's episodes from the start; the app calls this once. Returns the problems (a panel
+    that cannot be imported), each also logged; never raises."""
+    import logging
+
+    from sim.plugins import plugins, resolve
+
+    problems = []
+    for family, found in sorted(plugins().items()):
+        for reference in found.panels:
+            try:
+                resolve(reference)
+            except Exception as exc:  # noqa: BLE001 - one broken panel must not stop the app
+                problems.append(f"the {family} world's panel {reference} cannot be loaded: "
+                                f"{type(exc).__name__}: {exc}")
+                logging.getLogger(__name__).warning(problems[-1])
+    return problems
+
+
+def latest_beliefs(timeline: Timeline | None, kind: str, tick: int) -> tuple[dict[str, Any], ...]:
+    """Each agent's latest ``kind`` snapshot at or before ``tick`` (the data's ``agent``, else the
+    owner), whoever reported it. Several agents' snapshots may share one owner and tick (ProToM
+    reports one per agent), so they are read from the belief log, not the per-owner index."""
+    if timeline is None:
+        return ()
+    log = timeline.belief_log.get(kind, [])
+    end = bisect.bisect_right([e.tick for e in log], tick)
+    latest: dict[str, dict[str, Any]] = {}
+    for event in log[:end]:
+        latest[str(event.data.get("agent", event.owner))] = dict(event.data)
+    return tuple(latest.values())
 
 
 def family_panels(family: str) -> list[PanelKind]:
