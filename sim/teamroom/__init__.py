@@ -1,0 +1,1 @@
+"""The team room: a programming project and a debate (seed 000, Sections 3 and 6)."""

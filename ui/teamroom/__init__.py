@@ -1,0 +1,1 @@
+"""The team room's view (programming projects and debates)."""
