@@ -158,6 +158,9 @@ PLAIN_KINDS = {
               "judges each trade by what it gains and gives away.",
     "llm-trader": "A language-model trader that also reports how much it values each item (the ToM values tab).",
     "kitchen-heuristic": "A simulated cook: picks a job, walks a shortest path to it, sometimes takes a random step.",
+    "tom-planner": "A computer teammate that guesses what the others will do next, thinking 0, 1 or 2 levels deep "
+                   "about what they think (its badge on the map), frees a stuck teammate, and stands aside when "
+                   "left out of the team.",
     "cobel": "A partner that keeps a shared picture of who believes what, guesses the others' intentions and "
              "talks only when plans clash.",
     "cobel-llm": "The same with a language model writing its beliefs and plans.",

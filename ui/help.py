@@ -39,7 +39,15 @@ PANEL_HELP = [
                    "trader itself, V1 what it believes the item is worth to the other player, V2 what it "
                    "believes the other player thinks it is worth to the trader. KL measures how far its V1 "
                    "is from the other's own V0 (0: a perfect guess; bigger: further off)."),
-    ("Teams", "Who is in which team over the episode; each mark is a (re)formation, with its reason."),
+    ("Teams", "Who is in which team over the episode; each numbered mark is a (re)formation, listed with its "
+              "reason; below, the share of team pairs that predict each other badly, against the threshold θ."),
+    ("Alignment", "How well each agent predicted each other one (φ from -1, red, to +1, blue; row i predicted "
+                  "column j; '?': not checked yet). Outlined cells are below the trust threshold ε; the bar "
+                  "compares the team's share of such pairs with θ, above which the team re-forms."),
+    ("Team stability", "The team's welfare and whether any group inside it would rather split off (stable), "
+                       "how well members predict each other (BAS), the re-formation monitor, each agent's team, "
+                       "ToM level and scores, and how long each team lasted and why it formed. The badges "
+                       "k0/k1/k2 on the map are the agents' ToM levels, in their team's colour."),
     ("Messages", "Every message agents sent, with its words and what it cost."),
     ("LLM usage", "Calls to a language model: how many, tokens sent and received, failures and time."),
 ]

@@ -1,0 +1,97 @@
+"""Screenshots of team formation in the app for the documentation, taken with the real app on a
+private Xvfb display.
+
+    .venv/bin/python -m ui.teams_shots [OUT_DIR]        (default docs/screenshots)
+
+Seven agents in ``team-04-seven`` (Doors, Keys and Gems): six k-level ToM planners
+(``tom-planner:k=cycle``, levels 0/1/2 by turn order) and a person who plays ``ben`` (here by
+the planner's moves towards ben's gem, sent as the keys would), with the ``teams`` mechanism
+(one round = 6 steps, teams of ceil(n/2)). Taken after the team re-formed:
+
+- ``teams.png``: the map with the ToM-level badges in the team's colour, and the Alignment tab;
+- ``teams-timeline.png``: the Teams tab (membership, numbered re-formations with their reasons,
+  the monitor's misaligned share against theta);
+- ``teams-stability.png``: the Team stability tab (welfare, stability, BAS, the monitor, each
+  agent's team, level and scores, the team lifetimes).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ui.shots import ROOT, _settle, _wait, on_virtual_display, shot_window
+
+SCENARIO = "team-04-seven"
+PERSON = "ben"
+STEPS = 42
+
+
+def take(out: Path) -> list[Path]:
+    from PyQt6.QtCore import Qt
+
+    from agents.dkg.agents import goal_task, planner_for
+    from sim.registry import load_scenario
+    from ui.catalog import SessionPlan
+
+    app, window = shot_window("tom-arena-teams-shots-", (1440, 900), speed=16.0)
+    world, name = load_scenario(SCENARIO)
+    seats = {a: "tom-planner:k=cycle,horizon=3" for a in world.agents}
+    seats[PERSON] = "human"
+    window.setup.select_scenario(name)
+    window.start_session(SessionPlan(world=world, scenario=name, seats=seats,
+                                     mechanisms=("teams:round_steps=6,max_size=eta",), seed=0))
+    planner = planner_for(world)
+    index = world.agent_index[PERSON]
+    while window.timeline.num_steps < STEPS and window.timeline.outcome is None:
+        if window.human_to_move() != PERSON:
+            _settle(app, 0.02)
+            continue
+        state = window.timeline.state_at(window.cursor)
+        plan = planner.plan(state, index, goal_task(world, PERSON))
+        action = planner.first_action(state, index, plan) or "wait"
+        legal = world.legal_actions(state, PERSON)
+        before = window.timeline.num_steps
+        window.runner.submit_human(PERSON, action if action in legal else "wait")
+        if not _wait(app, lambda: window.timeline.num_steps > before, 20):
+            raise RuntimeError(f"the episode did not advance after step {before}")
+    window.set_playing(False)
+    _wait(app, lambda: window.cursor == window.timeline.num_steps, 10)
+    window.refresh_panels(force=True)
+    window.setup_dock.hide()
+    window.feedback_dock.hide()  # no facilitator here: room for the team panels
+    window.resizeDocks([window.minds_dock], [520], Qt.Orientation.Horizontal)
+    window.resizeDocks([window.minds_dock, window.log_dock], [640, 150], Qt.Orientation.Vertical)
+    out.mkdir(parents=True, exist_ok=True)
+    shots = []
+
+    def grab(file: str, tab: str) -> None:
+        window.panel_tabs.setCurrentWidget(window.panel_widgets[tab])
+        window.refresh_panels(force=True)
+        _settle(app, 0.6)
+        path = out / file
+        window.screen().grabWindow(0, 0, 0, window.frameGeometry().width(),
+                                   window.frameGeometry().height()).save(str(path))
+        shots.append(path)
+
+    grab("teams.png", "Alignment")
+    grab("teams-timeline.png", "Teams")
+    grab("teams-stability.png", "Team stability")
+    window.shutdown()
+    window.close()
+    return shots
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    out = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
+    code = on_virtual_display("ui.teams_shots", out)
+    if code is not None:
+        return code
+    for path in take(out):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
