@@ -370,6 +370,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_llm_parser(sub)
     from agents.tradecraft.cli import add_parser as add_tradecraft_parser  # tradecraft generate | selfplay | ...
     add_tradecraft_parser(sub)
+    from sim.dkg.cli import add_parser as add_dkg_parser  # dkg import
+    add_dkg_parser(sub)
 
     gui = sub.add_parser("gui", help="open the desktop app (the default command)",
                          description="Open the ToM Arena window. With no TARGET it plays the default scenario "

@@ -487,3 +487,40 @@ def test_state_hash_is_stable_across_processes(corridor):
     assert s.key() == (7, 1, (world.cell(1, 3), world.cell(3, 2)), (CONSUMED, world.cell(1, 6), world.cell(3, 6)),
                        1, (-1, -1))
     assert world.state_hash(s) == "137f0495cc0bb6e7"
+
+
+TWO_REDS = ["#######",
+            "#1rr.R*",
+            "#2...##",
+            "#######"]
+
+
+def test_unlock_can_name_the_key_and_defaults_to_the_lowest_numbered():
+    """A reference plan such as (unlock human key2 door3) replays: "unlock door1 key2" uses key2;
+    plain "unlock door1" keeps using the lowest-numbered matching key."""
+    world = make_world(TWO_REDS, {"alice": "gem1"})
+    s = play(world, world.reset(0), "right", "wait", "pickup key1", "wait", "right", "wait",
+             "pickup key2", "wait", "right", "wait")
+    legal = world.legal_actions(s, "alice")
+    assert {"unlock door1", "unlock door1 key1", "unlock door1 key2"} <= set(legal)
+    named = world.step(s, {"alice": "unlock door1 key2"})
+    assert dict(named.events[0].data) == {"door": "door1", "key": "key2"}
+    assert holder(world, named.state, "key1") == "alice"
+    plain = world.step(s, {"alice": "unlock door1"})
+    assert dict(plain.events[0].data) == {"door": "door1", "key": "key1"}
+    assert holder(world, plain.state, "key2") == "alice"
+    for bad in ("unlock door1 key9", "unlock door1 gem1", "unlock door1 key1 key2"):
+        assert not world.is_legal(s, "alice", bad)
+
+
+def test_the_simulated_human_never_names_a_key():
+    from agents.dkg.agents import boltzmann_policy, planner_for
+    from agents.dkg.planner import Task
+
+    world = make_world(TWO_REDS, {"alice": "gem1"})
+    s = play(world, world.reset(0), "right", "wait", "pickup key1", "wait", "right", "wait",
+             "pickup key2", "wait", "right", "wait")
+    legal = world.legal_actions(s, "alice")
+    p = boltzmann_policy(world, planner_for(world), s, "alice", Task.hold(world.item_index["gem1"]), legal, 0.5)
+    assert p[legal.index("unlock door1 key1")] == p[legal.index("unlock door1 key2")] == 0
+    assert p[legal.index("unlock door1")] > 0.5

@@ -551,3 +551,50 @@ def test_boltzmann_policy_is_uniform_when_the_goal_is_walled_off_for_good():
     probs = boltzmann_policy(world, DKGPlanner(world), state, "alice", Task.hold(world.item_index["gem1"]),
                              legal, temperature=0.5)
     assert np.allclose(probs, 1 / len(legal))
+
+
+def test_no_plan_at_once_when_the_goal_is_out_of_reach_with_every_door_it_could_open():
+    """The relaxation check: a gem behind walls, or behind a door no reachable key opens, is
+    answered without expanding a single search node, however many keys lie around; the same
+    planner without the check (the old search) expands thousands on the benchmark's map."""
+    from bench.bench_dkg_unreachable import big_world
+
+    world = big_world(0)
+    planner, old = DKGPlanner(world), DKGPlanner(world, relaxation=False)
+    state = world.reset(0)
+    unreachable = []
+    for gem in world.gem_ids:
+        before = planner.stats["expanded"]
+        plan = planner.plan(state, 0, Task.hold(world.item_index[gem]))
+        if plan.cost == INF:
+            unreachable.append(gem)
+            assert planner.stats["expanded"] == before  # refused before any search
+    assert unreachable and planner.stats["refused"] == len(unreachable)
+    # the old search on one of them: far more nodes (stopped after a budget to keep the test short)
+    budget = 2000
+
+    class Stop(Exception):
+        pass
+
+    stats = old.stats
+
+    class Counting(dict):
+        def __setitem__(self, key, value):
+            if key == "expanded" and value > budget:
+                raise Stop
+            super().__setitem__(key, value)
+
+    old.stats = Counting(stats)
+    with pytest.raises(Stop):
+        old.plan(state, 0, Task.hold(world.item_index[unreachable[0]]))
+
+
+def test_no_plan_when_the_only_key_of_the_colour_is_walled_off():
+    world = make_world(["#########",
+                        "#1..R..*#",
+                        "#########",
+                        "#r.....2#",
+                        "#########"], goals={"alice": "gem1", "bob": "gem1"})
+    planner = DKGPlanner(world)
+    assert planner.plan(world.reset(0), 0, Task.hold(world.item_index["gem1"])).cost == INF
+    assert planner.stats["expanded"] == 0 and planner.stats["refused"] == 1

@@ -83,7 +83,9 @@ def describe_state(world: DKGWorld, state: DKGState, viewer: str | None = None) 
         held = ", ".join(f"{world.items[i].id} ({world.items[i].color} {world.items[i].kind})"
                          for i in world.held_by(state, agent)) or "nothing"
         line = f"- {agent}: at row {r}, column {c}; holds {held}"
-        if agent == viewer:
+        if agent == viewer and world.goal_of(agent) is None:
+            line += "; has no gem of its own (a helper)"
+        elif agent == viewer:
             goal = world.items[world.item_index[world.goals[agent]]]
             line += f"; wants {goal.id} ({goal.color} gem){' and has it' if world.holds_goal(state, a) else ''}"
         lines.append(line)
@@ -184,9 +186,12 @@ class LLMDKGAgent(LLMSeat):
 
     def messages(self, observation: DKGObservation, legal_actions: Sequence[str]) -> list[dict[str, str]]:
         world, me = self.world, self.ctx.agent_id
-        goal = world.items[world.item_index[observation.goal]]
         system = RULES.format(agents=", ".join(world.agents), t_max=world.t_max)
-        system += f"\n\nYou are {me}. Your goal is to collect {goal.id} (the {goal.color} gem)."
+        if observation.goal is None:
+            system += f"\n\nYou are {me}. You want no gem yourself: help the others get theirs."
+        else:
+            goal = world.items[world.item_index[observation.goal]]
+            system += f"\n\nYou are {me}. Your goal is to collect {goal.id} (the {goal.color} gem)."
         parts = []
         if self.history:
             parts.append("Recent actions (oldest first):\n" + "\n".join(

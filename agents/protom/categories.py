@@ -141,6 +141,10 @@ def scenario_category(world: DKGWorld) -> CategoryReport:
         from agents.protom.kitchen import scenario_category as kitchen_category
 
         return kitchen_category(world)  # type: ignore[return-value]
+    helpers = [agent for agent in world.agents if world.goal_of(agent) is None]
+    if helpers:
+        raise CategoryError(f"{world.name}: {', '.join(helpers)} has no goal (a helper); the categories of "
+                            "ProToM's experiment are defined for agents that each want a gem")
     planner = planner_for(world)
     rollout = independent_rollout(world, planner)
     joint, expansions = joint_optimum(world, planner)

@@ -1,5 +1,6 @@
 """Doors, Keys and Gems: everything the family brings, in one declaration."""
 
+from sim.dkg.reference import read_pddl_scenario
 from sim.dkg.scenario import validate_dkg
 from sim.dkg.world import DKGWorld
 from sim.plugins import WorldPlugin
@@ -12,9 +13,11 @@ PLUGIN = WorldPlugin(
     rules_text=(
         "Each agent wants one gem. Agents take turns; on its turn an agent moves one cell up, down, "
         "left or right, waits, picks up a key it stands on, unlocks an adjacent door of the key's "
-        "colour (the key is used up), or hands a key to an agent next to it. A gem is taken by "
-        "stepping onto it. The episode succeeds when every agent holds its gem, and fails at the "
-        "tick limit. Keys and doors are shared, so one agent's key can free another."),
+        "colour (the key is used up), or hands a key to an agent next to it (not on its cell). A gem "
+        "is taken by picking it up. The episode succeeds when every agent with a goal holds its gem "
+        "(a helper has no gem of its own), and fails at the tick limit. Keys and doors are shared, "
+        "so one agent's key can free another."),
+    readers={".pddl": read_pddl_scenario},  # a reference problem file plays as it is
     default_agent="planner",
     app_agent="boltzmann",
     default_mechanisms=("protom",),

@@ -213,7 +213,7 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
             matching = [i for i in held_keys if self.items[i].color == self.doors[d].color]
             if matching:
                 actions.append(f"unlock {self.doors[d].id}")  # the lowest-numbered matching key
-                actions += [f"unlock {self.doors[d].id} {self.items[i].id}" for i in matching[1:]]
+                actions += [f"unlock {self.doors[d].id} {self.items[i].id}" for i in matching]  # a chosen key
         for b, other in enumerate(self._agents):
             if b != a and self.can_hand_over(here, state.agent_cells[b]):
                 actions += [f"handover {self.items[i].id} {other}" for i in held]

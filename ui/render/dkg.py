@@ -253,6 +253,12 @@ class DKGRenderer(WorldRenderer):
                 if surface is not None:
                     surface.blit(self.book.get(f"{item.kind}-{item.color}", icon), (x, cy - icon // 2))
                 x += icon
+            if w.goal_item[a] is None:  # a helper without a gem of its own
+                word = self.text("helps" if words else "·", px, (160, 170, 185))
+                if surface is not None:
+                    surface.blit(word, (x + 4, cy - word.get_height() // 2))
+                x += word.get_width() + (18 if words else 10)
+                continue
             goal = w.items[w.goal_item[a]]
             has = w.holds_goal(state, a)
             word = self.text(("has" if has else "wants") if words else ("✓" if has else "→"), px, (160, 170, 185))
@@ -270,8 +276,9 @@ class DKGRenderer(WorldRenderer):
 
     def status_text(self, state: DKGState) -> str:
         w = self.world
-        held = sum(w.holds_goal(state, a) for a in range(len(w.agents)))
-        return f"gems held {held}/{len(w.agents)}" + ("  ·  solved" if w.done(state) and held == len(w.agents) else "")
+        held = sum(w.holds_goal(state, a) for a in w.goal_agents)
+        wanted = len(w.goal_agents)
+        return f"gems held {held}/{wanted}" + ("  ·  solved" if w.done(state) and held == wanted else "")
 
     # ------------------------------------------------------------- human input
 
