@@ -91,6 +91,7 @@ def add_parser(sub: Any) -> None:
     tool.add_argument("name", choices=["item_info", "possible_recipes"], help="the tool")
     tool.add_argument("args", nargs="+", metavar="ARG", help="item_info: ITEM; possible_recipes: ITEM=N ...")
     tool.add_argument("--rules", default="minecraft", help="rule set name or folder (default minecraft)")
+    _rule_options(tool, "use")
     tool.set_defaults(func=cmd_tool)
 
     rules = tsub.add_parser("rules", help="summarize a rule set or datapack",
@@ -298,7 +299,7 @@ def cmd_tool(args: argparse.Namespace) -> int:
             hand[rules.resolve(name)] = int(amount) if eq else 1
         except (KeyError, ValueError) as exc:
             return _fail(f"{part!r}: expected ITEM=N ({exc})")
-    print(possible_recipes_from_hands(rules, hand))
+    print(possible_recipes_from_hands(rules, hand, args.crafting or "fractional", args.recipe_list or "any_scale"))
     return 0
 
 
