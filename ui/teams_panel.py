@@ -632,7 +632,11 @@ class TeamStabilityPanel(QWidget):
             self.you.hide()
             return
         agents = list(timeline.world.agents)
-        teams = data.get("teams") if isinstance(data.get("teams"), Mapping) else {}
+        teams = data.get("teams")
+        if not isinstance(teams, Mapping):  # a mechanism whose state omits them: its latest team event
+            owner = self.owner.current(timeline)
+            made = [e for e in team_events(timeline, tick) if e.mechanism == owner]
+            teams = made[-1].teams if made else {}
         levels = tom_levels(timeline, tick)
         humans = set(human_seats(timeline))
         phi_agents = [str(a) for a in mdata.get("agents") or []]
