@@ -66,17 +66,17 @@ def test_number_keys_page_through_the_legal_actions(tea):
     state = tea.reset(0)
     state = tea.step(state, {"alice": "walk kitchen", "bob": "wait"}).state
     legal = tea.legal_actions(state, "alice")
-    assert len(legal) > 9
-    assert renderer.action_for_key("1", state, "alice", legal) == legal[0]
-    assert renderer.action_for_key("9", state, "alice", legal) == legal[8]
-    assert renderer.action_for_key("0", state, "alice", legal) is None  # next page
-    assert renderer.action_for_key("1", state, "alice", legal) == legal[9]
-    last = len(legal) - 9
-    assert renderer.action_for_key(str(last), state, "alice", legal) == legal[-1]
-    assert renderer.action_for_key(str(last + 1), state, "alice", legal) is None if last < 9 else True
-    assert renderer.action_for_key("0", state, "alice", legal) is None  # wraps to the first page
-    assert renderer.action_for_key("2", state, "alice", legal) == legal[1]
+    assert 9 < len(legal) <= 18 and renderer.page_key == "0" and renderer.action_pages(legal) == 2
+    first, second = renderer.numbered_actions(legal, 0), renderer.numbered_actions(legal, 1)
+    assert first == [(str(k + 1), a) for k, a in enumerate(legal[:9])]
+    assert second == [(str(k + 1), a) for k, a in enumerate(legal[9:])]
+    assert renderer.numbered_actions(legal, 2) == first  # pages wrap round
     assert renderer.action_for_key("space", state, "alice", legal) == "wait"
+    assert renderer.action_for_key("1", state, "alice", legal) is None  # digits are the window's
+    # the page drawn is the one the window hands over
+    page = drawn(tea, state, human="alice", legal=tuple(legal), page=1)
+    assert page.drawn_page == (1, 2)
+    assert drawn(tea, state, human="alice", legal=tuple(legal)).drawn_page == (0, 2)
     assert short_place("kitchen_cabinet2", "kitchen") == "cabinet2"
 
 
@@ -95,7 +95,13 @@ def test_a_person_plays_a_household_seat_with_number_keys_and_talks(qtbot, tmp_p
         qtbot.waitUntil(lambda: window.human_to_move() == "alice", timeout=5000)
         legal = tea.legal_actions(window.timeline.state_at(window.cursor), "alice")
         assert len(legal) > 9
-        QTest.keyClick(window.view, DIGITS["0"])  # the second page of actions
+        assert f"[1] {legal[0]}" in window.action_bar.text() and "page 1/" in window.action_bar.text()
+        QTest.keyClick(window.view, DIGITS["0"])  # the second page of actions: no action, a new page
+        assert window.timeline.num_steps == 1 and window.view.overlays.page == 1
+        assert f"[1] {legal[9]}" in window.action_bar.text() and "page 2/" in window.action_bar.text()
+        assert "not possible" not in window.statusBar().currentMessage()
+        window.view.render_frame()
+        assert window.renderer.drawn_page == (1, window.renderer.action_pages(legal))
         QTest.keyClick(window.view, DIGITS["1"])
         qtbot.waitUntil(lambda: window.timeline.num_steps == 2, timeout=5000)
         # the message box sends alice's message as her action of the step

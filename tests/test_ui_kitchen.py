@@ -136,14 +136,14 @@ def test_particles_are_drawn_where_the_cook_cannot_see(kitchen):
     assert beliefs == {"alice": {(0, 6): [("FreshTomato", 0.6, True), ("nothing", 0.4, False)],
                                  (2, 8): [("FreshOnion", 1.0, False)]}}
     renderer = renderer_for(kitchen)
-    renderer.particles = snapshots
-    renderer.draw(pygame.Surface((900, 560)), state)
+    assert renderer.overlay_beliefs == ("particles",)  # the window hands them over in Overlays.beliefs
+    shown = {"particles": tuple(snapshots)}
+    renderer.draw(pygame.Surface((900, 560)), state, overlays=Overlays(beliefs=shown))
     assert renderer.drawn_particles == [("alice", (0, 6), "FreshTomato", 0.6, True),
                                         ("alice", (2, 8), "FreshOnion", 1.0, False)]
-    renderer.draw(pygame.Surface((900, 560)), state, overlays=Overlays(viewer="bob"))
+    renderer.draw(pygame.Surface((900, 560)), state, overlays=Overlays(viewer="bob", beliefs=shown))
     assert renderer.drawn_particles == []  # with bob's eyes, only bob's particles are drawn
-    renderer.show_particles = False
-    renderer.draw(pygame.Surface((900, 560)), state)
+    renderer.draw(pygame.Surface((900, 560)), state)  # none handed over (switched off): none drawn
     assert renderer.drawn_particles == []
 
 
@@ -199,11 +199,59 @@ def test_the_particles_panel_feeds_the_map_and_has_a_view_menu_switch(qtbot, tmp
         assert {(a, cell) for a, cell, *_ in window.renderer.drawn_particles} == expected
         view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
         switch = next(a for a in view_menu.actions() if "particles" in a.text())
+        assert window.view.overlays.beliefs["particles"] == tuple(panel.snapshots)
+        frames = window.view.frames_drawn
         switch.trigger()  # off
+        assert "particles" not in window.view.overlays.beliefs and "particles" in window.hidden_beliefs
         window.view.render_frame()
         assert window.renderer.drawn_particles == [] and not switch.isChecked()
         switch.trigger()  # on again
         window.view.render_frame()
         assert window.renderer.drawn_particles
+        # the switch outlives the episode: off, then the recording opened again starts without them
+        switch.trigger()
+        assert window.open_recording(path)
+        window.seek(4)
+        window.refresh_panels(force=True)
+        assert "particles" not in window.view.overlays.beliefs
+        assert not window.panel("Particles").action.isChecked()
+        assert frames >= 1
     finally:
         window.shutdown()
+
+
+def test_the_app_loads_every_plugins_panels_at_startup(qtbot, tmp_path, monkeypatch):
+    """A panel a plug-in names registers its kind of data as soon as a window opens, and a panel
+    that cannot be imported is reported, never fatal."""
+    import dataclasses
+    import sys
+
+    from sim import plugins as plugin_registry
+    from ui.panels import PANELS, load_plugin_panels
+
+    (tmp_path / "probe_panel.py").write_text(
+        "from PyQt6.QtWidgets import QLabel\n"
+        "from ui.panels import register_panel\n"
+        "class ProbePanel(QLabel):\n"
+        "    panel_title = 'Probe'\n"
+        "    def show_at(self, timeline, tick):\n"
+        "        pass\n"
+        "register_panel('Probe', ProbePanel, belief_kind='probe_kind')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    probe = dataclasses.replace(plugin_registry.plugin("kitchen"), name="probe-world",
+                                panels=("probe_panel:ProbePanel", "no_such_module:Panel"))
+    plugin_registry.register_plugin(probe)
+    try:
+        assert "Probe" not in [k.title for k in PANELS]
+        window = make_window(qtbot, tmp_path)
+        try:
+            assert "Probe" in [k.title for k in PANELS]
+            assert any("no_such_module:Panel" in problem for problem in window.panel_problems)
+            assert "Particles" in [k.title for k in PANELS]  # the kitchen's, by its kind of data
+        finally:
+            window.shutdown()
+        assert len([p for p in load_plugin_panels() if "probe-world" in p]) == 1
+    finally:
+        plugin_registry._PLUGINS.pop("probe-world", None)
+        sys.modules.pop("probe_panel", None)
+        PANELS[:] = [k for k in PANELS if k.title != "Probe"]

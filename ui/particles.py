@@ -3,40 +3,32 @@
 ProToM keeps N particles per agent over the unobserved state; in the kitchen it reports them each
 step as ``particles`` belief snapshots, one per agent (``{"agent", "particles", "resampled",
 "unseen": [{"at": [row, col], "item", "weight", "true"}]}``, docs/kitchen.md). This panel lists
-them as a table and hands them to the world view, whose renderer draws them on the map when it
-knows how (``renderer.particles``; the kitchen's does); **View > Show particles on the map**
-(added by the panel while it is shown) turns the drawing on and off.
+them as a table. The map draws them where the world's renderer knows how (its
+``overlay_beliefs`` names ``particles``; the kitchen's does): the window hands them to it in
+``Overlays.beliefs``, and **View > Show particles on the map** (added by the panel while it is
+shown) turns the drawing on and off (``MainWindow.show_beliefs_on_map``).
 
-The panel registers itself for the belief kind ``particles`` when this module is imported.
+The kitchen's plug-in names this panel (``panels``), and the app imports every plug-in's panels
+at startup, so the panel also registers for the belief kind ``particles`` in any world.
 """
 
 from __future__ import annotations
 
-import bisect
 from typing import Any
 
 from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QAction, QBrush, QColor
 from PyQt6.QtWidgets import QLabel, QMenu, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from ui.panels import read_only_table, register_panel
+from ui.panels import latest_beliefs, read_only_table, register_panel
 from ui.timeline import Timeline
 
 PARTICLES = "particles"
 
 
 def particles_at(timeline: Timeline | None, tick: int) -> list[dict[str, Any]]:
-    """Each agent's latest ``particles`` snapshot at or before ``tick`` (from the newest step that
-    has any), whoever reported them. Several agents' snapshots share one owner and tick, so they
-    are read from the belief log, not the per-owner index (which keeps one per tick)."""
-    if timeline is None:
-        return []
-    log = timeline.belief_log.get(PARTICLES, [])
-    end = bisect.bisect_right([e.tick for e in log], tick)
-    latest: dict[str, dict[str, Any]] = {}
-    for event in log[:end]:
-        latest[str(event.data.get("agent", event.owner))] = dict(event.data)
-    return list(latest.values())
+    """Each agent's latest ``particles`` snapshot at or before ``tick``, whoever reported them."""
+    return list(latest_beliefs(timeline, PARTICLES, tick))
 
 
 class ParticlesPanel(QWidget):
@@ -46,8 +38,6 @@ class ParticlesPanel(QWidget):
     panel_tooltip = ("The facilitator's particles: for each agent, what it is believed to believe lies on the "
                      "stations it cannot see, with the share of particles that believe it; red: a false belief")
     COLUMNS = ("agent", "at", "believed", "share", "true")
-    #: draw on the map (kept across episodes while the application runs)
-    on_map = True
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -62,15 +52,20 @@ class ParticlesPanel(QWidget):
         self.window_: Any = None
         self.action = QAction("Show &particles on the map", self)  # owned by the panel: goes with it
         self.action.setCheckable(True)
-        self.action.setChecked(ParticlesPanel.on_map)
+        self.action.setChecked(True)
         self.action.setToolTip("Draw what each agent is believed to believe about rooms it cannot see")
         self.action.toggled.connect(self.set_on_map)
         self.snapshots: list[dict[str, Any]] = []
         self._shown: Any = None
 
     def bind_window(self, window: Any) -> None:
-        """Add the View menu action (the window's View menu; a menu of its own if there is none)."""
+        """Add the View menu action (the window's View menu; a menu of its own if there is none),
+        checked as the window draws particles now (the choice outlives the episode)."""
         self.window_ = window
+        hidden = getattr(window, "hidden_beliefs", set())
+        self.action.blockSignals(True)
+        self.action.setChecked(PARTICLES not in hidden)
+        self.action.blockSignals(False)
         menu = next((a.menu() for a in window.menuBar().actions()
                      if a.menu() is not None and a.text().replace("&", "") == "View"), None)
         if menu is None:
@@ -80,20 +75,9 @@ class ParticlesPanel(QWidget):
         window.addAction(self.action)
 
     def set_on_map(self, on: bool) -> None:
-        ParticlesPanel.on_map = bool(on)
-        self._push()
-
-    def _push(self) -> None:
-        """Hand the snapshots to the world view's renderer and redraw the map."""
-        window = self.window_
-        renderer = getattr(window, "renderer", None)
-        if renderer is None or not hasattr(renderer, "particles"):
-            return
-        renderer.particles = self.snapshots
-        renderer.show_particles = ParticlesPanel.on_map
-        view = window.view
-        view._dirty = True  # the state did not change, the picture did
-        view.update()
+        """Draw the particles on the map, or not (the window keeps the choice)."""
+        if self.window_ is not None and hasattr(self.window_, "show_beliefs_on_map"):
+            self.window_.show_beliefs_on_map(PARTICLES, bool(on))
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
         snapshots = particles_at(timeline, tick)
@@ -102,7 +86,6 @@ class ParticlesPanel(QWidget):
             return
         self._shown = key
         self.snapshots = snapshots
-        self._push()
         rows = [(s.get("agent", ""), e) for s in snapshots for e in s.get("unseen") or ()]
         if not snapshots:
             self.caption.setText("No particles yet.")

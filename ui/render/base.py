@@ -47,6 +47,11 @@ class Overlays:
     phase: float = 0.0
     #: small labels over agents, agent -> (text, colour): a ToM level "k1" in its team's colour
     badges: Mapping[str, tuple[str, tuple[int, int, int]]] = field(default_factory=dict)
+    #: belief snapshots drawn on the map, by kind (the renderer's ``overlay_beliefs``): kind -> the
+    #: latest snapshot of each agent at the shown step (ProToM's ``particles`` in the kitchen)
+    beliefs: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
+    #: the page of ``WorldRenderer.numbered_actions`` the number keys choose from now
+    page: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +161,20 @@ class WorldRenderer(ABC):
     @abstractmethod
     def action_for_key(self, key: str, state: Any, agent: str, legal: Sequence[Any]) -> Any | None:
         """The action a key press means for ``agent`` (None when the key means nothing now)."""
+
+    #: the key that shows the next page of numbered actions (None: one page is all there is)
+    page_key: str | None = None
+    #: kinds of belief snapshots this view draws on the map (``Overlays.beliefs``)
+    overlay_beliefs: tuple[str, ...] = ()
+
+    def action_pages(self, legal: Sequence[Any]) -> int:
+        """How many pages of numbered actions ``legal`` fills."""
+        return 1
+
+    def numbered_actions(self, legal: Sequence[Any], page: int = 0) -> list[tuple[str, Any]]:
+        """The (key, action) pairs the number keys choose from on ``page``, as the action bar lists
+        them: by default the first nine legal actions on keys 1-9."""
+        return [(str(k + 1), action) for k, action in enumerate(legal[:9])]
 
     def key_bindings(self) -> list[KeyBinding]:
         return []

@@ -8,8 +8,9 @@ reveals is drawn: the layout stays, other rooms are dimmed and empty, a room not
 shows no objects, closed receptacles hide their contents, partners show only in the same room.
 
 A household seat has many discrete actions (walk to a room, explore, grab X, put X on Y...), so a
-person picks them by number: 1-9 choose from the page of legal actions shown on the map (the
-first page is the window's action bar), 0 shows the next page, Space waits.
+person picks them by number: 1-9 choose from the page of legal actions shown on the map and in
+the window's action bar (``numbered_actions``), 0 shows the next page (``page_key``; the window
+keeps the page in ``Overlays.page``), Space waits.
 """
 
 from __future__ import annotations
@@ -52,12 +53,11 @@ class HouseholdRenderer(WorldRenderer):
         ys = [(y - h / 2, y + h / 2) for (_, y), (_, h) in zip(world.room_xy, world.room_size)]
         self.min_x, self.max_x = min(a for a, _ in xs), max(b for _, b in xs)
         self.min_y, self.max_y = min(a for a, _ in ys), max(b for _, b in ys)
-        #: the page of legal actions the number keys choose from, per (agent, legal actions)
-        self.page = 0
-        self._page_for: tuple[str, tuple[Any, ...]] | None = None
         self._tokens: dict[tuple[str, int], pygame.Surface] = {}
         #: what the last frame drew, for tests: object ids and agents
         self.drawn_objects: set[str] = set()
+        #: the action page the last frame showed: (page, pages), or None
+        self.drawn_page: tuple[int, int] | None = None
         self.drawn_agents: list[str] = []
 
     # ------------------------------------------------------------- layout (one tile = one metre)
@@ -121,6 +121,7 @@ class HouseholdRenderer(WorldRenderer):
         w = self.world
         surface.fill((30, 34, 44))
         self.drawn_objects = set()
+        self.drawn_page = None
         viewer = overlays.viewer if overlays.viewer in w.agent_index else None
         shown_objects, shown_agents, viewer_room = self._shown(state, viewer)
         goal_places = self._goal_places()
@@ -139,7 +140,7 @@ class HouseholdRenderer(WorldRenderer):
         self._draw_agents(surface, state, previous, alpha, shown_objects, shown_agents, overlays)
         self._draw_hud(surface, state, shown_agents, viewer)
         if overlays.human is not None and overlays.legal:
-            self._draw_action_page(surface, overlays.human, overlays.legal)
+            self._draw_action_page(surface, overlays.human, overlays.legal, overlays.page)
 
     def _goal_places(self) -> dict[int, str]:
         """Place -> what the task wants there."""
@@ -375,14 +376,16 @@ class HouseholdRenderer(WorldRenderer):
                 text = f"{agent} holds [{', '.join(hands)}], {w.room_ids[state.rooms[i]]}, {doing}{failed}"
             surface.blit(self.text(text, px, (216, 222, 233)), (26, y))
 
-    def _draw_action_page(self, surface: pygame.Surface, agent: str, legal: Sequence[Any]) -> None:
+    def _draw_action_page(self, surface: pygame.Surface, agent: str, legal: Sequence[Any], page: int) -> None:
         """The numbered actions the digit keys choose from now, in a box at the top right."""
-        start, page = self._page(agent, legal)
+        pages = self.action_pages(legal)
+        page %= pages
+        start = page * PAGE
         px = max(12, min(17, self.height // 40))
-        pages = max(1, math.ceil(len(legal) / PAGE))
         lines = [f"{agent}: actions {start + 1}-{min(len(legal), start + PAGE)} of {len(legal)}"
                  + (f"  (0: page {(page + 1) % pages + 1}/{pages})" if pages > 1 else "")]
-        lines += [f"[{k + 1}] {action}" for k, action in enumerate(legal[start:start + PAGE])]
+        lines += [f"[{key}] {action}" for key, action in self.numbered_actions(legal, page)]
+        self.drawn_page = (page, pages)
         rendered = [self.text(s, px, (30, 34, 44) if k else (27, 94, 32)) for k, s in enumerate(lines)]
         width = max(s.get_width() for s in rendered) + 14
         height = sum(s.get_height() + 2 for s in rendered) + 10
@@ -403,14 +406,15 @@ class HouseholdRenderer(WorldRenderer):
 
     # ------------------------------------------------------------- human input
 
-    def _page(self, agent: str, legal: Sequence[Any]) -> tuple[int, int]:
-        """(index of the first action on the page, page number); a new list starts at page 0."""
-        key = (agent, tuple(legal))
-        if key != self._page_for:
-            self._page_for, self.page = key, 0
-        pages = max(1, math.ceil(len(legal) / PAGE))
-        self.page %= pages
-        return self.page * PAGE, self.page
+    page_key = "0"
+
+    def action_pages(self, legal: Sequence[Any]) -> int:
+        return max(1, math.ceil(len(legal) / PAGE))
+
+    def numbered_actions(self, legal: Sequence[Any], page: int = 0) -> list[tuple[str, Any]]:
+        """Nine legal actions per page on keys 1-9 (pages wrap round)."""
+        start = (page % self.action_pages(legal)) * PAGE
+        return [(str(k + 1), action) for k, action in enumerate(legal[start:start + PAGE])]
 
     def agent_anchor(self, state: HouseholdState, agent: str) -> tuple[int, int] | None:
         i = self.world.agent_index.get(agent)
@@ -421,15 +425,8 @@ class HouseholdRenderer(WorldRenderer):
         return int(x + self._agent_size(floor) / 2), int(y)
 
     def action_for_key(self, key: str, state: HouseholdState, agent: str, legal: Sequence[Any]) -> Any | None:
+        """Space waits; the number keys and the page key are the window's (``numbered_actions``)."""
         key = key.lower()
-        start, _ = self._page(agent, legal)
-        if key == "0":
-            self.page += 1  # the next page of actions (the map shows it); no action yet
-            self._page(agent, legal)
-            return None
-        if key.isdigit():
-            i = start + int(key) - 1
-            return legal[i] if i < len(legal) else None
         if key in ("space", "period"):
             return "wait" if "wait" in legal else None
         return None

@@ -18,10 +18,11 @@ import pygame
 
 from sim.kitchen.world import (BOARD, COUNTER, DELIVERY, ITEM_CODE, ITEM_NAMES, NOTHING, PLATE, KitchenState,
                                KitchenWorld, is_chopped, is_dish)
-import ui.particles  # noqa: F401  (registers the Particles panel, which feeds ``particles`` below)
 from ui.render import sprites
 from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
 
+#: the belief kind of ProToM's particle snapshots (docs/kitchen.md)
+PARTICLES = "particles"
 #: key name -> action for a cook (the window gives the second cook's W/A/S/D/Q as up/left/down/right/space)
 KEY_ACTIONS = {"up": "up", "w": "up", "down": "down", "s": "down", "left": "left", "a": "left",
                "right": "right", "d": "right", "space": "stay", "period": "stay", "q": "stay"}
@@ -87,15 +88,14 @@ def particle_beliefs(snapshots: Iterable[Mapping[str, Any]] | None
 class KitchenRenderer(WorldRenderer):
     family = "kitchen"
     world: KitchenWorld
+    #: the facilitator's ``particles`` snapshots (one per cook) come in ``Overlays.beliefs``; the
+    #: Particles panel's View menu action (ui/particles.py) turns the drawing on and off
+    overlay_beliefs = (PARTICLES,)
 
     def __init__(self, world: KitchenWorld) -> None:
         super().__init__(world)
         self.book = KitchenBook(32)
         self._background: pygame.Surface | None = None
-        #: the facilitator's ``particles`` snapshots at the shown step (one per cook) and whether
-        #: to draw them: set by the Particles panel, which adds the View menu action (ui/particles.py)
-        self.particles: Sequence[Mapping[str, Any]] | None = None
-        self.show_particles = True
         #: what the last frame drew, for tests: (agent, cell, item, share, true) of the particles
         self.drawn_particles: list[tuple[str, tuple[int, int], str, float, bool]] = []
         #: ... the cooks drawn, and the objects drawn on stations by cell
@@ -185,8 +185,9 @@ class KitchenRenderer(WorldRenderer):
                          (rect.x + (t - small) // 2, rect.y + (t - small) // 2))
 
         self.drawn_particles = []
-        if self.show_particles and self.particles:
-            self._draw_particles(surface, state, viewer)
+        particles = overlays.beliefs.get(PARTICLES)
+        if particles:
+            self._draw_particles(surface, state, viewer, particles)
         if overlays.human is not None and overlays.legal:
             self._draw_legal(surface, state, overlays)
         if overlays.show_plans:
@@ -248,13 +249,14 @@ class KitchenRenderer(WorldRenderer):
             if s is not None and w.station_kind[s] != DELIVERY:
                 surface.blit(mark, (rect.centerx - mark.get_width() // 2, rect.centery - mark.get_height() // 2))
 
-    def _draw_particles(self, surface: pygame.Surface, state: KitchenState, viewer: str | None) -> None:
+    def _draw_particles(self, surface: pygame.Surface, state: KitchenState, viewer: str | None,
+                        particles: Sequence[Mapping[str, Any]]) -> None:
         """What each cook is believed to believe lies on stations it cannot see: in the cook's
         corner of the cell, the likeliest content (a crossed circle: believed empty), as opaque
         as the share of particles that believe it, framed in the cook's colour; a red corner
         marks a belief that is false."""
         w, t = self.world, self.tile
-        beliefs = particle_beliefs(self.particles)
+        beliefs = particle_beliefs(particles)
         size = max(6, int(t * 0.42))
         corners = [(0, 0), (t - size, 0), (0, t - size), (t - size, t - size)]
         self.drawn_particles = []
