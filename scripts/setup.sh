@@ -34,6 +34,29 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv"
   "$python" -m venv .venv
 fi
+# llama.cpp (the embedded model's server) builds from source. A native build uses every
+# instruction the CPU reports, AMX included, and crashes on its first answer where the kernel
+# does not enable them, or on another CPU when a wheel is shared through pip's cache. So it is
+# built portable (AVX2, FMA, F16C on x86-64) once per version into a cache of the project's own,
+# and that wheel is installed before the extras, which then find it satisfied.
+if [[ ",$extras," == *",llm,"* ]]; then
+  llama="$(grep -o 'llama-cpp-python\[server\]==[0-9.]*' pyproject.toml | sed 's/.*==//')"
+  wheels="${TOM_ARENA_WHEELS:-${XDG_CACHE_HOME:-$HOME/.cache}/tom-arena/wheels}/llama-cpp-python-$llama-portable"
+  wheel="$(ls "$wheels"/llama_cpp_python-"$llama"-*.whl 2>/dev/null | head -n 1 || true)"
+  if [ -z "$wheel" ]; then
+    echo "setup: building llama-cpp-python $llama, portable (once; about 10 minutes on 2 cores)"
+    CMAKE_ARGS="-DGGML_NATIVE=OFF" .venv/bin/python -m pip wheel -q --disable-pip-version-check --no-deps \
+      --no-cache-dir -w "$wheels.partial" "llama-cpp-python==$llama"
+    mkdir -p "$wheels" && mv "$wheels.partial"/llama_cpp_python-*.whl "$wheels"/ && rm -rf "$wheels.partial"
+    wheel="$(ls "$wheels"/llama_cpp_python-"$llama"-*.whl | head -n 1)"
+  fi
+  if [ "$(cat .venv/.tom-arena-llama 2>/dev/null)" != "$wheel" ]; then
+    echo "setup: installing the portable llama-cpp-python $llama"
+    .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps --force-reinstall "$wheel"
+    echo "$wheel" > .venv/.tom-arena-llama
+  fi
+fi
+
 # The stamp holds one line per install: the hash of pyproject.toml and the extras installed.
 # Nothing is installed when a line with the same hash covers every extra asked for.
 stamp=".venv/.tom-arena-installed"

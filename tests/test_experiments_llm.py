@@ -101,8 +101,7 @@ def test_a_small_sweep_against_the_embedded_model_runs_and_reruns_from_the_cache
     probe = LLMClient(load_settings()).ask_json([{"role": "user", "content": "Answer with {\"ok\": true}"}],
                                                 {"type": "object", "properties": {"ok": {"type": "boolean"}}},
                                                 agent="probe", module="probe", tick=0)
-    if not probe.ok:
-        pytest.skip(f"the embedded model does not answer here ({probe.failure}); see python main.py llm check")
+    assert probe.ok, f"the embedded model does not answer ({probe.failure}); see python main.py llm check"
     design = design_file(tmp_path, "llm", seeds=1, max_ticks=6)
     out = tmp_path / "out"
     first = run_sweep(design, out, jobs=1, quiet=True)

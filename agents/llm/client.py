@@ -344,6 +344,9 @@ class LLMClient:
                 seconds = getattr(fault, "seconds", None)
                 seconds = time.perf_counter() - started if seconds is None else seconds
                 message = self.scrub(fault.describe())
+                crashed = self._server.crash_report() if self._server is not None else None
+                if crashed:  # a dead server answers no retry; say why it died
+                    message = f"{message.rstrip('.')}: {crashed}"
                 fault_info = {"fault": {"kind": fault.kind, "status": fault.status, "retryable": fault.retryable}}
                 outcome.events.append(LLMCallEvent(tick=tick, agent=agent, module=module, request=request,
                                                    response=fault_info, seconds=round(seconds, 4), error=message))
@@ -353,7 +356,7 @@ class LLMClient:
                 if fault.kind == "rejected_format" and mode in DEGRADE:
                     self._mode = DEGRADE[mode]  # remember: this endpoint lacks that mode
                     continue
-                if fault.retryable and retries < self.settings.max_retries:
+                if fault.retryable and not crashed and retries < self.settings.max_retries:
                     self._sleep(self.settings.backoff * 2 ** retries)
                     retries += 1
                     continue

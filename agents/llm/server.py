@@ -173,6 +173,18 @@ class EmbeddedServer:
             return ""
         return "\n".join(text.splitlines()[-lines:])
 
+    def crash_report(self) -> str | None:
+        """How the server stopped, when it stopped by itself after it had answered once; else None."""
+        process = self.process
+        if process is None or process.poll() is None:
+            return None
+        code = process.returncode
+        how = f"signal {signal.Signals(-code).name}" if code < 0 and -code in signal.Signals._value2member_map_ \
+            else f"exit code {code}"
+        return (f"the embedded model's server stopped while answering ({how}); its log: {self.log_path}. "
+                "A llama.cpp built for instructions this machine does not enable (AMX, AVX-512) stops like "
+                "this on its first answer: scripts/setup.sh installs a portable build")
+
     def healthy(self, timeout: float = 2.0) -> bool:
         """True when ``/v1/models`` answers with the served model."""
         if self.port is None:
