@@ -48,9 +48,11 @@ from sim.seats import SeatContext, TeamAssignment
 from sim.teamroom.world import (AFFIRMATIVE, IDLE, JUDGE, DebateRoom, DebateState, ProgrammingRoom,
                                 ProgrammingState, RoomObservation)
 
-BELIEF_CHARS = 300
-EXPLANATION_CHARS = 400
-ACTION_CHARS = {"pm": 700, "engineer": 2400, "debater": 700}
+# llama.cpp turns string bounds into grammar repetitions and refuses (or crashes on) large ones, so
+# free text is bounded like the other LLM agents' (160-240 characters) and code only by max_tokens.
+BELIEF_CHARS = 200
+EXPLANATION_CHARS = 240
+ACTION_CHARS: dict[str, int | None] = {"pm": 240, "engineer": None, "debater": 240}
 MODULE = "planning"
 ALIGNMENT_MODULE = "alignment"
 
@@ -98,7 +100,9 @@ def template(role: str, k: int) -> str:
 
 
 def level_schema(role: str, k: int) -> dict[str, Any]:
-    action = {"type": "string", "minLength": 1, "maxLength": ACTION_CHARS[role]}
+    action: dict[str, Any] = {"type": "string", "minLength": 1}
+    if ACTION_CHARS[role] is not None:
+        action["maxLength"] = ACTION_CHARS[role]
     if k == 0:
         levels = {"ToM_level0": {"type": "object", "properties": {"belief": {"type": "string", "enum": ["no belief"]},
                                                                   "action": action},
@@ -114,8 +118,8 @@ def level_schema(role: str, k: int) -> dict[str, Any]:
 
 def alignment_schema(names: Sequence[str]) -> dict[str, Any]:
     entry = {"type": "object", "properties": {"score": {"type": "number", "minimum": -1, "maximum": 1},
-                                              "explanation": {"type": "string", "maxLength": 120},
-                                              "justification": {"type": "string", "maxLength": 400}},
+                                              "explanation": {"type": "string", "maxLength": 80},
+                                              "justification": {"type": "string", "maxLength": 200}},
              "required": ["score", "explanation", "justification"], "additionalProperties": False}
     return {"type": "object", "properties": {n: entry for n in names}, "required": list(names),
             "additionalProperties": False}
@@ -372,7 +376,7 @@ class LLMRoomAgent(LLMSeat):
                     "\"reason\": text}")
         schema = {"type": "object", "properties": {"affirmative": {"type": "number", "minimum": 0, "maximum": 10},
                                                    "negative": {"type": "number", "minimum": 0, "maximum": 10},
-                                                   "reason": {"type": "string", "maxLength": 400}},
+                                                   "reason": {"type": "string", "maxLength": 200}},
                   "required": ["affirmative", "negative", "reason"], "additionalProperties": False}
         outcome = self.client.ask_json([{"role": "user", "content": prompt}], schema, agent=self.me, module=MODULE,
                                        tick=state.t, schema_name="verdict", seed=self.ctx.seed + state.t)
