@@ -207,3 +207,31 @@ def test_the_embedded_model_plays_a_debate_round_and_judges_it(tmp_path, embedde
     fallbacks = [e for e in session.events if isinstance(e, ErrorEvent) and e.kind == "llm_fallback"]
     assert spoken + len([f for f in fallbacks if f.source != "judge"]) == 6
     reruns_exactly(session, path)
+
+
+class TemplateCopier(LoopbackLLM):
+    """A model that answers the Appendix C template itself, placeholders and all (as small models do)."""
+
+    def answer(self, body):
+        prompt = body["messages"][-1]["content"] if body["messages"][-1]["role"] == "user" else ""
+        for msg in reversed(body["messages"]):
+            if msg["role"] == "user" and "Respond in the following JSON format" in msg["content"]:
+                prompt = msg["content"]
+                break
+        template_text = prompt.split("with your own words:\n", 1)[-1]
+        return template_text
+
+
+def test_an_answer_that_copies_the_template_is_sent_back_then_falls_back(tmp_path, no_endpoint):
+    from agents.teamroom.llm import copied_template
+    assert copied_template({"ToM_level1": {"belief": "b", "explanation": "e", "action": "{x_1: your arguments}"}})
+    assert copied_template({"ToM_level0": {"belief": "no belief", "action": "I argue that cars pollute."}}) is None
+    world = room("car-free-centres", rounds=1)
+    with TemplateCopier() as server:
+        seats = {a: make_room_llm(k=1, base_url=server.base_url, model="loopback") for a in world.agents}
+        session, _ = play(tmp_path, world, seats)
+    invalid = [e for e in session.events if isinstance(e, ErrorEvent) and e.kind == "llm_invalid_answer"]
+    assert invalid and "repeats the template's placeholder" in invalid[0].message
+    repair = [e for e in session.events if isinstance(e, LLMCallEvent) and e.request["attempt"] == 2]
+    assert repair and "replace it with your own words" in repair[0].request["body"]["messages"][-1]["content"]
+    assert world.outcome(session.state)["statements"] == {"affirmative": 0, "negative": 0}

@@ -60,17 +60,19 @@ PM_PROMPT = ("There are engineers in the team. Your current action is {action}. 
              "Theory of Mind. You can **recursively** infer the mental states of other agents in the team. Then, you "
              "will provide outline {{x_i}} based on this belief\n## Please explain your thought process for inferring "
              "others' actions '{{y_i}}' and choosing '{{x_i}}' at each level. Remember MUST Respond in the following "
-             "JSON format, including each key:")
+             "JSON format, including each key, and replace every {{...}} with your own words:")
 DEBATER_PROMPT = ("You are a member of the debating team. The debate topic is {topic}, and your current action is "
                   "{action}. You have the ability of {k} Level Theory of Mind. You can **recursively** infer the "
                   "mental states of other agents in the team. Then, you will provide outline {{x_i}} based on this "
                   "belief ## Please explain your thought process for inferring others' actions '{{y_i}}' and choosing "
-                  "'{{x_i}}' at each level. Remember MUST Respond in the following JSON format, including each key:")
+                  "'{{x_i}}' at each level. Remember MUST Respond in the following JSON format, including each key, "
+                  "and replace every {{...}} with your own words:")
 ENGINEER_PROMPT = ("You are an engineer in the team. Your current action is {action}. You have the ability of {k} "
                    "Level Theory of Mind. You can **recursively** infer the mental states of other agents in the "
                    "team. Then, you will provide your code {{x_i}} based on this belief\n## Please explain your "
                    "thought process for inferring others' actions '{{y_i}}' and choosing '{{x_i}}' at each level. "
-                   "Remember MUST Respond in the following JSON format, including each key:")
+                   "Remember MUST Respond in the following JSON format, including each key, and replace every "
+                   "{{...}} with your own words:")
 
 #: (belief y_1, belief y_2, action x) hints per role, worded as in Appendices C and D
 HINTS = {
@@ -123,6 +125,19 @@ def alignment_schema(names: Sequence[str]) -> dict[str, Any]:
              "required": ["score", "explanation", "justification"], "additionalProperties": False}
     return {"type": "object", "properties": {n: entry for n in names}, "required": list(names),
             "additionalProperties": False}
+
+
+def copied_template(answer: dict[str, Any]) -> str | None:
+    """The problem with an answer that repeats the template's placeholders (small models do), or None."""
+    for level, block in answer.items():
+        if not level.startswith("ToM_level") or not isinstance(block, dict):
+            continue
+        for key in ("belief", "explanation", "action"):
+            text = str(block.get(key, "")).strip()
+            if text.startswith(("{x_", "{y_", "{Concise")):
+                return (f"{level}.{key} repeats the template's placeholder {short(text, 40)!r}; replace it with "
+                        f"your own words")
+    return None
 
 
 def strip_fences(code: str) -> str:
@@ -207,7 +222,8 @@ class LLMRoomAgent(LLMSeat):
         self._self_evaluate(state, decision)
         messages, schema = self._messages(observation)
         outcome = self.client.ask_json(messages, schema, agent=self.me, module=MODULE, tick=tick,
-                                       schema_name=f"{self.role}_tom_level{self.k}", seed=self.ctx.seed + tick)
+                                       schema_name=f"{self.role}_tom_level{self.k}", seed=self.ctx.seed + tick,
+                                       check=copied_template)
         decision.events.extend(outcome.events)
         levels = outcome.value
         top = levels[level_names(self.k)[-1]] if levels is not None else None
