@@ -79,7 +79,7 @@ def test_three_player_games_run():
 
 
 def test_bad_trader_specs_are_refused():
-    with pytest.raises(AgentSpecError, match="order must be 0, 1 or 2"):
+    with pytest.raises(AgentSpecError, match="parameter .order.: expected 0, 1 or 2, got 3"):
         make_agent("trader:order=3", "tradecraft")
     with pytest.raises(AgentSpecError, match="does not play 'dkg'"):
         make_agent("trader", "dkg")

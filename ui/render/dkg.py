@@ -147,7 +147,7 @@ class DKGRenderer(WorldRenderer):
                 surface.blit(overlay, rect)
                 pygame.draw.rect(surface, color, rect.inflate(-width, -width), width, border_radius=t // 8)
             elif verb == "unlock":
-                door = w.doors[w.door_index[rest]]
+                door = w.doors[w.door_index[rest.split()[0]]]  # "door1" or "door1 key2"
                 pygame.draw.rect(surface, (255, 255, glow), self.cell_rect(*w.rc(door.cell)), width * 2)
             elif verb == "pickup":
                 pygame.draw.rect(surface, (255, 255, glow), self.cell_rect(*w.rc(here)), width * 2,
