@@ -75,3 +75,24 @@ def test_the_command_line_says_it_in_one_line_and_exits_2(option, capsys, tmp_pa
     code = main(["run", "protom-01-open-hall", *option, "--out", str(tmp_path), "--quiet"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.startswith("error: ") and "\n" not in err and "Traceback" not in err
+
+
+def _design_specs():
+    import json
+    from pathlib import Path
+
+    for path in sorted(Path("scenarios/experiments").glob("*.json")):
+        data = json.loads(path.read_text())
+        for where in [data, *data.get("conditions", [])]:
+            for spec in where.get("agents", []):
+                yield path.name, "agent", spec.partition("=")[2] if "=" in spec.partition(":")[0] else spec
+            for spec in where.get("mechanisms", []):
+                yield path.name, "mechanism", spec
+
+
+@pytest.mark.parametrize("design,what,spec", list(_design_specs()))
+def test_every_spec_of_every_shipped_design_passes_the_checks(design, what, spec):
+    if spec.startswith("llm") or "-llm" in spec:
+        pytest.skip("LLM kinds start a model when made")
+    made = make_agent(spec) if what == "agent" else make_mechanism(spec)
+    assert made is not None or spec == "none"

@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -198,7 +198,7 @@ class _TeamMechanismBase(Mechanism):
     """Alignment tracking, team bookkeeping and snapshots shared by the mechanism and its baseline."""
 
     def __init__(self, *, eps: float = 0.2, theta: float = 0.3, lam: float = 1.0,
-                 alpha: Mapping[str, float] | None = None, round_steps: int = 1, window: int = 5,
+                 alpha: Mapping[str, float] | Literal["self"] | None = None, round_steps: int = 1, window: int = 5,
                  discount: float = 1.0, embedding: str = "steps",
                  action_vectors: Mapping[str, Sequence[float]] | None = None,
                  min_size: int | None = None, max_size: int | str | None = None) -> None:
