@@ -25,7 +25,9 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, get_args
+
+from pydantic import BaseModel, ValidationError
 
 #: largest input file read whole (scenarios, instances, rule-set files, experiment configs)
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -206,10 +208,78 @@ def read_json(path: str | Path, error: ErrorType = InputError, *, max_bytes: int
 
 
 def _where(path: tuple[Any, ...]) -> str:
+    """A field path as ``a.b[0].c``; a key with spaces or a line break stays on one line, quoted."""
     out = ""
     for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        if isinstance(part, int):
+            out += f"[{part}]"
+            continue
+        name = str(part) if re.fullmatch(r"[\w:#/-]+", str(part)) else repr(str(part))
+        out += f".{name}" if out else name
     return out or "(top level)"
+
+
+field_path = _where
+
+_TYPE_WORDS = {"int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
+               "float_type": "a number", "float_parsing": "a number", "string_type": "text in quotes",
+               "list_type": "a list [...]", "dict_type": "an object {...}", "model_type": "an object {...}",
+               "model_attributes_type": "an object {...}", "bool_type": "true or false"}
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The pydantic models an annotation holds (``X``, ``X | None``, ``list[X]``, ``dict[str, X]``)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg)]
+
+
+def _model_at(model: type[BaseModel], path: tuple[Any, ...]) -> type[BaseModel]:
+    """The model of the object at ``path`` inside ``model`` (itself when the path leaves the models)."""
+    for part in path:
+        if not isinstance(part, str):
+            continue  # list indices and dict keys stay in the same annotation
+        fields = {f.alias or n: f for n, f in model.model_fields.items()}
+        inner = _models_in(fields[part].annotation) if part in fields else []
+        if not inner:
+            return model
+        model = inner[0]
+    return model
+
+
+def plain_validation_error(exc: ValidationError, model: type[BaseModel]) -> tuple[str, str]:
+    """(field path, message) for the first error of a pydantic validation, in plain words:
+    what was expected and what was found; an unknown field lists the fields that exist there."""
+    err = exc.errors()[0]
+    kind, loc, value = err["type"], tuple(err["loc"]), err.get("input")
+    got = f", got {value!r:.80}"
+    if kind == "missing":
+        message = "missing; this field is required"
+    elif kind == "extra_forbidden":
+        there = _model_at(model, loc[:-1])
+        message = f"unknown field; expected one of {', '.join(f.alias or n for n, f in there.model_fields.items())}"
+    elif kind == "string_pattern_mismatch" and loc and loc[-1] == "name":
+        message = ("expected a name of lowercase letters, digits, '-' and '_' that starts with a letter or "
+                   f"digit (it becomes a file name), e.g. 'two-rooms'{got}")
+    elif kind in _TYPE_WORDS:
+        quoted = " (a number in quotes is text)" if isinstance(value, str) and kind.startswith(("int", "float")) else ""
+        message = f"expected {_TYPE_WORDS[kind]}{quoted}{got}"
+    elif kind == "literal_error":
+        message = f"expected {err['msg'].removeprefix('Input should be ')}{got}"
+    elif kind == "value_error":
+        message = err["msg"].removeprefix("Value error, ")
+    else:
+        message = f"{err['msg']}{got}"
+    return _where(loc), message
+
+
+def validate_model(model: type[BaseModel], data: Any, source: str, error: ErrorType = InputError) -> Any:
+    """``model.model_validate(data)``, or ``error`` with one line: ``SOURCE: field 'PATH': MESSAGE``."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        where, message = plain_validation_error(exc, model)
+        raise error(f"{source}: field '{where}': {message}") from None
 
 
 def text_problem(text: str) -> str | None:

@@ -215,7 +215,7 @@ def test_list_shows_scenarios_and_agent_kinds(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["run", "nowhere"], "error: no scenario named 'nowhere'; 'python main.py list' shows them"),
     (["run", "two-rooms", "--agents", "wizard"], "unknown agent kind 'wizard'; known kinds: "),
-    (["run", "two-rooms", "--agents", "boltzmann:temperature=-1"], "temperature must be positive, got -1"),
+    (["run", "two-rooms", "--agents", "boltzmann:temperature=-1"], "parameter 'temperature': expected above 0, got -1"),
     (["run", "two-rooms", "--agents", "planner:compliance=2"], "compliance must be in [0, 1], got 2"),
     (["run", "two-rooms", "--agents", "planner:compliance"], "expected param=value, got 'compliance'"),
     (["run", "two-rooms", "--agents", "boltzmann:temp=1"], "'temp'"),

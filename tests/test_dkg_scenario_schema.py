@@ -65,7 +65,7 @@ CASES = [
     ("t-max-zero", edited(lambda d: d["options"].__setitem__("t_max", 0)),
      ["field 'options.t_max'", "greater than or equal to 1", "got 0"]),
     ("map-not-list", edited(lambda d: d.__setitem__("map", "#####")), ["field 'map'", "expected a list"]),
-    ("map-row-not-string", edited(set_row(1, 5)), ["field 'map.1'", "expected text", "got 5"]),
+    ("map-row-not-string", edited(set_row(1, 5)), ["field 'map[1]'", "expected text", "got 5"]),
     ("empty-rows", edited(lambda d: d.__setitem__("map", ["", ""])), ["field 'map'", "must not be empty"]),
     ("bad-name", edited(lambda d: d.__setitem__("name", "Two Rooms")), ["field 'name'", "lowercase letters, digits", "'Two Rooms'"]),
     ("bad-category", edited(lambda d: d.__setitem__("category", "maybe")),

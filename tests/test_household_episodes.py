@@ -90,7 +90,7 @@ def test_the_generator_refuses_an_episode_that_breaks_the_schema() -> None:
     gen = _generator()
     episode = json.loads((ROOT / "scenarios" / "household" / "transport-food-low-01.json").read_text())
     episode["objects"][0]["at"] = "nowhere"
-    with pytest.raises(Exception, match=r"bad.json: field 'objects.0.at': expected a place id or a container id"):
+    with pytest.raises(Exception, match=r"bad.json: field 'objects\[0\].at': expected a place id or a container id"):
         gen.check(episode, "bad.json")
 
 

@@ -393,7 +393,7 @@ def test_outcome_and_render_text_are_plain() -> None:
 
 @pytest.mark.parametrize("edit, message", [
     (lambda d: d["doors"].append(["kitchen", "garden"]),
-     "tiny.json: field 'doors.2.1': expected a room id (kitchen, livingroom, bedroom), got 'garden'"),
+     "tiny.json: field 'doors[2][1]': expected a room id (kitchen, livingroom, bedroom), got 'garden'"),
     (lambda d: d.__setitem__("doors", [["kitchen", "livingroom"]]),
      "tiny.json: field 'doors': room 'bedroom' cannot be reached from 'kitchen'; expected a door path to every room"),
     (lambda d: d["task"].pop("goal"),
@@ -401,15 +401,15 @@ def test_outcome_and_render_text_are_plain() -> None:
     (lambda d: d["task"].__setitem__("goal", "fridge"),
      "tiny.json: field 'task.goal': expected a surface place id (table, coffeetable, bed), got 'fridge'"),
     (lambda d: d["objects"].append({"id": "apple_1", "class": "apple", "at": "table"}),
-     "tiny.json: field 'objects.7.id': 'apple_1' is already used by objects.0; ids must be unique"),
+     "tiny.json: field 'objects[7].id': 'apple_1' is already used by objects[0]; ids must be unique"),
     (lambda d: d["objects"][0].__setitem__("at", "shelf"),
-     "tiny.json: field 'objects.0.at': expected a place id or a container id, got 'shelf'"),
+     "tiny.json: field 'objects[0].at': expected a place id or a container id, got 'shelf'"),
     (lambda d: [o.__setitem__("at", "bowl_1") for o in d["objects"][:4]],
-     "tiny.json: field 'objects.5': container 'bowl_1' holds 4 objects, more than its capacity 3"),
+     "tiny.json: field 'objects[5]': container 'bowl_1' holds 4 objects, more than its capacity 3"),
     (lambda d: d["objects"][0].__setitem__("colour", "red"),
-     "tiny.json: field 'objects.0.colour': unknown field; expected one of id, class, kind, at, capacity"),
+     "tiny.json: field 'objects[0].colour': unknown field; expected one of id, class, kind, at, capacity"),
     (lambda d: d["agents"][0].__setitem__("room", "attic"),
-     "tiny.json: field 'agents.0.room': expected a room id (kitchen, livingroom, bedroom), got 'attic'"),
+     "tiny.json: field 'agents[0].room': expected a room id (kitchen, livingroom, bedroom), got 'attic'"),
     (lambda d: d.__setitem__("category", "set-up-table"),
      "tiny.json: field 'category': expected one of food-low-capacity, food-high-capacity, stuff-low-capacity, "
      "stuff-high-capacity for a transport task, got 'set-up-table'"),
@@ -425,7 +425,7 @@ def test_invalid_scenarios_name_the_file_and_the_field(edit, message: str) -> No
 def test_household_predicates_are_checked_against_the_scene() -> None:
     data = tiny("household")
     data["task"]["predicates"][0]["count"] = 3
-    with pytest.raises(ScenarioError, match=r"field 'task.predicates.0.count': the predicates need 3 'apple' "
+    with pytest.raises(ScenarioError, match=r"field 'task.predicates\[0\].count': the predicates need 3 'apple' "
                                             r"objects but the scene has 2"):
         validate_household(data, "tiny.json")
     data = tiny("household")

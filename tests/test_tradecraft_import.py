@@ -64,7 +64,7 @@ def test_bad_entries_say_which_and_why(tmp_path):
     ]))
     report = import_paper_instances(path)
     problems = dict(report.problems)
-    assert problems[0].startswith("field 'options.max_turns': Input should be a valid integer, got '30'")
+    assert problems[0].startswith("field 'options.max_turns': expected a whole number (a number in quotes is text), got '30'")
     assert problems[1] == "expected an object with 'hands' and 'targets', got str"
     assert problems[2] == "missing field(s) targets"
     assert [s["name"] for s in report.specs] == ["odd-04"]

@@ -33,9 +33,9 @@ import re
 from collections import deque
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sim.inputs import check_tree
+from sim.inputs import check_tree, field_path, validate_model
 from sim.registry import ScenarioError
 
 COLORS = ("red", "blue", "yellow", "green", "purple", "orange", "pink", "cyan")
@@ -108,49 +108,13 @@ def parse_legend_entry(char: str, entry: Any) -> dict[str, str]:
     raise ValueError(f"entry {char!r}: expected {expected}, got {entry!r}")
 
 
-def _where(loc: tuple[Any, ...]) -> str:
-    # a key with spaces or a line break stays on one line, quoted
-    return ".".join(str(p) if re.fullmatch(r"[\w-]+", str(p)) else repr(p) for p in loc) or "(top level)"
-
-
-_TYPE_WORDS = {"int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
-               "string_type": "text in quotes", "list_type": "a list [...]", "dict_type": "an object {...}",
-               "model_type": "an object {...}", "bool_type": "true or false"}
-
-
-def _plain(err: dict[str, Any]) -> str:
-    """A pydantic error in plain words: what was expected and what was found."""
-    kind, loc, value = err["type"], err["loc"], err.get("input")
-    got = f", got {value!r:.80}"
-    if kind == "missing":
-        return "missing; this field is required"
-    if kind == "extra_forbidden":  # say which fields exist, not only that this one does not
-        model = Options if loc[0] == "options" else DKGScenario
-        return f"unknown field; expected one of {', '.join(model.model_fields)}"
-    if kind == "string_pattern_mismatch" and loc[-1] == "name":
-        return ("expected a name of lowercase letters, digits, '-' and '_' that starts with a letter or "
-                f"digit (it becomes a file name), e.g. 'two-rooms'{got}")
-    if kind in _TYPE_WORDS:
-        quoted = " (a number in quotes is text)" if isinstance(value, str) and kind.startswith("int") else ""
-        return f"expected {_TYPE_WORDS[kind]}{quoted}{got}"
-    if kind == "literal_error":
-        return f"expected {err['msg'].removeprefix('Input should be ')}{got}"
-    if kind == "value_error":
-        return err["msg"].removeprefix("Value error, ")
-    return f"{err['msg']}{got}"
-
-
 def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool = True) -> dict[str, Any]:
     """Validate raw scenario data; return a normalized spec or raise one ScenarioError.
 
     Scenario files must give every agent a goal it could ever reach; ``require_reachable=False``
     skips that check, for worlds built on purpose to be hopeless (planner tests, teaching)."""
     check_tree(data, source, ScenarioError)  # lone surrogates, NaN, non-text keys, deep nesting
-    try:
-        sc = DKGScenario.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {_plain(err)}") from None
+    sc = validate_model(DKGScenario, data, source, ScenarioError)
 
     def fail(where: str, what: str) -> None:
         raise ScenarioError(f"{source}: {where}: {what}")
@@ -205,15 +169,15 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
              "at least one agent (agents left out of 'goals' are helpers)")
     for agent, gem in sc.goals.items():
         if agent not in starts:
-            fail(f"field '{_where(('goals', agent))}'", f"{agent!r} is not an agent on the map (agents: {', '.join(order)})")
+            fail(f"field '{field_path(('goals', agent))}'", f"{agent!r} is not an agent on the map (agents: {', '.join(order)})")
         if gem not in gems:
-            fail(f"field '{_where(('goals', agent))}'", f"expected a gem id ({', '.join(gems) or 'no gems on the map'}), got {gem!r}")
+            fail(f"field '{field_path(('goals', agent))}'", f"expected a gem id ({', '.join(gems) or 'no gems on the map'}), got {gem!r}")
 
     wanted: dict[str, str] = {}
     for agent in (a for a in order if a in sc.goals):
         gem = sc.goals[agent]
         if gem in wanted:  # only one agent can hold a gem, so the episode could never succeed
-            fail(f"field '{_where(('goals', agent))}'", f"{gem} is already the goal of {wanted[gem]!r}; "
+            fail(f"field '{field_path(('goals', agent))}'", f"{gem} is already the goal of {wanted[gem]!r}; "
                  "expected a different gem for each agent")
         wanted[gem] = agent
 
@@ -223,7 +187,7 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
         gem = sc.goals[agent]
         r, c = gem_cells[int(gem.removeprefix("gem")) - 1]
         if (r, c) not in reachable[starts[agent]]:
-            fail(f"field '{_where(('goals', agent))}'",
+            fail(f"field '{field_path(('goals', agent))}'",
                  f"{gem} (row {r}, column {c}) can never be reached by {agent!r}, even with every door "
                  "open: walls, and doors of colours no key on the map has, shut it off from where "
                  f"{agent} starts (row {starts[agent][0]}, column {starts[agent][1]}; rows and columns count "

@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from sim.inputs import check_tree
+from sim.inputs import check_tree, field_path, validate_model
 from sim.registry import ScenarioError
 
 NAME_RE = r"^[a-z0-9][a-z0-9_-]*$"
@@ -123,29 +123,10 @@ class HouseholdScenario(BaseModel):
     costs: Costs = Costs()
 
 
-_MODELS = {"rooms": Room, "places": Place, "objects": Obj, "agents": AgentStart, "task": Task,
-           "costs": Costs, "predicates": Predicate}
-
-
-def _where(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(p) for p in loc) or "(top level)"
-
-
 def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     """Validate raw scenario data; return a normalized spec or raise one ScenarioError."""
     check_tree(data, source, ScenarioError)  # lone surrogates, NaN, non-text keys, deep nesting
-    try:
-        sc = HouseholdScenario.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        msg = err["msg"].removeprefix("Value error, ")
-        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r}"
-        if err["type"] == "extra_forbidden":  # say which fields exist, not only that this one does not
-            parents = [p for p in err["loc"][:-1] if isinstance(p, str)]
-            model = _MODELS.get(parents[-1], HouseholdScenario) if parents else HouseholdScenario
-            fields = [f.alias or n for n, f in model.model_fields.items()]
-            msg, got = f"unknown field; expected one of {', '.join(fields)}", ""
-        raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {msg}{got}") from None
+    sc = validate_model(HouseholdScenario, data, source, ScenarioError)
 
     def fail(where: str, what: str) -> None:
         raise ScenarioError(f"{source}: field '{where}': {what}")
@@ -153,8 +134,8 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     def unique(items: list[Any], field_name: str, taken: dict[str, str]) -> None:
         for i, item in enumerate(items):
             if item.id in taken:
-                fail(f"{field_name}.{i}.id", f"{item.id!r} is already used by {taken[item.id]}; ids must be unique")
-            taken[item.id] = f"{field_name}.{i}"
+                fail(f"{field_name}[{i}].id", f"{item.id!r} is already used by {taken[item.id]}; ids must be unique")
+            taken[item.id] = f"{field_name}[{i}]"
 
     ids: dict[str, str] = {}
     unique(sc.rooms, "rooms", ids)
@@ -166,7 +147,7 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
             fail("rooms", f"the floor place {f['id']!r} of a room clashes with {ids[f['id']]}")
     for i, place in enumerate(sc.places):
         if place.kind == "floor":
-            fail(f"places.{i}.kind", "floors are implicit (every room has '<room>_floor'); expected surface or receptacle")
+            fail(f"places[{i}].kind", "floors are implicit (every room has '<room>_floor'); expected surface or receptacle")
     unique(sc.places, "places", ids)
     for f in floors:
         ids[f["id"]] = "a room's floor"
@@ -177,14 +158,14 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     for i, (a, b) in enumerate(sc.doors):
         for j, r in enumerate((a, b)):
             if r not in rooms:
-                fail(f"doors.{i}.{j}", f"expected a room id ({', '.join(rooms)}), got {r!r}")
+                fail(f"doors[{i}][{j}]", f"expected a room id ({', '.join(rooms)}), got {r!r}")
         if a == b:
-            fail(f"doors.{i}", f"a door joins two different rooms, got {a!r} twice")
+            fail(f"doors[{i}]", f"a door joins two different rooms, got {a!r} twice")
     seen_pairs: dict[frozenset[str], int] = {}
     for i, (a, b) in enumerate(sc.doors):
         pair = frozenset((a, b))
         if pair in seen_pairs:
-            fail(f"doors.{i}", f"{a!r}-{b!r} repeats doors.{seen_pairs[pair]}")
+            fail(f"doors[{i}]", f"{a!r}-{b!r} repeats doors[{seen_pairs[pair]}]")
         seen_pairs[pair] = i
     # Every room must be reachable, or some objects could never be fetched.
     adjacency: dict[str, set[str]] = {r: set() for r in rooms}
@@ -204,11 +185,11 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     place_by_id = {p.id: p for p in sc.places}
     for i, place in enumerate(sc.places):
         if place.room not in rooms:
-            fail(f"places.{i}.room", f"expected a room id ({', '.join(rooms)}), got {place.room!r}")
+            fail(f"places[{i}].room", f"expected a room id ({', '.join(rooms)}), got {place.room!r}")
         if place.openable and place.kind != "receptacle":
-            fail(f"places.{i}.openable", "only receptacles open and close")
+            fail(f"places[{i}].openable", "only receptacles open and close")
         if not place.openable and not place.open:
-            fail(f"places.{i}.open", "a place that cannot be opened must be open")
+            fail(f"places[{i}].open", "a place that cannot be opened must be open")
     place_ids = set(place_by_id) | {f["id"] for f in floors}
 
     objects = {o.id: o for o in sc.objects}
@@ -217,20 +198,20 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
             continue
         inner = objects.get(obj.at)
         if inner is None:
-            fail(f"objects.{i}.at", f"expected a place id or a container id, got {obj.at!r}")
+            fail(f"objects[{i}].at", f"expected a place id or a container id, got {obj.at!r}")
         if inner.kind != "container":
-            fail(f"objects.{i}.at", f"{obj.at!r} is a {inner.kind}, not a container")
+            fail(f"objects[{i}].at", f"{obj.at!r} is a {inner.kind}, not a container")
         if obj.kind == "container":
-            fail(f"objects.{i}.at", "containers do not go inside containers")
+            fail(f"objects[{i}].at", "containers do not go inside containers")
     for i, obj in enumerate(sc.objects):
         if obj.kind == "container":
             inside = [o.id for o in sc.objects if o.at == obj.id]
             if len(inside) > obj.capacity:
-                fail(f"objects.{i}", f"container {obj.id!r} holds {len(inside)} objects, more than its capacity {obj.capacity}")
+                fail(f"objects[{i}]", f"container {obj.id!r} holds {len(inside)} objects, more than its capacity {obj.capacity}")
 
     for i, agent in enumerate(sc.agents):
         if agent.room not in rooms:
-            fail(f"agents.{i}.room", f"expected a room id ({', '.join(rooms)}), got {agent.room!r}")
+            fail(f"agents[{i}].room", f"expected a room id ({', '.join(rooms)}), got {agent.room!r}")
 
     task = sc.task
     if task.kind == "transport":
@@ -247,7 +228,7 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
             fail("objects", "a transport task needs at least one object of kind 'target'")
         for i, obj in enumerate(sc.objects):
             if obj.at == task.goal or (obj.at in objects and objects[obj.at].at == task.goal):
-                fail(f"objects.{i}.at", f"{obj.id!r} starts on the goal {task.goal!r}; expected it elsewhere")
+                fail(f"objects[{i}].at", f"{obj.id!r} starts on the goal {task.goal!r}; expected it elsewhere")
     else:
         budget = task.budget or 250
         if task.goal is not None:
@@ -261,20 +242,20 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
         for i, pred in enumerate(task.predicates):
             place = place_by_id.get(pred.place)
             if place is None:
-                fail(f"task.predicates.{i}.place", f"expected a place id, got {pred.place!r}")
+                fail(f"task.predicates[{i}].place", f"expected a place id, got {pred.place!r}")
             needed_kind = "surface" if pred.relation == "ON" else "receptacle"
             if place.kind != needed_kind:
-                fail(f"task.predicates.{i}.place",
+                fail(f"task.predicates[{i}].place",
                      f"{pred.relation} needs a {needed_kind}, but {pred.place!r} is a {place.kind}")
             wanted[pred.object] = wanted.get(pred.object, 0) + pred.count
         for i, pred in enumerate(task.predicates):
             if wanted[pred.object] > classes.get(pred.object, 0):
-                fail(f"task.predicates.{i}.count",
+                fail(f"task.predicates[{i}].count",
                      f"the predicates need {wanted[pred.object]} {pred.object!r} objects but the scene has "
                      f"{classes.get(pred.object, 0)}")
         for i, obj in enumerate(sc.objects):
             if obj.kind == "container":
-                fail(f"objects.{i}.kind", "containers belong to transport tasks; household objects are 'item'")
+                fail(f"objects[{i}].kind", "containers belong to transport tasks; household objects are 'item'")
 
     if sc.category is not None:
         allowed = TRANSPORT_CATEGORIES if task.kind == "transport" else HOUSEHOLD_CATEGORIES

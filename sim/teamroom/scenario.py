@@ -43,9 +43,9 @@ import keyword
 import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sim.inputs import check_tree
+from sim.inputs import check_tree, validate_model
 from sim.registry import ScenarioError
 
 NAME_RE = r"^[a-z0-9][a-z0-9_.-]*$"
@@ -132,13 +132,6 @@ class Debate(Common):
     arguments: dict[Literal["affirmative", "negative"], list[str]] = Field(default_factory=dict)
 
 
-def _where(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
 def _fail(source: str, field: str, message: str) -> ScenarioError:
     return ScenarioError(f"{source}: field '{field}': {message}")
 
@@ -151,15 +144,7 @@ def validate_room(data: dict[str, Any], source: str) -> dict[str, Any]:
     model = {"programming": Programming, "debate": Debate}.get(kind)  # type: ignore[arg-type]
     if model is None:
         raise _fail(source, "kind", f"expected 'programming' or 'debate', got {kind!r:.60}")
-    try:
-        room = model.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        msg = err["msg"].removeprefix("Value error, ")
-        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r:.80}"
-        if err["type"] == "extra_forbidden":
-            msg, got = "unknown field", ""
-        raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {msg}{got}") from None
+    room = validate_model(model, data, source, ScenarioError)
     spec = room.model_dump()
     seats = ([room.pm, *room.engineers] if isinstance(room, Programming)
              else [*room.affirmative, *room.negative, room.judge])

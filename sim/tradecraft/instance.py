@@ -36,9 +36,9 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from sim.inputs import check_tree, read_json
+from sim.inputs import check_tree, read_json, validate_model
 from sim.registry import ROOT, ScenarioError
 from sim.tradecraft.rules import RuleSet, RuleSetError, load_ruleset
 from sim.tradecraft.solver import RecipeGraph, plan_crafts
@@ -127,15 +127,6 @@ def _graph(rules: RuleSet) -> RecipeGraph:
     return graph_for(rules)
 
 
-def _where(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if not isinstance(part, int) and not re.fullmatch(r"[\w:.#/-]+", str(part)):
-            part = repr(part)  # a key with spaces or a line break stays on one line, quoted
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out or "(top level)"
-
-
 def _items(rules: RuleSet, value: Mapping[str, Any], where: str, source: str) -> dict[str, int]:
     if len(value) > MAX_ITEMS_PER_HAND:
         raise ScenarioError(f"{source}: field '{where}': {len(value)} item kinds; expected at most "
@@ -163,16 +154,7 @@ def _items(rules: RuleSet, value: Mapping[str, Any], where: str, source: str) ->
 def validate_instance(data: dict[str, Any], source: str) -> dict[str, Any]:
     """Validate raw instance data; return the normalized spec or raise one ScenarioError."""
     check_tree(data, source, ScenarioError)  # lone surrogates, NaN, non-text keys, deep nesting
-    try:
-        inst = Instance.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        msg = err["msg"].removeprefix("Value error, ")
-        got = "" if err["type"] in ("missing", "value_error") else f", got {err.get('input')!r:.80}"
-        if err["type"] == "extra_forbidden":  # say which fields exist, not only that this one does not
-            model = Options if err["loc"][0] == "options" else Instance
-            msg, got = f"unknown field; expected one of {', '.join(model.model_fields)}", ""
-        raise ScenarioError(f"{source}: field '{_where(err['loc'])}': {msg}{got}") from None
+    inst = validate_model(Instance, data, source, ScenarioError)
     folder = rules_folder(inst.rules, source)
     try:
         rules = load_ruleset(folder)
