@@ -216,7 +216,7 @@ def test_list_shows_scenarios_and_agent_kinds(capsys):
     (["run", "nowhere"], "error: no scenario named 'nowhere'; 'python main.py list' shows them"),
     (["run", "two-rooms", "--agents", "wizard"], "unknown agent kind 'wizard'; known kinds: "),
     (["run", "two-rooms", "--agents", "boltzmann:temperature=-1"], "parameter 'temperature': expected above 0, got -1"),
-    (["run", "two-rooms", "--agents", "planner:compliance=2"], "compliance must be in [0, 1], got 2"),
+    (["run", "two-rooms", "--agents", "planner:compliance=2"], "parameter 'compliance': expected at most 1, got 2"),
     (["run", "two-rooms", "--agents", "planner:compliance"], "expected param=value, got 'compliance'"),
     (["run", "two-rooms", "--agents", "boltzmann:temp=1"], "'temp'"),
     (["run", "two-rooms", "--agents", "planner", "planner", "planner"],
