@@ -187,13 +187,26 @@ def test_the_embedded_model_plays_a_programming_round(tmp_path, embedded):
     world = room("text-tools", rounds=1)
     seats = {a: make_room_llm(k=1, max_tokens=400) for a in world.agents}
     session, path = play(tmp_path, world, seats, [TeamFormationMechanism(round_steps=2)])
-    calls = [e for e in session.events if isinstance(e, LLMCallEvent)]
-    assert calls and all(c.error is None for c in calls)
     out = world.outcome(session.state)
     assert 0.0 <= out["pass_at_1"] <= 1.0 and out["rounds"] == 1
-    tom = [e for e in session.events if isinstance(e, BeliefEvent) and e.kind == "tom"]
-    assert any(e.data["source"] == "model" for e in tom)
+    answers_follow_their_schemas(session)
     reruns_exactly(session, path)
+
+
+def answers_follow_their_schemas(session):
+    """Every answer of the model (constrained decoding) is JSON valid for the schema it was asked,
+    unless cut at max_tokens; every decision is the model's or a fallback with its event."""
+    calls = [e for e in session.events if isinstance(e, LLMCallEvent)]
+    assert calls and all(c.error is None for c in calls)
+    for call in calls:
+        if call.response["finish_reason"] == "length":
+            continue
+        schema = call.request["body"]["response_format"]["schema"]
+        jsonschema.validate(json.loads(call.response["content"], strict=False), schema)
+    tom = [e for e in session.events if isinstance(e, BeliefEvent) and e.kind == "tom"]
+    fallbacks = [e for e in session.events if isinstance(e, ErrorEvent) and e.kind == "llm_fallback"]
+    assert tom and sum(e.data["source"] == "fallback" for e in tom) == len(
+        [f for f in fallbacks if "alignment" not in f.message and "verdict" not in f.message])
 
 
 @pytest.mark.slow
@@ -206,6 +219,7 @@ def test_the_embedded_model_plays_a_debate_round_and_judges_it(tmp_path, embedde
     spoken = sum(len(s.parts) for s in session.state.speeches)
     fallbacks = [e for e in session.events if isinstance(e, ErrorEvent) and e.kind == "llm_fallback"]
     assert spoken + len([f for f in fallbacks if f.source != "judge"]) == 6
+    answers_follow_their_schemas(session)
     reruns_exactly(session, path)
 
 
