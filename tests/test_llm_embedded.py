@@ -8,6 +8,7 @@ The 270M model needs seconds per answer here, so episodes are a few ticks long.
 import importlib.util
 import json
 import socket
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -183,3 +184,51 @@ def test_a_server_that_cannot_load_its_model_says_why(tmp_path):
     with pytest.raises(Exception, match="exited with code"):
         server.start()
     assert not server.running and (tmp_path / "server.log").exists()
+
+
+def test_a_server_started_from_a_worker_thread_outlives_the_thread():
+    """The kernel's parent-death signal follows the thread that started a child: a server started
+    by a GUI task or an experiment job must not die when that thread ends."""
+    import threading
+    import time
+
+    if embedded_missing():
+        pytest.skip(embedded_missing())
+    server = EmbeddedServer(LLMSettings().embedded)
+    worker = threading.Thread(target=server.start)
+    worker.start()
+    worker.join()
+    try:
+        time.sleep(2)
+        assert server.running and server.healthy()
+    finally:
+        server.stop()
+
+
+def test_the_server_dies_with_its_program_even_on_sigterm(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    if embedded_missing():
+        pytest.skip(embedded_missing())
+    script = tmp_path / "hold.py"
+    script.write_text("import sys, time\n"
+                      f"sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})\n"
+                      "from agents.llm.server import shared_server\n"
+                      "server = shared_server()\nserver.start()\nprint(server.process.pid, flush=True)\n"
+                      "time.sleep(600)\n", encoding="utf-8")
+    program = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    child = int(program.stdout.readline())
+    program.send_signal(signal.SIGTERM)
+    program.wait(timeout=30)
+    for _ in range(50):
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(child, signal.SIGKILL)
+    pytest.fail(f"the model server {child} outlived its program by 5 s")

@@ -79,4 +79,4 @@ def test_run_command_takes_a_facilitator(tmp_path, capsys):
     assert row["mechanisms"] == "oracle" and row["success"] == "True" and row["feedback"] == "1"
     assert main(["run", "protom-17-bobs-door", "--facilitator", "protom:bogus=1", "--quiet",
                  "--out", str(tmp_path)]) == 2
-    assert "unknown parameter(s) bogus" in capsys.readouterr().err
+    assert "unknown parameter 'bogus'; it takes phi" in capsys.readouterr().err

@@ -168,6 +168,9 @@ PLAIN_KINDS = {
     "coela": "Sends a short news message before every decision, then follows simple rules.",
     "capo": "Agrees on a plan with its partner first, then follows it.",
     "mhp": "Searches ahead over small jobs (explore, fetch, deliver) with its own idea of where things are.",
+    "room-scripted": "A team-room member without a language model: the manager hands out work, engineers write "
+                     "code and learn from failed tests, debaters argue from a fixed list, the judge scores by rules.",
+    "room-llm": "A team-room member played by a language model (manager, engineer, debater or judge).",
 }
 
 PLAIN_MECHANISMS = {

@@ -26,7 +26,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from agents.llm.config import EMBEDDED_MODEL_ALIAS, EmbeddedSettings, LLMSettings
 
@@ -82,9 +84,26 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     try:
-        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        # PR_SET_PDEATHSIG with SIGKILL: the server holds nothing to save, and uvicorn's graceful
+        # SIGTERM waits for an answer in progress, which left servers running after their program
+        ctypes.CDLL("libc.so.6").prctl(1, signal.SIGKILL)
     except OSError:
         pass
+
+
+_SPAWNER: ThreadPoolExecutor | None = None
+_SPAWNER_LOCK = threading.Lock()
+
+
+def _spawn(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+    """``subprocess.Popen`` from one long-lived thread. The kernel sends PR_SET_PDEATHSIG when the
+    *thread* that started the child ends, so a server started from a worker thread (a GUI task,
+    an experiment job) would otherwise die with that worker."""
+    global _SPAWNER
+    with _SPAWNER_LOCK:
+        if _SPAWNER is None:
+            _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-server-spawner")
+    return _SPAWNER.submit(subprocess.Popen, *args, **kwargs).result()
 
 
 def default_threads() -> int:
@@ -146,7 +165,7 @@ class EmbeddedServer:
             self.log_path = Path(tempfile.gettempdir()) / f"tom-arena-llm-server-{os.getpid()}.log"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = open(self.log_path, "ab")
-        self.process = subprocess.Popen(
+        self.process = _spawn(
             self.command(model, port), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None)
         log.close()
