@@ -232,3 +232,22 @@ def test_the_server_dies_with_its_program_even_on_sigterm(tmp_path):
         time.sleep(0.1)
     os.kill(child, signal.SIGKILL)
     pytest.fail(f"the model server {child} outlived its program by 5 s")
+
+
+def test_a_long_string_bound_does_not_kill_the_embedded_server(embedded, no_endpoint):
+    """llama.cpp's grammar compiler cannot take string bounds of about 1,000 characters and more
+    (its server dies on them); such bounds stay out of the grammar and are checked here."""
+    from agents.llm.client import GRAMMAR_MAX_LENGTH, LLMClient, grammar_schema
+    from agents.llm.config import load_settings
+
+    schema = {"type": "object", "properties": {"text": {"type": "string", "maxLength": 2400},
+                                               "short": {"type": "string", "maxLength": 20}},
+              "required": ["text"]}
+    sent = grammar_schema(schema)
+    assert "maxLength" not in sent["properties"]["text"] and sent["properties"]["short"]["maxLength"] == 20
+    assert GRAMMAR_MAX_LENGTH < 1000
+    client = LLMClient(load_settings())
+    outcome = client.ask_json([{"role": "user", "content": 'Greet me as JSON {"text": ...}'}], schema,
+                              agent="t", module="m", tick=0)
+    assert embedded.running, outcome.failure
+    assert outcome.ok, outcome.failure

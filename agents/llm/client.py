@@ -247,6 +247,24 @@ def token_usage(events: Sequence[Event]) -> dict[str, dict[str, dict[str, int]]]
 # ---------------------------------------------------------------------- client
 
 
+#: longest string bound sent to a server that turns the schema into a grammar (llama.cpp): its
+#: grammar compiler refuses bounds of about 1,000 characters and more, and its server then dies
+GRAMMAR_MAX_LENGTH = 500
+
+
+def grammar_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` for ``json_object`` mode: string bounds above ``GRAMMAR_MAX_LENGTH`` left out
+    (the answer is still checked against the whole schema here, and a too-long one repaired)."""
+    def walk(node: Any) -> Any:
+        if isinstance(node, Mapping):
+            return {k: walk(v) for k, v in node.items()
+                    if not (k == "maxLength" and isinstance(v, int) and v > GRAMMAR_MAX_LENGTH)}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+    return walk(schema)
+
+
 class LLMClient:
     """Schema-checked JSON answers from any OpenAI-compatible endpoint.
 
@@ -308,7 +326,7 @@ class LLMClient:
             body["response_format"] = {"type": "json_schema", "json_schema": {
                 "name": schema_name, "schema": strict_schema(schema), "strict": True}}
         elif mode == "json_object":
-            body["response_format"] = {"type": "json_object", "schema": dict(schema)}
+            body["response_format"] = {"type": "json_object", "schema": grammar_schema(schema)}
         if s.send_seed and seed is not None:
             body["seed"] = int(seed)
         return body

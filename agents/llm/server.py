@@ -201,8 +201,9 @@ class EmbeddedServer:
         how = f"signal {signal.Signals(-code).name}" if code < 0 and -code in signal.Signals._value2member_map_ \
             else f"exit code {code}"
         return (f"the embedded model's server stopped while answering ({how}); its log: {self.log_path}. "
-                "A llama.cpp built for instructions this machine does not enable (AMX, AVX-512) stops like "
-                "this on its first answer: scripts/setup.sh installs a portable build")
+                "llama.cpp stops like this on its first answer when it was built for instructions this "
+                "machine does not enable (AMX, AVX-512: scripts/setup.sh installs a portable build), and on "
+                "a schema its grammar compiler cannot take")
 
     def healthy(self, timeout: float = 2.0) -> bool:
         """True when ``/v1/models`` answers with the served model."""
