@@ -1,4 +1,4 @@
-"""ProToM in the kitchen: the 21-scenario sweep with the simulated humans, and decision times.
+"""ProToM in the kitchen, timed: decision time per step and the cost of a sweep.
 
     .venv/bin/python -m bench.bench_protom_kitchen [--seeds N] [--first-seed S] [--json FILE]
 
@@ -6,13 +6,13 @@ Plays every level of ``scenarios/kitchen/protom/`` (categories checked first) wi
 ``kitchen-heuristic`` cooks under each facilitator (none, protom, oracle, random), seeds
 ``first_seed .. first_seed + N - 1``, all in this process, and prints:
 
-- per facilitator and category: success rate, speedup, feedback count (mean +- SEM). The speedup
-  of an episode is L_none / L - 1 with L_none the length of the no-facilitator episode of the same
-  scenario and seed (Section 4.3; a failed episode counts with length t_max);
 - ProToM's decision time per step (``after_step``: belief update, goal inference, candidates,
   utilities, selection) with N = 5 particles: median, p90, mean, over every step, and over the
   steps where it weighed candidates;
-- the wall time of the whole sweep (21 x 4 x N episodes) against the no-facilitator episodes alone.
+- the wall time per facilitator against the no-facilitator episodes alone (the baseline).
+
+Success, speedup and feedback counts, with statistics by scenario, are the experiment's:
+``python main.py experiment protom-kitchen`` (docs/protom.md).
 """
 
 from __future__ import annotations
@@ -93,29 +93,6 @@ def sweep(levels: list[Path], seeds: range, facilitators=FACILITATORS) -> tuple[
     return rows, {"decision_times": times, "weighed_times": weighed, "wall": dict(wall)}
 
 
-def mean_sem(values: list[float]) -> tuple[float, float]:
-    if not values:
-        return float("nan"), float("nan")
-    m = statistics.fmean(values)
-    sem = statistics.stdev(values) / len(values) ** 0.5 if len(values) > 1 else 0.0
-    return m, sem
-
-
-def summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for group in ("all", "not_needed", "useful", "necessary"):
-        for facilitator in FACILITATORS:
-            sel = [r for r in rows if r["facilitator"] == facilitator and (group == "all" or r["category"] == group)]
-            if not sel:
-                continue
-            entry = {"group": group, "facilitator": facilitator, "episodes": len(sel)}
-            for metric in ("success", "speedup", "feedback"):
-                entry[metric] = mean_sem([float(r[metric]) for r in sel])
-            entry["length"] = statistics.fmean(r["length"] for r in sel)
-            out.append(entry)
-    return out
-
-
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -133,22 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, timing = sweep(levels, seeds)
     total = time.perf_counter() - start
     print(f"{len(levels)} scenarios x {len(FACILITATORS)} facilitators x {len(seeds)} seeds "
-          f"(seeds {seeds.start}-{seeds.stop - 1}), kitchen-heuristic cooks")
-    print(f"{'group':<11s} {'facilitator':<8s} {'n':>4s} {'success':>13s} {'speedup':>14s} {'# feedback':>13s} {'length':>7s}")
-    table = summary(rows)
-    for e in table:
-        print(f"{e['group']:<11s} {e['facilitator']:<8s} {e['episodes']:>4d} "
-              f"{e['success'][0]:>6.2f} ± {e['success'][1]:.2f} {e['speedup'][0]:>7.2f} ± {e['speedup'][1]:.2f} "
-              f"{e['feedback'][0]:>6.2f} ± {e['feedback'][1]:.2f} {e['length']:>7.1f}")
-    print("\nper scenario: mean length (successes, mean feedback)")
-    for level in sorted({r["scenario"] for r in rows}):
-        cells = []
-        for facilitator in FACILITATORS:
-            sel = [r for r in rows if r["scenario"] == level and r["facilitator"] == facilitator]
-            cells.append(f"{statistics.fmean(r['length'] for r in sel):5.1f} ({sum(r['success'] for r in sel)}/{len(sel)}, "
-                         f"{statistics.fmean(r['feedback'] for r in sel):.1f})")
-        category = next(r["category"] for r in rows if r["scenario"] == level)
-        print(f"  {level:<32s} {category:<10s} " + "  ".join(f"{f}: {c}" for f, c in zip(FACILITATORS, cells)))
+          f"(seeds {seeds.start}-{seeds.stop - 1}), kitchen-heuristic cooks; outcomes: experiment protom-kitchen")
     times = [t * 1000 for t in timing["decision_times"]]
     weighed = [t * 1000 for t in timing["weighed_times"]]
     print(f"\nProToM decision time per step (N = 5 particles), {len(times)} steps: median {statistics.median(times):.2f} ms, "
@@ -162,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
           f"random {wall.get('random', 0):.1f} s; full sweep = {total / max(wall.get('none', 1e-9), 1e-9):.1f}x the "
           "no-facilitator episodes)")
     if args.json:
-        args.json.write_text(json.dumps({"summary": table, "rows": rows, "sweep_seconds": total,
+        args.json.write_text(json.dumps({"episodes": len(rows), "wall_seconds": timing["wall"], "sweep_seconds": total,
                                          "decision_ms": {"median": statistics.median(times),
                                                          "p90": percentile(times, 0.9)}}, indent=1))
     return 0
