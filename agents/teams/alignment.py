@@ -18,6 +18,20 @@ Two sources:
   instead sums the blocks over the steps (net displacement plus action counts), ignoring order.
   ``action_vectors`` maps other action names to displacement vectors for worlds that name
   their moves differently.
+
+  ``embedding="features"`` is Appendix A's own prescription: each step (s_t, a_t) is embedded by
+  the world's domain-specific feature extractor phi(s, a) (``World.action_features``, e.g.
+  ``sim/dkg/features.py``), step t's block weighted by ``discount ** t``
+  (``embed_feature_steps``, ``feature_alignment``). What an action *does* in its state is
+  compared, not its name: a ``wait`` (or any action that changes nothing) is the zero block.
+
+  **The zero vector** (``alignment_cosine``): the cosine is undefined when either vector is
+  zero. When both are zero (nothing predicted to happen, nothing happened), the prediction
+  carries no information and is not scored at all (None: no sample, it does not count as
+  evidence of alignment). When exactly one is zero (a no-op predicted and something done, or
+  the reverse), the inner product, the shared part, is 0 and one side did what the other did
+  not: it scores 0, seed 000's "neutral/no alignment". The ``steps`` embedding never yields a
+  zero vector (every action has a unit block), so the rule changes none of its scores.
 - LLM agents: self-evaluation with the JSON prompt of Appendix A, read by
   ``parse_self_evaluation`` into ``{teammate: score}`` clipped to [-1, 1].
 """
@@ -49,7 +63,8 @@ def embed_trajectories(trajectories: Sequence[Sequence[Any]], *, discount: float
                        action_vectors: Mapping[str, Sequence[float]] | None = None) -> np.ndarray:
     """One row per trajectory, in a shared feature space (see the module docstring)."""
     if embedding not in ("steps", "net"):
-        raise ValueError(f"embedding must be 'steps' or 'net', got {embedding!r}")
+        raise ValueError(f"embedding must be 'steps' or 'net' for actions (or 'features' for feature vectors, "
+                         f"see feature_alignment), got {embedding!r}")
     moves = {k: tuple(float(x) for x in v) for k, v in {**GRID_MOVES, **(action_vectors or {})}.items()}
     dims = {len(v) for v in moves.values()}
     if len(dims) != 1:
@@ -73,12 +88,15 @@ def embed_trajectories(trajectories: Sequence[Sequence[Any]], *, discount: float
     return out
 
 
-def cosine(a: np.ndarray, b: np.ndarray) -> float:
-    """Cosine similarity; 1 when both are zero (nothing predicted, nothing done), 0 when only
-    one is."""
+EMBEDDINGS = ("steps", "net", "features")
+
+
+def alignment_cosine(a: np.ndarray, b: np.ndarray) -> float | None:
+    """Cosine similarity with the zero-vector rule of the module docstring: None (no score)
+    when both are zero, 0 when only one is."""
     na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
     if na == 0.0 and nb == 0.0:
-        return 1.0
+        return None
     if na == 0.0 or nb == 0.0:
         return 0.0
     return float(np.clip(np.dot(a, b) / (na * nb), -1.0, 1.0))
@@ -86,15 +104,38 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 def trajectory_alignment(predicted: Sequence[Any], actual: Sequence[Any], *, discount: float = 1.0,
                          embedding: str = "steps",
-                         action_vectors: Mapping[str, Sequence[float]] | None = None) -> float:
+                         action_vectors: Mapping[str, Sequence[float]] | None = None) -> float | None:
     """phi for one prediction: the cosine of the embedded predicted and actual trajectories
-    (compared over the shorter of the two)."""
+    (compared over the shorter of the two); None when both embed to zero (``net`` only)."""
     steps = min(len(predicted), len(actual))
     if steps == 0:
         raise ValueError("cannot compare empty trajectories")
     rows = embed_trajectories([list(predicted[:steps]), list(actual[:steps])], discount=discount,
                               embedding=embedding, action_vectors=action_vectors)
-    return cosine(rows[0], rows[1])
+    return alignment_cosine(rows[0], rows[1])
+
+
+def embed_feature_steps(steps: Sequence[Sequence[float]], *, discount: float = 1.0) -> np.ndarray:
+    """One trajectory of per-step feature vectors phi(s_t, a_t) as one vector: the blocks side by
+    side, step t's weighted by ``discount ** t``."""
+    rows = [np.asarray(v, dtype=float) for v in steps]
+    if not rows:
+        raise ValueError("cannot embed an empty trajectory")
+    widths = {r.shape for r in rows}
+    if len(widths) != 1 or rows[0].ndim != 1:
+        raise ValueError(f"feature vectors must all have one length, got shapes {sorted(widths)}")
+    return np.concatenate([(discount ** t) * r for t, r in enumerate(rows)])
+
+
+def feature_alignment(predicted: Sequence[Sequence[float]], actual: Sequence[Sequence[float]], *,
+                      discount: float = 1.0) -> float | None:
+    """Appendix A's ``cos(phi(b(tau_j)), phi(tau_j))`` for trajectories given as per-step feature
+    vectors (compared over the shorter of the two); None when both are all zeros."""
+    steps = min(len(predicted), len(actual))
+    if steps == 0:
+        raise ValueError("cannot compare empty trajectories")
+    return alignment_cosine(embed_feature_steps(predicted[:steps], discount=discount),
+                            embed_feature_steps(actual[:steps], discount=discount))
 
 
 class SelfEvaluationError(ValueError):

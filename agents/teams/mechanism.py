@@ -12,6 +12,13 @@ What it reads (``StepView.beliefs[agent][kind]`` after step t):
 - ``"alignment_self_evaluation"``: ``{"scores": {other: score}}`` or ``{"answer": text}`` (the
   model's answer to the Appendix A prompt), LLM agents' own phi scores, used as they come.
 
+With ``embedding="features"`` (Appendix A's domain feature extractor, on worlds that have one:
+``World.action_features``), each action is embedded as phi(s, a) in the state it was taken in and
+each prediction as phi of its actions rolled out from the state it was made in (step t's after-
+state) with the predicted agent acting alone, unless the entry carries the predictor's own
+``"features"`` (one vector per predicted step). A prediction whose both sides embed to zero
+(nothing predicted to happen, nothing happened) gets no score (``alignment.alignment_cosine``).
+
 phi(i, j) is the mean of the last ``window`` scores of i about j (unknown until one exists).
 
 What it emits after every step (``belief_snapshots``):
@@ -36,14 +43,16 @@ team is kept.
 
 from __future__ import annotations
 
+import math
 from collections import deque
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
 
-from agents.teams.alignment import SelfEvaluationError, parse_self_evaluation, trajectory_alignment
+from agents.teams.alignment import (EMBEDDINGS, SelfEvaluationError, feature_alignment, parse_self_evaluation,
+                                    trajectory_alignment)
 from agents.teams.formation import TeamProblem, TeamSolution, default_eta, welfare
 from agents.teams.metrics import bas, ftm
 from agents.teams.solver import StabilityChecker, solve
@@ -68,20 +77,56 @@ class TeamBroadcast(TeamAssignment):
         return tuple(self.everyone) or TeamAssignment.recipients(self)
 
 
+#: (state, agent, action as the world encodes it) -> (phi(s, a), the state after it when the agent acts alone)
+Featurizer = Callable[[Any, AgentId, Any], tuple[Sequence[float], Any]]
+
+
+def world_featurizer(world: World) -> tuple[Featurizer, int]:
+    """The world's feature extractor phi(s, a) (``action_features``, see ``sim/dkg/features.py``)
+    taking encoded actions, and its number of features; ValueError naming the world when it
+    has none."""
+    hook = getattr(world, "action_features", None)
+    names = getattr(world, "feature_names", None)
+    if not callable(hook) or not names:
+        raise ValueError(f"embedding=features needs the world's feature extractor phi(s, a), and "
+                         f"{world.family} worlds have none (no action_features/feature_names); use "
+                         f"embedding=steps or net, or give the world an extractor")
+
+    def featurize(state: Any, agent: AgentId, action: Any) -> tuple[Sequence[float], Any]:
+        return hook(state, agent, world.decode_action(action))
+
+    return featurize, len(tuple(names))
+
+
 class AlignmentTracker:
-    """phi(i, j) from the agents' predictions and what the others then did."""
+    """phi(i, j) from the agents' predictions and what the others then did.
+
+    With ``featurize`` (``embedding="features"``), every action is embedded as phi(s, a) in the
+    state it was taken in, every prediction as the features of its actions rolled out from the
+    state it was made in with the predicted agent acting alone (or as the ``features`` the
+    predictor sent with it), and the two are compared by ``feature_alignment``."""
 
     def __init__(self, agents: Sequence[AgentId], window: int = 5, discount: float = 1.0,
-                 embedding: str = "steps", action_vectors: Mapping[str, Sequence[float]] | None = None) -> None:
+                 embedding: str = "steps", action_vectors: Mapping[str, Sequence[float]] | None = None,
+                 featurize: Featurizer | None = None, dims: int | None = None) -> None:
         if window < 1:
             raise ValueError(f"window must be >= 1, got {window}")
+        if embedding == "features" and (featurize is None or not dims):
+            raise ValueError("embedding=features needs a feature extractor (featurize and dims)")
         self.agents = tuple(agents)
         self.index = {a: k for k, a in enumerate(self.agents)}
         self.window = window
+        self.embedding, self.discount = embedding, discount
+        self.featurize, self.dims = (featurize, dims) if embedding == "features" else (None, None)
         self.score_args = {"discount": discount, "embedding": embedding, "action_vectors": action_vectors}
         self.taken: dict[AgentId, list[Any]] = {a: [] for a in self.agents}
-        #: (predictor, about) -> predictions waiting for their actions: (first action index, actions)
+        #: with features: phi(s, a) of every action taken, in order
+        self.taken_features: dict[AgentId, list[tuple[float, ...]]] = {a: [] for a in self.agents}
+        #: (predictor, about) -> predictions waiting for their actions: (first action index, actions,
+        #: or with features their feature vectors)
         self.pending: dict[tuple[AgentId, AgentId], list[tuple[int, list[Any]]]] = {}
+        #: predictions resolved without a score: both sides all zeros (see alignment.alignment_cosine)
+        self.unscored: int = 0
         self.scores: dict[tuple[AgentId, AgentId], deque[float]] = {}
         #: (predictor, about) -> [sum, count] of every score of the episode (not only the window)
         self.totals: dict[tuple[AgentId, AgentId], list[float]] = {}
@@ -90,26 +135,41 @@ class AlignmentTracker:
         self.levels: dict[AgentId, int] = {}
         self.problems: list[str] = []
 
-    def update(self, joint_action: Mapping[AgentId, Any], beliefs: Mapping[str, Mapping[str, Any]]) -> int:
-        """Record a step's actions, resolve what they settle, read the new snapshots; returns
-        the number of scores added."""
+    def update(self, joint_action: Mapping[AgentId, Any], beliefs: Mapping[str, Mapping[str, Any]],
+               before: Any = None, after: Any = None) -> int:
+        """Record a step's actions (encoded), resolve what they settle, read the new snapshots;
+        returns the number of scores added. ``before``/``after``: the states around the step
+        (needed with features: actions are embedded in ``before``, predictions rolled out from
+        ``after``)."""
         for agent, action in joint_action.items():
             if agent in self.taken:
                 self.taken[agent].append(action)
+                if self.featurize is not None:
+                    self.taken_features[agent].append(self._features_of(before, agent, action))
         added = 0
+        actual_of = self.taken_features if self.featurize is not None else self.taken
         for (owner, about), waiting in self.pending.items():
-            done = [w for w in waiting if len(self.taken[about]) >= w[0] + len(w[1])]
-            for start, predicted in done:
-                actual = self.taken[about][start:start + len(predicted)]
-                self._add(owner, about, trajectory_alignment(predicted, actual, **self.score_args))
+            ready = [len(actual_of[about]) >= start + len(predicted) for start, predicted in waiting]
+            for (start, predicted), due in zip(waiting, ready):
+                if not due:
+                    continue
+                actual = actual_of[about][start:start + len(predicted)]
+                if self.featurize is not None:
+                    score = feature_alignment(predicted, actual, discount=self.discount)
+                else:
+                    score = trajectory_alignment(predicted, actual, **self.score_args)
+                if score is None:
+                    self.unscored += 1  # nothing predicted to happen, nothing happened: no evidence
+                    continue
+                self._add(owner, about, score)
                 added += 1
-            if done:
-                waiting[:] = [w for w in waiting if w not in done]
+            if any(ready):
+                waiting[:] = [w for w, due in zip(waiting, ready) if not due]
         for owner, kinds in beliefs.items():
             if owner not in self.index:
                 continue
             if PREDICTIONS_KIND in kinds:
-                self._read_predictions(owner, kinds[PREDICTIONS_KIND])
+                self._read_predictions(owner, kinds[PREDICTIONS_KIND], after)
             if SELF_EVALUATION_KIND in kinds:
                 added += self._read_self_evaluation(owner, kinds[SELF_EVALUATION_KIND])
             if SKILL_KIND in kinds:
@@ -129,7 +189,31 @@ class AlignmentTracker:
             return
         self.skills[owner] = float(value)
 
-    def _read_predictions(self, owner: AgentId, data: Mapping[str, Any]) -> None:
+    def _features_of(self, state: Any, agent: AgentId, action: Any) -> tuple[float, ...]:
+        vector, _ = self.featurize(state, agent, action)
+        return tuple(float(x) for x in vector)
+
+    def _imagine(self, state: Any, agent: AgentId, actions: Sequence[Any]) -> list[tuple[float, ...]]:
+        """The features of ``agent`` taking ``actions`` from ``state`` alone (the others still)."""
+        out = []
+        for action in actions:
+            vector, state = self.featurize(state, agent, action)
+            out.append(tuple(float(x) for x in vector))
+        return out
+
+    def _given_features(self, owner: AgentId, other: AgentId, given: Any, steps: int) -> list[tuple[float, ...]] | None:
+        """A predictor's own ``features`` for its predicted steps, checked; None (and a problem) if unusable."""
+        ok = (isinstance(given, list) and len(given) == steps and all(
+            isinstance(v, list) and len(v) == self.dims and all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v)
+            for v in given))
+        if not ok:
+            self.problems.append(f"{owner}: prediction about {other}: 'features' must be one list of {self.dims} "
+                                 f"numbers per predicted step ({steps}), got {given!r}")
+            return None
+        return [tuple(float(x) for x in v) for v in given]
+
+    def _read_predictions(self, owner: AgentId, data: Mapping[str, Any], state: Any = None) -> None:
         if isinstance(data.get("level"), int):
             self.levels[owner] = data["level"]
         about = data.get("about")
@@ -148,6 +232,18 @@ class AlignmentTracker:
                 self.problems.append(f"{owner}: prediction about {other} needs a non-empty 'trajectory' "
                                      f"list or an 'action', got {entry!r}")
                 continue
+            if self.featurize is not None:
+                if "features" in entry:
+                    predicted = self._given_features(owner, other, entry["features"], len(predicted))
+                    if predicted is None:
+                        continue
+                else:
+                    try:
+                        predicted = self._imagine(state, other, predicted)
+                    except Exception as exc:  # a predicted action the world cannot read
+                        self.problems.append(f"{owner}: prediction about {other}: cannot embed the predicted "
+                                             f"actions {predicted!r}: {exc}")
+                        continue
             self.pending.setdefault((owner, other), []).append((len(self.taken[other]), predicted))
 
     def _read_self_evaluation(self, owner: AgentId, data: Mapping[str, Any]) -> int:
@@ -208,8 +304,8 @@ class _TeamMechanismBase(Mechanism):
             raise ValueError(f"theta must be in [0, 1], got {theta}")
         if round_steps < 1:
             raise ValueError(f"round_steps must be >= 1, got {round_steps}")
-        if embedding not in ("steps", "net"):
-            raise ValueError(f"embedding must be 'steps' or 'net', got {embedding!r}")
+        if embedding not in EMBEDDINGS:
+            raise ValueError(f"embedding must be one of {', '.join(EMBEDDINGS)}, got {embedding!r}")
         if max_size is not None and max_size != "eta" and not isinstance(max_size, int):
             raise ValueError(f"max_size must be a whole number or 'eta' (the minimum size), got {max_size!r}")
         if alpha is not None and alpha != "self" and not isinstance(alpha, Mapping):
@@ -236,7 +332,9 @@ class _TeamMechanismBase(Mechanism):
         if not 1 <= eta <= top <= n:
             raise ValueError(f"team sizes must satisfy 1 <= min_size ({eta}) <= max_size ({top}) <= agents ({n})")
         self.eta, self.top = eta, top
-        self.tracker = AlignmentTracker(self.agents, self.window, self.discount, self.embedding, self.action_vectors)
+        featurize, dims = world_featurizer(world) if self.embedding == "features" else (None, None)
+        self.tracker = AlignmentTracker(self.agents, self.window, self.discount, self.embedding, self.action_vectors,
+                                        featurize, dims)
         self.team: tuple[AgentId, ...] = ()
         self.steps = 0
         self.rounds = 0
@@ -278,7 +376,8 @@ class _TeamMechanismBase(Mechanism):
         out: list[Intervention] = []
         if not self.lifetimes:
             out.append(self.initial(step.tick))
-        self.tracker.update({a: self.world.encode_action(x) for a, x in step.joint_action.items()}, step.beliefs)
+        self.tracker.update({a: self.world.encode_action(x) for a, x in step.joint_action.items()}, step.beliefs,
+                            step.before, step.after)
         self._report_problems(step.tick)
         self.steps += 1
         if self.steps % self.round_steps == 0:
@@ -336,7 +435,9 @@ class _TeamMechanismBase(Mechanism):
                 "welfare": round(welfare(self._problem(phi, None), idx), 6) if idx else None,
                 "ftm": round(float(np.mean(ftm_values)), 6), "teams_formed": len(self.lifetimes),
                 "average_lifetime": round(float(np.mean(lifetimes)), 6) if lifetimes else None,
-                "rounds": self.rounds, "levels": dict(self.tracker.levels)}
+                "rounds": self.rounds, "levels": dict(self.tracker.levels),
+                "scored": int(sum(count for _, count in self.tracker.totals.values())),
+                "unscored": self.tracker.unscored}
 
     def _solver_summary(self) -> dict[str, Any] | None:
         s = self.last_solution

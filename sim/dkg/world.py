@@ -345,6 +345,22 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         """Over at ``t_max`` with a gem still missing."""
         return not all(self.holds_goal(state, a) for a in self.goal_agents)
 
+    # ------------------------------- feature extractor phi(s, a) (agents/teams, embedding=features)
+
+    @property
+    def feature_names(self) -> tuple[str, ...]:
+        from sim.dkg.features import FEATURE_NAMES
+        return FEATURE_NAMES
+
+    def action_features(self, state: DKGState, agent: AgentId, action: str) -> tuple[tuple[float, ...], DKGState]:
+        """phi(s, a) of ``agent`` doing ``action`` in ``state``, and the state after it when
+        ``agent`` acts alone (``sim/dkg/features.py``)."""
+        extractor = self.__dict__.get("_features")
+        if extractor is None:
+            from sim.dkg.features import DKGFeatures
+            extractor = self.__dict__["_features"] = DKGFeatures(self)
+        return extractor.step(state, agent, action)
+
     # ---------------------------------------------------------- description
 
     def describe_location(self, state: DKGState, i: int) -> str:
