@@ -147,3 +147,31 @@ def test_conditions_on_different_scenarios_are_compared_unpaired():
     assert (score["paired"], score["test"], score["n"]) == (False, "mann_whitney_u", 4)
     assert score["p"] == pytest.approx(stats.mannwhitneyu([3, 4], [1, 2]).pvalue)
     assert score["mean_difference"] == pytest.approx(2.0)
+
+
+def test_a_long_title_is_wrapped_inside_a_narrow_figure(tmp_path):
+    import matplotlib.pyplot as plt
+
+    from sim.analysis.plots import metric_figure, wrapped
+    from sim.analysis.stats import MeanSem
+
+    title = "CoBel-World against the household baselines on the transport tasks of TDW-MAT style (n = 24 episodes)"
+    assert max(len(line) for line in wrapped(title, 3.0).splitlines()) < len(title)
+    values = {m: {c: MeanSem(0.5, 0.1, 10) for c in ("a", "b")} for m in ("rate", "tokens")}
+    seen = {}
+    real_savefig = plt.Figure.savefig
+
+    def keep(fig, *args, **kwargs):  # look at the figure as it is written
+        fig.canvas.draw()
+        box = fig.bbox
+        seen["inside"] = all(box.x0 - 1 <= t.get_window_extent().x0 and t.get_window_extent().x1 <= box.x1 + 1
+                             for t in fig.texts + [ax.title for ax in fig.axes] if t.get_text())
+        return real_savefig(fig, *args, **kwargs)
+
+    plt.Figure.savefig = keep
+    try:
+        metric_figure(tmp_path / "f.png", title, ["a", "b"], [("rate", "transport rate"),
+                      ("tokens", "communication tokens per episode")], values, {"rate": {}, "tokens": {}}, "a")
+    finally:
+        plt.Figure.savefig = real_savefig
+    assert seen["inside"] and (tmp_path / "f.png").stat().st_size > 0

@@ -8,6 +8,7 @@ One panel per metric; one bar per condition (mean ± standard error); a bracket 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -17,6 +18,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from sim.analysis.stats import MeanSem, stars  # noqa: E402
+
+def wrapped(text: str, width_inches: float, fontsize: float = 12.0) -> str:
+    """``text`` broken into lines that fit ``width_inches`` at ``fontsize`` (about 0.55 em a
+    character), so a long title never runs off a narrow figure."""
+    per_line = max(12, int(width_inches * 72 / (0.55 * fontsize)))
+    return "\n".join(textwrap.wrap(text, per_line)) or text
+
 
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
 
@@ -32,7 +40,7 @@ def bar_panel(ax, title: str, conditions: Sequence[str], values: Mapping[str, Me
     colors = [PALETTE[i % len(PALETTE)] for i in xs]
     ax.bar(xs, means, yerr=sems, color=colors, capsize=4, edgecolor="black", linewidth=0.6)
     ax.set_xticks(list(xs), conditions, rotation=30, ha="right")
-    ax.set_title(title)
+    ax.set_title(wrapped(title, ax.get_position().width * ax.figure.get_figwidth()))
     ax.axhline(0, color="black", linewidth=0.6)
     ax.spines[["top", "right"]].set_visible(False)
     tops = [m + (s if s == s else 0) for m, s in zip(means, sems)]
@@ -66,7 +74,7 @@ def metric_figure(path: str | Path, title: str, conditions: Sequence[str],
     fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.8), squeeze=False)
     for ax, (key, label) in zip(axes[0], metrics):
         bar_panel(ax, label, conditions, values[key], p_values.get(key), reference)
-    fig.suptitle(title)
+    fig.suptitle(wrapped(title, fig.get_figwidth()))
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -85,7 +93,7 @@ def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]],
         for col, (key, label) in enumerate(metrics):
             bar_panel(axes[row][col], f"{group_label}: {label}", conditions, values[group][key],
                       p_values.get(group, {}).get(key), reference)
-    fig.suptitle(title)
+    fig.suptitle(wrapped(title, fig.get_figwidth()))
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,7 +125,8 @@ def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, obje
         ax.set_title(panel)
         ax.spines[["top", "right"]].set_visible(False)
         ax.set_ylim(-0.7, len(mine) - 0.3)
-    fig.suptitle(f"{title} (mean difference, {confidence:.0%} bootstrap interval)", fontsize=10)
+    fig.suptitle(wrapped(f"{title} (mean difference, {confidence:.0%} bootstrap interval)", fig.get_figwidth(), 10),
+                 fontsize=10)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -140,7 +149,7 @@ def paired_figure(path: str | Path, title: str, conditions: Sequence[str],
     ax.plot(xs, means, "-s", color=PALETTE[0], linewidth=2, markersize=6, label="mean")
     ax.set_xticks(xs, conditions, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(wrapped(title, fig.get_figwidth(), 10), fontsize=10)
     ax.legend(frameon=False, fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
     fig.tight_layout()
