@@ -12,6 +12,14 @@ The task score of an episode is the mean over the members of the final team of
 ``1 - goal_tick / ticks`` for a member holding its gem at the end (the share of the episode left
 when it got it), 0 for one without it: 1 would be every member holding its gem from the start.
 Idle agents do not count; a human seat in the team counts like any other member.
+
+**Equal team sizes.** A comparison of team mechanisms is fair only between teams of one size
+(seed 000 compares belief-aligned formation with "random team formation of the same size"):
+every derived metric first checks that, in every scenario, each condition's mechanism forms
+teams of one fixed size (its summary's ``sizes``: ``teams:max_size=eta`` or ``min_size`` =
+``max_size``; ``random-teams`` draws ``size``, by default ceil(n/2)) and that the size is the same
+in every condition, and refuses the design otherwise, naming scenario, conditions and sizes.
+``"params": {"equal_sizes": false}`` on a metric turns the check off for it.
 """
 
 from __future__ import annotations
@@ -47,6 +55,29 @@ def _summary(record: Mapping[str, Any]) -> Mapping[str, Any]:
     return found[0]
 
 
+def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
+    """ExperimentError unless, per scenario, every condition forms teams of one and the same size."""
+    sizes: dict[str, dict[str, set[tuple[int, int]]]] = {}
+    for e in episodes:
+        summary = _summary(e)
+        allowed = summary.get("sizes")
+        if not (isinstance(allowed, list) and len(allowed) == 2 and all(isinstance(x, int) for x in allowed)):
+            raise ExperimentError(f"{e['key']}: the team summary has no 'sizes' [smallest, largest] "
+                                  f"(recorded by an older version? run the episodes again)")
+        sizes.setdefault(e["scenario"], {}).setdefault(e["condition"], set()).add(tuple(allowed))
+    for scenario, by_condition in sorted(sizes.items()):
+        found = {c: sorted(v) for c, v in by_condition.items()}
+        fixed = all(len(v) == 1 and v[0][0] == v[0][1] for v in found.values())
+        if not fixed or len({v[0] for v in found.values()}) > 1:
+            shown = ", ".join(f"{c}: " + " or ".join(f"{lo}" if lo == hi else f"{lo}-{hi}" for lo, hi in v)
+                              for c, v in sorted(found.items()))
+            raise ExperimentError(
+                f"team sizes differ between conditions in {scenario} ({shown}): a fair comparison forms teams of "
+                f"one size in every condition (teams:max_size=eta against random-teams' default ceil(n/2), or "
+                f"the same min_size=max_size / size=k); set \"params\": {{\"equal_sizes\": false}} on the metric "
+                f"to compare anyway")
+
+
 def final_team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
     """The task score of ``team`` from a Doors, Keys and Gems outcome (see the module docstring);
     ``timed=False``: the share of members holding their gem at the end."""
@@ -66,14 +97,20 @@ def final_team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: boo
     return sum(values) / len(values)
 
 
-def team_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: bool = True) -> dict[str, float]:
+def team_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: bool = True,
+               equal_sizes: bool = True) -> dict[str, float]:
     """Derived metric: the final team's task score of each episode."""
+    if equal_sizes:
+        check_equal_sizes(episodes)
     return {e["key"]: round(final_team_score(e["outcome"], _summary(e)["team"], timed), 9) for e in episodes}
 
 
-def team_value(episodes: Sequence[Mapping[str, Any]], design: Design, field: str = "bas_episode") -> dict[str, float]:
+def team_value(episodes: Sequence[Mapping[str, Any]], design: Design, field: str = "bas_episode",
+               equal_sizes: bool = True) -> dict[str, float]:
     """Derived metric: a number of the team mechanism's summary (``bas``, ``bas_episode``,
-    ``welfare``, ``ftm``, ``teams_formed``, ``average_lifetime``)."""
+    ``welfare``, ``ftm``, ``teams_formed``, ``average_lifetime``, ``scored``, ``unscored``)."""
+    if equal_sizes:
+        check_equal_sizes(episodes)
     out = {}
     for e in episodes:
         summary = _summary(e)

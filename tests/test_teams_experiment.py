@@ -12,7 +12,7 @@ import pytest
 from experiments.design import ExperimentError, load_design
 from experiments.runner import SCENARIO_DIR, compute_metrics, main, run_sweep
 from experiments.stats import analyse
-from experiments.teams import check_team_scenario, final_team_score, team_score, team_value
+from experiments.teams import check_equal_sizes, check_team_scenario, final_team_score, team_score, team_value
 from sim.registry import build_world, load_spec
 
 DESIGN = SCENARIO_DIR / "experiments" / "teams-dkg.json"
@@ -30,14 +30,15 @@ def small_design(tmp_path: Path) -> Path:
 
 def test_design_runs_on_two_scenarios_and_two_seeds(tmp_path):
     design = load_design(small_design(tmp_path))
-    assert [c.name for c in design.conditions] == ["teams", "teams-skill", "random-teams"]
+    assert [c.name for c in design.conditions] == ["teams", "teams-skill", "teams-features", "random-teams"]
     result = run_sweep(design, tmp_path / "out", jobs=1, quiet=True)
-    assert len(result.records) == 2 * 3 * 2
+    assert len(result.records) == 2 * 4 * 2
     assert result.attrs["team-03-five"] == {"world": "dkg", "agents": 5, "locked_in": 2}
     for r in result.records:
         (summary,) = r["mechanisms"].values()
         n = 5 if r["scenario"] == "team-03-five" else 6
         assert len(summary["team"]) == (n + 1) // 2  # ceil(n/2) in every condition
+        assert summary["sizes"] == [(n + 1) // 2] * 2
         assert summary["levels"] and set(summary["levels"].values()) <= {0, 1, 2}
     compute_metrics(result.records, design)
     for r in result.records:
@@ -45,6 +46,8 @@ def test_design_runs_on_two_scenarios_and_two_seeds(tmp_path):
         assert r["values"]["score"] == pytest.approx(final_team_score(r["outcome"], summary["team"]), abs=1e-9)
         assert r["values"]["bas"] == summary["bas_episode"]
         assert 0 <= r["values"]["gems"] <= 1
+        # the steps embedding never leaves a prediction unscored; the features one does (waits)
+        assert (r["values"]["unscored"] > 0) == (r["condition"] == "teams-features")
     # the random teams differ between seeds; belief-aligned formation uses no randomness here
     teams = {(r["condition"], r["scenario"]): set() for r in result.records}
     for r in result.records:
@@ -53,7 +56,9 @@ def test_design_runs_on_two_scenarios_and_two_seeds(tmp_path):
     analysis = analyse(result.records, design, result.attrs)
     assert "n counts scenarios" in analysis.unit_note()
     rows = [t for t in analysis.tests if t["metric"] == "score"]
-    assert {(t["first"], t["second"]) for t in rows} == {("teams", "random-teams"), ("teams-skill", "random-teams")}
+    assert {(t["first"], t["second"]) for t in rows} == {("teams", "random-teams"), ("teams-skill", "random-teams"),
+                                                         ("teams-features", "random-teams"),
+                                                         ("teams-features", "teams")}
     assert all(t["n"] == 2 and t["paired"] and t["unit"] == "scenario pairs" for t in rows)
 
 
@@ -63,7 +68,7 @@ def test_experiment_command_writes_the_report(tmp_path, capsys):
     report = (tmp_path / "run" / "report.md").read_text()
     assert "task score (final team)" in report and "n counts scenarios" in report
     lines = (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()
-    assert len(lines) == 1 + 12 and all('"mechanisms"' in line for line in lines[1:])
+    assert len(lines) == 1 + 16 and all('"mechanisms"' in line for line in lines[1:])
 
 
 def test_team_score_known_answers():
@@ -80,9 +85,34 @@ def test_hooks_name_what_is_missing():
     record = {"key": "s|c|0", "outcome": {}, "mechanisms": {}}
     with pytest.raises(ExperimentError, match="s\\|c\\|0: expected one team mechanism"):
         team_score([record], None)
-    record = {"key": "s|c|0", "mechanisms": {"teams": {"team": ["a"], "bas": None}}}
+    record = {"key": "s|c|0", "scenario": "s", "condition": "c",
+              "mechanisms": {"teams": {"team": ["a"], "bas": None, "sizes": [1, 1]}}}
     with pytest.raises(ExperimentError, match="'bas' of s\\|c\\|0 is None"):
         team_value([record], None, field="bas")
+    del record["mechanisms"]["teams"]["sizes"]
+    with pytest.raises(ExperimentError, match="s\\|c\\|0: the team summary has no 'sizes'"):
+        team_value([record], None, field="bas")
+
+
+def _episode(scenario: str, condition: str, sizes: list[int], seed: int = 0) -> dict:
+    return {"key": f"{scenario}|{condition}|{seed}", "scenario": scenario, "condition": condition,
+            "outcome": {"holding_goal": {"a": True}, "goal_tick": {"a": 5}, "ticks": 10},
+            "mechanisms": {condition: {"team": ["a"], "sizes": sizes, "bas_episode": 0.5}}}
+
+
+def test_metrics_refuse_teams_of_different_sizes():
+    fair = [_episode("s1", "teams", [3, 3]), _episode("s1", "random-teams", [3, 3]),
+            _episode("s2", "teams", [4, 4]), _episode("s2", "random-teams", [4, 4])]
+    check_equal_sizes(fair)
+    assert team_score(fair, None) == {e["key"]: 0.5 for e in fair}
+    larger = fair[:1] + [_episode("s1", "random-teams", [3, 3]), _episode("s1", "teams-free", [3, 6])]
+    with pytest.raises(ExperimentError, match=r"team sizes differ between conditions in s1 \(random-teams: 3, "
+                                              r"teams: 3, teams-free: 3-6\)"):
+        team_score(larger, None)
+    other = fair[:1] + [_episode("s1", "random-teams", [2, 2])]
+    with pytest.raises(ExperimentError, match="random-teams: 2, teams: 3"):
+        team_value(other, None)
+    assert team_value(other, None, equal_sizes=False) == {e["key"]: 0.5 for e in other}
 
 
 def test_check_refuses_worlds_that_are_not_team_scenarios():

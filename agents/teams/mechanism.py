@@ -423,7 +423,9 @@ class _TeamMechanismBase(Mechanism):
     def episode_summary(self) -> dict[str, Any]:
         """The episode's team results, for experiment records: the final team, its BAS (over the
         last ``window`` scores of each pair, and ``bas_episode`` over every score of the episode),
-        welfare, the mean FTM, the number of teams formed and their average lifetime (rounds)."""
+        welfare, the mean FTM, the number of teams formed and their average lifetime (rounds), the
+        team sizes the mechanism allows (``sizes``: [smallest, largest] of a formed team) and how
+        many predictions were scored or left unscored (both sides zero)."""
         phi = self.tracker.matrix()
         idx = [self.tracker.index[a] for a in self.team]
         whole = self.tracker.episode_matrix()
@@ -436,8 +438,13 @@ class _TeamMechanismBase(Mechanism):
                 "ftm": round(float(np.mean(ftm_values)), 6), "teams_formed": len(self.lifetimes),
                 "average_lifetime": round(float(np.mean(lifetimes)), 6) if lifetimes else None,
                 "rounds": self.rounds, "levels": dict(self.tracker.levels),
+                "sizes": list(self.team_sizes()),
                 "scored": int(sum(count for _, count in self.tracker.totals.values())),
                 "unscored": self.tracker.unscored}
+
+    def team_sizes(self) -> tuple[int, int]:
+        """The smallest and largest team this mechanism forms (after ``reset``)."""
+        return self.eta, self.top
 
     def _solver_summary(self) -> dict[str, Any] | None:
         s = self.last_solution
@@ -543,6 +550,10 @@ class RandomTeamMechanism(_TeamMechanismBase):
         super().reset(world, state, ctx)
         if self.size is not None and self.size > len(self.agents):
             raise ValueError(f"size {self.size} exceeds the {len(self.agents)} agents of this world")
+
+    def team_sizes(self) -> tuple[int, int]:
+        k = self.eta if self.size is None else self.size
+        return k, k
 
     def _draw(self, tick: int, why: str) -> TeamAssignment:
         k = self.eta if self.size is None else self.size
