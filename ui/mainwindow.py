@@ -290,6 +290,7 @@ class MainWindow(QMainWindow):
         a("about_papers", "About the papers", None, self.show_papers)
         a("next_seat", "Give the main keys to the next human seat", "F6", self.next_key_seat)
         a("write_message", "Write a message", "Ctrl+M", self.focus_message_box)
+        a("rate_teammates", "Rate your teammates", "Ctrl+R", self.focus_ratings)
 
     def _make_menus(self) -> None:
         acts = self.actions_by_name
@@ -1178,6 +1179,15 @@ class MainWindow(QMainWindow):
     def focus_view(self) -> None:
         self.activateWindow()  # without a window manager (Xvfb) focus needs this
         self.view.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def focus_ratings(self) -> None:
+        """Bring the rating strip of the Alignment tab forward with the keys (ui/team_ratings.py)."""
+        panel = self.panel("Alignment")
+        if panel is not None and hasattr(panel, "focus_ratings"):
+            self.panel_tabs.setCurrentWidget(panel)
+            if panel.focus_ratings():
+                return
+        self.statusBar().showMessage("nothing to rate: ratings are for a person playing a live team episode", 3000)
 
     def _on_key(self, name: str) -> None:
         """A key for a human seat: the main keys drive one seat of the step; when two people

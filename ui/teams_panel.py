@@ -3,7 +3,9 @@
 - **Alignment** (``alignment_matrix`` snapshots): phi(i, j) as a live N x N heatmap in [-1, 1]
   (row i predicted column j), unknown cells hatched, cells below eps outlined, the team's share
   of misaligned pairs as a bar against theta, agent names with their team and ToM level, and a
-  tooltip per cell with phi and its sample count.
+  tooltip per cell with phi and its sample count. While a person plays a live team episode, the
+  rating strip above the matrix (``ui/team_ratings.py``) takes the person's own alignment scores,
+  which the mechanism turns into the person's row.
 - **Team stability** (``team_state`` snapshots): welfare, the stability verdict, BAS, the
   monitor's phase and misaligned share, the last solve; per agent its team, ToM level and
   scores (a human seat is scored like the others); every team's lifetime and reason.
@@ -34,6 +36,7 @@ from PyQt6.QtWidgets import (QComboBox, QGridLayout, QHeaderView, QLabel, QScrol
 
 from sim.events import BeliefEvent, TeamEvent
 from ui.panels import _scrolled, read_only_table, register_panel
+from ui.team_ratings import RatingStrip
 from ui.timeline import Timeline
 
 ALIGNMENT = "alignment_matrix"
@@ -284,9 +287,13 @@ class AlignmentMatrixView(QWidget):
         if i == j:
             return f"{a}: an agent does not predict itself"
         value, count = self.phi[i][j], self.samples[i][j]
+        person = a in self.humans
         if value is None:
-            return f"{a} about {b}: unknown — none of {a}'s predictions of {b} has been checked yet"
-        line = f"{a} about {b}: phi {value:+.3f} from {count} sample{'s' if count != 1 else ''}"
+            return (f"{a} (you) about {b}: unknown — not rated yet (rate {b} above the matrix, Ctrl+R)" if person
+                    else f"{a} about {b}: unknown — none of {a}'s predictions of {b} has been checked yet")
+        line = (f"{a} (you) about {b}: phi {value:+.3f} from your rating{'s' if count != 1 else ''} of "
+                f"{count} round{'s' if count != 1 else ''}" if person else
+                f"{a} about {b}: phi {value:+.3f} from {count} sample{'s' if count != 1 else ''}")
         if self.eps is not None:
             line += (f"\nbelow eps {self.eps:g}: {a} does not trust {b}'s predictability" if value < self.eps
                      else f"\nat or above eps {self.eps:g}")
@@ -469,6 +476,8 @@ class AlignmentPanel(QWidget):
         self.owner = _OwnerChoice(ALIGNMENT)
         self.owner.box.currentTextChanged.connect(lambda _: self._redraw())
         layout.addWidget(self.owner.box)
+        self.ratings = RatingStrip()
+        layout.addWidget(self.ratings)
         self.view = AlignmentMatrixView()
         area = QScrollArea()
         area.setWidgetResizable(True)
@@ -477,6 +486,13 @@ class AlignmentPanel(QWidget):
         self.timeline: Timeline | None = None
         self.tick = 0
         self._shown: Any = None
+
+    def bind_window(self, window: Any) -> None:
+        self.ratings.bind_window(window)
+
+    def focus_ratings(self) -> bool:
+        """Give the rating strip the keys (False: no person plays a live team episode here)."""
+        return self.ratings.take_keys()
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
         self.timeline, self.tick = timeline, tick
@@ -487,10 +503,15 @@ class AlignmentPanel(QWidget):
         if timeline is None:
             self._shown = None
             self.view.set_data(None, None)
+            self.ratings.update_from(None, None, {}, {})
             return
         owner = self.owner.current(timeline)
         matrix = timeline.belief_at(owner, ALIGNMENT, tick) if owner else None
         state = timeline.belief_at(owner, TEAM_STATE, tick) if owner else None
+        latest = timeline.belief_at(owner, TEAM_STATE, timeline.num_steps) if owner else None
+        teams = latest.data.get("teams") if latest is not None and isinstance(latest.data, Mapping) else None
+        self.ratings.update_from(timeline, owner, teams if isinstance(teams, Mapping) else {},
+                                 team_colors(team_events(timeline)))
         key = (id(timeline), matrix, state, self.view.width())
         if key == self._shown:
             return

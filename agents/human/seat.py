@@ -13,6 +13,15 @@ seat through thread-safe queues:
   worker thread (``poll``), and, for an accepted feedback, reports ``completed`` or
   ``not_executable`` once the world's plug-in judges the suggested task done or
   impossible (``WorldPlugin.feedback_progress``), as the planner agents do.
+- ``rate(other, rating)``: the person's alignment self-evaluation of another agent (seed 000,
+  Appendix A: how well the other's actions matched what the person believed they would do), on
+  a 5-point scale (``RATING_SCORES``: 1 "not at all" = -1 ... 5 "exactly" = +1; None: not rated).
+  Ratings are remembered until the person changes them. At the end of every team round
+  (``set_rating_round(round_steps)``, a team mechanism's round length; 1 step unless told) the
+  seat reports the ratings in force as an ``alignment_self_evaluation`` snapshot
+  ``{"scores": {other: phi}, "ratings": {other: 1..5}, ...}``, which a team mechanism reads as the
+  person's phi like an LLM agent's Appendix A answer. Nothing rated: no snapshot, and the
+  person's phi stays unknown (the default, and always so headless).
 """
 
 from __future__ import annotations
@@ -25,6 +34,14 @@ from typing import Any
 from sim.events import FeedbackStatusEvent
 from sim.plugins import plugins, resolve
 from sim.seats import PENDING, Agent, Feedback, SeatContext
+
+
+#: the 5-point answer to "did they act as you expected?" and the phi in [-1, 1] it stands for
+RATING_SCORES: dict[int, float] = {1: -1.0, 2: -0.5, 3: 0.0, 4: 0.5, 5: 1.0}
+RATING_WORDS: dict[int, str] = {1: "not at all", 2: "rather not", 3: "half and half", 4: "mostly", 5: "exactly"}
+RATING_QUESTION = "Did {other} act as you expected?"
+RATING_SCALE = ", ".join(f"{k} {w} ({RATING_SCORES[k]:+g})" for k, w in RATING_WORDS.items())
+SELF_EVALUATION_KIND = "alignment_self_evaluation"
 
 
 class HumanAgent(Agent):
@@ -44,6 +61,9 @@ class HumanAgent(Agent):
         #: called (from the worker thread) with (action, reason) when an action was refused
         self.on_refused: Any = None
         self.last_refusal: tuple[Any, str] | None = None
+        self._ratings: dict[str, int] = {}
+        self._rating_round = 1
+        self._steps = 0
 
     def reset(self, ctx: SeatContext) -> None:
         super().reset(ctx)
@@ -51,6 +71,8 @@ class HumanAgent(Agent):
         self._drain(self._decisions)
         with self._lock:
             self._offered.clear()
+            self._ratings.clear()
+        self._steps = 0
         self.following = None
         self._last_state: Any = None
         self.last_refusal = None
@@ -83,6 +105,39 @@ class HumanAgent(Agent):
 
     def clear_actions(self) -> None:
         self._drain(self._actions)
+
+    def rate(self, other: str, rating: int | None) -> None:
+        """The person's rating of ``other`` (1..5, see ``RATING_SCORES``), remembered until changed;
+        None withdraws it (``other`` is unknown again)."""
+        ctx = getattr(self, "ctx", None)
+        if ctx is None:
+            raise ValueError("rate: this seat is not in an episode yet")
+        others = [a for a in ctx.world.agents if a != ctx.agent_id]
+        if other not in others:
+            raise ValueError(f"rate: {other!r} is not another agent of this world (the others: {others})")
+        if rating is not None and (isinstance(rating, bool) or rating not in RATING_SCORES):
+            raise ValueError(f"rate: a rating of {other} must be 1, 2, 3, 4 or 5 (or None), got {rating!r}")
+        with self._lock:
+            if rating is None:
+                self._ratings.pop(other, None)
+            else:
+                self._ratings[other] = int(rating)
+
+    @property
+    def ratings(self) -> dict[str, int]:
+        """The ratings in force: other agent -> 1..5."""
+        with self._lock:
+            return dict(self._ratings)
+
+    def set_rating_round(self, round_steps: int) -> None:
+        """Report the ratings every ``round_steps`` world steps (a team mechanism's round)."""
+        if isinstance(round_steps, bool) or not isinstance(round_steps, int) or round_steps < 1:
+            raise ValueError(f"set_rating_round: round_steps must be a whole number >= 1, got {round_steps!r}")
+        self._rating_round = round_steps
+
+    @property
+    def rating_round(self) -> int:
+        return self._rating_round
 
     @property
     def offered(self) -> list[Feedback]:
@@ -147,4 +202,22 @@ class HumanAgent(Agent):
     def observe_state(self, state: Any) -> None:
         """The Session's thread reports each new state (the seat may not be asked to act in it)."""
         self._last_state = state
+        self._steps += 1
         self._check_following(state)
+
+    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+        """At the end of each team round, the person's ratings in force (none: nothing)."""
+        if self._steps == 0 or self._steps % self._rating_round:
+            return ()
+        rated = self.ratings
+        ratings = {a: rated[a] for a in self.ctx.world.agents if a in rated}  # in the world's order
+        if not ratings:
+            return ()
+        return [(SELF_EVALUATION_KIND, {
+            "scores": {other: RATING_SCORES[r] for other, r in ratings.items()},
+            "ratings": ratings,
+            "answers": {other: RATING_WORDS[r] for other, r in ratings.items()},
+            "question": RATING_QUESTION.format(other="they"),
+            "scale": RATING_SCALE,
+            "round": self._steps // self._rating_round,
+        })]
