@@ -261,10 +261,16 @@ class DKGRenderer(WorldRenderer):
                 continue
             goal = w.items[w.goal_item[a]]
             has = w.holds_goal(state, a)
-            word = self.text(("has" if has else "wants") if words else ("✓" if has else "→"), px, (160, 170, 185))
-            if surface is not None:
-                surface.blit(word, (x + 4, cy - word.get_height() // 2))
-            x += word.get_width() + 6
+            if words:
+                word = self.text("has" if has else "wants", px, (160, 170, 185))
+                if surface is not None:
+                    surface.blit(word, (x + 4, cy - word.get_height() // 2))
+                x += word.get_width() + 6
+            else:  # drawn, not typed: the default font has no arrow or check mark
+                size = max(6, px // 2)
+                if surface is not None:
+                    _draw_mark(surface, "check" if has else "arrow", x + 4, cy, size, (160, 170, 185))
+                x += size + 10
             if surface is not None:
                 surface.blit(self.book.get(f"gem-{goal.color}", icon), (x, cy - icon // 2))
             x += icon + (18 if words else 10)
@@ -311,3 +317,16 @@ class DKGRenderer(WorldRenderer):
 
     def action_label(self, action: Any) -> str:
         return str(action)
+
+
+def _draw_mark(surface: pygame.Surface, kind: str, x: int, cy: int, size: int, color: tuple[int, int, int]) -> None:
+    """A small arrow (wants) or check mark (has), ``size`` pixels wide, centred on ``cy``."""
+    width = max(1, size // 4)
+    if kind == "arrow":
+        pygame.draw.line(surface, color, (x, cy), (x + size - width, cy), width)
+        head = size // 2
+        pygame.draw.polygon(surface, color, [(x + size, cy), (x + size - head, cy - head // 1.5),
+                                             (x + size - head, cy + head // 1.5)])
+    else:
+        pygame.draw.lines(surface, color, False, [(x, cy), (x + size // 3, cy + size // 3),
+                                                  (x + size, cy - size // 2)], width + 1)
