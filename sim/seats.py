@@ -148,6 +148,12 @@ class Agent(ABC):
     def receive_team(self, assignment: TeamAssignment) -> None:
         """The seat's new team (``assignment.team_of(self.ctx.agent_id)``; None: idle)."""
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until an answer may be ready (at most ``timeout`` seconds) after ``act`` returned
+        ``PENDING``. False for seats that answer only when something outside acts (a person at
+        the keyboard): ``Session.run`` cannot wait for those."""
+        return False
+
     def action_refused(self, action: Any, reason: str) -> None:
         """For ``retry_illegal`` seats: ``action`` was not legal, for ``reason``."""
 

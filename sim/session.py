@@ -246,13 +246,16 @@ class Session:
                 self.seats[agent_id].receive(intervention)
 
     def run(self, max_steps: int | None = None) -> dict[str, Any]:
-        """Step until done (or ``max_steps``). A seat that stays PENDING is an error here."""
+        """Step until done (or ``max_steps``), waiting for seats that answer in the background
+        (asynchronous LLM seats). A seat that waits for a person is an error here."""
         steps = 0
         while not self._finished and (max_steps is None or steps < max_steps):
             status = self.advance()
             if status is TickStatus.WAITING:
-                raise RuntimeError(f"seats {list(self.waiting_for())} gave no action; "
-                                   "run() needs seats that always answer (use advance() for humans)")
+                waiting = self.waiting_for()
+                if not all(self.seats[a].wait(timeout=1.0) for a in waiting):
+                    raise RuntimeError(f"seats {list(waiting)} gave no action and wait for input from outside; "
+                                       "run() needs seats that answer by themselves (use advance() for humans)")
             steps += status is TickStatus.ADVANCED
         return self.outcome()
 

@@ -159,6 +159,21 @@ def test_asynchronous_seats_return_pending_while_the_model_thinks(tmp_path):
     assert not [e for e in session.events if isinstance(e, ErrorEvent)]
 
 
+def test_run_waits_for_asynchronous_seats_and_refuses_a_person(tmp_path):
+    from agents.human.seat import HumanAgent
+
+    with LoopbackLLM("ok", delay=0.2) as server:
+        agent = LLMDKGAgent(k=0, asynchronous=True, client=LLMClient(LLMSettings(base_url=server.base_url)))
+        world, name = load_scenario("two-rooms")
+        session = Session(world, {"alice": agent, "bob": PlannerAgent()}, seed=0, max_ticks=4)
+        session.run()  # waits for the model's answers in the background instead of refusing
+    assert session.finished and session.tick == 4
+    assert len([e for e in session.events if e.type == "llm_call"]) == 2
+    session = Session(world, {"alice": HumanAgent(), "bob": PlannerAgent()}, seed=0, max_ticks=4)
+    with pytest.raises(RuntimeError, match="wait for input from outside"):
+        session.run()
+
+
 def test_facilitator_faults_mean_no_feedback(tmp_path):
     with LoopbackLLM("error500") as server:
         settings = LLMSettings(base_url=server.base_url, max_retries=0)

@@ -79,6 +79,14 @@ class LLMSeat(Agent):
         future, self._future = self._future, None
         return self._finish(future.result())
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the model call in the background has ended (or ``timeout``)."""
+        future = self._future
+        if future is None:
+            return False
+        concurrent.futures.wait([future], timeout=timeout)
+        return True
+
     @property
     def thinking(self) -> bool:
         """True while a model call runs in the background (for a thinking indicator)."""
