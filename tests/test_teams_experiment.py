@@ -45,6 +45,10 @@ def test_design_runs_on_two_scenarios_and_two_seeds(tmp_path):
         (summary,) = r["mechanisms"].values()
         assert r["values"]["score"] == pytest.approx(final_team_score(r["outcome"], summary["team"]), abs=1e-9)
         assert r["values"]["bas"] == summary["bas_episode"]
+        # BAS on one scale for every condition: the own embedding's is the mechanism's BAS
+        own = "features" if r["condition"] == "teams-features" else "steps"
+        assert r["values"][f"bas_{own}"] == summary["bas_episode"]
+        assert -1 <= r["values"]["bas_features"] <= 1 and -1 <= r["values"]["bas_steps"] <= 1
         assert 0 <= r["values"]["gems"] <= 1
         # the steps embedding never leaves a prediction unscored; the features one does (waits)
         assert (r["values"]["unscored"] > 0) == (r["condition"] == "teams-features")

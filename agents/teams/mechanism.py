@@ -81,6 +81,11 @@ class TeamBroadcast(TeamAssignment):
 Featurizer = Callable[[Any, AgentId, Any], tuple[Sequence[float], Any]]
 
 
+def has_featurizer(world: World) -> bool:
+    """Whether ``world`` brings a feature extractor phi(s, a) (``action_features``, ``feature_names``)."""
+    return callable(getattr(world, "action_features", None)) and bool(getattr(world, "feature_names", None))
+
+
 def world_featurizer(world: World) -> tuple[Featurizer, int]:
     """The world's feature extractor phi(s, a) (``action_features``, see ``sim/dkg/features.py``)
     taking encoded actions, and its number of features; ValueError naming the world when it
@@ -335,6 +340,14 @@ class _TeamMechanismBase(Mechanism):
         featurize, dims = world_featurizer(world) if self.embedding == "features" else (None, None)
         self.tracker = AlignmentTracker(self.agents, self.window, self.discount, self.embedding, self.action_vectors,
                                         featurize, dims)
+        # the same predictions scored under the other embeddings, for comparable BAS across conditions
+        self.measures: dict[str, AlignmentTracker] = {}
+        for other in ("steps", "features"):
+            if other == self.embedding or (other == "features" and not has_featurizer(world)):
+                continue
+            f, d = world_featurizer(world) if other == "features" else (None, None)
+            self.measures[other] = AlignmentTracker(self.agents, self.window, self.discount, other,
+                                                    self.action_vectors, f, d)
         self.team: tuple[AgentId, ...] = ()
         self.steps = 0
         self.rounds = 0
@@ -376,8 +389,10 @@ class _TeamMechanismBase(Mechanism):
         out: list[Intervention] = []
         if not self.lifetimes:
             out.append(self.initial(step.tick))
-        self.tracker.update({a: self.world.encode_action(x) for a, x in step.joint_action.items()}, step.beliefs,
-                            step.before, step.after)
+        encoded = {a: self.world.encode_action(x) for a, x in step.joint_action.items()}
+        self.tracker.update(encoded, step.beliefs, step.before, step.after)
+        for tracker in self.measures.values():
+            tracker.update(encoded, step.beliefs, step.before, step.after)
         self._report_problems(step.tick)
         self.steps += 1
         if self.steps % self.round_steps == 0:
@@ -423,7 +438,10 @@ class _TeamMechanismBase(Mechanism):
     def episode_summary(self) -> dict[str, Any]:
         """The episode's team results, for experiment records: the final team, its BAS (over the
         last ``window`` scores of each pair, and ``bas_episode`` over every score of the episode),
-        welfare, the mean FTM, the number of teams formed and their average lifetime (rounds), the
+        welfare, the mean FTM, the number of teams formed and their average lifetime (rounds),
+        ``bas_episode_<embedding>``: the same BAS with the predictions scored under each embedding
+        (``steps``, and ``features`` where the world has an extractor; the mechanism's own is
+        ``bas_episode``), so that conditions of different embeddings compare on one scale, the
         team sizes the mechanism allows (``sizes``: [smallest, largest] of a formed team) and how
         many predictions were scored or left unscored (both sides zero)."""
         phi = self.tracker.matrix()
@@ -434,6 +452,8 @@ class _TeamMechanismBase(Mechanism):
         return {"kind": self.kind, "team": list(self.team), "idle": [a for a in self.agents if a not in self.team],
                 "bas": round(bas(phi, idx), 6) if idx else None,
                 "bas_episode": round(bas(whole, idx), 6) if idx else None,
+                **{f"bas_episode_{name}": round(bas(tracker.episode_matrix(), idx), 6) if idx else None
+                   for name, tracker in {self.embedding: self.tracker, **self.measures}.items()},
                 "welfare": round(welfare(self._problem(phi, None), idx), 6) if idx else None,
                 "ftm": round(float(np.mean(ftm_values)), 6), "teams_formed": len(self.lifetimes),
                 "average_lifetime": round(float(np.mean(lifetimes)), 6) if lifetimes else None,
