@@ -12,7 +12,10 @@ the planner's moves towards ben's gem, sent as the keys would), with the ``teams
 - ``teams-timeline.png``: the Teams tab (membership, numbered re-formations with their reasons,
   the monitor's misaligned share against theta);
 - ``teams-stability.png``: the Team stability tab (welfare, stability, BAS, the monitor, each
-  agent's team, level and scores, the team lifetimes).
+  agent's team, level and scores, the team lifetimes);
+- ``teams-rating.png``: then ben rates the others (``RATINGS``) in the Alignment tab's rating
+  strip, the episode goes on past the end of the next round, and the strip is unfolded (Ctrl+R)
+  above the matrix with ben's row from those ratings.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from ui.shots import ROOT, _settle, _wait, on_virtual_display, shot_window
 SCENARIO = "team-04-seven"
 PERSON = "ben"
 STEPS = 42
+#: ben's answers to "did they act as you expected?" in teams-rating.png (1 not at all ... 5 exactly)
+RATINGS = {"eli": 4, "gus": 5, "ada": 4, "cai": 5, "fay": 2, "dot": 2}
 
 
 def take(out: Path) -> list[Path]:
@@ -43,18 +48,22 @@ def take(out: Path) -> list[Path]:
                                      mechanisms=("teams:round_steps=6,max_size=eta",), seed=0))
     planner = planner_for(world)
     index = world.agent_index[PERSON]
-    while window.timeline.num_steps < STEPS and window.timeline.outcome is None:
-        if window.human_to_move() != PERSON:
-            _settle(app, 0.02)
-            continue
-        state = window.timeline.state_at(window.cursor)
-        plan = planner.plan(state, index, goal_task(world, PERSON))
-        action = planner.first_action(state, index, plan) or "wait"
-        legal = world.legal_actions(state, PERSON)
-        before = window.timeline.num_steps
-        window.runner.submit_human(PERSON, action if action in legal else "wait")
-        if not _wait(app, lambda: window.timeline.num_steps > before, 20):
-            raise RuntimeError(f"the episode did not advance after step {before}")
+
+    def play_to(steps: int) -> None:
+        while window.timeline.num_steps < steps and window.timeline.outcome is None:
+            if window.human_to_move() != PERSON:
+                _settle(app, 0.02)
+                continue
+            state = window.timeline.state_at(window.cursor)
+            plan = planner.plan(state, index, goal_task(world, PERSON))
+            action = planner.first_action(state, index, plan) or "wait"
+            legal = world.legal_actions(state, PERSON)
+            before = window.timeline.num_steps
+            window.runner.submit_human(PERSON, action if action in legal else "wait")
+            if not _wait(app, lambda: window.timeline.num_steps > before, 20):
+                raise RuntimeError(f"the episode did not advance after step {before}")
+
+    play_to(STEPS)
     window.set_playing(False)
     _wait(app, lambda: window.cursor == window.timeline.num_steps, 10)
     window.refresh_panels(force=True)
@@ -77,6 +86,17 @@ def take(out: Path) -> list[Path]:
     grab("teams.png", "Alignment")
     grab("teams-timeline.png", "Teams")
     grab("teams-stability.png", "Team stability")
+    # the person's own alignment scores: ben rates the others in the rating strip, the episode
+    # goes on past the end of the next round (when the seat reports them), the strip unfolded
+    strip = window.panel("Alignment").ratings
+    for other, rating in RATINGS.items():
+        strip.rate(other, rating, advance=True)
+    window.set_playing(True)
+    play_to(STEPS + 6)
+    window.set_playing(False)
+    _wait(app, lambda: window.cursor == window.timeline.num_steps, 10)
+    window.focus_ratings()
+    grab("teams-rating.png", "Alignment")
     window.shutdown()
     window.close()
     return shots
