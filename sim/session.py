@@ -69,6 +69,7 @@ class Session:
         self._observed: set[AgentId] = set()
         self._finished = False
         self._next_intervention_id = 1
+        self._last_teams: dict[str, Any] = {}
         self.counters = {"feedback": 0, "team_changes": 0, "messages": 0, "message_chars": 0,
                          "message_words": 0, "message_tokens": 0, "errors": 0, "llm_calls": 0,
                          "prompt_tokens": 0, "completion_tokens": 0}
@@ -128,8 +129,10 @@ class Session:
             self.counters["errors"] += 1
         elif isinstance(event, FeedbackEvent):
             self.counters["feedback"] += 1
-        elif isinstance(event, TeamEvent):
-            self.counters["team_changes"] += 1
+        elif isinstance(event, TeamEvent):  # a change: teams that differ from the mechanism's last ones
+            last = self._last_teams.get(event.mechanism)
+            self.counters["team_changes"] += last is not None and last != event.teams
+            self._last_teams[event.mechanism] = event.teams
         elif isinstance(event, MessageEvent):
             self.counters["messages"] += 1
             self.counters["message_chars"] += event.chars
