@@ -305,10 +305,19 @@ class DKGRenderer(WorldRenderer):
         prefix = {"p": "pickup ", "e": "pickup ", "u": "unlock ", "h": "handover "}.get(key)
         if prefix is not None:
             return next((x for x in legal if x.startswith(prefix)), None)
-        if key.isdigit() and key != "0":
-            i = int(key) - 1
-            return legal[i] if i < len(legal) else None
-        return None
+        return dict(self.numbered_actions(legal)).get(key)
+
+    def numbered_actions(self, legal: Sequence[Any], page: int = 0) -> list[tuple[str, Any]]:
+        """As the base class, without ``unlock DOOR KEY`` where ``unlock DOOR`` already names the
+        only key that fits (the named form matters only when several keys could open the door)."""
+        keyed: dict[str, int] = {}
+        for action in legal:
+            parts = str(action).split()
+            if parts[0] == "unlock" and len(parts) == 3:
+                keyed[parts[1]] = keyed.get(parts[1], 0) + 1
+        shown = [a for a in legal if not (str(a).startswith("unlock ") and len(str(a).split()) == 3
+                                          and keyed.get(str(a).split()[1], 0) < 2)]
+        return super().numbered_actions(shown, page)
 
     def key_bindings(self) -> list[KeyBinding]:
         return [KeyBinding("arrows / WASD", "move"), KeyBinding("space", "wait"),
