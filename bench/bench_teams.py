@@ -13,6 +13,9 @@ Figures (one process, same instances for every solver):
   instance, and the time ratio brute / exact (median over instances);
 - anytime solver at n = 20 (gap to its bound, and whether it found the exact optimum), 30 and
   40 (gap to its upper bound, time).
+
+The exit status is 1 when a time target is missed or the exact solver and brute force disagree
+on an instance (the anytime figures are reported, not checked).
 """
 
 from __future__ import annotations
@@ -111,9 +114,16 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
         report[f"anytime_n{n}"] = {**stats, "gaps": gaps, "true_gaps": true_gaps, "found_exact": found}
 
+    failed = [f"exact n = {n}: max {report[f'exact_n{n}']['max_ms']:.1f} ms over {report[f'exact_n{n}']['target_ms']:g} ms"
+              for n in (12, 20) if not report[f"exact_n{n}"]["met"]]
+    failed += [f"brute force n = {n}: {report[f'brute_n{n}']['same']}/{k} same answers"
+               for n in (8, 10) if report[f"brute_n{n}"]["same"] != k]
+    report["checks_met"] = not failed
+    print("checks: " + ("every time target met, every brute-force answer matched" if not failed
+                        else "FAILED: " + "; ".join(failed)))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
