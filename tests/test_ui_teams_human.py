@@ -210,3 +210,39 @@ def test_a_person_rates_teammates_in_the_app_and_the_team_keeps_them(qtbot, tmp_
         assert matrix.tick == 6 and matrix.data["phi"][3] == [1.0, 1.0, 1.0, None, 0.5]
     finally:
         window.shutdown()
+
+
+def test_two_people_each_rate_as_themselves(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    try:
+        window.start_session(SessionPlan(world=LanesWorld(), scenario="five-lanes",
+                                         seats=dict(AGENTS, d="human", e="human"), mechanisms=(MECHANISM,)),
+                             playing=True)
+
+        def both_move() -> None:
+            qtbot.waitUntil(lambda: set(window.humans_to_move()) == {"d", "e"}, timeout=10_000)
+            before = window.timeline.num_steps
+            for agent in ("d", "e"):
+                window.runner.submit_human(agent, steady(agent, before))
+            qtbot.waitUntil(lambda: window.timeline.num_steps > before, timeout=10_000)
+            qtbot.waitUntil(lambda: window.cursor == window.timeline.num_steps, timeout=5_000)
+            window.refresh_panels(force=True)
+
+        both_move()
+        strip = window.panel("Alignment").ratings
+        assert not strip.seat_box.isHidden() and strip.seat == "d" and strip.order == ["a", "b", "c", "e"]
+        QTest.mouseClick(strip.toggle, Qt.MouseButton.LeftButton)
+        QTest.mouseClick(strip.rows["a"].buttons[5], Qt.MouseButton.LeftButton)
+        strip.seat_box.setCurrentText("e")  # the other person rates as e
+        assert strip.order == ["a", "b", "c", "d"] and strip.row_texts()[0] == ("a", "?")
+        QTest.mouseClick(strip.rows["d"].buttons[4], Qt.MouseButton.LeftButton)
+        assert window.humans["d"].ratings == {"a": 5} and window.humans["e"].ratings == {"d": 4}
+        both_move()
+        found = {e.owner: e.data["scores"] for e in window.timeline.events
+                 if isinstance(e, BeliefEvent) and e.kind == KIND}
+        assert found == {"d": {"a": 1.0}, "e": {"d": 0.5}}
+        view = window.panel("Alignment").view
+        assert view.cell_text(3, 0) == "+1.00" and view.cell_text(4, 3) == "+0.50"
+        window.stop_session()
+    finally:
+        window.shutdown()

@@ -205,7 +205,8 @@ class RatingStrip(QFrame):
                     colors: Mapping[str, tuple[int, int, int]]) -> None:
         """Follow the live episode: who is rated (teammates first), the round length, the rounds."""
         window = self.window_
-        humans = list(getattr(window, "humans", {}) or {}) if window is not None else []
+        seats = (getattr(window, "humans", None) or {}) if window is not None else {}
+        humans = [a for a in timeline.world.agents if a in seats] if timeline is not None else []
         live = (timeline is not None and getattr(timeline, "live", False) and getattr(window, "runner", None)
                 is not None and timeline.outcome is None)
         if not live or not humans or owner is None:

@@ -539,7 +539,8 @@ class TeamStabilityPanel(QWidget):
                                            "is proved optimal (gap 0)"))
     MEMBERS = ("agent", "team", "k", "predicts", "predicted", "FTM")
     MEMBER_TIPS = ("(you): the seat you play", "", "ToM level", "B_i(T), Eq. 2: the agent's mean phi about its "
-                   "teammates (unknown counts 0; — when it has predicted none)", "the teammates' mean known phi "
+                   "teammates (a person's: from their ratings; unknown counts 0; — when it has predicted or rated "
+                   "none)", "the teammates' mean known phi "
                    "about this agent: how predictable it is to them", "fraction of trusted members: the share of "
                    "the others it predicts with phi >= eps (— when it has predicted none)")
     LIFETIMES = ("#", "members", "formed", "rounds", "reason")
