@@ -161,6 +161,12 @@ PLAIN_KINDS = {
     "tom-planner": "A computer teammate that guesses what the others will do next, thinking 0, 1 or 2 levels deep "
                    "about what they think (its badge on the map), frees a stuck teammate, and stands aside when "
                    "left out of the team.",
+    "tom-cook": "A computer cook that guesses what the other cooks will do next, thinking 0, 1 or 2 levels deep "
+                "about what they think (its badge on the map), passes a stuck teammate's ingredient over a counter, "
+                "and stands aside when left out of the team.",
+    "tom-helper": "A computer helper that guesses what the others will do next, thinking 0, 1 or 2 levels deep "
+                  "about what they think, leaves them the things and rooms it expects them to take, and waits "
+                  "when left out of the team.",
     "cobel": "A partner that keeps a shared picture of who believes what, guesses the others' intentions and "
              "talks only when plans clash.",
     "cobel-llm": "The same with a language model writing its beliefs and plans.",

@@ -1,0 +1,323 @@
+"""k-level ToM planner helpers for household teams (seed 000, Eq. 1).
+
+Each helper has a ToM level k in {0, 1, 2}. Its belief B_i^(k) is its prediction of every other
+helper's next actions, built from what the others did (read off consecutive states) and its
+(k - 1)-level model of them:
+
+- **k = 0** (naive, no recursion): the other repeats the action it chose last (``wait`` before
+  it chose any).
+- **k >= 1**: the other is simulated as a level-(k - 1) helper (the policies below) for its next
+  ``horizon`` choices from the current state, the others held where they are.
+
+The policies pi_k of a team member are the sub-goal rules of RHP (``agents/household/planner.py``:
+deliver what a predicate or the bed still needs, fetch the nearest known object, explore), with
+ties broken by name instead of at random, so a policy is a function of what the helper knows:
+
+- **pi_0**: RHP as it is: every helper goes for the nearest thing it knows of, so helpers that
+  know the same things go for the same ones.
+- **pi_1**: models its teammates as pi_0 helpers and leaves them what it expects them to do and
+  to get to first (nearer, or as near and listed before it): the objects they go for and the
+  rooms they explore (RHP's coordination hooks ``avoided_objects`` and
+  ``avoided_rooms``: taken only when nothing else is left); in household tasks the predicate units
+  they are carrying to their places are not fetched twice (``partner_brings``).
+- **pi_2**: the same with its teammates modelled as pi_1 helpers.
+
+Levels that differ divide the work (a level-1 helper leaves the nearest object to a level-0 one
+that gets there first); helpers of one level above 0 misjudge each other (a level-1 helper
+expects a level-1 teammate to take the nearest object, which that teammate leaves to a third),
+the mutual-modelling errors that belief-aligned team formation is meant to expose. An idle helper (outside the team of the latest ``TeamAssignment``) waits, and is
+predicted to wait; teammates' work is what the hooks leave out, idle helpers' is not.
+
+A helper's own memory of objects is RHP's (what it saw itself). Its model of a teammate knows
+what that teammate can have seen: every object in the rooms it explored, outside closed
+receptacles, as the state now holds them. Positions, hands and rooms explored come from the whole
+state the Session gives every seat (``observe_state``): seed 000's agents predict teammates from
+the history of their actions, which needs those actions seen. The helpers never talk. They follow
+an episode from its start (a take-over after a recorded prefix is refused with a clear error).
+
+After each of its choices a helper emits the ``predictions`` snapshot the team mechanism reads,
+``{"about": {other: {"trajectory": [...]}}, "level": k}``. ``k="cycle"`` gives the seat the level
+``index mod 3`` of its place in the scenario's agents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from agents.household.planner import TRANSPORT_CONTAINER_UNTIL, TRANSPORT_GO_HOME_FRAME, Intent, SubgoalAgent
+from sim.household.world import MESSAGES, HouseholdObservation, HouseholdState, HouseholdWorld
+from sim.seats import SeatContext, TeamAssignment
+
+LEVELS = (0, 1, 2)
+#: actions predicted ahead (each prediction simulates that many steps)
+Horizon = Annotated[int, Field(ge=1, le=20)]
+WAIT = "wait"
+
+
+def level_for_seat(k: int | str, world: HouseholdWorld, agent: str) -> int:
+    """The ToM level of ``agent``: ``k`` itself, or with ``k="cycle"`` its index mod 3."""
+    if k == "cycle":
+        return world.agent_index[agent] % 3
+    return int(k)
+
+
+class HouseholdTeam:
+    """The members of the team (None: every helper, before any assignment)."""
+
+    def __init__(self, world: HouseholdWorld, members: Sequence[str] | None = None) -> None:
+        self.members: frozenset[int] = frozenset(
+            range(len(world.agents)) if members is None else (world.agent_index[a] for a in members))
+
+
+class _Rules(SubgoalAgent):
+    """RHP's rules with deterministic ties and hooks filled from predicted intents."""
+
+    kind = "tom-helper"
+
+    def _hooks_from(self, intents: Mapping[int, Intent], carried: Sequence[str]) -> None:
+        self._avoid_objects = {i[1] for i in intents.values() if len(i) >= 2 and i[0] == "fetch"}
+        self._avoid_rooms = {i[1] for i in intents.values() if len(i) >= 2 and i[0] == "explore"} | \
+                            {i[2] for i in intents.values() if len(i) >= 3 and i[0] == "look"}
+        self._brings = list(carried)
+
+    def _clear_hooks(self) -> None:
+        self._avoid_objects, self._avoid_rooms, self._brings = set(), set(), []
+
+    def avoided_objects(self) -> set[str]:
+        return set(self._avoid_objects)
+
+    def avoided_rooms(self) -> set[str]:
+        return set(self._avoid_rooms)
+
+    def partner_brings(self) -> list[str]:
+        return list(self._brings) if self.world.task == "household" else []
+
+    def _nearest(self, here: str, candidates: list[tuple[str, str]]) -> tuple[str, str] | None:
+        """The (thing, room) pair closest to ``here``; ties: the first by name."""
+        if not candidates:
+            return None
+        best = min(self.distance(here, room) for _, room in candidates)
+        return min(c for c in candidates if self.distance(here, c[1]) <= best + 1e-9)
+
+    def _revisit(self, obs: HouseholdObservation) -> str:
+        others = [r for r in self.world.room_ids if r != obs.room]
+        oldest = min(self.visited.get(r, -1) for r in others)
+        room = min(r for r in others if self.visited.get(r, -1) == oldest)
+        return self._set("look again", "", f"walk {room}", ("wander", room))
+
+
+class HouseholdTeamPolicies:
+    """The policies pi_0, pi_1, pi_2 of any helper in any state, and the k-level predictions."""
+
+    def __init__(self, world: HouseholdWorld, go_home_frame: int = TRANSPORT_GO_HOME_FRAME,
+                 container_until: int = TRANSPORT_CONTAINER_UNTIL) -> None:
+        self.world = world
+        self.go_home_frame, self.container_until = go_home_frame, container_until
+        self._mirrors: dict[tuple[tuple, int], _Rules] = {}
+
+    def mirror(self, state: HouseholdState, a: int) -> _Rules:
+        """A model of helper ``a`` that knows what ``a`` can have seen in ``state``: the objects
+        of every room it explored (outside closed receptacles) and what it holds."""
+        key = (state.key(), a)
+        found = self._mirrors.get(key)
+        if found is not None:
+            return found
+        if len(self._mirrors) > 4096:
+            self._mirrors.clear()
+        world = self.world
+        rules = _Rules(self.go_home_frame, self.container_until)
+        rules.world, rules.me = world, world.agents[a]
+        rules.partners = tuple(x for x in world.agents if x != rules.me)
+        rules.memory, rules.visited, rules.looked_inside = {}, {}, set()
+        rules.rule = rules.subgoal = ""
+        rules.intent = ()
+        rules._clear_hooks()
+        here = state.rooms[a]
+        rooms = [r for r in range(len(world.room_ids)) if state.explored[a] >> r & 1 and r != here] + [here]
+        for r in rooms:  # the room it stands in last, so its view there wins
+            rules.remember(world.observe(replace(state, rooms=state.rooms[:a] + (r,) + state.rooms[a + 1:]),
+                                         rules.me))
+        self._mirrors[key] = rules
+        return rules
+
+    def teammates_intents(self, level: int, state: HouseholdState, a: int,
+                          team: HouseholdTeam) -> tuple[dict[int, Intent], list[str]]:
+        """What ``a``, at ToM level ``level`` >= 1, expects each teammate to do next (their
+        level-(``level`` - 1) intents), and the predicate classes they carry."""
+        world = self.world
+        intents: dict[int, Intent] = {}
+        carried: list[str] = []
+        for m in sorted(team.members):
+            if m == a:
+                continue
+            _, intent = self.choice(level - 1, state, m, team)
+            target = intent[2] if intent and intent[0] in ("fetch", "look") and len(intent) >= 3 else \
+                intent[1] if intent and intent[0] == "explore" and len(intent) >= 2 else None
+            if target is not None and not self._first_there(state, m, a, target):
+                continue  # a would get there first: m's intent leaves it nothing to avoid
+            intents[m] = intent
+            if world.task == "household" and intent and intent[0] == "deliver":
+                places = {p for _, cls, p, _ in world.goal}
+                for o in state.hands[m]:
+                    if o >= 0 and intent[1] in places:
+                        carried.append(world.objects[o].cls)
+        return intents, carried
+
+    def _first_there(self, state: HouseholdState, m: int, a: int, room: str) -> bool:
+        """Does ``m`` reach ``room`` before ``a`` (equally near: the one listed first, as the
+        world applies simultaneous completions in the agents' order)?"""
+        world = self.world
+        target = world.room_index[room]
+        dm, da = world.distance[state.rooms[m]][target], world.distance[state.rooms[a]][target]
+        return dm < da - 1e-9 or (abs(dm - da) <= 1e-9 and m < a)
+
+    def choice(self, level: int, state: HouseholdState, a: int, team: HouseholdTeam,
+               rules: _Rules | None = None) -> tuple[str, Intent]:
+        """The action and intent of helper ``a`` as a level-``level`` helper in ``state``, with
+        ``rules`` (its own memory) or the model of what it can have seen."""
+        if a not in team.members:
+            return WAIT, ("wait",)
+        rules = rules or self.mirror(state, a)
+        if level >= 1:
+            rules._hooks_from(*self.teammates_intents(level, state, a, team))
+        else:
+            rules._clear_hooks()
+        action = rules.plan(self.world.observe(state, self.world.agents[a]))
+        intent = rules.intent
+        rules._clear_hooks()
+        return action, intent
+
+    def rollout(self, level: int, state: HouseholdState, a: int, team: HouseholdTeam, horizon: int) -> list[str]:
+        """``a``'s next ``horizon`` choices as a level-``level`` helper, the others held where
+        they are (their actions in progress never complete)."""
+        world = self.world
+        hold = world.budget + 1
+        name = world.agents[a]
+        out: list[str] = []
+        for _ in range(horizon * 4):
+            if len(out) >= horizon:
+                break
+            if world.done(state):
+                out.append(WAIT)
+                continue
+            state = replace(state, pending=tuple(p if b == a else (WAIT, hold)
+                                                 for b, p in enumerate(state.pending)))
+            joint: dict[str, str] = {}
+            if state.pending[a] is None:
+                action, _ = self.choice(level, state, a, team)
+                out.append(action)
+                joint[name] = action
+            state = world.step(state, joint).state
+        return out + [WAIT] * (horizon - len(out))
+
+    def predict(self, level: int, state: HouseholdState, a: int, team: HouseholdTeam, history: Sequence[str],
+                horizon: int) -> list[str]:
+        """A level-``level`` helper's prediction of ``a``'s next ``horizon`` choices."""
+        if level == 0:
+            return [history[-1] if history else WAIT] * horizon
+        return self.rollout(level - 1, state, a, team, horizon)
+
+
+def chosen_action(world: HouseholdWorld, before: HouseholdState, after: HouseholdState, a: int) -> str | None:
+    """The action helper ``a`` chose between consecutive states (None: it was busy). An action
+    still under way is in ``after.pending``; one that completed at once is read off what changed
+    (a failed action and a wait look alike; a message reads ``say``)."""
+    if before.pending[a] is not None or world.done(before):
+        return None
+    if after.pending[a] is not None:
+        return after.pending[a][0]
+    if after.stats[a][MESSAGES] > before.stats[a][MESSAGES]:
+        return "say"
+    if after.rooms[a] != before.rooms[a]:
+        return f"walk {world.room_ids[after.rooms[a]]}"
+    if after.explored[a] != before.explored[a]:
+        return "explore"
+    for o in after.hands[a]:
+        if o >= 0 and o not in before.hands[a]:
+            return f"grab {world.objects[o].id}"
+    for o in before.hands[a]:
+        if o >= 0 and o not in after.hands[a]:
+            where = world.where(after, o)
+            place = world.place_index.get(where)
+            verb = "put" if place is not None and world.places[place].kind != "receptacle" else "putin"
+            return f"{verb} {world.objects[o].id} {where}"
+    changed = before.open_places ^ after.open_places
+    for p in world.places_in_room[before.rooms[a]]:
+        if changed >> p & 1:
+            return f"{'open' if after.open_places >> p & 1 else 'close'} {world.places[p].id}"
+    return WAIT
+
+
+class HouseholdToMAgent(_Rules):
+    """A k-level ToM planner helper of a household team."""
+
+    kind = "tom-helper"
+
+    def __init__(self, k: int | str = 1, horizon: Horizon = 3, go_home_frame: int = TRANSPORT_GO_HOME_FRAME,
+                 container_until: int = TRANSPORT_CONTAINER_UNTIL) -> None:
+        if k != "cycle" and k not in LEVELS:
+            raise ValueError(f"k must be 0, 1, 2 or 'cycle', got {k!r}")
+        if not isinstance(horizon, int) or not 1 <= horizon <= 20:
+            raise ValueError(f"horizon must be a whole number from 1 to 20, got {horizon!r}")
+        super().__init__(go_home_frame, container_until)
+        self.k, self.horizon = k, horizon
+
+    def reset(self, ctx: SeatContext) -> None:
+        super().reset(ctx)
+        world = self.world
+        self.index = world.agent_index[ctx.agent_id]
+        self.level = level_for_seat(self.k, world, ctx.agent_id)
+        self.policies = HouseholdTeamPolicies(world, self.go_home_frame, self.container_until)
+        self.team = HouseholdTeam(world)
+        self.history: dict[int, list[str]] = {a: [] for a in range(len(world.agents))}
+        self.state: HouseholdState = world.reset(ctx.seed)  # the layout is the scenario's; seeds drive agents
+        self._clear_hooks()
+        self._acted = False
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "k": self.k, "horizon": self.horizon}
+
+    def receive_team(self, assignment: TeamAssignment) -> None:
+        members = [a for team in assignment.teams.values() for a in team]
+        self.team = HouseholdTeam(self.world, members)
+
+    def observe_state(self, state: HouseholdState) -> None:
+        before = self.state
+        if state.t == before.t + 1:
+            for a in range(len(self.world.agents)):
+                action = chosen_action(self.world, before, state, a)
+                if action is not None:
+                    self.history[a].append(action)
+        self.state = state
+
+    def act(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+        if observation.time != self.state.time:
+            raise RuntimeError(f"{self.kind} follows an episode from its start; it was not told the states "
+                               f"before time {observation.time} (a take-over after recorded steps)")
+        self.remember(observation)
+        self._acted = True
+        if self.index not in self.team.members:
+            self.rule, self.subgoal, self.intent = "idle", "stand aside", ("wait",)
+            return WAIT
+        action, _ = self.policies.choice(self.level, self.state, self.index, self.team, rules=self)
+        return action
+
+    def predictions(self, state: HouseholdState) -> dict[str, Any]:
+        about = {}
+        for a, name in enumerate(self.world.agents):
+            if a != self.index:
+                about[name] = {"trajectory": self.policies.predict(self.level, state, a, self.team,
+                                                                   self.history[a], self.horizon)}
+        return {"about": about, "level": self.level}
+
+    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+        """The plan, and the predictions once after each of this helper's choices."""
+        out: list[tuple[str, dict[str, Any]]] = [("plan", {"rule": self.rule, "subgoal": self.subgoal})]
+        if self._acted and not self.world.done(self.state):
+            self._acted = False
+            out.append(("predictions", self.predictions(self.state)))
+        return tuple(out)
