@@ -152,8 +152,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     for i in bar:
         seed = args.seed + i
         seats = {a: make_agent(spec, world.family) for a, spec in specs.items()}
-        session = Session(world, seats, seed=seed, scenario=name,
-                          mechanisms=make_mechanisms(mechanism_specs, world.family))
+        try:  # a mechanism that does not fit this world says so when it meets it (reset)
+            session = Session(world, seats, seed=seed, scenario=name,
+                              mechanisms=make_mechanisms(mechanism_specs, world.family))
+        except ValueError as exc:
+            return _fail(f"{name}: {exc}")
         path = None
         if not args.no_record:
             path = out / f"{name}-seed{seed}{suffix}"

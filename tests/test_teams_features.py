@@ -216,3 +216,13 @@ def test_tom_planners_on_the_hall_with_features():
     assert known.size and np.all((known >= -1) & (known <= 1))
     summary = mechanism.episode_summary()
     assert summary["scored"] > 0 and summary["unscored"] > 0  # cy waits locked in, as predicted
+
+
+def test_cli_names_the_world_without_an_extractor(tmp_path, capsys):
+    from main import main
+
+    code = main(["run", "narrow-door", "--mechanism", "teams:embedding=features", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err
+    assert ("error: narrow-door: embedding=features needs the world's feature extractor phi(s, a), and kitchen "
+            "worlds have none") in err
