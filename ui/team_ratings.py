@@ -142,6 +142,7 @@ class RatingStrip(QFrame):
         self.window_: Any = None
         self.rows: dict[str, _Row] = {}
         self.order: list[str] = []
+        self.teams: dict[str, list[str]] = {}  # the latest teams of the mechanism shown
         self.teammates: list[str] = []
         self.colors: dict[str, tuple[int, int, int]] = {}
         self.selected = 0
@@ -231,9 +232,7 @@ class RatingStrip(QFrame):
         if isinstance(rounds, int) and not isinstance(rounds, bool) and rounds > self.round:
             self.round = rounds
             self._hint()
-        me = self.seat
-        team = next((t for t, members in teams.items() if me in members), None)
-        self.teammates = [a for a in teams.get(team, []) if a != me] if team is not None else []
+        self.teams = {t: list(members) for t, members in teams.items()}
         self.colors = {a: colors[t] for t, members in teams.items() if t in colors for a in members}
         self.show()
         self._fill()
@@ -254,6 +253,8 @@ class RatingStrip(QFrame):
         timeline = self._episode
         if me is None or timeline is None:
             return
+        team = next((t for t, members in self.teams.items() if me in members), None)
+        self.teammates = [a for a in self.teams.get(team, []) if a != me] if team is not None else []
         others = [a for a in timeline.world.agents if a != me]
         order = [a for a in others if a in self.teammates] + [a for a in others if a not in self.teammates]
         if order != self.order:
