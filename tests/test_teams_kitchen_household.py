@@ -269,7 +269,7 @@ def test_specs_and_cycle_levels():
 @pytest.mark.parametrize("name, spec, mechanism", [
     ("kitchen-team-01-six", "tom-cook:k=cycle", "teams:theta=0.2"),
     ("kitchen-team-02-eight", "tom-cook:k=cycle", "teams"),
-    ("household-team-01-six", "tom-helper:k=cycle", "teams"),
+    ("house-team-01-six", "tom-helper:k=cycle", "teams"),
 ])
 def test_team_scenarios_record_and_replay_exactly(tmp_path: Path, name, spec, mechanism):
     world, scenario = load_scenario(name)
