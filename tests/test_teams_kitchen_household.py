@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from agents.registry import AgentSpecError, make_agent, make_mechanism
-from agents.teams.mechanism import TeamBroadcast
 from agents.teams.tom_household import HouseholdTeam, HouseholdTeamPolicies, chosen_action
 from agents.teams.tom_kitchen import KitchenTeam, KitchenTeamPolicies, level_for_seat, seen_action
 from sim.events import BeliefEvent, ErrorEvent, StepEvent, TeamEvent
