@@ -222,13 +222,13 @@ class KitchenTeamPolicies:
 
     # ---------------------------------------------------------------- moving
 
-    def step_to(self, state: KitchenState, a: int, s: int) -> str:
+    def step_to(self, state: KitchenState, a: int, s: int, team: KitchenTeam | None = None) -> str:
         """The first action of a shortest way into station ``s`` (ties: move order)."""
         w = self.world
         here = state.positions[a]
         into = w.action_into(here, s)
         if into is not None:
-            return into if self._my_turn_at(state, a, s) else STAY
+            return into if self._my_turn_at(state, a, s, team) else STAY
         dist = w.station_dist[s]
         for i in range(4):
             n = w.trans[here * 5 + i]
@@ -236,13 +236,14 @@ class KitchenTeamPolicies:
                 return ACTIONS[i]
         return STAY
 
-    def _my_turn_at(self, state: KitchenState, a: int, s: int) -> bool:
-        """Of the cooks that have not delivered and stand next to station ``s``, the one first
-        after the tick number (in the agents' order) works it this tick; the others wait."""
+    def _my_turn_at(self, state: KitchenState, a: int, s: int, team: KitchenTeam | None) -> bool:
+        """Of the team's cooks that have not delivered and stand next to station ``s``, the one
+        first after the tick number (in the agents' order) works it this tick; the others wait."""
         w = self.world
         n = w.n_agents
         access = w.station_access[s]
-        there = [j for j in range(n) if state.positions[j] in access and state.delivered[j] < 0]
+        there = [j for j in range(n) if state.positions[j] in access and state.delivered[j] < 0
+                 and (team is None or j in team.members)]
         if len(there) < 2 or state.delivered[a] >= 0:
             return True
         return min(there, key=lambda j: (j - state.t) % n) == a
@@ -273,17 +274,17 @@ class KitchenTeamPolicies:
         if level >= 1:
             counter = self.pass_counter(state, a, team)
             if counter is not None:
-                return self.step_to(state, a, counter)
+                return self.step_to(state, a, counter, team)
             options = self.help_options(state, a, team)
             if level >= 2:
                 # teammates are modelled as level-1 cooks: any who could serve m is expected to
                 options = [o for o in options if not self._someone_else_serves(state, a, o[1], team)]
             if options:
-                return self.step_to(state, a, min(options)[2])
+                return self.step_to(state, a, min(options)[2], team)
         job = self.own_job(state, a)
         if job.verb == "done":
             return self.aside(state, a)
-        return self.step_to(state, a, job.station) if job.station is not None else STAY
+        return self.step_to(state, a, job.station, team) if job.station is not None else STAY
 
     def _someone_else_serves(self, state: KitchenState, a: int, m: int, team: KitchenTeam) -> bool:
         for g in sorted(team.members):
