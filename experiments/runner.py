@@ -130,7 +130,26 @@ def plan(design: Design, scenarios: Sequence[ScenarioRef], seeds: Sequence[int],
                 tasks.append(EpisodeTask(episode_key(ref.name, cond.name, seed), ref.name, ref.path, ref.family,
                                          ref.spec_hash, cond.name, tuple((a, seats[a]) for a in ref.agents),
                                          mechanisms, seed, design.max_ticks, llm_cache))
+            if tasks:
+                _check_start(tasks[-1])
     return tasks
+
+
+def _check_start(task: EpisodeTask) -> None:
+    """Set up the episode (seats and mechanisms reset on the world) without playing it, so a
+    mechanism that cannot work in this scenario is one error line before the sweep starts."""
+    from agents.registry import make_agent, make_mechanism
+    from sim.session import Session
+
+    try:
+        world = _world(task)
+        seats = {a: make_agent(spec, task.family) for a, spec in task.seats}
+        mechanisms = [m for m in (make_mechanism(spec, task.family, params) for spec, params in task.mechanisms)
+                      if m is not None]
+        Session(world, seats, seed=task.seed, scenario=task.scenario, mechanisms=mechanisms, max_ticks=0)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ExperimentError(f"condition {task.condition!r} on {task.scenario} ({task.family}): the episode "
+                              f"cannot start: {exc}") from None
 
 
 # ---------------------------------------------------------------------- checks

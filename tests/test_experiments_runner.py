@@ -55,6 +55,12 @@ def test_designs_are_checked_with_the_file_and_field(tmp_path):
         plan(bad, resolve_scenarios(["protom-01-open-hall"]), [0])
     with pytest.raises(ExperimentError, match="no scenario matches 'kitchen/protom-\\*'"):
         resolve_scenarios(["kitchen/protom-*"])
+    # a mechanism whose parameters are fine but which cannot work in this world: one line, before any episode
+    big = load_design(write_design(tmp_path, conditions=[{"name": "r", "mechanisms": ["random-teams:size=9"]}],
+                                   baseline=None, reference=None))
+    with pytest.raises(ExperimentError, match="condition 'r' on protom-01-open-hall .dkg.: the episode cannot "
+                                              "start: size 9 exceeds the 2 agents"):
+        plan(big, resolve_scenarios(["protom-01-open-hall"]), [0])
 
 
 def test_a_wrong_category_or_an_unsolvable_scenario_stops_the_experiment(tmp_path):
