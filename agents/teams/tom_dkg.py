@@ -38,10 +38,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from agents.dkg.agents import planner_for
 from agents.dkg.planner import INF, DKGPlanner, Task
+from agents.params import Probability
 from sim.dkg.world import MOVES, DKGObservation, DKGState, DKGWorld
 from sim.seats import Agent, SeatContext, TeamAssignment
 
@@ -192,16 +195,21 @@ def infer_action(world: DKGWorld, before: DKGState, after: DKGState) -> str | No
     return None
 
 
+#: longest predicted trajectory (steps); each step of each prediction is planned
+MAX_HORIZON = 20
+
+
 class DKGToMAgent(Agent):
     """A k-level ToM planner agent of a Doors, Keys and Gems team."""
 
     kind = "tom-planner"
 
-    def __init__(self, k: int | str = 1, horizon: int = 3, noise: float = 0.0) -> None:
+    def __init__(self, k: Literal[0, 1, 2, "cycle"] = 1, horizon: Annotated[int, Field(ge=1, le=MAX_HORIZON)] = 3,
+                 noise: Probability = 0.0) -> None:
         if k != "cycle" and k not in LEVELS:
             raise ValueError(f"k must be 0, 1, 2 or 'cycle', got {k!r}")
-        if not isinstance(horizon, int) or horizon < 1:
-            raise ValueError(f"horizon must be a whole number >= 1, got {horizon!r}")
+        if not isinstance(horizon, int) or not 1 <= horizon <= MAX_HORIZON:
+            raise ValueError(f"horizon must be a whole number in [1, {MAX_HORIZON}], got {horizon!r}")
         if not 0.0 <= noise <= 1.0:
             raise ValueError(f"noise must be in [0, 1], got {noise}")
         self.k, self.horizon, self.noise = k, horizon, float(noise)
