@@ -62,9 +62,11 @@ class Session:
         self.events: list[Event] = []
         self.prefix = [dict(j) for j in prefix]
         self._state = world.reset(self.seed)
+        prefix_states = []
         for joint in self.prefix:
             self._state = world.step(self._state, {a: world.decode_action(x)
                                                    for a, x in joint.items()}).state
+            prefix_states.append(self._state)
         self._pending: dict[AgentId, Any] = {}
         self._observed: set[AgentId] = set()
         self._finished = False
@@ -83,6 +85,8 @@ class Session:
         streams = root.spawn(len(world.agents))
         for agent_id, stream in zip(world.agents, streams):
             self.seats[agent_id].reset(self._context(agent_id, stream))
+            for state in prefix_states:  # a seat taking over follows the steps it did not play
+                self.seats[agent_id].observe_state(state)
         for mechanism, stream in zip(self.mechanisms, root.spawn(len(self.mechanisms))):
             mechanism.reset(world, self._state, self._context(mechanism.name, stream))
 

@@ -307,3 +307,21 @@ def test_team_scenarios_record_and_replay_exactly(tmp_path: Path, name, spec, me
             formed = teams[-1].tick
             assert {e.joint_action[a] for e in session.events if isinstance(e, StepEvent) and e.tick >= formed
                     and a in e.joint_action} <= {"wait"}
+
+
+@pytest.mark.parametrize("name, spec", [("kitchen-team-01-six", "tom-cook:k=cycle"),
+                                        ("house-team-01-six", "tom-helper:k=cycle")])
+def test_seats_that_follow_the_episode_can_take_over_after_recorded_steps(name, spec):
+    """The Session replays the steps of a taken-over episode to every seat (observe_state), so
+    agents that predict from history take over as if they had watched from the start."""
+    world, scenario = load_scenario(name)
+    whole = Session(world, {a: make_agent(spec, world.family) for a in world.agents}, seed=0, scenario=scenario,
+                    max_ticks=12)
+    whole.run()
+    steps = [e.joint_action for e in whole.events if isinstance(e, StepEvent)]
+    taken = Session(world, {a: make_agent(spec, world.family) for a in world.agents}, seed=0, scenario=scenario,
+                    max_ticks=12, prefix=steps[:6])
+    taken.run()
+    assert not [e for e in taken.events if isinstance(e, ErrorEvent)]
+    assert [e.joint_action for e in taken.events if isinstance(e, StepEvent)] == steps[6:]
+    assert world.state_hash(taken.state) == world.state_hash(whole.state)

@@ -33,7 +33,8 @@ what that teammate can have seen: every object in the rooms it explored, outside
 receptacles, as the state now holds them. Positions, hands and rooms explored come from the whole
 state the Session gives every seat (``observe_state``): seed 000's agents predict teammates from
 the history of their actions, which needs those actions seen. The helpers never talk. They follow
-an episode from its start (a take-over after a recorded prefix is refused with a clear error).
+an episode from its start (a Session that takes over after recorded steps replays those states to them; a state
+missed all the same is refused with a clear error).
 
 After each of its choices a helper emits the ``predictions`` snapshot the team mechanism reads,
 ``{"about": {other: {"trajectory": [...]}}, "level": k}``. ``k="cycle"`` gives the seat the level

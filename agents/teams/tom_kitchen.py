@@ -34,7 +34,8 @@ never clash on a board forever.
 These cooks read the whole state the Session gives every seat (``observe_state``), positions,
 hands and every station, not the fog-of-war observation: seed 000's agents predict teammates
 from the history of their actions, which needs those actions seen. They follow an episode from
-its start (a take-over after a recorded prefix is refused with a clear error).
+its start (a Session that takes over after recorded steps replays those states to them; a state
+missed all the same is refused with a clear error).
 
 After each of its actions a cook emits the ``predictions`` snapshot the team mechanism reads,
 ``{"about": {other: {"trajectory": [...]}}, "level": k}``, and a ``skill`` snapshot
