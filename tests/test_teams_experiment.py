@@ -127,3 +127,23 @@ def test_check_refuses_worlds_that_are_not_team_scenarios():
     path = SCENARIO_DIR / "dkg" / "teams" / "team-06-eight.json"
     family, spec = load_spec(path)
     assert check_team_scenario(str(path), build_world(family, spec), spec) == {"agents": 8, "locked_in": 3}
+
+
+def test_confirmation_design_runs_on_two_scenarios_and_one_seed(tmp_path):
+    data = json.loads((SCENARIO_DIR / "experiments" / "teams-dkg-confirm.json").read_text())
+    assert len(data["scenarios"]) == 48 and data["seeds"] == {"count": 5, "first": 0}
+    data["scenarios"] = data["scenarios"][:2]
+    data["seeds"] = {"count": 1, "first": 0}
+    data["tests"]["bootstrap"] = 200
+    path = tmp_path / "confirm-small.json"
+    path.write_text(json.dumps(data))
+    design = load_design(path)
+    assert [c.name for c in design.conditions] == ["teams-features", "random-teams"]
+    result = run_sweep(design, tmp_path / "out", jobs=1, quiet=True)
+    assert len(result.records) == 2 * 2
+    compute_metrics(result.records, design)
+    analysis = analyse(result.records, design, result.attrs)
+    # the pre-declared family: three primary outcomes, one comparison, n = scenarios
+    assert sorted(t["metric"] for t in analysis.tests) == ["bas_features", "bas_steps", "score"]
+    assert all((t["first"], t["second"]) == ("teams-features", "random-teams") and t["n"] == 2
+               and t["unit"] == "scenario pairs" for t in analysis.tests)

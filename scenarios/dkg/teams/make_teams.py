@@ -1,0 +1,184 @@
+"""Write Doors, Keys and Gems team scenarios from a fixed seed: halls with 5-8 agents, some of
+them locked in rooms whose keys lie in the hall (the scenarios of the ``teams-dkg`` experiments).
+
+    python scenarios/dkg/teams/make_teams.py            # writes team-09-* .. team-56-* (seed 13)
+    python scenarios/dkg/teams/make_teams.py --check    # exit 1 unless the files on disk are these
+    python scenarios/dkg/teams/make_teams.py --out DIR --first 1 --count 8 --seed 7
+
+The recipe (docs/teams.md, "Pre-declared confirmation"):
+
+* a 21 x 10 map: a hall of 19 x 5 floor cells (rows 1-5), a wall row (row 6) with one door per
+  room, rooms of 3 x 2 floor cells (rows 7-8) below it, the first starting at column 1 or 2, one
+  or two wall columns between rooms, each door in its room's middle column;
+* 5, 6, 7 or 8 agents (``ada``, ``ben``, ... ``hal``), as many scenarios of each size (when the
+  count is a multiple of 4; the sizes cycle), in a shuffled order;
+* 2 to floor(n / 2) agents (uniformly) locked in, one per room, on a random cell of it; doors
+  red, blue, yellow, green in room order, each door's key in the hall;
+* one gem per agent (colours in ``sim.dkg.scenario.COLORS`` order), all in the hall; keys, gems
+  and the other agents on distinct random hall cells; each agent's goal a distinct random gem;
+  a random turn order; ``t_max`` = 40 turns per agent.
+
+Every scenario is checked by ``validate_dkg`` before anything is written. The output depends on
+the seed only (Python's ``random.Random``); files of other names in the folder are left alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+if str(ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from sim.dkg.scenario import COLORS, validate_dkg  # noqa: E402
+from sim.registry import ScenarioError  # noqa: E402
+
+SEED = 13
+FIRST = 9
+COUNT = 48
+
+WIDTH, HEIGHT = 21, 10
+HALL_ROWS = range(1, 6)
+HALL_COLS = range(1, WIDTH - 1)
+DOOR_ROW = 6
+ROOM_ROWS = (7, 8)
+ROOM_WIDTH = 3
+NAMES = ("ada", "ben", "cai", "dot", "eli", "fay", "gus", "hal")
+SIZES = (5, 6, 7, 8)
+TURNS_PER_AGENT = 40
+WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+
+
+def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
+    """One scenario, ``team-<number>-<n in words>``, drawn from ``rng``."""
+    if n not in SIZES:
+        raise ValueError(f"a team scenario has 5 to 8 agents, not {n}")
+    locked_count = rng.randint(2, n // 2)
+    grid = [["#"] * WIDTH for _ in range(HEIGHT)]
+    for r in HALL_ROWS:
+        for c in HALL_COLS:
+            grid[r][c] = "."
+    rooms: list[int] = []  # first column of each room
+    col = rng.randint(1, 2)
+    for i in range(locked_count):
+        if i:
+            col += ROOM_WIDTH + rng.randint(1, 2)
+        rooms.append(col)
+        for r in ROOM_ROWS:
+            for c in range(col, col + ROOM_WIDTH):
+                grid[r][c] = "."
+
+    legend: dict[str, Any] = {"#": "wall", ".": "floor"}
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    door_chars, key_chars = [], []
+    for colour in COLORS[:locked_count]:
+        door_chars.append(next(letters))
+        legend[door_chars[-1]] = {"door": colour}
+        key_chars.append(next(letters))
+        legend[key_chars[-1]] = {"key": colour}
+    gem_chars = []
+    for colour in COLORS[:n]:
+        gem_chars.append(next(letters))
+        legend[gem_chars[-1]] = {"gem": colour}
+    agents = list(NAMES[:n])
+    for i, name in enumerate(agents):
+        legend[str(i + 1)] = {"agent": name}
+
+    locked = rng.sample(agents, locked_count)  # in room order
+    for room, (first_col, agent, door) in enumerate(zip(rooms, locked, door_chars)):
+        grid[DOOR_ROW][first_col + ROOM_WIDTH // 2] = door
+        r, c = rng.choice([(r, c) for r in ROOM_ROWS for c in range(first_col, first_col + ROOM_WIDTH)])
+        grid[r][c] = str(agents.index(agent) + 1)
+    free = [a for a in agents if a not in locked]
+    hall = [(r, c) for r in HALL_ROWS for c in HALL_COLS]
+    placed = key_chars + gem_chars + [str(agents.index(a) + 1) for a in free]
+    for char, (r, c) in zip(placed, rng.sample(hall, len(placed))):
+        grid[r][c] = char
+
+    gems = [f"gem{i + 1}" for i in range(n)]  # ids in reading order, as the format numbers them
+    rng.shuffle(gems)
+    goals = dict(zip(agents, gems))
+    turn_order = agents[:]
+    rng.shuffle(turn_order)
+
+    name = f"team-{number:02d}-{WORDS[n]}"
+    who = ", ".join(locked)
+    return {
+        "world": "dkg",
+        "name": name,
+        "title": f"{WORDS[n].capitalize()} in a hall, {WORDS[locked_count]} locked in ({number:02d})",
+        "description": (f"{n} agents of mixed ToM levels (levels 0, 1, 2 by turn order with tom-planner:k=cycle); "
+                        f"{who} start locked in rooms whose keys lie in the hall, so only a teammate who unlocks "
+                        "their door lets them reach their gems. The team formed does the task; idle agents "
+                        "stand aside. Written by scenarios/dkg/teams/make_teams.py."),
+        "map": ["".join(row) for row in grid],
+        "legend": legend,
+        "goals": goals,
+        "options": {"t_max": TURNS_PER_AGENT * n, "turn_order": turn_order},
+    }
+
+
+def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
+    """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
+    if count < 1 or first < 1 or first + count - 1 > 99:
+        raise ValueError(f"scenario numbers run from 1 to 99; got --first {first} and --count {count}")
+    rng = random.Random(seed)
+    sizes = [SIZES[i % len(SIZES)] for i in range(count)]
+    rng.shuffle(sizes)
+    out = []
+    for number, n in zip(range(first, first + count), sizes):
+        data = scenario(number, n, rng)
+        validate_dkg(data, f"{data['name']} (make_teams.py, seed {seed})")
+        out.append(data)
+    return out
+
+
+def text(data: dict[str, Any]) -> str:
+    """A scenario file's contents, formatted as the shipped team scenarios are."""
+    return json.dumps(data, indent=1) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=SEED, help=f"generator seed (default {SEED})")
+    parser.add_argument("--first", type=int, default=FIRST, help=f"number of the first scenario (default {FIRST})")
+    parser.add_argument("--count", type=int, default=COUNT, help=f"how many scenarios (default {COUNT})")
+    parser.add_argument("--out", type=Path, default=HERE, help="folder to write to (default: this script's folder)")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 unless the files match")
+    args = parser.parse_args(argv)
+    try:
+        scenarios = generate(args.seed, args.first, args.count)
+    except (ValueError, ScenarioError) as exc:
+        print(f"make_teams.py: {exc}", file=sys.stderr)
+        return 2
+    if not args.check and args.out.resolve() == HERE and args.first < FIRST:
+        print(f"make_teams.py: scenarios 01-{FIRST - 1:02d} of {HERE} are not this generator's; write numbers "
+              f"below {FIRST} to another folder (--out)", file=sys.stderr)
+        return 2
+    if args.check:
+        wrong = [d["name"] for d in scenarios
+                 if not (args.out / f"{d['name']}.json").is_file()
+                 or (args.out / f"{d['name']}.json").read_text() != text(d)]
+        for name in wrong:
+            print(f"{args.out / (name + '.json')}: missing or not what seed {args.seed} gives", file=sys.stderr)
+        print(f"{len(scenarios) - len(wrong)} of {len(scenarios)} scenarios match seed {args.seed}")
+        return 1 if wrong else 0
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+        for d in scenarios:
+            (args.out / f"{d['name']}.json").write_text(text(d))
+    except OSError as exc:
+        print(f"make_teams.py: cannot write to {args.out}: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(scenarios)} scenarios ({scenarios[0]['name']} .. {scenarios[-1]['name']}) to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
