@@ -97,11 +97,21 @@ def clean_message(message: str, path: Path | str) -> str | None:
 # ------------------------------------------------------------------ the seeds of every mutation
 
 def shipped(family: str, limit: int | None = None) -> list[Path]:
+    """The family's scenario files, at most ``limit`` from each folder, so that one folder of many
+    generated scenarios does not crowd out the hand-made ones as mutation bases."""
     paths = sorted(p for p in (SCENARIO_DIR / family).rglob("*.json") if "rulesets" not in p.parts)
-    return paths[:limit] if limit else paths
+    if not limit:
+        return paths
+    taken: dict[Path, int] = {}
+    out = []
+    for p in paths:
+        if taken.get(p.parent, 0) < limit:
+            taken[p.parent] = taken.get(p.parent, 0) + 1
+            out.append(p)
+    return out
 
 
-BASES = shipped("dkg") + [p for sub in ("minecraft-1v1", "alchemy-1v1", "minecraft-3p")
+BASES = shipped("dkg", 24) + [p for sub in ("minecraft-1v1", "alchemy-1v1", "minecraft-3p")
                           for p in shipped(f"tradecraft/{sub}", 3)]
 BASE_DATA = {p: json.loads(p.read_text(encoding="utf-8")) for p in BASES}
 
