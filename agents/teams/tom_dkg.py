@@ -37,25 +37,16 @@ spec sets mixed levels and a scenario's turn order says who has which level.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
+from collections.abc import Sequence
+from typing import Any
 
 from agents.dkg.agents import planner_for
 from agents.dkg.planner import INF, DKGPlanner, Task
 from agents.params import Probability
+from agents.teams.tom import Horizon, Level, ToMTeamMember, check_level, level_for_seat, member_indices
 from sim.dkg.world import MOVES, DKGObservation, DKGState, DKGWorld
-from sim.seats import Agent, SeatContext, TeamAssignment
+from sim.seats import Agent, SeatContext
 
-LEVELS = (0, 1, 2)
-
-
-def level_for_seat(k: int | str, world: DKGWorld, agent: str) -> int:
-    """The ToM level of ``agent``: ``k`` itself, or with ``k="cycle"`` its turn-order index mod 3."""
-    if k == "cycle":
-        return world.agent_index[agent] % 3
-    return int(k)
 
 
 class TeamView:
@@ -64,8 +55,7 @@ class TeamView:
 
     def __init__(self, world: DKGWorld, members: Sequence[str] | None = None) -> None:
         self.world = world
-        self.members: frozenset[int] = frozenset(
-            range(len(world.agents)) if members is None else (world.agent_index[a] for a in members))
+        self.members = member_indices(world, members)
 
     def active(self, state: DKGState, a: int) -> bool:
         """In the team and still without its gem."""
@@ -195,21 +185,14 @@ def infer_action(world: DKGWorld, before: DKGState, after: DKGState) -> str | No
     return None
 
 
-#: longest predicted trajectory (steps); each step of each prediction is planned
-MAX_HORIZON = 20
-
-
-class DKGToMAgent(Agent):
+class DKGToMAgent(ToMTeamMember, Agent):
     """A k-level ToM planner agent of a Doors, Keys and Gems team."""
 
     kind = "tom-planner"
+    team_type = TeamView
 
-    def __init__(self, k: Literal[0, 1, 2, "cycle"] = 1, horizon: Annotated[int, Field(ge=1, le=MAX_HORIZON)] = 3,
-                 noise: Probability = 0.0) -> None:
-        if k != "cycle" and k not in LEVELS:
-            raise ValueError(f"k must be 0, 1, 2 or 'cycle', got {k!r}")
-        if not isinstance(horizon, int) or not 1 <= horizon <= MAX_HORIZON:
-            raise ValueError(f"horizon must be a whole number in [1, {MAX_HORIZON}], got {horizon!r}")
+    def __init__(self, k: Level = 1, horizon: Horizon = 3, noise: Probability = 0.0) -> None:
+        check_level(k, horizon)
         if not 0.0 <= noise <= 1.0:
             raise ValueError(f"noise must be in [0, 1], got {noise}")
         self.k, self.horizon, self.noise = k, horizon, float(noise)
@@ -231,10 +214,6 @@ class DKGToMAgent(Agent):
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "k": self.k, "horizon": self.horizon, "noise": self.noise}
 
-    def receive_team(self, assignment: TeamAssignment) -> None:
-        members = [a for team in assignment.teams.values() for a in team]
-        self.team = TeamView(self.world, members)
-
     def observe_state(self, state: DKGState) -> None:
         before = self.last_state
         if before is not None:
@@ -252,14 +231,6 @@ class DKGToMAgent(Agent):
             return legal_actions[int(self.ctx.rng.integers(len(legal_actions)))]
         action = self.policies.policy(self.level, state, self.index, self.team)
         return action if action in legal_actions else "wait"
-
-    def predictions(self, state: DKGState) -> dict[str, Any]:
-        about = {}
-        for a, name in enumerate(self.world.agents):
-            if a != self.index:
-                about[name] = {"trajectory": self.policies.predict(self.level, state, a, self.team,
-                                                                   self.history[a], self.horizon)}
-        return {"about": about, "level": self.level}
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         """The predictions, once after each of this agent's own actions."""

@@ -45,33 +45,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Annotated, Any
-
-from pydantic import Field
+from typing import Any
 
 from agents.household.planner import TRANSPORT_CONTAINER_UNTIL, TRANSPORT_GO_HOME_FRAME, Intent, SubgoalAgent
+from agents.teams.tom import Horizon, Level, ToMTeamMember, check_level, level_for_seat, member_indices
 from sim.household.world import MESSAGES, HouseholdObservation, HouseholdState, HouseholdWorld
-from sim.seats import SeatContext, TeamAssignment
+from sim.seats import SeatContext
 
-LEVELS = (0, 1, 2)
-#: actions predicted ahead (each prediction simulates that many steps)
-Horizon = Annotated[int, Field(ge=1, le=20)]
 WAIT = "wait"
-
-
-def level_for_seat(k: int | str, world: HouseholdWorld, agent: str) -> int:
-    """The ToM level of ``agent``: ``k`` itself, or with ``k="cycle"`` its index mod 3."""
-    if k == "cycle":
-        return world.agent_index[agent] % 3
-    return int(k)
 
 
 class HouseholdTeam:
     """The members of the team (None: every helper, before any assignment)."""
 
     def __init__(self, world: HouseholdWorld, members: Sequence[str] | None = None) -> None:
-        self.members: frozenset[int] = frozenset(
-            range(len(world.agents)) if members is None else (world.agent_index[a] for a in members))
+        self.members = member_indices(world, members)
 
 
 class _Rules(SubgoalAgent):
@@ -253,17 +241,15 @@ def chosen_action(world: HouseholdWorld, before: HouseholdState, after: Househol
     return WAIT
 
 
-class HouseholdToMAgent(_Rules):
+class HouseholdToMAgent(ToMTeamMember, _Rules):
     """A k-level ToM planner helper of a household team."""
 
     kind = "tom-helper"
+    team_type = HouseholdTeam
 
-    def __init__(self, k: int | str = 1, horizon: Horizon = 3, go_home_frame: int = TRANSPORT_GO_HOME_FRAME,
+    def __init__(self, k: Level = 1, horizon: Horizon = 3, go_home_frame: int = TRANSPORT_GO_HOME_FRAME,
                  container_until: int = TRANSPORT_CONTAINER_UNTIL) -> None:
-        if k != "cycle" and k not in LEVELS:
-            raise ValueError(f"k must be 0, 1, 2 or 'cycle', got {k!r}")
-        if not isinstance(horizon, int) or not 1 <= horizon <= 20:
-            raise ValueError(f"horizon must be a whole number from 1 to 20, got {horizon!r}")
+        check_level(k, horizon)
         super().__init__(go_home_frame, container_until)
         self.k, self.horizon = k, horizon
 
@@ -281,10 +267,6 @@ class HouseholdToMAgent(_Rules):
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "k": self.k, "horizon": self.horizon}
-
-    def receive_team(self, assignment: TeamAssignment) -> None:
-        members = [a for team in assignment.teams.values() for a in team]
-        self.team = HouseholdTeam(self.world, members)
 
     def observe_state(self, state: HouseholdState) -> None:
         before = self.state
@@ -306,14 +288,6 @@ class HouseholdToMAgent(_Rules):
             return WAIT
         action, _ = self.policies.choice(self.level, self.state, self.index, self.team, rules=self)
         return action
-
-    def predictions(self, state: HouseholdState) -> dict[str, Any]:
-        about = {}
-        for a, name in enumerate(self.world.agents):
-            if a != self.index:
-                about[name] = {"trajectory": self.policies.predict(self.level, state, a, self.team,
-                                                                   self.history[a], self.horizon)}
-        return {"about": about, "level": self.level}
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         """The plan, and the predictions once after each of this helper's choices."""

@@ -47,25 +47,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field
-
+from agents.teams.tom import Horizon, Level, ToMTeamMember, check_level, level_for_seat, member_indices
 from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, NOTHING, PLATE, KitchenObservation, KitchenState,
                                KitchenWorld)
-from sim.seats import Agent, SeatContext, TeamAssignment
+from sim.seats import Agent, SeatContext
 
-LEVELS = (0, 1, 2)
-#: actions predicted ahead (each prediction simulates that many steps)
-Horizon = Annotated[int, Field(ge=1, le=20)]
 STAY = "stay"
-
-
-def level_for_seat(k: int | str, world: KitchenWorld, agent: str) -> int:
-    """The ToM level of ``agent``: ``k`` itself, or with ``k="cycle"`` its index mod 3."""
-    if k == "cycle":
-        return world.agent_index[agent] % 3
-    return int(k)
 
 
 class KitchenTeam:
@@ -74,8 +63,7 @@ class KitchenTeam:
 
     def __init__(self, world: KitchenWorld, members: Sequence[str] | None = None) -> None:
         self.world = world
-        self.members: frozenset[int] = frozenset(
-            range(world.n_agents) if members is None else (world.agent_index[a] for a in members))
+        self.members = member_indices(world, members)
 
     def active(self, state: KitchenState, a: int) -> bool:
         """In the team and not yet delivered."""
@@ -332,16 +320,14 @@ def seen_action(world: KitchenWorld, before: KitchenState, after: KitchenState, 
     return STAY
 
 
-class KitchenToMAgent(Agent):
+class KitchenToMAgent(ToMTeamMember, Agent):
     """A k-level ToM planner cook of a kitchen team."""
 
     kind = "tom-cook"
+    team_type = KitchenTeam
 
-    def __init__(self, k: int | str = 1, horizon: Horizon = 3) -> None:
-        if k != "cycle" and k not in LEVELS:
-            raise ValueError(f"k must be 0, 1, 2 or 'cycle', got {k!r}")
-        if not isinstance(horizon, int) or not 1 <= horizon <= 20:
-            raise ValueError(f"horizon must be a whole number from 1 to 20, got {horizon!r}")
+    def __init__(self, k: Level = 1, horizon: Horizon = 3) -> None:
+        check_level(k, horizon)
         self.k, self.horizon = k, horizon
 
     def reset(self, ctx: SeatContext) -> None:
@@ -361,10 +347,6 @@ class KitchenToMAgent(Agent):
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "k": self.k, "horizon": self.horizon}
 
-    def receive_team(self, assignment: TeamAssignment) -> None:
-        members = [a for team in assignment.teams.values() for a in team]
-        self.team = KitchenTeam(self.world, members)
-
     def observe_state(self, state: KitchenState) -> None:
         before = self.state
         if state.t == before.t + 1:
@@ -379,14 +361,6 @@ class KitchenToMAgent(Agent):
         self._acted = True
         action = self.policies.policy(self.level, self.state, self.index, self.team)
         return action if action in legal_actions else STAY
-
-    def predictions(self, state: KitchenState) -> dict[str, Any]:
-        about = {}
-        for a, name in enumerate(self.world.agents):
-            if a != self.index:
-                about[name] = {"trajectory": self.policies.predict(self.level, state, a, self.team,
-                                                                   self.history[a], self.horizon)}
-        return {"about": about, "level": self.level}
 
     def skill(self, state: KitchenState) -> dict[str, Any]:
         """The cook's skill test for its own dish (seed 000 Section 5.2's alpha): 1 when it has
