@@ -13,22 +13,13 @@ import pygame
 
 from sim.teamroom.world import (AFFIRMATIVE, CODE, JUDGE, NEGATIVE, OVER, PLAN, DebateRoom, DebateState,
                                 ProgrammingRoom, ProgrammingState)
-from ui.render.base import KeyBinding, Overlays, WorldRenderer
-
-BG = (28, 32, 40)
-CARD = (42, 48, 60)
-CARD_ACTIVE = (52, 60, 76)
-TEXT = (232, 236, 242)
-MUTED = (150, 160, 176)
-GOLD = (250, 205, 60)
-GREEN = (90, 200, 120)
-RED = (230, 90, 80)
-BLUE = (90, 160, 250)
+from ui.render.base import KeyBinding, Overlays
+from ui.render.board import BG, BLUE, CARD, CARD_ACTIVE, GOLD, GREEN, MUTED, RED, TEXT, BoardRenderer
 PHASES = {PLAN: "manager plans", CODE: "engineers code", AFFIRMATIVE: "affirmative speaks",
           NEGATIVE: "negative speaks", JUDGE: "judge decides", OVER: "over"}
 
 
-class TeamRoomRenderer(WorldRenderer):
+class TeamRoomRenderer(BoardRenderer):
     family = "teamroom"
 
     def __init__(self, world: ProgrammingRoom | DebateRoom) -> None:
@@ -38,39 +29,16 @@ class TeamRoomRenderer(WorldRenderer):
         #: the lines of the main panel in the last frame: function rows or transcript (tests)
         self.lines: list[str] = []
 
-    def grid_shape(self) -> tuple[int, int]:
-        return 1, 1  # a board: ``layout`` places everything itself
-
     def layout(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.tile, self.origin = 1, (0, 0)
         self.px = 18 if height >= 400 and width >= 600 else 14
         self.on_layout()
 
-    def cell_at(self, x: int, y: int) -> tuple[int, int] | None:
-        return None
-
     # ------------------------------------------------------------- helpers
 
-    def wrap(self, text: str, px: int, width: int) -> list[str]:
-        words, lines, line = text.split(), [], ""
-        for w in words:
-            trial = f"{line} {w}".strip()
-            if self.font(px).size(trial)[0] <= width or not line:
-                line = trial
-            else:
-                lines.append(line)
-                line = w
-        if line:
-            lines.append(line)
-        return lines
-
     def badge(self, surface: pygame.Surface, text: str, x: int, y: int, tint: tuple[int, int, int]) -> int:
-        chip = self.text(text, self.px - 3, BG)
-        box = pygame.Rect(x, y, chip.get_width() + 10, chip.get_height() + 4)
-        pygame.draw.rect(surface, tint, box, border_radius=6)
-        surface.blit(chip, (x + 5, y + 2))
-        return box.right + 6
+        return self.chip(surface, text, x, y, tint, self.px - 3)
 
     def title(self, surface: pygame.Surface, left: str, right: str, color: tuple[int, int, int]) -> int:
         pad = 8

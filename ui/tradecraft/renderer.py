@@ -19,18 +19,9 @@ import pygame
 
 from sim.tradecraft.rules import format_amount
 from sim.tradecraft.world import CRAFT, OVER, PROPOSE, RESPOND, Pass, Propose, Respond, TCState, TradeCraftWorld
-from ui.render.base import KeyBinding, Overlays, WorldRenderer
+from ui.render.base import KeyBinding, Overlays
+from ui.render.board import BG, BLUE, CARD, CARD_ACTIVE, GOLD, GREEN, MUTED, RED, TEXT, BoardRenderer
 from ui.tradecraft.icons import item_icon
-
-BG = (28, 32, 40)
-CARD = (42, 48, 60)
-CARD_ACTIVE = (52, 60, 76)
-TEXT = (232, 236, 242)
-MUTED = (150, 160, 176)
-GOLD = (250, 205, 60)
-GREEN = (90, 200, 120)
-RED = (230, 90, 80)
-BLUE = (90, 160, 250)
 PHASE_NAMES = {PROPOSE: "proposal", RESPOND: "decision", CRAFT: "craft phase", OVER: "game over"}
 
 
@@ -79,7 +70,7 @@ def current_trade(world: TradeCraftWorld, state: TCState, viewer: str | None) ->
     return world.proposal_view(state.turn, proposer, p, state.accepted, viewer, state.reply)  # the rules' secrets
 
 
-class TradeCraftRenderer(WorldRenderer):
+class TradeCraftRenderer(BoardRenderer):
     family = "tradecraft"
     world: TradeCraftWorld
 
@@ -98,9 +89,6 @@ class TradeCraftRenderer(WorldRenderer):
 
     # ------------------------------------------------------------- layout
 
-    def grid_shape(self) -> tuple[int, int]:
-        return 1, 1  # a board, not a grid: ``layout`` places everything itself
-
     def layout(self, width: int, height: int) -> None:
         self.width, self.height = width, height
         self.tile = 1
@@ -115,9 +103,6 @@ class TradeCraftRenderer(WorldRenderer):
         if self.compact:
             self.icon = 20 if height >= 150 else 16
         self.on_layout()
-
-    def cell_at(self, x: int, y: int) -> tuple[int, int] | None:
-        return None
 
     # ------------------------------------------------------------- drawing
 
@@ -186,11 +171,7 @@ class TradeCraftRenderer(WorldRenderer):
         surface.blit(name, (x, y))
         bx = x + name.get_width() + 10
         for badge, tint in ([] if self.compact else self._badges(state, a, agent, overlays)):
-            chip = self.text(badge, 16, BG)
-            box = pygame.Rect(bx, y + 2, chip.get_width() + 10, chip.get_height() + 2)
-            pygame.draw.rect(surface, tint, box, border_radius=6)
-            surface.blit(chip, (bx + 5, y + 3))
-            bx += box.w + 6
+            bx = self.chip(surface, badge, bx, y + 2, tint, 16, pad=1)
         # the target (one's own, or every target when nobody at this screen plays)
         target_x = rect.right - 12
         secret = viewer is not None and agent != viewer
