@@ -17,6 +17,7 @@ annotations (``Annotated[float, Field(gt=0)]`` for ranges), so a bad spec is one
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import math
@@ -193,11 +194,10 @@ def _plain(value: Any) -> str:
     return "none" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def check_params(label: str, params: dict[str, Any], target: Callable[..., Any],
-                 passes_on: Sequence[Callable[..., Any]] = ()) -> dict[str, Any]:
-    """``params`` checked against the signatures of ``target`` and of the callables it passes its
-    ``**params`` on to; returns them converted to the annotated types. Raises AgentSpecError
-    naming the parameter, what it takes and what it got."""
+@functools.lru_cache(maxsize=None)
+def _signature(target: Callable[..., Any], passes_on: tuple[Callable[..., Any], ...]
+               ) -> tuple[dict[str, tuple[Any, Any]], bool]:
+    """The fields of ``target`` and of what it passes ``**params`` on to (read once per kind)."""
     fields, open_ = _parameters(target)
     if passes_on:
         open_ = False
@@ -205,14 +205,31 @@ def check_params(label: str, params: dict[str, Any], target: Callable[..., Any],
             more, other_open = _parameters(other)
             fields.update({k: v for k, v in more.items() if k not in fields})
             open_ = open_ or other_open
+    return fields, open_
+
+
+@functools.lru_cache(maxsize=None)
+def _model(target: Callable[..., Any], passes_on: tuple[Callable[..., Any], ...], names: tuple[str, ...]) -> Any:
+    """The pydantic model checking ``names`` of that signature (built once per set of names)."""
+    fields = _signature(target, passes_on)[0]
+    return create_model("Params", __config__=ConfigDict(arbitrary_types_allowed=True),
+                        **{name: fields[name] for name in names})
+
+
+def check_params(label: str, params: dict[str, Any], target: Callable[..., Any],
+                 passes_on: Sequence[Callable[..., Any]] = ()) -> dict[str, Any]:
+    """``params`` checked against the signatures of ``target`` and of the callables it passes its
+    ``**params`` on to; returns them converted to the annotated types. Raises AgentSpecError
+    naming the parameter, what it takes and what it got."""
+    fields, open_ = _signature(target, tuple(passes_on))
     if not open_:
         unknown = [name for name in params if name not in fields]
         if unknown:
             known = ", ".join(f"{n}" + ("" if d is ... else f" (default {_plain(d)})") for n, (_, d) in fields.items())
             raise AgentSpecError(f"{label}: unknown parameter {unknown[0]!r}; "
                                  + (f"it takes {known}" if known else "it takes no parameters"))
-    checked = {name: fields[name] for name in params if name in fields}
-    model = create_model("Params", __config__=ConfigDict(arbitrary_types_allowed=True), **checked)
+    checked = tuple(name for name in params if name in fields)
+    model = _model(target, tuple(passes_on), checked)
     try:
         values = model.model_validate({name: params[name] for name in checked})
     except ValidationError as exc:
