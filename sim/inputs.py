@@ -207,7 +207,7 @@ def read_json(path: str | Path, error: ErrorType = InputError, *, max_bytes: int
     return parse_json(data, str(path), error, allow_nonfinite=allow_nonfinite)
 
 
-def _where(path: tuple[Any, ...]) -> str:
+def field_path(path: tuple[Any, ...]) -> str:
     """A field path as ``a.b[0].c``; a key with spaces or a line break stays on one line, quoted."""
     out = ""
     for part in path:
@@ -218,8 +218,6 @@ def _where(path: tuple[Any, ...]) -> str:
         out += f".{name}" if out else name
     return out or "(top level)"
 
-
-field_path = _where
 
 _TYPE_WORDS = {"int_type": "a whole number", "int_parsing": "a whole number", "int_from_float": "a whole number",
                "float_type": "a number", "float_parsing": "a number", "string_type": "text in quotes",
@@ -270,7 +268,7 @@ def plain_validation_error(exc: ValidationError, model: type[BaseModel]) -> tupl
         message = err["msg"].removeprefix("Value error, ")
     else:
         message = f"{err['msg']}{got}"
-    return _where(loc), message
+    return field_path(loc), message
 
 
 def validate_model(model: type[BaseModel], data: Any, source: str, error: ErrorType = InputError) -> Any:
@@ -296,13 +294,13 @@ def check_tree(data: Any, source: str, error: ErrorType = InputError, *, allow_n
     """Refuse what JSON-like data must not hold: deep nesting, non-string keys, lone
     surrogates, non-finite floats and over-long integers. Iterative, so depth costs no stack."""
     def fail(path: tuple[Any, ...], what: str) -> NoReturn:
-        raise error(f"{source}: field '{_where(path)}': {what}")
+        raise error(f"{source}: field '{field_path(path)}': {what}")
 
     stack: list[tuple[Any, tuple[Any, ...]]] = [(data, ())]
     while stack:
         value, path = stack.pop()
         if len(path) > MAX_DEPTH:
-            raise error(f"{source}: field '{_where(path[:8])}...': nested deeper than {MAX_DEPTH} levels; "
+            raise error(f"{source}: field '{field_path(path[:8])}...': nested deeper than {MAX_DEPTH} levels; "
                         f"expected at most {MAX_DEPTH}")
         if isinstance(value, str):
             problem = text_problem(value)
