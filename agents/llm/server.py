@@ -198,8 +198,12 @@ class EmbeddedServer:
         if process is None or process.poll() is None:
             return None
         code = process.returncode
-        how = f"signal {signal.Signals(-code).name}" if code < 0 and -code in signal.Signals._value2member_map_ \
-            else f"exit code {code}"
+        how = f"exit code {code}"
+        if code < 0:
+            try:
+                how = f"signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"signal {-code}"
         return (f"the embedded model's server stopped while answering ({how}); its log: {self.log_path}. "
                 "llama.cpp stops like this on its first answer when it was built for instructions this "
                 "machine does not enable (AMX, AVX-512: scripts/setup.sh installs a portable build), and on "
