@@ -292,13 +292,17 @@ def make_mechanism(spec: str, family: str | None = None, params: dict[str, Any] 
 
 def make_mechanisms(specs: Iterable[str], family: str | None = None) -> list[Mechanism]:
     """Mechanisms from several specs (``none`` entries dropped); each gets a distinct name."""
-    made = [m for m in (make_mechanism(s, family) for s in specs) if m is not None]
+    return name_apart([m for m in (make_mechanism(s, family) for s in specs) if m is not None])
+
+
+def name_apart(mechanisms: list[Mechanism]) -> list[Mechanism]:
+    """Distinct names for mechanisms of one kind: ``teams``, ``teams2``, ``teams3``..."""
     seen: dict[str, int] = {}
-    for m in made:
+    for m in mechanisms:
         seen[m.kind] = seen.get(m.kind, 0) + 1
         if seen[m.kind] > 1:
             m.name = f"{m.kind}{seen[m.kind]}"
-    return made
+    return mechanisms
 
 
 def seat_specs(world_agents: Sequence[str], specs: Sequence[str]) -> dict[str, str]:

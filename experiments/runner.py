@@ -138,18 +138,25 @@ def plan(design: Design, scenarios: Sequence[ScenarioRef], seeds: Sequence[int],
 def _check_start(task: EpisodeTask) -> None:
     """Set up the episode (seats and mechanisms reset on the world) without playing it, so a
     mechanism that cannot work in this scenario is one error line before the sweep starts."""
-    from agents.registry import make_agent, make_mechanism
     from sim.session import Session
 
     try:
         world = _world(task)
-        seats = {a: make_agent(spec, task.family) for a, spec in task.seats}
-        mechanisms = [m for m in (make_mechanism(spec, task.family, params) for spec, params in task.mechanisms)
-                      if m is not None]
+        seats, mechanisms = _minds(task)
         Session(world, seats, seed=task.seed, scenario=task.scenario, mechanisms=mechanisms, max_ticks=0)
     except (ValueError, TypeError, KeyError) as exc:
         raise ExperimentError(f"condition {task.condition!r} on {task.scenario} ({task.family}): the episode "
                               f"cannot start: {exc}") from None
+
+
+def _minds(task: EpisodeTask) -> tuple[dict[str, Any], list[Any]]:
+    """The episode's seats and mechanisms (distinct names, as on the command line)."""
+    from agents.registry import make_agent, make_mechanism, name_apart
+
+    seats = {a: make_agent(spec, task.family) for a, spec in task.seats}
+    mechanisms = [m for m in (make_mechanism(spec, task.family, params) for spec, params in task.mechanisms)
+                  if m is not None]
+    return seats, name_apart(mechanisms)
 
 
 # ---------------------------------------------------------------------- checks
@@ -222,19 +229,11 @@ def event_counts(events: Sequence[Any]) -> dict[str, int]:
 def run_episode(task: EpisodeTask) -> dict[str, Any]:
     """Play one episode; returns ``{"record": ..., "info": ...}``: the record is what the results
     file keeps (deterministic given the task), the info is about this run (cache use, seconds)."""
-    from agents.registry import make_agent, make_mechanism
     from sim.session import Session
 
     started = time.perf_counter()
     world = _world(task)
-    seats = {a: make_agent(spec, task.family) for a, spec in task.seats}
-    mechanisms = [m for m in (make_mechanism(spec, task.family, params) for spec, params in task.mechanisms)
-                  if m is not None]
-    seen: Counter[str] = Counter()
-    for m in mechanisms:  # distinct names, as on the command line
-        seen[m.kind] += 1
-        if seen[m.kind] > 1:
-            m.name = f"{m.kind}{seen[m.kind]}"
+    seats, mechanisms = _minds(task)
     cache = None
     if task.llm_cache:
         from experiments.llm_cache import ResponseCache, install_cache
