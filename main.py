@@ -335,11 +335,11 @@ def build_parser() -> argparse.ArgumentParser:
     lst.add_argument("--world", metavar="FAMILY", help="only scenarios of this world (dkg, tradecraft, ...)")
     lst.set_defaults(func=cmd_list)
 
+    designs = sorted(p.stem for p in (Path(__file__).parent / "scenarios" / "experiments").glob("*.json"))
     exp = sub.add_parser("experiment", help="run a configured experiment (e.g. protom-dkg)",
                          description="Run every scenario x condition x seed of an experiment configured in "
                                      "scenarios/experiments/NAME.json and write CSV tables, statistics and "
-                                     "figures into --out. protom-dkg: ProToM and its baselines on Doors, Keys "
-                                     "and Gems (docs/protom.md).")
+                                     f"figures into --out (docs/experiments.md). Shipped: {', '.join(designs)}.")
     exp.add_argument("name", help="experiment name (a file in scenarios/experiments/) or a path to its JSON")
     exp.add_argument("--seeds", type=int, metavar="N", help="seeds per scenario and condition "
                                                            "(default: the configuration's)")
