@@ -9,8 +9,11 @@ Named in ``scenarios/experiments/teams-dkg.json``::
                 {"name": "bas", "derive": "experiments.teams:team_value", "params": {"field": "bas_episode"}}]
 
 The task score of an episode is the mean over the members of the final team of
-``1 - goal_tick / ticks`` for a member holding its gem at the end (the share of the episode left
-when it got it), 0 for one without it: 1 would be every member holding its gem from the start.
+``1 - goal_tick / t_max`` for a member holding its gem at the end (the share of the scenario's
+time limit left when it got it), 0 for one without it: 1 would be every member holding its gem
+from the start. The clock is the time limit, not the episode's length: an episode ends early only
+when every agent holds its gem, which happens only when no agent was left idle, so dividing by
+the length would score the same gem times lower in exactly those episodes.
 Idle agents do not count; a human seat in the team counts like any other member.
 
 **Equal team sizes.** A comparison of team mechanisms is fair only between teams of one size
@@ -81,11 +84,12 @@ def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
 def final_team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
     """The task score of ``team`` from a Doors, Keys and Gems outcome (see the module docstring);
     ``timed=False``: the share of members holding their gem at the end."""
-    holding, ticks = outcome.get("holding_goal"), outcome.get("ticks")
+    holding, t_max = outcome.get("holding_goal"), outcome.get("t_max")
     goal_tick = outcome.get("goal_tick")
-    if not isinstance(holding, Mapping) or not isinstance(goal_tick, Mapping) or not ticks:
-        raise ExperimentError("the team score needs an outcome with 'holding_goal', 'goal_tick' and 'ticks' "
-                              "(Doors, Keys and Gems)")
+    if not isinstance(holding, Mapping) or not isinstance(goal_tick, Mapping) or not t_max:
+        raise ExperimentError("the team score needs an outcome with 'holding_goal', 'goal_tick' and 't_max' "
+                              "(Doors, Keys and Gems; recorded by an older version without 't_max'? run the "
+                              "episodes again)")
     if not team:
         return 0.0
     values = []
@@ -93,7 +97,7 @@ def final_team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: boo
         if not holding.get(agent):
             values.append(0.0)
         else:
-            values.append(1.0 - float(goal_tick[agent]) / float(ticks) if timed else 1.0)
+            values.append(1.0 - float(goal_tick[agent]) / float(t_max) if timed else 1.0)
     return sum(values) / len(values)
 
 

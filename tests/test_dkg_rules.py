@@ -347,7 +347,8 @@ def test_episode_ends_when_every_agent_holds_its_gem():
     assert not world.done(s)  # bob has not got his yet
     out = world.outcome(s)
     assert out == {"success": False, "holding_goal": {"alice": True, "bob": False},
-                   "goal_tick": {"alice": 3, "bob": None}, "length": None, "ticks": 3}
+                   "goal_tick": {"alice": 3, "bob": None}, "length": None, "ticks": 3,
+                   "t_max": world.t_max}
     result = world.step(s, {"bob": "pickup gem2"})
     assert ("goal_reached", "bob") in [(e.kind, e.agent) for e in result.events]
     end = result.state
@@ -357,7 +358,8 @@ def test_episode_ends_when_every_agent_holds_its_gem():
     with pytest.raises(IllegalAction):
         world.step(end, {"alice": "wait"})
     assert world.outcome(end) == {"success": True, "holding_goal": {"alice": True, "bob": True},
-                                  "goal_tick": {"alice": 3, "bob": 4}, "length": 4, "ticks": 4}
+                                  "goal_tick": {"alice": 3, "bob": 4}, "length": 4, "ticks": 4,
+                                  "t_max": world.t_max}
 
 
 def test_episode_ends_at_t_max():
@@ -370,7 +372,8 @@ def test_episode_ends_at_t_max():
     assert world.done(s)
     assert world.active_agents(s) == ()
     assert world.outcome(s) == {"success": False, "holding_goal": {"alice": False, "bob": False},
-                                "goal_tick": {"alice": None, "bob": None}, "length": None, "ticks": 4}
+                                "goal_tick": {"alice": None, "bob": None}, "length": None, "ticks": 4,
+                                "t_max": 4}
 
 
 def test_t_max_defaults_to_80(corridor):

@@ -77,7 +77,7 @@ def test_experiment_command_writes_the_report(tmp_path, capsys):
 
 def test_team_score_known_answers():
     outcome = {"holding_goal": {"a": True, "b": False, "c": True, "d": True},
-               "goal_tick": {"a": 20, "b": None, "c": 0, "d": 50}, "ticks": 100}
+               "goal_tick": {"a": 20, "b": None, "c": 0, "d": 50}, "ticks": 60, "t_max": 100}
     assert final_team_score(outcome, ["a", "b", "c"]) == pytest.approx((0.8 + 0 + 1.0) / 3)
     assert final_team_score(outcome, ["a", "b", "c"], timed=False) == pytest.approx(2 / 3)
     assert final_team_score(outcome, ["d"]) == pytest.approx(0.5)  # d idle elsewhere: only members count
@@ -100,7 +100,7 @@ def test_hooks_name_what_is_missing():
 
 def _episode(scenario: str, condition: str, sizes: list[int], seed: int = 0) -> dict:
     return {"key": f"{scenario}|{condition}|{seed}", "scenario": scenario, "condition": condition,
-            "outcome": {"holding_goal": {"a": True}, "goal_tick": {"a": 5}, "ticks": 10},
+            "outcome": {"holding_goal": {"a": True}, "goal_tick": {"a": 5}, "ticks": 8, "t_max": 10},
             "mechanisms": {condition: {"team": ["a"], "sizes": sizes, "bas_episode": 0.5}}}
 
 

@@ -317,7 +317,7 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         return {"success": success, "holding_goal": holding,
                 "goal_tick": {self._agents[a]: (state.reached_at[a] if state.reached_at[a] >= 0 else None)
                               for a in self.goal_agents},
-                "length": state.t if success else None, "ticks": state.t}
+                "length": state.t if success else None, "ticks": state.t, "t_max": self.t_max}
 
     def spec(self) -> dict[str, Any]:
         return self._spec
