@@ -191,18 +191,18 @@ def test_skill_scores_reach_the_mechanism_and_a_human_seat_is_scored_like_the_ot
             break
         if status is TickStatus.WAITING:  # the person plays bo: straight to its gem
             state = session.state
-            human.submit(policies.own_goal_action(dataclasses.replace(state, turn=BO), BO))
+            human.submit(policies.own_goal_action(0, dataclasses.replace(state, turn=BO), BO, TeamView(world)))
     out = session.outcome()
     assert out["success"]
     team = mechanism.episode_summary()["team"]
     assert team == ["al", "bo", "cy"]  # everyone stayed aligned: the initial team of every agent
     assert mechanism.tracker.skills == {"al": 1.0, "cy": 1.0}  # cy was freed; the person reports none
-    ticks = out["ticks"]
-    expected = sum(1 - out["goal_tick"][a] / ticks for a in team) / 3
+    t_max = out["t_max"]  # the score's clock is the scenario's time limit, not the episode's length
+    expected = sum(1 - out["goal_tick"][a] / t_max for a in team) / 3
     assert final_team_score(out, team) == pytest.approx(expected)
     # the person's gem counts: without it the score drops by its share
     without = dict(out, holding_goal={**out["holding_goal"], "bo": False})
-    assert final_team_score(without, team) == pytest.approx(expected - (1 - out["goal_tick"]["bo"] / ticks) / 3)
+    assert final_team_score(without, team) == pytest.approx(expected - (1 - out["goal_tick"]["bo"] / t_max) / 3)
     # the person heard the team assignment like everyone else, without any error
     assert session.counters["errors"] == 0
     assert any(isinstance(e, TeamEvent) for e in session.events)

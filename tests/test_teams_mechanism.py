@@ -171,6 +171,28 @@ def test_accurate_predictors_end_up_teamed_and_a_drop_reforms_after_the_adaptati
     assert [t.team_of("e") for t in seats["e"].teams] == ["team", None, None]
 
 
+def test_matched_random_baseline_keeps_the_monitor_and_draws_the_team_at_random():
+    """choose=random: Algorithm 1's monitor, trigger and adaptation round as they are, and a random
+    team of the same size where Eq. 5 would choose: re-formations happen at the same ticks."""
+    steady = {a: zigzag(p) for a, p in zip(NAMES, (2, 3, 4, 5, 3))}
+    actual = dict(steady, c=switched(steady["c"], lambda t: OPPOSITE[steady["c"](t)], 14))
+    styles = {"a": "accurate", "b": "accurate", "c": "accurate", "d": "neutral", "e": "opposite"}
+    ticks = {}
+    for choose in ("welfare", "random"):
+        mechanism = TeamFormationMechanism(window=1, choose=choose, max_size="eta")
+        session, _ = _session(actual, styles, mechanism, believed=steady, seed=3)
+        session.run()
+        teams = [e for e in session.events if isinstance(e, TeamEvent)]
+        ticks[choose] = teams[1].tick
+        assert all(len(e.teams["team"]) == 3 for e in teams[1:])
+        if choose == "random":
+            assert "drawn at random (baseline)" in teams[1].reason and teams[1].data["method"] == "random"
+            assert mechanism.describe()["choose"] == "random"
+    assert ticks["welfare"] == ticks["random"] == 4
+    with pytest.raises(ValueError, match="choose must be"):
+        TeamFormationMechanism(choose="best")
+
+
 def test_alignment_matrix_snapshot_shows_phi_with_thresholds():
     schedules = {a: zigzag(p) for a, p in zip(NAMES, (2, 3, 4, 5, 3))}
     styles = {"a": "accurate", "b": "neutral", "c": "opposite", "d": "accurate", "e": "accurate"}

@@ -486,8 +486,12 @@ class TeamFormationMechanism(_TeamMechanismBase):
     kind = "teams"
 
     def __init__(self, *, eps: float = 0.2, theta: float = 0.3, tau: int = 1, adaptation: int = 1,
-                 exact_limit: int = 20, restarts: int = 32, **common: Any) -> None:
+                 exact_limit: int = 20, restarts: int = 32, choose: Literal["welfare", "random"] = "welfare",
+                 **common: Any) -> None:
         super().__init__(eps=eps, theta=theta, **common)
+        if choose not in ("welfare", "random"):
+            raise ValueError(f"choose must be 'welfare' (Eq. 5) or 'random', got {choose!r}")
+        self.choose = choose
         if tau < 1:
             raise ValueError(f"tau must be >= 1, got {tau}")
         if adaptation < 0:
@@ -529,6 +533,8 @@ class TeamFormationMechanism(_TeamMechanismBase):
         return self._reform(tick, share)
 
     def _reform(self, tick: int, share: float | None) -> TeamAssignment | None:
+        if self.choose == "random":
+            return self._reform_at_random(tick, share)
         phi = self.tracker.matrix()
         solution = solve(self._problem(phi, self.eps), exact_limit=self.exact_limit, restarts=self.restarts,
                          seed=int(self.ctx.seed) % (2 ** 32))
@@ -546,9 +552,21 @@ class TeamFormationMechanism(_TeamMechanismBase):
                                                  "filtered": solution.filtered, "optimal": solution.optimal,
                                                  "gap": solution.gap, "method": solution.method})
 
+    def _reform_at_random(self, tick: int, share: float | None) -> TeamAssignment:
+        """The matched baseline: the same monitor, trigger and adaptation round, and a team of the
+        size Eq. 5 would give (``max_size=eta``: eta) drawn at random instead of Eq. 5's choice."""
+        k = self.eta if self.top == self.eta else int(self.ctx.rng.integers(self.eta, self.top + 1))
+        picked = self.ctx.rng.choice(len(self.agents), size=k, replace=False)
+        team = tuple(self.agents[i] for i in sorted(int(i) for i in picked))
+        wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
+        reason = (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
+                  f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}; {k} agents drawn at random "
+                  f"(baseline): {', '.join(team)}")
+        return self._assign(team, reason, tick, {"phase": "formed", "misaligned": share, "method": "random"})
+
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, **self._common_params(), "tau": self.tau, "adaptation": self.adaptation,
-                "exact_limit": self.exact_limit, "restarts": self.restarts}
+                "exact_limit": self.exact_limit, "restarts": self.restarts, "choose": self.choose}
 
 
 class RandomTeamMechanism(_TeamMechanismBase):

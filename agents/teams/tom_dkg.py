@@ -41,10 +41,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.dkg.agents import planner_for
-from agents.dkg.planner import INF, DKGPlanner, Task
+from agents.dkg.planner import INF, DKGPlanner, Plan, Task
 from agents.params import Probability
 from agents.teams.tom import Horizon, Level, ToMTeamMember, check_level, level_for_seat, member_indices
-from sim.dkg.world import MOVES, DKGObservation, DKGState, DKGWorld
+from sim.dkg.world import CONSUMED, MOVES, DKGObservation, DKGState, DKGWorld
 from sim.seats import Agent, SeatContext
 
 
@@ -99,12 +99,44 @@ class DKGTeamPolicies:
                     options.append((cost, m, d))
         return options
 
-    def own_goal_action(self, state: DKGState, a: int) -> str:
+    def goal_plan(self, level: int, state: DKGState, a: int, team: TeamView) -> tuple[Plan, DKGState]:
+        """``a``'s plan for its own gem as a level-``level`` agent, and the state it was planned in.
+
+        Level 0 takes the optimal plan. Level k >= 1 models its active teammates as level-(k - 1)
+        agents and leaves them the floor keys those would pick up: it plans as if those keys were
+        gone, and takes the optimal plan only when no other plan gets its gem."""
         task = self.goal_tasks[a]
-        plan = self.planner.plan(state, a, task)
-        action = self.planner.first_action(state, a, plan)
+        if level >= 1:
+            claimed = set()
+            for m in sorted(team.members):
+                if m != a and team.active(state, m):
+                    key = self.target_key(level - 1, state, m, team)
+                    if key is not None:
+                        claimed.add(key)
+            if claimed:
+                left = dataclasses.replace(state, item_locs=tuple(
+                    CONSUMED if i in claimed else loc for i, loc in enumerate(state.item_locs)))
+                plan = self.planner.plan(left, a, task)
+                if plan.cost != INF:
+                    return plan, left
+        return self.planner.plan(state, a, task), state
+
+    def target_key(self, level: int, state: DKGState, a: int, team: TeamView) -> int | None:
+        """The floor key ``a`` would pick up next for its gem as a level-``level`` agent (None: none)."""
+        plan, _ = self.goal_plan(level, state, a, team)
+        for macro in plan.macros:
+            verb, _, item = macro.action.partition(" ")
+            if verb == "pickup" and item in self.world.item_index:
+                index = self.world.item_index[item]
+                if self.world.items[index].kind == "key":
+                    return index
+        return None
+
+    def own_goal_action(self, level: int, state: DKGState, a: int, team: TeamView) -> str:
+        plan, planned_in = self.goal_plan(level, state, a, team)
+        action = self.planner.first_action(planned_in, a, plan)
         if action is None and plan.cost == INF:
-            action = self.closer(state, a, task)
+            action = self.closer(state, a, self.goal_tasks[a])
         return action or "wait"
 
     def closer(self, state: DKGState, a: int, task: Task) -> str:
@@ -140,7 +172,7 @@ class DKGTeamPolicies:
                     return action
         if self.world.holds_goal(state, a):
             return "wait"
-        return self.own_goal_action(state, a)
+        return self.own_goal_action(level, state, a, team)
 
     def _someone_else_frees(self, state: DKGState, a: int, m: int, team: TeamView) -> bool:
         for g in sorted(team.members):

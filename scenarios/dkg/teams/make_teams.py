@@ -29,6 +29,7 @@ import json
 import random
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -124,8 +125,10 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
     }
 
 
-def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
-    """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
+def generate_with(scenario_fn: Callable[[int, int, random.Random], dict[str, Any]], script: str, seed: int,
+                  first: int, count: int) -> list[dict[str, Any]]:
+    """``count`` scenarios of a recipe numbered from ``first``, sizes 5-8 cycled then shuffled,
+    each validated by ``validate_dkg``."""
     if count < 1 or first < 1 or first + count - 1 > 99:
         raise ValueError(f"scenario numbers run from 1 to 99; got --first {first} and --count {count}")
     rng = random.Random(seed)
@@ -133,10 +136,15 @@ def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[d
     rng.shuffle(sizes)
     out = []
     for number, n in zip(range(first, first + count), sizes):
-        data = scenario(number, n, rng)
-        validate_dkg(data, f"{data['name']} (make_teams.py, seed {seed})")
+        data = scenario_fn(number, n, rng)
+        validate_dkg(data, f"{data['name']} ({script}, seed {seed})")
         out.append(data)
     return out
+
+
+def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
+    """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
+    return generate_with(scenario, "make_teams.py", seed, first, count)
 
 
 def text(data: dict[str, Any]) -> str:
@@ -144,22 +152,26 @@ def text(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=1) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=SEED, help=f"generator seed (default {SEED})")
-    parser.add_argument("--first", type=int, default=FIRST, help=f"number of the first scenario (default {FIRST})")
-    parser.add_argument("--count", type=int, default=COUNT, help=f"how many scenarios (default {COUNT})")
-    parser.add_argument("--out", type=Path, default=HERE, help="folder to write to (default: this script's folder)")
+def generator_cli(argv: list[str] | None, *, doc: str, script: str,
+                  scenario: Callable[[int, int, random.Random], dict[str, Any]], here: Path, seed: int, first: int,
+                  count: int, reserved_below: int) -> int:
+    """The command line of a scenario generator: write, or ``--check``, the scenarios of a seed.
+    Numbers below ``reserved_below`` are not the generator's in its own folder."""
+    parser = argparse.ArgumentParser(prog=script, description=doc.split("\n\n")[0])
+    parser.add_argument("--seed", type=int, default=seed, help=f"generator seed (default {seed})")
+    parser.add_argument("--first", type=int, default=first, help=f"number of the first scenario (default {first})")
+    parser.add_argument("--count", type=int, default=count, help=f"how many scenarios (default {count})")
+    parser.add_argument("--out", type=Path, default=here, help="folder to write to (default: this script's folder)")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 unless the files match")
     args = parser.parse_args(argv)
     try:
-        scenarios = generate(args.seed, args.first, args.count)
+        scenarios = generate_with(scenario, script, args.seed, args.first, args.count)
     except (ValueError, ScenarioError) as exc:
-        print(f"make_teams.py: {exc}", file=sys.stderr)
+        print(f"{script}: {exc}", file=sys.stderr)
         return 2
-    if not args.check and args.out.resolve() == HERE and args.first < FIRST:
-        print(f"make_teams.py: scenarios 01-{FIRST - 1:02d} of {HERE} are not this generator's; write numbers "
-              f"below {FIRST} to another folder (--out)", file=sys.stderr)
+    if not args.check and args.out.resolve() == here and args.first < reserved_below:
+        print(f"{script}: scenarios 01-{reserved_below - 1:02d} of {here} are not this generator's; write numbers "
+              f"below {reserved_below} to another folder (--out)", file=sys.stderr)
         return 2
     if args.check:
         wrong = [d["name"] for d in scenarios
@@ -174,10 +186,15 @@ def main(argv: list[str] | None = None) -> int:
         for d in scenarios:
             (args.out / f"{d['name']}.json").write_text(text(d))
     except OSError as exc:
-        print(f"make_teams.py: cannot write to {args.out}: {exc}", file=sys.stderr)
+        print(f"{script}: cannot write to {args.out}: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {len(scenarios)} scenarios ({scenarios[0]['name']} .. {scenarios[-1]['name']}) to {args.out}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_cli(argv, doc=__doc__, script="make_teams.py", scenario=scenario, here=HERE, seed=SEED,
+                         first=FIRST, count=COUNT, reserved_below=FIRST)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,111 @@
+"""Write Doors, Keys and Gems key-rush scenarios from a fixed seed: halls with 5-8 agents whose
+gems lie in vaults behind doors of one colour, with as many keys of that colour in the hall as
+there are agents. Any key opens any vault, so teammates who go for the same key get in each
+other's way: who takes which key is what the agents must predict of each other.
+
+    python scenarios/dkg/rush/make_rush.py              # writes the shipped scenarios (seed 29)
+    python scenarios/dkg/rush/make_rush.py --check      # exit 1 unless the files on disk are these
+    python scenarios/dkg/rush/make_rush.py --out DIR --first 1 --count 8 --seed 7
+
+The recipe (docs/teams.md, "Key-rush halls"):
+
+* a 21 x 10 map: a hall of 19 x 6 floor cells (rows 1-6), a wall row (row 7) with one red door
+  per agent, and below each door a vault of one cell (row 8) holding that agent's gem; no two
+  vaults side by side;
+* 5, 6, 7 or 8 agents (``ada``, ``ben``, ... ``hal``), as many scenarios of each size (when the
+  count is a multiple of 4; the sizes cycle), in a shuffled order;
+* n red keys and the n agents on distinct random hall cells; each agent's goal the gem of a
+  distinct random vault; a random turn order; ``t_max`` = 40 turns per agent.
+
+Every scenario is checked by ``validate_dkg`` before anything is written. The output depends on
+the seed only (Python's ``random.Random``).
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+if str(ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from scenarios.dkg.teams.make_teams import (NAMES, SIZES, TURNS_PER_AGENT, WORDS, generate_with,  # noqa: E402
+                                            generator_cli)
+from sim.dkg.scenario import COLORS  # noqa: E402
+
+SEED = 29
+FIRST = 1
+COUNT = 48
+
+WIDTH, HEIGHT = 21, 10
+HALL_ROWS = range(1, 7)
+HALL_COLS = range(1, WIDTH - 1)
+DOOR_ROW = 7
+VAULT_ROW = 8
+
+
+def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
+    """One scenario, ``rush-<number>-<n in words>``, drawn from ``rng``."""
+    if n not in SIZES:
+        raise ValueError(f"a key-rush scenario has 5 to 8 agents, not {n}")
+    grid = [["#"] * WIDTH for _ in range(HEIGHT)]
+    for r in HALL_ROWS:
+        for c in HALL_COLS:
+            grid[r][c] = "."
+    # n vault columns, no two side by side: choose n gaps among the columns left over
+    spare = len(HALL_COLS) - (2 * n - 1)
+    extra = sorted(rng.sample(range(spare + n), n))
+    columns = [HALL_COLS[0] + e + i for i, e in enumerate(extra)]
+    legend: dict[str, Any] = {"#": "wall", ".": "floor", "a": {"door": "red"}, "b": {"key": "red"}}
+    gem_chars = "cdefghij"
+    for i, colour in enumerate(COLORS[:n]):
+        legend[gem_chars[i]] = {"gem": colour}
+    agents = list(NAMES[:n])
+    for i, name in enumerate(agents):
+        legend[str(i + 1)] = {"agent": name}
+    for i, col in enumerate(columns):
+        grid[DOOR_ROW][col] = "a"
+        grid[VAULT_ROW][col] = gem_chars[i]
+    hall = [(r, c) for r in HALL_ROWS for c in HALL_COLS]
+    placed = ["b"] * n + [str(i + 1) for i in range(n)]
+    for char, (r, c) in zip(placed, rng.sample(hall, len(placed))):
+        grid[r][c] = char
+    # gem ids follow reading order: the vaults' gems are the last n items of the map, left to right
+    gems = [f"gem{i + 1}" for i in range(n)]
+    rng.shuffle(gems)
+    goals = dict(zip(agents, gems))
+    turn_order = agents[:]
+    rng.shuffle(turn_order)
+    name = f"rush-{number:02d}-{WORDS[n]}"
+    return {
+        "world": "dkg",
+        "name": name,
+        "title": f"{WORDS[n].capitalize()} in a key rush ({number:02d})",
+        "description": (f"{n} agents of mixed ToM levels (levels 0, 1, 2 by turn order with tom-planner:k=cycle); "
+                        "each agent's gem lies in a vault behind a red door, and the hall holds one red key per "
+                        "agent: any key opens any vault, so teammates who go for the same key get in each other's "
+                        "way. The team formed does the task; idle agents stand aside. Written by "
+                        "scenarios/dkg/rush/make_rush.py."),
+        "map": ["".join(row) for row in grid],
+        "legend": legend,
+        "goals": goals,
+        "options": {"t_max": TURNS_PER_AGENT * n, "turn_order": turn_order},
+    }
+
+
+def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
+    """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
+    return generate_with(scenario, "make_rush.py", seed, first, count)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_cli(argv, doc=__doc__, script="make_rush.py", scenario=scenario, here=HERE, seed=SEED,
+                         first=FIRST, count=COUNT, reserved_below=FIRST)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

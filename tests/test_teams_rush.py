@@ -1,0 +1,130 @@
+"""Key-rush halls: the k-level ToM planner's key choices (a level-k agent leaves teammates the keys
+its level-(k-1) model of them would take), the generator scenarios/dkg/rush/make_rush.py, the
+matched random baseline (Algorithm 1's monitor with a random team in place of Eq. 5's) and the
+pre-declared design teams-rush-confirm on a small sample."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from agents.registry import make_agent, make_mechanism
+from agents.teams.tom_dkg import DKGTeamPolicies, TeamView
+from experiments.runner import SCENARIO_DIR, main
+from experiments.teams import check_team_scenario, final_team_score
+from sim.dkg.scenario import validate_dkg
+from sim.dkg.world import DKGWorld
+from sim.registry import build_world, load_spec
+from sim.session import Session
+
+# Two vaults behind red doors, side by side; one red key between al and bo, another far right.
+#   col: 0123456789AB
+RUSH = ["############",
+        "#1k2......k#",
+        "#R#R########",
+        "#+#*########",
+        "############"]
+
+
+def rush_world(order=("al", "bo")) -> DKGWorld:
+    data = {"world": "dkg", "name": "rush", "map": RUSH,
+            "legend": {"#": "wall", ".": "floor", "+": {"gem": "cyan"}, "*": {"gem": "pink"},
+                       "k": {"key": "red"}, "R": {"door": "red"}, "1": {"agent": "al"}, "2": {"agent": "bo"}},
+            "goals": {"al": "gem1", "bo": "gem2"},
+            "options": {"t_max": 80, "turn_order": list(order)}}
+    return DKGWorld(validate_dkg(data, "rush"))
+
+
+AL, BO = 0, 1
+
+
+def test_each_level_leaves_teammates_the_keys_its_model_of_them_takes():
+    world = rush_world()
+    p = DKGTeamPolicies(world)
+    s = world.reset(0)
+    both = TeamView(world)
+    near, far = world.item_index["key1"], world.item_index["key2"]
+    # level 0: the optimal plan, which for both goes through the near key
+    assert p.target_key(0, s, AL, both) == near and p.target_key(0, s, BO, both) == near
+    assert p.policy(0, s, BO, both) == "left"
+    # level 1: bo models al as level 0 (al takes the near key) and goes for the far one
+    assert p.target_key(1, s, BO, both) == far
+    assert p.policy(1, s, BO, both) == "right"
+    # level 2: bo models al as level 1, who leaves the near key to bo's level-0 self: bo takes it
+    assert p.target_key(2, s, BO, both) == near
+    assert p.policy(2, s, BO, both) == "left"
+    # a teammate outside the team claims nothing: level 1 takes the near key again
+    assert p.policy(1, s, BO, TeamView(world, ["bo"])) == "left"
+    # predictions follow the same models: a level-2 al expects bo (as level 1) to walk away
+    assert p.predict(2, s, BO, both, [], 2) == ["right", "right"]
+    assert p.predict(1, s, BO, both, [], 2) == ["left", "pickup key1"]
+
+
+def _time_to_gems(levels: tuple[int, int]) -> int:
+    """The sum of both agents' ticks to their gems (al moves first)."""
+    world = rush_world()
+    seats = {"al": make_agent(f"tom-planner:k={levels[0]}", "dkg"), "bo": make_agent(f"tom-planner:k={levels[1]}", "dkg")}
+    out = Session(world, seats, seed=0).run()
+    assert out["success"]
+    return sum(out["goal_tick"].values())
+
+
+def test_right_models_split_the_keys_and_wrong_ones_collide_or_both_yield():
+    times = {(a, b): _time_to_gems((a, b)) for a in range(3) for b in range(3)}
+    # bo's model of al is right in (0, 1) and (2, 1): al takes the near key, bo heads for the far one
+    assert times[0, 1] == times[2, 1] == min(times.values())
+    # (0, 0) and (2, 2): both go for the near key; al, first in turn, gets it and bo turns back
+    assert times[0, 0] == times[2, 2] > times[0, 1]
+    # (1, 1): each leaves the near key to the other; both walk to the far one, and one walks back
+    assert times[1, 1] == max(times.values())
+
+
+_spec = importlib.util.spec_from_file_location("make_rush", SCENARIO_DIR / "dkg" / "rush" / "make_rush.py")
+make_rush = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(make_rush)
+
+
+def test_rush_generator_recipe_and_shipped_files():
+    made = make_rush.generate()
+    assert make_rush.main(["--check"]) == 0  # the shipped rush-01..48 are seed 29's output
+    assert json.dumps(make_rush.generate(seed=30, count=4)) != json.dumps(made[:4])
+    sizes = [len(d["goals"]) for d in made]
+    assert sorted(set(sizes)) == [5, 6, 7, 8] and all(sizes.count(n) == 12 for n in (5, 6, 7, 8))
+    for d in made:
+        n = len(d["goals"])
+        cells = "".join(d["map"])
+        assert cells.count("a") == n and cells.count("b") == n  # a red door and a red key per agent
+        assert d["legend"]["a"] == {"door": "red"} and d["legend"]["b"] == {"key": "red"}
+        assert sorted(d["goals"].values()) == sorted(f"gem{i + 1}" for i in range(n))
+        assert d["options"]["t_max"] == 40 * n
+        world = build_world("dkg", validate_dkg(d, d["name"]))
+        assert check_team_scenario(d["name"], world, d) == {"agents": n, "locked_in": 0}
+
+
+def test_rush_generator_command_line(tmp_path, capsys):
+    assert make_rush.main(["--out", str(tmp_path), "--count", "4", "--seed", "3"]) == 0
+    assert len(list(tmp_path.glob("rush-0[1-4]-*.json"))) == 4
+    assert make_rush.main(["--out", str(tmp_path), "--count", "4", "--seed", "3", "--check"]) == 0
+    assert make_rush.main(["--out", str(tmp_path), "--count", "4", "--seed", "4", "--check"]) == 1
+    assert "not what seed 4 gives" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_rush_design_runs_on_two_scenarios_and_one_seed(tmp_path):
+    design = json.loads((SCENARIO_DIR / "experiments" / "teams-rush-confirm.json").read_text())
+    design["scenarios"] = ["dkg/rush-01-*", "dkg/rush-02-*"]
+    design["seeds"] = {"count": 1, "first": 0}
+    path = tmp_path / "small.json"
+    path.write_text(json.dumps(design))
+    assert main(path, out=tmp_path / "run", jobs=1, quiet=True) == 0
+    records = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()[1:]]
+    assert sorted({r["condition"] for r in records}) == ["matched-random", "random-teams", "teams"]
+    for r in records:  # the score's clock is the scenario's t_max
+        team = next(iter(r["mechanisms"].values()))["team"]
+        _, spec = load_spec(SCENARIO_DIR / "dkg" / "rush" / f"{r['scenario'].split('/')[-1]}.json")
+        assert r["outcome"]["t_max"] == spec["options"]["t_max"]
+        assert 0.0 <= final_team_score(r["outcome"], team) <= 1.0
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "n counts scenarios" in report and "matched-random" in report
