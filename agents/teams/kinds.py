@@ -5,7 +5,8 @@ from agents.registry import ANY_WORLD, AgentKind, MechanismKind
 MECHANISM_KINDS = [
     MechanismKind("teams", ANY_WORLD,
                   "belief-aligned team formation: phi from predicted vs actual trajectories, the "
-                  "welfare-maximizing stable team (Eq. 5), re-formed when alignment drops (Algorithm 1)",
+                  "welfare-maximizing stable team (Eq. 5), re-formed when alignment drops (Algorithm 1); "
+                  "choose=random: the same monitor with a random team (matched baseline)",
                   "agents.teams.mechanism:TeamFormationMechanism", role="team"),
     MechanismKind("random-teams", ANY_WORLD,
                   "baseline: a random team of ceil(n/2) agents (size=k to change), redrawn every=R rounds",
