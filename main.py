@@ -375,6 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_tradecraft_parser(sub)
     from sim.dkg.cli import add_parser as add_dkg_parser  # dkg import
     add_dkg_parser(sub)
+    from experiments.team_diagnosis import add_parser as add_teams_parser  # teams diagnose
+    add_teams_parser(sub)
 
     gui = sub.add_parser("gui", help="open the desktop app (the default command)",
                          description="Open the ToM Arena window. With no TARGET it plays the default scenario "

@@ -128,3 +128,58 @@ def test_rush_design_runs_on_two_scenarios_and_one_seed(tmp_path):
         assert 0.0 <= final_team_score(r["outcome"], team) <= 1.0
     report = (tmp_path / "run" / "report.md").read_text()
     assert "n counts scenarios" in report and "matched-random" in report
+
+
+# ---------------------------------------------------------------- fixed teams and the diagnosis
+
+
+def test_a_fixed_team_plays_from_the_start_and_the_others_stand_aside():
+    from agents.teams.mechanism import FixedTeamMechanism
+
+    world = rush_world()
+    mechanism = FixedTeamMechanism(members=["bo"])
+    seats = {"al": make_agent("tom-planner:k=1", "dkg"), "bo": make_agent("tom-planner:k=1", "dkg")}
+    out = Session(world, seats, seed=0, mechanisms=[mechanism]).run()
+    assert mechanism.team == ("bo",) and [e["team"] for e in mechanism.lifetimes] == [["bo"]]
+    assert out["holding_goal"] == {"al": False, "bo": True}
+    # alone in the team, level-1 bo leaves the near key to nobody: it takes it (left, pickup, right,
+    # unlock, down, down, pickup: 7 actions at ticks 1, 3, ..., 13, holding its gem from tick 14)
+    assert out["goal_tick"]["bo"] == 14
+    assert mechanism.team_sizes() == (1, 1)
+    assert mechanism.describe()["members"] == ["bo"]
+    with pytest.raises(ValueError, match="members names agents this world does not have: \\['zed'\\]"):
+        Session(world, seats, seed=0, mechanisms=[FixedTeamMechanism(members=["zed"])])
+    with pytest.raises(ValueError, match="at least one agent"):
+        FixedTeamMechanism(members="bo")
+
+
+def test_diagnosis_plays_every_team_and_ranks_eq5s_choice():
+    from experiments.team_diagnosis import diagnose, summary
+
+    world = rush_world()
+    d = diagnose("rush", world, agents=["al=tom-planner:k=0", "bo=tom-planner:k=1"], size=1)
+    assert (d.agents, d.size, d.teams) == (2, 1, 2)
+    # each agent alone takes the near key and holds its gem after 7 actions: al (first in turn)
+    # from tick 13, bo from tick 14, of t_max 80
+    scores = {"al": 1 - 13 / 80, "bo": 1 - 14 / 80}
+    assert d.mean_score == pytest.approx(sum(scores.values()) / 2)
+    assert d.best_score == pytest.approx(max(scores.values()))
+    assert d.chosen_score == pytest.approx(scores[d.chosen[0]])
+    assert d.chosen_rank == (1 if d.chosen == ("al",) else 2)
+    s = summary([d, d])
+    assert s["scenarios"] == 2 and s["difference"] == pytest.approx(d.chosen_score - d.mean_score)
+
+
+def test_diagnose_command_writes_its_table_and_csv(tmp_path, capsys):
+    import main as cli
+
+    out = tmp_path / "d.csv"
+    assert cli.main(["teams", "diagnose", "team-03-five", "rush-02-five", "--quiet", "--csv", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "| team-03-five | 5 | 3 | 10 |" in text and "n = 2 scenarios" in text
+    rows = out.read_text().splitlines()
+    assert rows[0].startswith("scenario,agents,size,teams,mean_score") and len(rows) == 3
+    assert cli.main(["teams", "diagnose", "team-03-five", "--size", "9"]) == 2
+    assert "team size 9 is not between 1 and the 5 agents" in capsys.readouterr().err
+    assert cli.main(["teams", "diagnose", "narrow-door"]) == 2
+    assert "scores Doors, Keys and Gems teams, not kitchen" in capsys.readouterr().err

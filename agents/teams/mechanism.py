@@ -610,3 +610,37 @@ class RandomTeamMechanism(_TeamMechanismBase):
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, **self._common_params(), "size": self.size, "every": self.every}
+
+
+class FixedTeamMechanism(_TeamMechanismBase):
+    """A team chosen beforehand (``members``), assigned at the first step and kept: what a team
+    does when it plays the task from the start (``experiments/team_diagnosis.py`` plays every team
+    of a size this way). It tracks alignment like the other team mechanisms."""
+
+    kind = "fixed-team"
+
+    def __init__(self, *, members: Sequence[AgentId], **common: Any) -> None:
+        super().__init__(**common)
+        if isinstance(members, str) or not members:
+            raise ValueError("members must name at least one agent (a list of names)")
+        self.members = tuple(members)
+
+    def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
+        super().reset(world, state, ctx)
+        unknown = sorted(set(self.members) - set(self.agents))
+        if unknown:
+            raise ValueError(f"members names agents this world does not have: {unknown} (agents: {list(self.agents)})")
+
+    def team_sizes(self) -> tuple[int, int]:
+        return len(set(self.members)), len(set(self.members))
+
+    def initial(self, tick: int) -> TeamAssignment:
+        return self._assign(self.members, f"fixed team: {', '.join(self.members)}", tick, {"phase": "formed"})
+
+    def end_of_round(self, tick: int) -> TeamAssignment | None:
+        self.misaligned = self._misaligned_share(self.tracker.matrix())
+        return None
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, **self._common_params(), "members": list(self.members)}
+

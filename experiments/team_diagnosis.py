@@ -1,0 +1,213 @@
+"""``python main.py teams diagnose SCENARIO...``: does belief alignment tell good teams from bad
+ones in a scenario?
+
+Belief-aligned formation (seed 000, Eq. 5) can only beat random formation on a task where the
+teams it prefers, those whose members predict each other well, are the teams that do the task
+better. This tool measures that directly, per Doors, Keys and Gems team scenario:
+
+1. one episode with every agent in the team (``teams:theta=1``, which never re-forms): phi(i, j)
+   over every prediction of the episode, as the agents' earlier rounds together would give it;
+2. every team of the formed size (ceil(n/2) by default) plays the scenario from the start, the
+   others standing aside (``FixedTeamMechanism``), and gets its task score
+   (``experiments.teams.final_team_score``: the clock is the scenario's ``t_max``);
+3. the report: the mean score over all teams (what a random team of that size scores on
+   average), the score and rank of the team Eq. 5 chooses from the phi of step 1 (with the eps
+   filter and stability, as ``teams:max_size=eta`` does), the best team's score, and Spearman's
+   rank correlation between each team's welfare W(T) and its score.
+
+Over several scenarios it adds the mean of (Eq. 5's team - the mean team), how many scenarios
+are above and below, and a Wilcoxon signed-rank p over scenarios (n counts scenarios; the agents
+are deterministic, so one episode per team is the team's score).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import itertools
+import math
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: teams played per scenario at most (C(12, 6) = 924 fits)
+MAX_TEAMS = 1000
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    scenario: str
+    agents: int
+    size: int
+    teams: int
+    mean_score: float  # over every team of the size: a random team's expected score
+    chosen: tuple[str, ...]  # Eq. 5's team
+    chosen_score: float
+    chosen_rank: int  # 1 = best; ties share the better rank
+    best_score: float
+    rho: float | None  # Spearman's rank correlation of W(T) and the team's score (None: a constant)
+
+
+def _session(world: Any, agents: Sequence[str], seed: int, mechanism: Any) -> dict[str, Any]:
+    from agents.registry import make_agent, seat_specs
+    from sim.session import Session
+
+    specs = seat_specs(world.agents, agents)
+    seats = {a: make_agent(specs[a], world.family) for a in world.agents}
+    return Session(world, seats, seed=seed, mechanisms=[mechanism]).run()
+
+
+def diagnose(name: str, world: Any, *, agents: Sequence[str] = ("tom-planner:k=cycle,horizon=3",),
+             embedding: str = "steps", eps: float = 0.2, size: int | None = None, round_steps: int = 6,
+             seed: int = 0, progress: Callable[[int], None] | None = None) -> Diagnosis:
+    """The diagnosis of one Doors, Keys and Gems scenario (see the module docstring)."""
+    from scipy.stats import spearmanr
+
+    from agents.teams.formation import TeamProblem, default_eta, welfare
+    from agents.teams.mechanism import FixedTeamMechanism, TeamFormationMechanism
+    from agents.teams.solver import solve
+    from experiments.design import ExperimentError
+    from experiments.teams import final_team_score
+
+    if world.family != "dkg":
+        raise ExperimentError(f"{name}: the team diagnosis scores Doors, Keys and Gems teams, not {world.family}")
+    n = len(world.agents)
+    k = default_eta(n) if size is None else size
+    if not 1 <= k <= n:
+        raise ExperimentError(f"{name}: team size {k} is not between 1 and the {n} agents")
+    count = math.comb(n, k)
+    if count > MAX_TEAMS:
+        raise ExperimentError(f"{name}: {count} teams of {k} among {n} agents; the diagnosis plays at most "
+                              f"{MAX_TEAMS} (choose --size)")
+    watch = TeamFormationMechanism(theta=1.0, round_steps=round_steps, embedding=embedding, eps=eps)
+    _session(world, agents, seed, watch)
+    phi = np.nan_to_num(watch.tracker.episode_matrix())
+    problem = TeamProblem(phi, None, 1.0, eps, k, k)
+    chosen_idx = tuple(sorted(solve(problem, seed=seed).team))
+    scores: dict[tuple[int, ...], float] = {}
+    welfares: dict[tuple[int, ...], float] = {}
+    for team in itertools.combinations(range(n), k):
+        members = [world.agents[i] for i in team]
+        outcome = _session(world, agents, seed, FixedTeamMechanism(members=members, round_steps=round_steps))
+        scores[team] = final_team_score(outcome, members)
+        welfares[team] = welfare(TeamProblem(phi, None, 1.0, None, k, k), list(team))
+        if progress:
+            progress(1)
+    values = np.array(list(scores.values()))
+    chosen_score = scores[chosen_idx]
+    w = np.array([welfares[t] for t in scores])
+    rho = None
+    if np.ptp(values) > 0 and np.ptp(w) > 0:
+        rho = float(spearmanr(w, values).statistic)
+    return Diagnosis(scenario=name, agents=n, size=k, teams=count, mean_score=float(values.mean()),
+                     chosen=tuple(world.agents[i] for i in chosen_idx), chosen_score=chosen_score,
+                     chosen_rank=1 + int(np.sum(values > chosen_score + 1e-12)), best_score=float(values.max()),
+                     rho=rho)
+
+
+def summary(results: Sequence[Diagnosis]) -> dict[str, Any]:
+    """Over scenarios (n counts scenarios): Eq. 5's team against the mean team, and the mean rho."""
+    from scipy.stats import wilcoxon
+
+    diffs = np.array([r.chosen_score - r.mean_score for r in results])
+    rhos = [r.rho for r in results if r.rho is not None]
+    p = None
+    if len(diffs) >= 2 and np.any(np.abs(diffs) > 1e-12):
+        p = float(wilcoxon(diffs).pvalue)
+    return {"scenarios": len(results), "difference": float(diffs.mean()) if len(diffs) else None,
+            "above": int(np.sum(diffs > 1e-12)), "below": int(np.sum(diffs < -1e-12)), "p": p,
+            "mean_rho": float(np.mean(rhos)) if rhos else None, "positive_rho": sum(r > 0 for r in rhos)}
+
+
+def _signed(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2f}"
+
+
+def add_parser(sub: Any) -> None:
+    teams = sub.add_parser("teams", help="team formation tools: does alignment tell good teams from bad ones?",
+                           description="Team-formation tools (docs/teams.md).")
+    tsub = teams.add_subparsers(dest="teams_command", metavar="SUBCOMMAND", required=True)
+    d = tsub.add_parser("diagnose", help="play every team of a size and compare Eq. 5's choice with the mean team",
+                        description="Does belief alignment tell good teams from bad ones here? One episode with "
+                                    "every agent teamed measures phi; then every team of the size plays the scenario "
+                                    "from the start while the others stand aside. Reported per scenario: the mean "
+                                    "team's task score (a random team's expectation), the score and rank of the team "
+                                    "Eq. 5 chooses from that phi, the best score, and the rank correlation of each "
+                                    "team's welfare W(T) with its score; over scenarios, Eq. 5's team minus the mean "
+                                    "team with a Wilcoxon p (n counts scenarios). See docs/teams.md.")
+    d.add_argument("scenarios", nargs="+", metavar="SCENARIO",
+                   help="Doors, Keys and Gems team scenarios: names (team-01-six) or JSON files")
+    d.add_argument("--agents", nargs="+", default=["tom-planner:k=cycle,horizon=3"], metavar="SPEC",
+                   help="seats, as for 'run' (default: tom-planner:k=cycle,horizon=3)")
+    d.add_argument("--embedding", choices=("steps", "net", "features"), default="steps",
+                   help="how predictions are scored into phi (default steps)")
+    d.add_argument("--eps", type=float, default=0.2, help="alignment tolerance of Eq. 5 (default 0.2)")
+    d.add_argument("--size", type=int, default=None, help="team size (default ceil(n/2))")
+    d.add_argument("--seed", type=int, default=0, help="episode seed (default 0)")
+    d.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write one row per scenario")
+    d.add_argument("--quiet", action="store_true", help="no progress bar")
+    d.set_defaults(func=cmd_diagnose)
+
+
+def cmd_diagnose(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from agents.registry import AgentSpecError
+    from experiments.design import ExperimentError
+    from sim.inputs import InputError
+    from sim.registry import build_world, find_scenario, load_spec
+
+    if not -1.0 <= args.eps <= 1.0:
+        print(f"error: --eps must be in [-1, 1], got {args.eps}", file=sys.stderr)
+        return 2
+    results = []
+    writer, handle = None, None
+    try:
+        worlds = []
+        for item in args.scenarios:
+            path = Path(item) if item.endswith(".json") else find_scenario(item)
+            family, spec = load_spec(path)
+            worlds.append((spec.get("name", path.stem), build_world(family, spec)))
+        if args.csv:  # rows are written as scenarios finish, so a long run keeps what it did
+            try:
+                args.csv.parent.mkdir(parents=True, exist_ok=True)
+                handle = args.csv.open("w", newline="")
+            except OSError as exc:
+                raise ExperimentError(f"cannot write {args.csv}: {exc}") from exc
+            writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Diagnosis)])
+            writer.writeheader()
+        print("| scenario | agents | teams of | teams | mean team | Eq. 5's team | its score | rank | best | "
+              "rho(W, score) |")
+        print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
+        for name, world in worlds:
+            n = len(world.agents)
+            k = args.size if args.size is not None else -(-n // 2)
+            if not 1 <= k <= n:
+                raise ExperimentError(f"{name}: team size {k} is not between 1 and the {n} agents")
+            with tqdm(total=math.comb(n, k), desc=name, unit="team", disable=args.quiet, file=sys.stderr) as bar:
+                r = diagnose(name, world, agents=args.agents, embedding=args.embedding, eps=args.eps,
+                             size=args.size, seed=args.seed, progress=bar.update)
+            results.append(r)
+            if writer is not None:
+                writer.writerow({**asdict(r), "chosen": " ".join(r.chosen)})
+                handle.flush()
+            print(f"| {r.scenario} | {r.agents} | {r.size} | {r.teams} | {r.mean_score:.3f} | {', '.join(r.chosen)} | "
+                  f"{r.chosen_score:.3f} | {r.chosen_rank}/{r.teams} | {r.best_score:.3f} | {_signed(r.rho)} |",
+                  flush=True)
+    except (ExperimentError, AgentSpecError, InputError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if handle is not None:
+            handle.close()
+    s = summary(results)
+    if len(results) > 1:
+        p = "-" if s["p"] is None else f"{s['p']:.3g}"
+        print(f"\nn = {s['scenarios']} scenarios: Eq. 5's team - the mean team {s['difference']:+.4f} "
+              f"(above in {s['above']}, below in {s['below']}; Wilcoxon signed-rank p {p}); "
+              f"rho(W, score) mean {_signed(s['mean_rho'])}, positive in {s['positive_rho']}")
+    return 0
