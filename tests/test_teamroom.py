@@ -309,6 +309,40 @@ def test_the_teams_mechanism_scores_scripted_predictions_and_drops_the_unpredict
     assert any(e.kind == "predictions" and e.data["level"] == 1 for e in session.events if isinstance(e, BeliefEvent))
 
 
+def test_teams_are_formed_within_one_side_of_the_debate():
+    """Seed 000 Section 6.2: the affirmative side picks two of its three debaters by team formation,
+    while the negative side and the judge are outside formation and keep working."""
+    from agents.teams.mechanism import OUTSIDE_NAME, RandomTeamMechanism
+
+    aff = ("aff1", "aff2", "aff3")
+    levels = {"aff1": 0, "aff2": 1, "aff3": 2, "neg1": 0, "neg2": 0, "neg3": 0}
+    drawn = RandomTeamMechanism(candidates="aff1+aff2+aff3", round_steps=2)
+    session = scripted_session("death-penalty", levels, mechanisms=[drawn])
+    session.run()
+    team = drawn.episode_summary()["team"]
+    assert len(team) == 2 and set(team) <= set(aff)  # ceil(3 / 2) of the candidates
+    assert drawn.episode_summary()["outside"] == ["neg1", "neg2", "neg3", "judge"]
+    first = next(e for e in session.events if isinstance(e, TeamEvent))
+    assert first.teams[OUTSIDE_NAME] == ["neg1", "neg2", "neg3", "judge"]
+    world, state = session.world, session.state
+    left_out = (set(aff) - set(team)).pop()
+    for r in range(1, world.rounds):  # from round 1 (the team is told after the first step) the affirmative
+        # debater left out sits out, and the negative side speaks
+        assert left_out in world.sat_out(state, r) and not set(world.sat_out(state, r)) & {"neg1", "neg2", "neg3"}
+
+    formed = TeamFormationMechanism(candidates=list(aff), round_steps=2, theta=0.0, adaptation=0, max_size="eta")
+    session = scripted_session("death-penalty", levels, mechanisms=[formed])
+    session.run()
+    teams = [e for e in session.events if isinstance(e, TeamEvent)]
+    assert teams[0].teams["team"] == list(aff) and "every candidate" in teams[0].reason
+    assert all(set(e.teams["team"]) <= set(aff) and e.teams[OUTSIDE_NAME] == ["neg1", "neg2", "neg3", "judge"]
+               for e in teams)
+    with pytest.raises(ValueError, match="candidates names agents this world does not have: \\['zed'\\]"):
+        scripted_session("death-penalty", mechanisms=[TeamFormationMechanism(candidates="aff1+zed")])
+    with pytest.raises(ValueError, match="size 4 exceeds the 3 candidates"):
+        scripted_session("death-penalty", mechanisms=[RandomTeamMechanism(candidates="aff1+aff2+aff3", size=4)])
+
+
 def test_messages_go_through_the_core_and_reach_the_recipients():
     session = scripted_session("death-penalty")
     session.run()

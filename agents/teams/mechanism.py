@@ -64,6 +64,8 @@ PREDICTIONS_KIND = "predictions"
 SELF_EVALUATION_KIND = "alignment_self_evaluation"
 SKILL_KIND = "skill"
 TEAM_NAME = "team"
+#: the group of agents outside formation (``candidates``), told in every assignment so they keep working
+OUTSIDE_NAME = "others"
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,7 +304,8 @@ class _TeamMechanismBase(Mechanism):
                  alpha: Mapping[str, float] | Literal["self"] | None = None, round_steps: int = 1, window: int = 5,
                  discount: float = 1.0, embedding: str = "steps",
                  action_vectors: Mapping[str, Sequence[float]] | None = None,
-                 min_size: int | None = None, max_size: int | str | None = None) -> None:
+                 min_size: int | None = None, max_size: int | str | None = None,
+                 candidates: Sequence[AgentId] | str | None = None) -> None:
         if not -1.0 <= eps <= 1.0:
             raise ValueError(f"eps must be in [-1, 1], got {eps}")
         if not 0.0 <= theta <= 1.0:
@@ -321,13 +324,27 @@ class _TeamMechanismBase(Mechanism):
         self.round_steps, self.window, self.discount, self.embedding = round_steps, window, discount, embedding
         self.action_vectors = dict(action_vectors) if action_vectors else None
         self.min_size, self.max_size = min_size, max_size
+        if isinstance(candidates, str):
+            candidates = [c for c in candidates.split("+") if c]
+        if candidates is not None and not candidates:
+            raise ValueError("candidates must name at least one agent (names joined by '+', e.g. aff1+aff2+aff3)")
+        self.candidates = tuple(candidates) if candidates is not None else None
 
     # ------------------------------------------------------------------ set-up
 
     def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
         super().reset(world, state, ctx)
         self.agents = tuple(world.agents)
-        n = len(self.agents)
+        if self.candidates is not None:
+            unknown = sorted(set(self.candidates) - set(self.agents))
+            if unknown:
+                raise ValueError(f"candidates names agents this world does not have: {unknown} "
+                                 f"(agents: {list(self.agents)})")
+        #: the agents teams are formed from (all by default); the others keep working, outside formation
+        self.pool = tuple(a for a in self.agents if self.candidates is None or a in self.candidates)
+        self.outside = tuple(a for a in self.agents if a not in self.pool)
+        self._pool_index = [self.agents.index(a) for a in self.pool]
+        n = len(self.pool)
         if isinstance(self.alpha, Mapping):
             unknown = sorted(set(self.alpha) - set(self.agents))
             if unknown:
@@ -335,7 +352,8 @@ class _TeamMechanismBase(Mechanism):
         eta = default_eta(n) if self.min_size is None else int(self.min_size)
         top = n if self.max_size is None else eta if self.max_size == "eta" else int(self.max_size)
         if not 1 <= eta <= top <= n:
-            raise ValueError(f"team sizes must satisfy 1 <= min_size ({eta}) <= max_size ({top}) <= agents ({n})")
+            raise ValueError(f"team sizes must satisfy 1 <= min_size ({eta}) <= max_size ({top}) <= "
+                             f"{'candidates' if self.outside else 'agents'} ({n})")
         self.eta, self.top = eta, top
         featurize, dims = world_featurizer(world) if self.embedding == "features" else (None, None)
         self.tracker = AlignmentTracker(self.agents, self.window, self.discount, self.embedding, self.action_vectors,
@@ -358,18 +376,31 @@ class _TeamMechanismBase(Mechanism):
         self._reported = 0
 
     def _problem(self, phi: np.ndarray, eps: float | None) -> TeamProblem:
+        """Eq. 5's problem over the pool (indices into ``self.pool``)."""
         alpha = None
         if self.alpha == "self":
-            alpha = np.array([self.tracker.skills.get(a, 0.0) for a in self.agents])
+            alpha = np.array([self.tracker.skills.get(a, 0.0) for a in self.pool])
         elif self.alpha is not None:
-            alpha = np.array([float(self.alpha.get(a, 0.0)) for a in self.agents])
-        return TeamProblem(np.nan_to_num(phi), alpha, self.lam, eps, self.eta, self.top)
+            alpha = np.array([float(self.alpha.get(a, 0.0)) for a in self.pool])
+        sub = phi[np.ix_(self._pool_index, self._pool_index)]
+        return TeamProblem(np.nan_to_num(sub), alpha, self.lam, eps, self.eta, self.top)
+
+    def _local(self, team: Sequence[AgentId]) -> list[int]:
+        """Indices of ``team`` in the pool (the problem's indices)."""
+        return [self.pool.index(a) for a in team]
 
     def _assign(self, team: Sequence[AgentId], reason: str, tick: int, data: dict[str, Any]) -> TeamAssignment:
         self.team = tuple(a for a in self.agents if a in set(team))
         self.lifetimes.append({"team": list(self.team), "formed_tick": tick + 1, "formed_round": self.rounds,
                                "rounds": 0, "reason": reason})
-        return TeamBroadcast(0, {TEAM_NAME: self.team}, reason, data, everyone=self.agents)
+        teams = {TEAM_NAME: self.team}
+        if self.outside:  # agents outside formation keep working: they are told so as a group of their own
+            teams[OUTSIDE_NAME] = self.outside
+        return TeamBroadcast(0, teams, reason, data, everyone=self.agents)
+
+    def _draw_from_pool(self, k: int) -> tuple[AgentId, ...]:
+        picked = self.ctx.rng.choice(len(self.pool), size=k, replace=False)
+        return tuple(self.pool[i] for i in sorted(int(i) for i in picked))
 
     def _misaligned_share(self, phi: np.ndarray) -> float | None:
         idx = [self.tracker.index[a] for a in self.team]
@@ -417,12 +448,14 @@ class _TeamMechanismBase(Mechanism):
                   "eps": self.eps, "theta": self.theta}
         problem = self._problem(phi, None)
         idx = [self.tracker.index[a] for a in self.team]
-        stable = StabilityChecker(problem).check(tuple(idx)).stable if idx else None
+        local = self._local(self.team)
+        stable = StabilityChecker(problem).check(tuple(local)).stable if local else None
         ftm_values = ftm(phi, self.eps) if len(self.agents) > 1 else np.zeros(len(self.agents))
         state = {
             "teams": {TEAM_NAME: list(self.team)},
-            "idle": [a for a in self.agents if a not in self.team],
-            "welfare": round(welfare(problem, idx), 6) if idx else None,
+            "idle": [a for a in self.pool if a not in self.team],
+            "outside": list(self.outside),
+            "welfare": round(welfare(problem, local), 6) if local else None,
             "stable": stable,
             "bas": round(bas(phi, idx), 6) if idx else None,
             "ftm": {a: round(float(v), 6) for a, v in zip(self.agents, ftm_values)},
@@ -449,12 +482,13 @@ class _TeamMechanismBase(Mechanism):
         whole = self.tracker.episode_matrix()
         ftm_values = ftm(phi, self.eps) if len(self.agents) > 1 else np.zeros(len(self.agents))
         lifetimes = [entry["rounds"] for entry in self.lifetimes]
-        return {"kind": self.kind, "team": list(self.team), "idle": [a for a in self.agents if a not in self.team],
+        return {"kind": self.kind, "team": list(self.team), "idle": [a for a in self.pool if a not in self.team],
+                "outside": list(self.outside),
                 "bas": round(bas(phi, idx), 6) if idx else None,
                 "bas_episode": round(bas(whole, idx), 6) if idx else None,
                 **{f"bas_episode_{name}": round(bas(tracker.episode_matrix(), idx), 6) if idx else None
                    for name, tracker in {self.embedding: self.tracker, **self.measures}.items()},
-                "welfare": round(welfare(self._problem(phi, None), idx), 6) if idx else None,
+                "welfare": round(welfare(self._problem(phi, None), self._local(self.team)), 6) if idx else None,
                 "ftm": round(float(np.mean(ftm_values)), 6), "teams_formed": len(self.lifetimes),
                 "average_lifetime": round(float(np.mean(lifetimes)), 6) if lifetimes else None,
                 "rounds": self.rounds, "levels": dict(self.tracker.levels),
@@ -477,7 +511,7 @@ class _TeamMechanismBase(Mechanism):
         return {"eps": self.eps, "theta": self.theta, "lam": self.lam, "alpha": self.alpha,
                 "round_steps": self.round_steps, "window": self.window, "discount": self.discount,
                 "embedding": self.embedding, "action_vectors": self.action_vectors, "min_size": self.min_size,
-                "max_size": self.max_size}
+                "max_size": self.max_size, "candidates": None if self.candidates is None else list(self.candidates)}
 
 
 class TeamFormationMechanism(_TeamMechanismBase):
@@ -506,7 +540,8 @@ class TeamFormationMechanism(_TeamMechanismBase):
         self.adapt_left = 0
 
     def initial(self, tick: int) -> TeamAssignment:
-        return self._assign(self.agents, "initial team: every agent (Algorithm 1 starts from T = N)", tick,
+        return self._assign(self.pool, "initial team: every agent (Algorithm 1 starts from T = N)" if not self.outside
+                            else "initial team: every candidate (Algorithm 1 starts from T = N)", tick,
                             {"phase": "initial"})
 
     def end_of_round(self, tick: int) -> TeamAssignment | None:
@@ -539,7 +574,7 @@ class TeamFormationMechanism(_TeamMechanismBase):
         solution = solve(self._problem(phi, self.eps), exact_limit=self.exact_limit, restarts=self.restarts,
                          seed=int(self.ctx.seed) % (2 ** 32))
         self.last_solution = solution
-        team = tuple(self.agents[i] for i in solution.team)
+        team = tuple(self.pool[i] for i in solution.team)
         if set(team) == set(self.team):
             return None  # Eq. 5 keeps the team as it is
         wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
@@ -556,8 +591,7 @@ class TeamFormationMechanism(_TeamMechanismBase):
         """The matched baseline: the same monitor, trigger and adaptation round, and a team of the
         size Eq. 5 would give (``max_size=eta``: eta) drawn at random instead of Eq. 5's choice."""
         k = self.eta if self.top == self.eta else int(self.ctx.rng.integers(self.eta, self.top + 1))
-        picked = self.ctx.rng.choice(len(self.agents), size=k, replace=False)
-        team = tuple(self.agents[i] for i in sorted(int(i) for i in picked))
+        team = self._draw_from_pool(k)
         wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
         reason = (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
                   f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}; {k} agents drawn at random "
@@ -586,8 +620,9 @@ class RandomTeamMechanism(_TeamMechanismBase):
 
     def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
         super().reset(world, state, ctx)
-        if self.size is not None and self.size > len(self.agents):
-            raise ValueError(f"size {self.size} exceeds the {len(self.agents)} agents of this world")
+        if self.size is not None and self.size > len(self.pool):
+            raise ValueError(f"size {self.size} exceeds the {len(self.pool)} "
+                             f"{'candidates' if self.outside else 'agents of this world'}")
 
     def team_sizes(self) -> tuple[int, int]:
         k = self.eta if self.size is None else self.size
@@ -595,8 +630,7 @@ class RandomTeamMechanism(_TeamMechanismBase):
 
     def _draw(self, tick: int, why: str) -> TeamAssignment:
         k = self.eta if self.size is None else self.size
-        picked = self.ctx.rng.choice(len(self.agents), size=k, replace=False)
-        team = [self.agents[i] for i in sorted(int(i) for i in picked)]
+        team = self._draw_from_pool(k)
         return self._assign(team, f"{why}: {k} agents drawn at random (baseline)", tick, {"phase": "formed"})
 
     def initial(self, tick: int) -> TeamAssignment:
