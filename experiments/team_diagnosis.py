@@ -50,6 +50,8 @@ class Diagnosis:
     chosen_rank: int  # 1 = best; ties share the better rank
     best_score: float
     rho: float | None  # Spearman's rank correlation of W(T) and the team's score (None: a constant)
+    mean_bas: float  # BAS of the team's own episode (its members' predictions of each other), over every team
+    chosen_bas: float  # the same for Eq. 5's team
 
 
 def _session(world: Any, agents: Sequence[str], seed: int, mechanism: Any) -> dict[str, Any]:
@@ -90,10 +92,13 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] = ("tom-planner:k=c
     chosen_idx = tuple(sorted(solve(problem, seed=seed).team))
     scores: dict[tuple[int, ...], float] = {}
     welfares: dict[tuple[int, ...], float] = {}
+    bases: dict[tuple[int, ...], float] = {}
     for team in itertools.combinations(range(n), k):
         members = [world.agents[i] for i in team]
-        outcome = _session(world, agents, seed, FixedTeamMechanism(members=members, round_steps=round_steps))
+        fixed = FixedTeamMechanism(members=members, round_steps=round_steps, embedding=embedding, eps=eps)
+        outcome = _session(world, agents, seed, fixed)
         scores[team] = final_team_score(outcome, members)
+        bases[team] = fixed.episode_summary()["bas_episode"] or 0.0
         welfares[team] = welfare(TeamProblem(phi, None, 1.0, None, k, k), list(team))
         if progress:
             progress(1)
@@ -106,21 +111,34 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] = ("tom-planner:k=c
     return Diagnosis(scenario=name, agents=n, size=k, teams=count, mean_score=float(values.mean()),
                      chosen=tuple(world.agents[i] for i in chosen_idx), chosen_score=chosen_score,
                      chosen_rank=1 + int(np.sum(values > chosen_score + 1e-12)), best_score=float(values.max()),
-                     rho=rho)
+                     rho=rho, mean_bas=float(np.mean(list(bases.values()))), chosen_bas=bases[chosen_idx])
 
 
-def summary(results: Sequence[Diagnosis]) -> dict[str, Any]:
-    """Over scenarios (n counts scenarios): Eq. 5's team against the mean team, and the mean rho."""
-    from scipy.stats import wilcoxon
+def summary(results: Sequence[Diagnosis], resamples: int = 2000, confidence: float = 0.95) -> dict[str, Any]:
+    """Over scenarios (n counts scenarios), for the task score and for BAS: Eq. 5's team minus the
+    mean team, with a percentile bootstrap interval over scenarios (seed 0), the Wilcoxon
+    signed-rank p and the Benjamini-Hochberg p over these two tests; and the mean rho."""
+    from sim.analysis.stats import benjamini_hochberg, bootstrap_ci, wilcoxon_signed_rank
 
-    diffs = np.array([r.chosen_score - r.mean_score for r in results])
+    out: dict[str, Any] = {"scenarios": len(results)}
+    ps = []
+    for key, first, second in (("score", "chosen_score", "mean_score"), ("bas", "chosen_bas", "mean_bas")):
+        a = [getattr(r, first) for r in results]
+        b = [getattr(r, second) for r in results]
+        diff = np.asarray(a) - np.asarray(b)
+        p = wilcoxon_signed_rank(a, b).p if len(results) >= 2 else float("nan")
+        low, high = bootstrap_ci(diff, resamples=resamples, confidence=confidence, seed=0) if len(results) >= 2 \
+            else (float("nan"), float("nan"))
+        out[key] = {"difference": float(diff.mean()) if len(diff) else float("nan"), "ci": (low, high), "p": p,
+                    "above": int(np.sum(diff > 1e-12)), "below": int(np.sum(diff < -1e-12))}
+        ps.append(p)
+    if all(p == p for p in ps):
+        for key, adjusted in zip(("score", "bas"), benjamini_hochberg(ps)):
+            out[key]["p_adj"] = adjusted
     rhos = [r.rho for r in results if r.rho is not None]
-    p = None
-    if len(diffs) >= 2 and np.any(np.abs(diffs) > 1e-12):
-        p = float(wilcoxon(diffs).pvalue)
-    return {"scenarios": len(results), "difference": float(diffs.mean()) if len(diffs) else None,
-            "above": int(np.sum(diffs > 1e-12)), "below": int(np.sum(diffs < -1e-12)), "p": p,
-            "mean_rho": float(np.mean(rhos)) if rhos else None, "positive_rho": sum(r > 0 for r in rhos)}
+    out["mean_rho"] = float(np.mean(rhos)) if rhos else None
+    out["positive_rho"] = sum(r > 0 for r in rhos)
+    return out
 
 
 def _signed(x: float | None) -> str:
@@ -181,8 +199,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Diagnosis)])
             writer.writeheader()
         print("| scenario | agents | teams of | teams | mean team | Eq. 5's team | its score | rank | best | "
-              "rho(W, score) |")
-        print("|---|---|---|---|---|---|---|---|---|---|", flush=True)
+              "rho(W, score) | BAS: mean team | BAS: Eq. 5's team |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
         for name, world in worlds:
             n = len(world.agents)
             k = args.size if args.size is not None else -(-n // 2)
@@ -196,7 +214,8 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
                 writer.writerow({**asdict(r), "chosen": " ".join(r.chosen)})
                 handle.flush()
             print(f"| {r.scenario} | {r.agents} | {r.size} | {r.teams} | {r.mean_score:.3f} | {', '.join(r.chosen)} | "
-                  f"{r.chosen_score:.3f} | {r.chosen_rank}/{r.teams} | {r.best_score:.3f} | {_signed(r.rho)} |",
+                  f"{r.chosen_score:.3f} | {r.chosen_rank}/{r.teams} | {r.best_score:.3f} | {_signed(r.rho)} | "
+                  f"{r.mean_bas:.3f} | {r.chosen_bas:.3f} |",
                   flush=True)
     except (ExperimentError, AgentSpecError, InputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -206,8 +225,11 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             handle.close()
     s = summary(results)
     if len(results) > 1:
-        p = "-" if s["p"] is None else f"{s['p']:.3g}"
-        print(f"\nn = {s['scenarios']} scenarios: Eq. 5's team - the mean team {s['difference']:+.4f} "
-              f"(above in {s['above']}, below in {s['below']}; Wilcoxon signed-rank p {p}); "
-              f"rho(W, score) mean {_signed(s['mean_rho'])}, positive in {s['positive_rho']}")
+        print(f"\nn = {s['scenarios']} scenarios (one value per scenario); Eq. 5's team minus the mean team:")
+        for key, label in (("score", "task score"), ("bas", "BAS")):
+            d = s[key]
+            adjusted = f", p_adj {d['p_adj']:.3g} (Benjamini-Hochberg over these 2)" if "p_adj" in d else ""
+            print(f"  {label}: {d['difference']:+.4f} (95% CI {d['ci'][0]:+.4f} to {d['ci'][1]:+.4f}), above in "
+                  f"{d['above']}, below in {d['below']}; Wilcoxon signed-rank p {d['p']:.3g}{adjusted}")
+        print(f"  rho(W, score): mean {_signed(s['mean_rho'])}, positive in {s['positive_rho']}")
     return 0

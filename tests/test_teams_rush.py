@@ -166,8 +166,10 @@ def test_diagnosis_plays_every_team_and_ranks_eq5s_choice():
     assert d.best_score == pytest.approx(max(scores.values()))
     assert d.chosen_score == pytest.approx(scores[d.chosen[0]])
     assert d.chosen_rank == (1 if d.chosen == ("al",) else 2)
+    assert 0.0 <= d.mean_bas <= 1.0 and 0.0 <= d.chosen_bas <= 1.0
     s = summary([d, d])
-    assert s["scenarios"] == 2 and s["difference"] == pytest.approx(d.chosen_score - d.mean_score)
+    assert s["scenarios"] == 2 and s["score"]["difference"] == pytest.approx(d.chosen_score - d.mean_score)
+    assert s["bas"]["difference"] == pytest.approx(d.chosen_bas - d.mean_bas)
 
 
 def test_diagnose_command_writes_its_table_and_csv(tmp_path, capsys):
