@@ -160,7 +160,7 @@ def add_parser(sub: Any) -> None:
     d.add_argument("scenarios", nargs="+", metavar="SCENARIO",
                    help="Doors, Keys and Gems team scenarios: names (team-01-six) or JSON files")
     d.add_argument("--agents", nargs="+", default=["tom-planner:k=cycle,horizon=3"], metavar="SPEC",
-                   help="seats, as for 'run' (default: tom-planner:k=cycle,horizon=3)")
+                   help="the seats, as for the run command; default: tom-planner:k=cycle,horizon=3 for every agent")
     d.add_argument("--embedding", choices=("steps", "net", "features"), default="steps",
                    help="how predictions are scored into phi (default steps)")
     d.add_argument("--eps", type=float, default=0.2, help="alignment tolerance of Eq. 5 (default 0.2)")
