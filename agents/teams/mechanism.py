@@ -664,6 +664,9 @@ class FixedTeamMechanism(_TeamMechanismBase):
         unknown = sorted(set(self.members) - set(self.agents))
         if unknown:
             raise ValueError(f"members names agents this world does not have: {unknown} (agents: {list(self.agents)})")
+        outside = sorted(set(self.members) - set(self.pool))
+        if outside:
+            raise ValueError(f"members must be among the candidates {list(self.pool)}, not {outside}")
 
     def team_sizes(self) -> tuple[int, int]:
         return len(set(self.members)), len(set(self.members))
