@@ -15,9 +15,11 @@ better. This tool measures that directly, per Doors, Keys and Gems team scenario
    filter and stability, as ``teams:max_size=eta`` does), the best team's score, and Spearman's
    rank correlation between each team's welfare W(T) and its score.
 
-Over several scenarios it adds the mean of (Eq. 5's team - the mean team), how many scenarios
-are above and below, and a Wilcoxon signed-rank p over scenarios (n counts scenarios; the agents
-are deterministic, so one episode per team is the team's score).
+It also gives the BAS of each team's own episode (its members' predictions of each other) for Eq.
+5's team and the mean team. Over several scenarios it adds, for the score and for BAS, Eq. 5's
+team minus the mean team with a bootstrap interval over scenarios, how many scenarios are above
+and below, a Wilcoxon signed-rank p and the Benjamini-Hochberg p over the two (n counts
+scenarios; the agents are deterministic, so one episode per team is the team's score).
 """
 
 from __future__ import annotations
@@ -54,6 +56,17 @@ class Diagnosis:
     chosen_bas: float  # the same for Eq. 5's team
 
 
+def team_size(name: str, agents: int, size: int | None) -> int:
+    """The size of the teams played: ``size``, or ceil(n/2); an ExperimentError when out of range."""
+    from agents.teams.formation import default_eta
+    from experiments.design import ExperimentError
+
+    k = default_eta(agents) if size is None else size
+    if not 1 <= k <= agents:
+        raise ExperimentError(f"{name}: team size {k} is not between 1 and the {agents} agents")
+    return k
+
+
 def _session(world: Any, agents: Sequence[str], seed: int, mechanism: Any) -> dict[str, Any]:
     from agents.registry import make_agent, seat_specs
     from sim.session import Session
@@ -69,7 +82,7 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] = ("tom-planner:k=c
     """The diagnosis of one Doors, Keys and Gems scenario (see the module docstring)."""
     from scipy.stats import spearmanr
 
-    from agents.teams.formation import TeamProblem, default_eta, welfare
+    from agents.teams.formation import TeamProblem, welfare
     from agents.teams.mechanism import FixedTeamMechanism, TeamFormationMechanism
     from agents.teams.solver import solve
     from experiments.design import ExperimentError
@@ -78,9 +91,7 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] = ("tom-planner:k=c
     if world.family != "dkg":
         raise ExperimentError(f"{name}: the team diagnosis scores Doors, Keys and Gems teams, not {world.family}")
     n = len(world.agents)
-    k = default_eta(n) if size is None else size
-    if not 1 <= k <= n:
-        raise ExperimentError(f"{name}: team size {k} is not between 1 and the {n} agents")
+    k = team_size(name, n, size)
     count = math.comb(n, k)
     if count > MAX_TEAMS:
         raise ExperimentError(f"{name}: {count} teams of {k} among {n} agents; the diagnosis plays at most "
@@ -88,8 +99,8 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] = ("tom-planner:k=c
     watch = TeamFormationMechanism(theta=1.0, round_steps=round_steps, embedding=embedding, eps=eps)
     _session(world, agents, seed, watch)
     phi = np.nan_to_num(watch.tracker.episode_matrix())
-    problem = TeamProblem(phi, None, 1.0, eps, k, k)
-    chosen_idx = tuple(sorted(solve(problem, seed=seed).team))
+    chosen_idx = tuple(sorted(solve(TeamProblem(phi, None, 1.0, eps, k, k), seed=seed).team))
+    unfiltered = TeamProblem(phi, None, 1.0, None, k, k)  # W(T) of every team, the eps filter aside
     scores: dict[tuple[int, ...], float] = {}
     welfares: dict[tuple[int, ...], float] = {}
     bases: dict[tuple[int, ...], float] = {}
@@ -99,7 +110,7 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] = ("tom-planner:k=c
         outcome = _session(world, agents, seed, fixed)
         scores[team] = final_team_score(outcome, members)
         bases[team] = fixed.episode_summary()["bas_episode"] or 0.0
-        welfares[team] = welfare(TeamProblem(phi, None, 1.0, None, k, k), list(team))
+        welfares[team] = welfare(unfiltered, list(team))
         if progress:
             progress(1)
     values = np.array(list(scores.values()))
@@ -203,9 +214,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         print("|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
         for name, world in worlds:
             n = len(world.agents)
-            k = args.size if args.size is not None else -(-n // 2)
-            if not 1 <= k <= n:
-                raise ExperimentError(f"{name}: team size {k} is not between 1 and the {n} agents")
+            k = team_size(name, n, args.size)
             with tqdm(total=math.comb(n, k), desc=name, unit="team", disable=args.quiet, file=sys.stderr) as bar:
                 r = diagnose(name, world, agents=args.agents, embedding=args.embedding, eps=args.eps,
                              size=args.size, seed=args.seed, progress=bar.update)

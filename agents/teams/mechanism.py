@@ -577,25 +577,26 @@ class TeamFormationMechanism(_TeamMechanismBase):
         team = tuple(self.pool[i] for i in solution.team)
         if set(team) == set(self.team):
             return None  # Eq. 5 keeps the team as it is
-        wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
         how = ("eps-filtered" if solution.filtered else
                "fallback over all teams: no team has every pair's phi >= eps")
-        reason = (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
-                  f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}; Eq. 5 ({how}) chose "
-                  f"{', '.join(team)} (welfare {solution.welfare:.3f})")
+        reason = (f"{self._trigger(share)}; Eq. 5 ({how}) chose {', '.join(team)} "
+                  f"(welfare {solution.welfare:.3f})")
         return self._assign(team, reason, tick, {"phase": "formed", "misaligned": share, "welfare": solution.welfare,
                                                  "filtered": solution.filtered, "optimal": solution.optimal,
                                                  "gap": solution.gap, "method": solution.method})
+
+    def _trigger(self, share: float | None) -> str:
+        """Why the team is re-formed: the start of a re-formation's reason."""
+        wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
+        return (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
+                f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}")
 
     def _reform_at_random(self, tick: int, share: float | None) -> TeamAssignment:
         """The matched baseline: the same monitor, trigger and adaptation round, and a team of the
         size Eq. 5 would give (``max_size=eta``: eta) drawn at random instead of Eq. 5's choice."""
         k = self.eta if self.top == self.eta else int(self.ctx.rng.integers(self.eta, self.top + 1))
         team = self._draw_from_pool(k)
-        wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
-        reason = (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
-                  f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}; {k} agents drawn at random "
-                  f"(baseline): {', '.join(team)}")
+        reason = f"{self._trigger(share)}; {k} agents drawn at random (baseline): {', '.join(team)}"
         return self._assign(team, reason, tick, {"phase": "formed", "misaligned": share, "method": "random"})
 
     def describe(self) -> dict[str, Any]:
