@@ -190,8 +190,9 @@ class StepView:
 class Mechanism(ABC):
     """Anything that watches the whole episode and intervenes: a facilitator, team formation.
 
-    Each step the Session calls ``after_step`` with a ``StepView`` and routes the returned
-    interventions to their recipients, recording each as an Event. ``on_event`` sees every
+    Before the first step the Session calls ``start``, and each step ``after_step`` with a
+    ``StepView``; it routes the returned interventions to their recipients, recording each as
+    an Event. ``on_event`` sees every
     Event of the stream (to learn, say, what became of a feedback). Several mechanisms can
     run in one Session; each emits its belief snapshots under its own ``name``.
     """
@@ -213,6 +214,11 @@ class Mechanism(ABC):
 
     def on_event(self, event: Event) -> None:
         """Every Event of the episode, as it is emitted."""
+
+    def start(self, state: Any) -> Sequence[Intervention]:
+        """Interventions to make before anyone acts (a team told before its first step), given
+        the state the seats start from; none by default."""
+        return ()
 
     @abstractmethod
     def after_step(self, step: StepView) -> Sequence[Intervention]:

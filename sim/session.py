@@ -70,6 +70,7 @@ class Session:
         self._pending: dict[AgentId, Any] = {}
         self._observed: set[AgentId] = set()
         self._finished = False
+        self._started = False
         self._next_intervention_id = 1
         self._last_teams: dict[str, Any] = {}
         self.counters = {"feedback": 0, "team_changes": 0, "messages": 0, "message_chars": 0,
@@ -164,10 +165,27 @@ class Session:
             return ()
         return tuple(a for a in self.world.active_agents(self._state) if a not in self._pending)
 
+    def start(self) -> None:
+        """Let the mechanisms intervene before anyone acts (``Mechanism.start``): their
+        interventions reach the seats at the starting tick, and the snapshots of each mechanism
+        that intervened follow them into the stream. The first ``advance`` calls it; a caller that subscribes first may call it
+        earlier to show them. It runs once."""
+        if self._started:
+            return
+        self._started = True
+        t = self.tick
+        for mechanism in self.mechanisms:
+            made = mechanism.start(self._state)
+            for intervention in made:
+                self._deliver(mechanism, intervention, t)
+            for kind, data in (mechanism.belief_snapshots() if made else ()):
+                self.emit(BeliefEvent(tick=t, owner=mechanism.name, kind=kind, data=data))
+
     def advance(self) -> TickStatus:
         """Advance one world step if every active seat has an action."""
         if self._finished:
             return TickStatus.DONE
+        self.start()
         world, state = self.world, self._state
         if world.done(state) or (self.max_ticks is not None and self.tick >= self.max_ticks):
             self._finish()

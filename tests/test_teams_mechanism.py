@@ -199,7 +199,7 @@ def test_alignment_matrix_snapshot_shows_phi_with_thresholds():
     session, _ = _session(schedules, styles, TeamFormationMechanism(window=3), horizon=8)
     session.run()
     matrices = [e for e in session.events if isinstance(e, BeliefEvent) and e.kind == "alignment_matrix"]
-    assert len(matrices) == session.tick and matrices[0].owner == "teams"
+    assert len(matrices) == session.tick + 1 and matrices[0].owner == "teams" and matrices[0].tick == 0  # from the start
     first, last = matrices[0].data, matrices[-1].data
     assert first["phi"][0] == [None] * 5  # nothing resolved after one step
     assert last["agents"] == list(NAMES) and last["eps"] == 0.2 and last["theta"] == 0.3

@@ -16,6 +16,7 @@ from experiments.runner import SCENARIO_DIR, main
 from experiments.teams import check_team_scenario, final_team_score
 from sim.dkg.scenario import validate_dkg
 from sim.dkg.world import DKGWorld
+from sim.events import StepEvent, TeamEvent
 from sim.registry import build_world, load_spec
 from sim.session import Session
 
@@ -139,8 +140,15 @@ def test_a_fixed_team_plays_from_the_start_and_the_others_stand_aside():
     world = rush_world()
     mechanism = FixedTeamMechanism(members=["bo"])
     seats = {"al": make_agent("tom-planner:k=1", "dkg"), "bo": make_agent("tom-planner:k=1", "dkg")}
-    out = Session(world, seats, seed=0, mechanisms=[mechanism]).run()
+    session = Session(world, seats, seed=0, mechanisms=[mechanism])
+    out = session.run()
     assert mechanism.team == ("bo",) and [e["team"] for e in mechanism.lifetimes] == [["bo"]]
+    # the team is told before anyone acts: idle al, first in the turn order, never moves
+    told = [e for e in session.events if isinstance(e, TeamEvent)]
+    assert [(e.tick, e.teams) for e in told] == [(0, {"team": ["bo"]})]
+    assert session.events.index(told[0]) < next(i for i, e in enumerate(session.events) if isinstance(e, StepEvent))
+    assert {e.joint_action["al"] for e in session.events if isinstance(e, StepEvent) and "al" in e.joint_action} \
+        == {"wait"}
     assert out["holding_goal"] == {"al": False, "bo": True}
     # alone in the team, level-1 bo leaves the near key to nobody: it takes it (left, pickup, right,
     # unlock, down, down, pickup: 7 actions at ticks 1, 3, ..., 13, holding its gem from tick 14)

@@ -66,7 +66,7 @@ def test_matrix_timeline_indicators_and_badges_follow_a_live_team_episode(qtbot,
         assert view.below_eps() == [] and view.theta_text() == "misaligned team pairs: none scored yet (theta 30%)"
         assert "unknown" in view.tooltip_for(0, 1)
         assert timeline_panel.memberships() == dict.fromkeys("abcde", "team")
-        assert timeline_panel.reasons() == ["1. after step 1 (teams): initial team: every agent "
+        assert timeline_panel.reasons() == ["1. at the start (teams): initial team: every agent "
                                             "(Algorithm 1 starts from T = N)"]
 
         # step 3: the first predictions are scored; d (neutral) and e (opposite) fall below eps
@@ -92,11 +92,11 @@ def test_matrix_timeline_indicators_and_badges_follow_a_live_team_episode(qtbot,
         # step 4: the team re-forms after the adaptation round; d and e are left out
         step_to(qtbot, window, 5)
         assert timeline_panel.memberships() == {"a": "team", "b": "team", "c": "team", "d": None, "e": None}
-        assert timeline_panel.segments("d") == [(1, 4, "team"), (4, 5, None)]
-        assert timeline_panel.segments("a") == [(1, 4, "team"), (4, 5, "team")]
+        assert timeline_panel.segments("d") == [(0, 4, "team"), (4, 5, None)]
+        assert timeline_panel.segments("a") == [(0, 4, "team"), (4, 5, "team")]
         assert timeline_panel.reasons()[1].startswith("2. after step 4 (teams): re-formed: 40% of the team's "
                                                       "ordered pairs had phi < eps 0.2 (> theta 30%)")
-        assert timeline_panel.monitor_series() == [(1, None, "monitoring"), (2, None, "monitoring"),
+        assert timeline_panel.monitor_series() == [(0, None, "monitoring"), (1, None, "monitoring"), (2, None, "monitoring"),
                                                    (3, 0.4, "adapting"), (4, 0.4, "monitoring"),
                                                    (5, 0.0, "monitoring")]
         assert view.team == ["a", "b", "c"] and view.misaligned == 0.0
@@ -110,7 +110,7 @@ def test_matrix_timeline_indicators_and_badges_follow_a_live_team_episode(qtbot,
         assert any(line.strip().startswith("4  ⚑ teams: team: a, b, c — re-formed: 40%")
                    for line in window.log_panel.lines())
         lifetimes = stability.lifetime_rows()
-        assert [r[:3] for r in lifetimes] == [["2", "a, b, c", "step 4"], ["1", "a, b, c, d, e", "step 1"]]
+        assert [r[:3] for r in lifetimes] == [["2", "a, b, c", "step 4"], ["1", "a, b, c, d, e", "start"]]
         assert lifetimes[0][4].startswith("re-formed: 40%")
 
         # what the panels paint: cell colours, the outline of a cell below eps, the theta bar
@@ -141,9 +141,9 @@ def test_matrix_timeline_indicators_and_badges_follow_a_live_team_episode(qtbot,
         # c turns round at tick 12 unannounced: its teammates' predictions fail and the team re-forms
         step_to(qtbot, window, 15)
         team_events = [e for e in window.timeline.events if isinstance(e, TeamEvent)]
-        assert [e.tick for e in team_events] == [1, 4, 14]
+        assert [e.tick for e in team_events] == [0, 4, 14]
         assert timeline_panel.memberships() == {"a": "team", "b": "team", "c": None, "d": "team", "e": None}
-        assert timeline_panel.segments("c") == [(1, 4, "team"), (4, 14, "team"), (14, 15, None)]
+        assert timeline_panel.segments("c") == [(0, 4, "team"), (4, 14, "team"), (14, 15, None)]
         assert len(timeline_panel.reasons()) == 3 and "chose a, b, d" in timeline_panel.reasons()[2]
         assert view.cell_text(0, 2) == "-1.00" and ("a", "c") in view.below_eps()
         assert view.team == ["a", "b", "d"]
@@ -195,12 +195,12 @@ def test_a_person_plays_a_seat_of_the_team_and_is_shown_and_scored_like_the_othe
                 assert timeline.humans == ["d"] and timeline._label("d") == "d (you)"
         # c turned round at tick 12: the team re-forms at 14; the person, predictable to a and b, stays in
         changes = [e for e in window.timeline.events if isinstance(e, TeamEvent)]
-        assert [(e.tick, e.teams) for e in changes] == [(1, {"team": list("abcde")}), (14, {"team": ["a", "b", "d"]})]
+        assert [(e.tick, e.teams) for e in changes] == [(0, {"team": list("abcde")}), (14, {"team": ["a", "b", "d"]})]
         stability = window.panel("Team stability")
         row = next(r for r in stability.member_rows() if r[0] == "d (you)")
         assert row[:2] == ["d (you)", "team"] and row[4] == "+1.00"  # a and b predict d exactly
         assert stability.you.text() == "You play <b>d</b>: in <b>team</b> with a, b."
-        assert window.panel("Teams").segments("d") == [(1, 14, "team"), (14, 16, "team")]
+        assert window.panel("Teams").segments("d") == [(0, 14, "team"), (14, 16, "team")]
         # the person was told that the team changed around them, with the mechanism's reason
         told = [m for m in messages if m.startswith("d: you are now")]
         assert told == [f"d: you are now in team with a, b — {changes[1].reason}"]

@@ -103,9 +103,9 @@ def test_eq5_keeps_a_person_who_rates_the_team_and_drops_one_who_rates_nobody():
     formed = {name: [(e.tick, e.teams["team"]) for e in s.events if isinstance(e, TeamEvent)]
               for name, s in (("quiet", quiet), ("rated", rated))}
     # unrated, the person's phi counts as 0 < eps: the eps filter leaves d out
-    assert formed["quiet"] == [(1, list("abcde")), (4, ["a", "b", "c"])]
+    assert formed["quiet"] == [(0, list("abcde")), (4, ["a", "b", "c"])]
     # rated +1 and predicted exactly by a, b and c: d passes the filter and stays
-    assert formed["rated"] == [(1, list("abcde")), (4, ["a", "b", "c", "d"])]
+    assert formed["rated"] == [(0, list("abcde")), (4, ["a", "b", "c", "d"])]
     reason = [e for e in rated.events if isinstance(e, TeamEvent)][-1].reason
     assert "Eq. 5 (eps-filtered) chose a, b, c, d (welfare 4.000)" in reason
 
@@ -175,7 +175,7 @@ def test_a_person_rates_teammates_in_the_app_and_the_team_keeps_them(qtbot, tmp_
             move()
         # step 4: e's wrong-way predictions made the team re-form; Eq. 5 keeps the person
         changes = [e for e in window.timeline.events if isinstance(e, TeamEvent)]
-        assert [(e.tick, e.teams["team"]) for e in changes] == [(1, list("abcde")), (4, ["a", "b", "c", "d"])]
+        assert [(e.tick, e.teams["team"]) for e in changes] == [(0, list("abcde")), (4, ["a", "b", "c", "d"])]
         assert "Eq. 5 (eps-filtered) chose a, b, c, d" in changes[1].reason
         stability = window.panel("Team stability")
         row = next(r for r in stability.member_rows() if r[0] == "d (you)")

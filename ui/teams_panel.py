@@ -58,6 +58,11 @@ INK = QColor(40, 44, 52)
 PAPER = QColor(250, 251, 253)
 
 
+def when(tick: int) -> str:
+    """When an event of ``tick`` happened, in words: "at the start" (tick 0) or "after step N"."""
+    return "at the start" if tick == 0 else f"after step {tick}"
+
+
 def phi_color(value: float | None) -> QColor:
     """The colour of phi on the diverging scale (unknown: a neutral grey)."""
     if value is None or not math.isfinite(value):
@@ -252,7 +257,7 @@ class AlignmentMatrixView(QWidget):
         self.levels = dict(levels or {})
         self.humans = set(humans)
         self.colors = dict(colors or {})
-        self.caption = (f"{matrix.owner}, after step {matrix.tick}: row i predicted column j"
+        self.caption = (f"{matrix.owner}, {when(matrix.tick)}: row i predicted column j"
                         if matrix is not None else "")
         self._measure()
         self.setMinimumHeight(self._grid_top() + n * self._cell() + 30)
@@ -714,7 +719,7 @@ class TeamStabilityPanel(QWidget):
         for r, entry in enumerate(reversed(entries)):  # the newest first
             formed = entry.get("formed_tick")
             values = (str(len(entries) - r), ", ".join(str(a) for a in entry.get("team") or []) or "nobody",
-                      "" if formed is None else f"step {formed}", str(entry.get("rounds", "")),
+                      "" if formed is None else "start" if formed == 0 else f"step {formed}", str(entry.get("rounds", "")),
                       str(entry.get("reason", "")))
             for j, value in enumerate(values):
                 item = QTableWidgetItem(value)
@@ -789,7 +794,7 @@ class TeamTimelinePanel(QWidget):
         self.theta = _number(matrix.data.get("theta")) if matrix is not None else None
         self._read_series(timeline, owner)
         self.setMinimumHeight(self._content_height())
-        self.setToolTip("\n".join(f"after step {e.tick}: {e.reason}" for e in self.changes[-8:]))
+        self.setToolTip("\n".join(f"{when(e.tick)}: {e.reason}" for e in self.changes[-8:]))
         self._tell_humans(timeline, tick)
         self.update()
 
@@ -832,7 +837,7 @@ class TeamTimelinePanel(QWidget):
 
     def reasons(self) -> list[str]:
         """The listed (re)formations, numbered as on the marks: "2. after step 9 (teams): ..."."""
-        return [f"{k + 1}. after step {e.tick} ({e.mechanism}): {e.reason}" for k, e in enumerate(self.changes)]
+        return [f"{k + 1}. {when(e.tick)} ({e.mechanism}): {e.reason}" for k, e in enumerate(self.changes)]
 
     def _tell_humans(self, timeline: Timeline, tick: int) -> None:
         """At the live edge, a person whose team or teammates changed reads it in the status bar."""

@@ -416,10 +416,12 @@ class _TeamMechanismBase(Mechanism):
 
     # ------------------------------------------------------------------ loop
 
+    def start(self, state: Any) -> Sequence[Intervention]:
+        """The first team, told before anyone acts (so an idle agent never moves)."""
+        return [self.initial(self.world.tick_of(state) - 1)]
+
     def after_step(self, step: StepView) -> Sequence[Intervention]:
         out: list[Intervention] = []
-        if not self.lifetimes:
-            out.append(self.initial(step.tick))
         encoded = {a: self.world.encode_action(x) for a, x in step.joint_action.items()}
         self.tracker.update(encoded, step.beliefs, step.before, step.after)
         for tracker in self.measures.values():
