@@ -3,13 +3,14 @@ ones in a scenario?
 
 Belief-aligned formation (seed 000, Eq. 5) can only beat random formation on a task where the
 teams it prefers, those whose members predict each other well, are the teams that do the task
-better. This tool measures that directly, per Doors, Keys and Gems team scenario:
+better. This tool measures that directly, per team scenario of Doors, Keys and Gems, the kitchen
+or the household (seats: the world's k-level ToM agents unless named):
 
 1. one episode with every agent in the team (``teams:theta=1``, which never re-forms): phi(i, j)
    over every prediction of the episode, as the agents' earlier rounds together would give it;
 2. every team of the formed size (ceil(n/2) by default) plays the scenario from the start, the
    others standing aside (``FixedTeamMechanism``), and gets its task score
-   (``experiments.teams.final_team_score``: the clock is the scenario's ``t_max``);
+   (``experiments.teams.final_team_score``: the clock is the scenario's time limit);
 3. the report: the mean score over all teams (what a random team of that size scores on
    average), the score and rank of the team Eq. 5 chooses from the phi of step 1 (with the eps
    filter and stability, as ``teams:max_size=eta`` does), the best team's score, and Spearman's
@@ -38,6 +39,9 @@ import numpy as np
 
 #: teams played per scenario at most (C(12, 6) = 924 fits)
 MAX_TEAMS = 1000
+#: the k-level ToM agents of each world's team tasks, the default seats
+DEFAULT_AGENTS = {"dkg": "tom-planner:k=cycle,horizon=3", "kitchen": "tom-cook:k=cycle",
+                  "household": "tom-helper:k=cycle"}
 
 
 @dataclass(frozen=True)
@@ -76,10 +80,22 @@ def _session(world: Any, agents: Sequence[str], seed: int, mechanism: Any) -> di
     return Session(world, seats, seed=seed, mechanisms=[mechanism]).run()
 
 
-def diagnose(name: str, world: Any, *, agents: Sequence[str] = ("tom-planner:k=cycle,horizon=3",),
-             embedding: str = "steps", eps: float = 0.2, size: int | None = None, round_steps: int = 6,
-             seed: int = 0, progress: Callable[[int], None] | None = None) -> Diagnosis:
-    """The diagnosis of one Doors, Keys and Gems scenario (see the module docstring)."""
+def default_agents(name: str, world: Any) -> list[str]:
+    """The default seats of ``world``'s team tasks (``DEFAULT_AGENTS``); an ExperimentError naming
+    the world when it has none."""
+    from experiments.design import ExperimentError
+
+    if world.family not in DEFAULT_AGENTS:
+        raise ExperimentError(f"{name}: no k-level ToM team agents are known for {world.family} worlds; name the "
+                              f"seats with --agents (team worlds: {', '.join(sorted(DEFAULT_AGENTS))})")
+    return [DEFAULT_AGENTS[world.family]]
+
+
+def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embedding: str = "steps",
+             eps: float = 0.2, size: int | None = None, round_steps: int = 6, seed: int = 0,
+             progress: Callable[[int], None] | None = None) -> Diagnosis:
+    """The diagnosis of one team scenario (see the module docstring); ``agents``: the seats'
+    specs, by default the world's k-level ToM agents (``DEFAULT_AGENTS``)."""
     from scipy.stats import spearmanr
 
     from agents.teams.formation import TeamProblem, welfare
@@ -88,8 +104,7 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] = ("tom-planner:k=c
     from experiments.design import ExperimentError
     from experiments.teams import final_team_score
 
-    if world.family != "dkg":
-        raise ExperimentError(f"{name}: the team diagnosis scores Doors, Keys and Gems teams, not {world.family}")
+    agents = list(agents) if agents else default_agents(name, world)
     n = len(world.agents)
     k = team_size(name, n, size)
     count = math.comb(n, k)
@@ -169,9 +184,11 @@ def add_parser(sub: Any) -> None:
                                     "team's welfare W(T) with its score; over scenarios, Eq. 5's team minus the mean "
                                     "team with a Wilcoxon p (n counts scenarios). See docs/teams.md.")
     d.add_argument("scenarios", nargs="+", metavar="SCENARIO",
-                   help="Doors, Keys and Gems team scenarios: names (team-01-six) or JSON files")
-    d.add_argument("--agents", nargs="+", default=["tom-planner:k=cycle,horizon=3"], metavar="SPEC",
-                   help="the seats, as for the run command; default: tom-planner:k=cycle,horizon=3 for every agent")
+                   help="team scenarios of Doors, Keys and Gems, the kitchen or the household: names "
+                        "(team-01-six, kitchen-team-01-six) or files")
+    d.add_argument("--agents", nargs="+", default=None, metavar="SPEC",
+                   help="the seats, as for the run command; default: the world's k-level ToM agents for every "
+                        "seat (tom-planner:k=cycle,horizon=3, tom-cook:k=cycle, tom-helper:k=cycle)")
     d.add_argument("--embedding", choices=("steps", "net", "features"), default="steps",
                    help="how predictions are scored into phi (default steps)")
     d.add_argument("--eps", type=float, default=0.2, help="alignment tolerance of Eq. 5 (default 0.2)")
@@ -188,7 +205,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from agents.registry import AgentSpecError
     from experiments.design import ExperimentError
     from sim.inputs import InputError
-    from sim.registry import build_world, find_scenario, load_spec
+    from sim.registry import build_world, find_scenario, load_spec, scenario_stem
 
     if not -1.0 <= args.eps <= 1.0:
         print(f"error: --eps must be in [-1, 1], got {args.eps}", file=sys.stderr)
@@ -198,9 +215,9 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     try:
         worlds = []
         for item in args.scenarios:
-            path = Path(item) if item.endswith(".json") else find_scenario(item)
+            path = find_scenario(item)
             family, spec = load_spec(path)
-            worlds.append((spec.get("name", path.stem), build_world(family, spec)))
+            worlds.append((spec.get("name") or scenario_stem(path), build_world(family, spec)))
         if args.csv:  # rows are written as scenarios finish, so a long run keeps what it did
             try:
                 args.csv.parent.mkdir(parents=True, exist_ok=True)

@@ -11,7 +11,8 @@ Named in ``scenarios/experiments/teams-dkg.json``::
 The task score of an episode is the mean over the members of the final team of
 ``1 - goal_tick / t_max`` for a member holding its gem at the end (the share of the scenario's
 time limit left when it got it), 0 for one without it: 1 would be every member holding its gem
-from the start. The clock is the time limit, not the episode's length: an episode ends early only
+from the start. Kitchen teams are scored the same way by their dishes' delivery ticks, household
+teams by the share of the budget left when their shared task was done (``final_team_score``). The clock is the time limit, not the episode's length: an episode ends early only
 when every agent holds its gem, which happens only when no agent was left idle, so dividing by
 the length would score the same gem times lower in exactly those episodes.
 Idle agents do not count; a human seat in the team counts like any other member.
@@ -82,22 +83,42 @@ def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
 
 
 def final_team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
-    """The task score of ``team`` from a Doors, Keys and Gems outcome (see the module docstring);
-    ``timed=False``: the share of members holding their gem at the end."""
-    holding, t_max = outcome.get("holding_goal"), outcome.get("t_max")
-    goal_tick = outcome.get("goal_tick")
-    if not isinstance(holding, Mapping) or not isinstance(goal_tick, Mapping) or not t_max:
-        raise ExperimentError("the team score needs an outcome with 'holding_goal', 'goal_tick' and 't_max' "
-                              "(Doors, Keys and Gems; recorded by an older version without 't_max'? run the "
-                              "episodes again)")
+    """The task score of ``team`` from an episode's world outcome: the share of the time limit
+    left when the task was done, 0 when it was not (``timed=False``: 1 when done).
+
+    - Doors, Keys and Gems (``holding_goal``, ``goal_tick``, ``t_max``) and the kitchen
+      (``delivered``, ``t_max``): each member has its own task (its gem, its dish); the score is
+      the mean over the members of ``1 - tick / t_max`` for a member done at the end.
+    - The household (``reached``, ``total``, ``steps_to_finish``, ``budget``): the team shares
+      one task; the score is ``1 - steps_to_finish / budget`` when it was finished.
+    """
     if not team:
         return 0.0
+    if "holding_goal" in outcome:
+        done, when, t_max = outcome.get("holding_goal"), outcome.get("goal_tick"), outcome.get("t_max")
+    elif "delivered" in outcome:
+        when, t_max = outcome.get("delivered"), outcome.get("t_max")
+        done = {a: tick is not None for a, tick in when.items()} if isinstance(when, Mapping) else None
+    elif "steps_to_finish" in outcome:
+        budget, reached, total = outcome.get("budget"), outcome.get("reached"), outcome.get("total")
+        if not budget or not isinstance(reached, int) or not isinstance(total, int):
+            raise ExperimentError("the team score of a household outcome needs 'reached', 'total' and 'budget'")
+        if reached < total:
+            return 0.0
+        return 1.0 - float(outcome["steps_to_finish"]) / float(budget) if timed else 1.0
+    else:
+        raise ExperimentError(f"the team score reads a Doors, Keys and Gems outcome (holding_goal, goal_tick, t_max), "
+                              f"a kitchen one (delivered, t_max) or a household one (reached, total, "
+                              f"steps_to_finish, budget); this one has: {', '.join(sorted(outcome)) or 'no fields'}")
+    if not isinstance(done, Mapping) or not isinstance(when, Mapping) or not t_max:
+        raise ExperimentError("the team score needs each member's finishing tick and the scenario's 't_max' "
+                              "(recorded by an older version without 't_max'? run the episodes again)")
     values = []
     for agent in team:
-        if not holding.get(agent):
+        if not done.get(agent):
             values.append(0.0)
         else:
-            values.append(1.0 - float(goal_tick[agent]) / float(t_max) if timed else 1.0)
+            values.append(1.0 - float(when[agent]) / float(t_max) if timed else 1.0)
     return sum(values) / len(values)
 
 

@@ -282,7 +282,7 @@ def test_the_episode_ends_at_t_max_and_then_refuses_steps():
     assert world.done(s) and world.active_agents(s) == () and world.legal_actions(s, "alice") == ()
     assert world.outcome(s) == {"success": False, "ticks": 3, "length": None,
                                 "delivered": {"alice": None, "bob": None},
-                                "goals": {"alice": "SimpleTomato", "bob": "SimpleLettuce"}}
+                                "goals": {"alice": "SimpleTomato", "bob": "SimpleLettuce"}, "t_max": 3}
     with pytest.raises(IllegalAction):
         world.step(s, {"alice": "stay", "bob": "stay"})
 

@@ -81,8 +81,18 @@ def test_team_score_known_answers():
     assert final_team_score(outcome, ["a", "b", "c"]) == pytest.approx((0.8 + 0 + 1.0) / 3)
     assert final_team_score(outcome, ["a", "b", "c"], timed=False) == pytest.approx(2 / 3)
     assert final_team_score(outcome, ["d"]) == pytest.approx(0.5)  # d idle elsewhere: only members count
-    with pytest.raises(ExperimentError, match="holding_goal"):
+    with pytest.raises(ExperimentError, match="holding_goal.*this one has: success"):
         final_team_score({"success": True}, ["a"])
+    with pytest.raises(ExperimentError, match="older version without 't_max'"):
+        final_team_score({k: v for k, v in outcome.items() if k != "t_max"}, ["a"])
+    # kitchen: each member's dish, by its delivery tick
+    kitchen = {"success": False, "delivered": {"a": 30, "b": None, "c": 60}, "goals": {}, "ticks": 120, "t_max": 120}
+    assert final_team_score(kitchen, ["a", "b", "c"]) == pytest.approx((0.75 + 0 + 0.5) / 3)
+    assert final_team_score(kitchen, ["a", "c"], timed=False) == 1.0
+    # household: one shared task, by the share of the budget left when it was done
+    house = {"task": "household", "reached": 11, "total": 11, "steps_to_finish": 30, "budget": 120}
+    assert final_team_score(house, ["a", "b"]) == pytest.approx(0.75)
+    assert final_team_score({**house, "reached": 10, "steps_to_finish": 120}, ["a"]) == 0.0
 
 
 def test_hooks_name_what_is_missing():

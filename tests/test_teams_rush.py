@@ -112,6 +112,25 @@ def test_rush_generator_command_line(tmp_path, capsys):
     assert "not what seed 4 gives" in capsys.readouterr().err
 
 
+def test_scarce_key_halls_hold_one_key_per_member_of_a_team_of_ceil_half(tmp_path, capsys):
+    spec = importlib.util.spec_from_file_location("make_scarce", SCENARIO_DIR / "dkg" / "scarce" / "make_scarce.py")
+    make_scarce = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_scarce)
+    made = make_scarce.generate(seed=1, count=8)
+    assert [d["name"][:9] for d in made] == [f"scarce-{i:02d}" for i in range(1, 9)]
+    for d in made:
+        n = len(d["goals"])
+        cells = "".join(d["map"])
+        assert cells.count("a") == n and cells.count("b") == -(-n // 2)  # a vault per agent, ceil(n/2) keys
+        world = build_world("dkg", validate_dkg(d, d["name"]))
+        assert check_team_scenario(d["name"], world, d) == {"agents": n, "locked_in": 0}
+    assert make_scarce.main(["--out", str(tmp_path), "--count", "2", "--seed", "1"]) == 0
+    assert make_scarce.main(["--out", str(tmp_path), "--count", "2", "--seed", "1", "--check"]) == 0
+    assert "2 of 2 scenarios match seed 1" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="holds 1 to 5 keys, not 6"):
+        make_rush.hall(1, 5, __import__("random").Random(0), keys=6)
+
+
 @pytest.mark.slow
 def test_rush_design_runs_on_two_scenarios_and_one_seed(tmp_path):
     design = json.loads((SCENARIO_DIR / "experiments" / "teams-rush-confirm.json").read_text())
@@ -191,5 +210,16 @@ def test_diagnose_command_writes_its_table_and_csv(tmp_path, capsys):
     assert rows[0].startswith("scenario,agents,size,teams,mean_score") and len(rows) == 3
     assert cli.main(["teams", "diagnose", "team-03-five", "--size", "9"]) == 2
     assert "team size 9 is not between 1 and the 5 agents" in capsys.readouterr().err
-    assert cli.main(["teams", "diagnose", "narrow-door"]) == 2
-    assert "scores Doors, Keys and Gems teams, not kitchen" in capsys.readouterr().err
+    assert cli.main(["teams", "diagnose", "al1v1-01"]) == 2
+    assert "no k-level ToM team agents are known for tradecraft worlds; name the seats with --agents" \
+        in capsys.readouterr().err
+
+
+def test_diagnose_runs_over_the_household_with_its_own_agents(capsys):
+    import main as cli
+
+    # tom-helper seats by default; the shared task's score: the share of the budget left when done
+    assert cli.main(["teams", "diagnose", "house-team-01-six", "--quiet"]) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("| house-team-01-six"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1:4] == ["6", "3", "20"] and 0.5 < float(cells[4]) < 1.0  # every team of 3 finishes the table

@@ -499,6 +499,7 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
             "delivered": {a: (state.delivered[i] if state.delivered[i] >= 0 else None)
                           for i, a in enumerate(self._agents)},
             "goals": dict(self.goals),
+            "t_max": self.t_max,
         }
 
     def spec(self) -> dict[str, Any]:

@@ -49,9 +49,17 @@ VAULT_ROW = 8
 
 
 def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
-    """One scenario, ``rush-<number>-<n in words>``, drawn from ``rng``."""
+    """One scenario, ``rush-<number>-<n in words>``, drawn from ``rng``: one key per agent."""
+    return hall(number, n, rng, keys=n)
+
+
+def hall(number: int, n: int, rng: random.Random, *, keys: int, prefix: str = "rush",
+         title: str = "in a key rush", about_keys: str = "one red key per agent") -> dict[str, Any]:
+    """A key-rush hall with ``keys`` red keys, named ``<prefix>-<number>-<n in words>``."""
     if n not in SIZES:
         raise ValueError(f"a key-rush scenario has 5 to 8 agents, not {n}")
+    if not 1 <= keys <= n:
+        raise ValueError(f"a key-rush hall of {n} agents holds 1 to {n} keys, not {keys}")
     grid = [["#"] * WIDTH for _ in range(HEIGHT)]
     for r in HALL_ROWS:
         for c in HALL_COLS:
@@ -71,7 +79,7 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
         grid[DOOR_ROW][col] = "a"
         grid[VAULT_ROW][col] = gem_chars[i]
     hall = [(r, c) for r in HALL_ROWS for c in HALL_COLS]
-    placed = ["b"] * n + [str(i + 1) for i in range(n)]
+    placed = ["b"] * keys + [str(i + 1) for i in range(n)]
     for char, (r, c) in zip(placed, rng.sample(hall, len(placed))):
         grid[r][c] = char
     # gem ids follow reading order: the vaults' gems are the last n items of the map, left to right
@@ -80,16 +88,16 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
     goals = dict(zip(agents, gems))
     turn_order = agents[:]
     rng.shuffle(turn_order)
-    name = f"rush-{number:02d}-{WORDS[n]}"
+    name = f"{prefix}-{number:02d}-{WORDS[n]}"
     return {
         "world": "dkg",
         "name": name,
-        "title": f"{WORDS[n].capitalize()} in a key rush ({number:02d})",
+        "title": f"{WORDS[n].capitalize()} {title} ({number:02d})",
         "description": (f"{n} agents of mixed ToM levels (levels 0, 1, 2 by turn order with tom-planner:k=cycle); "
-                        "each agent's gem lies in a vault behind a red door, and the hall holds one red key per "
-                        "agent: any key opens any vault, so teammates who go for the same key get in each other's "
+                        f"each agent's gem lies in a vault behind a red door, and the hall holds {about_keys}: "
+                        "any key opens any vault, so teammates who go for the same key get in each other's "
                         "way. The team formed does the task; idle agents stand aside. Written by "
-                        "scenarios/dkg/rush/make_rush.py."),
+                        f"scenarios/dkg/{prefix}/make_{prefix}.py."),
         "map": ["".join(row) for row in grid],
         "legend": legend,
         "goals": goals,
