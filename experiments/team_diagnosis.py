@@ -31,7 +31,7 @@ import itertools
 import math
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,16 @@ MAX_TEAMS = 1000
 #: the k-level ToM agents of each world's team tasks, the default seats
 DEFAULT_AGENTS = {"dkg": "tom-planner:k=cycle,horizon=3", "kitchen": "tom-cook:k=cycle",
                   "household": "tom-helper:k=cycle"}
+
+
+@dataclass(frozen=True)
+class TeamRow:
+    """One team of a scenario, as the diagnosis played it."""
+
+    members: tuple[str, ...]
+    welfare: float  # W(T) from the phi of the episode with every agent teamed (the eps filter aside)
+    score: float  # the team's task score, playing alone from the start
+    bas: float  # BAS of that episode (its members' predictions of each other)
 
 
 @dataclass(frozen=True)
@@ -58,6 +68,11 @@ class Diagnosis:
     rho: float | None  # Spearman's rank correlation of W(T) and the team's score (None: a constant)
     mean_bas: float  # BAS of the team's own episode (its members' predictions of each other), over every team
     chosen_bas: float  # the same for Eq. 5's team
+    rows: tuple[TeamRow, ...] = ()  # every team played (not in the per-scenario CSV: see --teams-csv)
+
+
+#: the per-scenario CSV's columns
+COLUMNS = tuple(f.name for f in fields(Diagnosis) if f.name != "rows")
 
 
 def team_size(name: str, agents: int, size: int | None) -> int:
@@ -137,7 +152,9 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embe
     return Diagnosis(scenario=name, agents=n, size=k, teams=count, mean_score=float(values.mean()),
                      chosen=tuple(world.agents[i] for i in chosen_idx), chosen_score=chosen_score,
                      chosen_rank=1 + int(np.sum(values > chosen_score + 1e-12)), best_score=float(values.max()),
-                     rho=rho, mean_bas=float(np.mean(list(bases.values()))), chosen_bas=bases[chosen_idx])
+                     rho=rho, mean_bas=float(np.mean(list(bases.values()))), chosen_bas=bases[chosen_idx],
+                     rows=tuple(TeamRow(tuple(world.agents[i] for i in t), welfares[t], scores[t], bases[t])
+                                for t in scores))
 
 
 def summary(results: Sequence[Diagnosis], resamples: int = 2000, confidence: float = 0.95) -> dict[str, Any]:
@@ -165,6 +182,42 @@ def summary(results: Sequence[Diagnosis], resamples: int = 2000, confidence: flo
     out["mean_rho"] = float(np.mean(rhos)) if rhos else None
     out["positive_rho"] = sum(r > 0 for r in rhos)
     return out
+
+
+def plot(results: Sequence[Diagnosis], path: Path) -> None:
+    """One panel per scenario: each team's welfare W(T) against its task score, the mean team's
+    score as a dashed line and Eq. 5's team as a red star; written as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = len(results)
+    cols = min(n, 6)
+    rows = math.ceil(n / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.3 * rows), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    for ax, r in zip(axes.flat, results):
+        w = [t.welfare for t in r.rows]
+        y = [t.score for t in r.rows]
+        ax.scatter(w, y, s=10, color="#4c72b0", alpha=0.7, linewidths=0)
+        ax.axhline(r.mean_score, color="grey", linestyle="--", linewidth=0.8)
+        chosen = next((t for t in r.rows if set(t.members) == set(r.chosen)), None)
+        if chosen is not None:
+            ax.scatter([chosen.welfare], [chosen.score], marker="*", s=90, color="#c44e52", zorder=3)
+        ax.set_title(f"{r.scenario}\nrho {_signed(r.rho)}", fontsize=7)
+        ax.tick_params(labelsize=6)
+    for ax in axes[-1]:
+        ax.set_xlabel("W(T)", fontsize=7)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("task score", fontsize=7)
+    fig.suptitle("Every team: welfare W(T) against task score\n(star: Eq. 5's team; dashed: the mean team)",
+                 fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def _signed(x: float | None) -> str:
@@ -195,6 +248,10 @@ def add_parser(sub: Any) -> None:
     d.add_argument("--size", type=int, default=None, help="team size (default ceil(n/2))")
     d.add_argument("--seed", type=int, default=0, help="episode seed (default 0)")
     d.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write one row per scenario")
+    d.add_argument("--teams-csv", type=Path, default=None, metavar="FILE",
+                   help="also write one row per team played (welfare, score, BAS)")
+    d.add_argument("--plot", type=Path, default=None, metavar="PNG",
+                   help="also draw welfare against task score for every team, one panel per scenario")
     d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=cmd_diagnose)
 
@@ -211,21 +268,31 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         print(f"error: --eps must be in [-1, 1], got {args.eps}", file=sys.stderr)
         return 2
     results = []
-    writer, handle = None, None
+    handles = []
+
+    def table(path: Path | None, columns: Sequence[str]) -> Any:
+        """A CSV writer on ``path`` (None without one); rows are flushed as scenarios finish, so a
+        long run keeps what it did."""
+        if path is None:
+            return None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle = path.open("w", newline="")
+        except OSError as exc:
+            raise ExperimentError(f"cannot write {path}: {exc}") from exc
+        handles.append(handle)
+        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        writer.writeheader()
+        return writer
+
     try:
         worlds = []
         for item in args.scenarios:
             path = find_scenario(item)
             family, spec = load_spec(path)
             worlds.append((spec.get("name") or scenario_stem(path), build_world(family, spec)))
-        if args.csv:  # rows are written as scenarios finish, so a long run keeps what it did
-            try:
-                args.csv.parent.mkdir(parents=True, exist_ok=True)
-                handle = args.csv.open("w", newline="")
-            except OSError as exc:
-                raise ExperimentError(f"cannot write {args.csv}: {exc}") from exc
-            writer = csv.DictWriter(handle, fieldnames=[f.name for f in fields(Diagnosis)])
-            writer.writeheader()
+        per_scenario = table(args.csv, COLUMNS)
+        per_team = table(args.teams_csv, ("scenario", "members", "welfare", "score", "bas", "chosen"))
         print("| scenario | agents | teams of | teams | mean team | Eq. 5's team | its score | rank | best | "
               "rho(W, score) | BAS: mean team | BAS: Eq. 5's team |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
@@ -236,18 +303,29 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
                 r = diagnose(name, world, agents=args.agents, embedding=args.embedding, eps=args.eps,
                              size=args.size, seed=args.seed, progress=bar.update)
             results.append(r)
-            if writer is not None:
-                writer.writerow({**asdict(r), "chosen": " ".join(r.chosen)})
+            if per_scenario is not None:
+                per_scenario.writerow({c: getattr(r, c) for c in COLUMNS} | {"chosen": " ".join(r.chosen)})
+            if per_team is not None:
+                for t in r.rows:
+                    per_team.writerow({"scenario": r.scenario, "members": " ".join(t.members), "welfare": t.welfare,
+                                       "score": t.score, "bas": t.bas, "chosen": set(t.members) == set(r.chosen)})
+            for handle in handles:
                 handle.flush()
             print(f"| {r.scenario} | {r.agents} | {r.size} | {r.teams} | {r.mean_score:.3f} | {', '.join(r.chosen)} | "
                   f"{r.chosen_score:.3f} | {r.chosen_rank}/{r.teams} | {r.best_score:.3f} | {_signed(r.rho)} | "
                   f"{r.mean_bas:.3f} | {r.chosen_bas:.3f} |",
                   flush=True)
+        if args.plot is not None and results:
+            try:
+                plot(results, args.plot)
+            except OSError as exc:
+                raise ExperimentError(f"cannot write {args.plot}: {exc}") from exc
+            print(f"figure: {args.plot}")
     except (ExperimentError, AgentSpecError, InputError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:
-        if handle is not None:
+        for handle in handles:
             handle.close()
     s = summary(results)
     if len(results) > 1:

@@ -5,6 +5,7 @@ pre-declared design teams-rush-confirm on a small sample."""
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 
@@ -202,12 +203,25 @@ def test_diagnosis_plays_every_team_and_ranks_eq5s_choice():
 def test_diagnose_command_writes_its_table_and_csv(tmp_path, capsys):
     import main as cli
 
-    out = tmp_path / "d.csv"
-    assert cli.main(["teams", "diagnose", "team-03-five", "rush-02-five", "--quiet", "--csv", str(out)]) == 0
+    out, teams, figure = tmp_path / "d.csv", tmp_path / "t.csv", tmp_path / "fig" / "w.png"
+    assert cli.main(["teams", "diagnose", "team-03-five", "rush-02-five", "--quiet", "--csv", str(out),
+                     "--teams-csv", str(teams), "--plot", str(figure)]) == 0
     text = capsys.readouterr().out
-    assert "| team-03-five | 5 | 3 | 10 |" in text and "n = 2 scenarios" in text
+    assert "| team-03-five | 5 | 3 | 10 |" in text and "n = 2 scenarios" in text and f"figure: {figure}" in text
     rows = out.read_text().splitlines()
-    assert rows[0].startswith("scenario,agents,size,teams,mean_score") and len(rows) == 3
+    assert rows[0] == "scenario,agents,size,teams,mean_score,chosen,chosen_score,chosen_rank,best_score,rho,mean_bas," \
+                      "chosen_bas" and len(rows) == 3
+    with teams.open() as handle:
+        played = list(csv.DictReader(handle))
+    assert len(played) == 10 + 10 and {r["scenario"] for r in played} == {"team-03-five", "rush-02-five"}
+    per_scenario = {r.split(",")[0]: r.split(",") for r in rows[1:]}
+    for name in ("team-03-five", "rush-02-five"):
+        mine = [r for r in played if r["scenario"] == name]
+        assert sum(r["chosen"] == "True" for r in mine) == 1  # Eq. 5's team, among the teams played
+        chosen = next(r for r in mine if r["chosen"] == "True")
+        assert set(chosen["members"].split()) == set(per_scenario[name][5].split())
+        assert float(per_scenario[name][4]) == pytest.approx(sum(float(r["score"]) for r in mine) / len(mine))
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert cli.main(["teams", "diagnose", "team-03-five", "--size", "9"]) == 2
     assert "team size 9 is not between 1 and the 5 agents" in capsys.readouterr().err
     assert cli.main(["teams", "diagnose", "al1v1-01"]) == 2
