@@ -137,6 +137,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.episodes < 1:
         return _fail("--episodes must be at least 1")
+    if args.rounds < 1:
+        return _fail(f"--rounds must be at least 1, got {args.rounds}")
     out = Path(args.out or Path("runs") / name)
     problem = None if args.out else output_problem(out)  # an explicit --out was checked before
     if problem:
@@ -154,7 +156,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         seats = {a: make_agent(spec, world.family) for a, spec in specs.items()}
         try:  # a mechanism that does not fit this world says so when it meets it (reset)
             session = Session(world, seats, seed=seed, scenario=name,
-                              mechanisms=make_mechanisms(mechanism_specs, world.family))
+                              mechanisms=make_mechanisms(mechanism_specs, world.family), rounds=args.rounds)
         except ValueError as exc:
             return _fail(f"{name}: {exc}")
         path = None
@@ -317,6 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--episodes", type=int, default=1, metavar="N", help="number of episodes (default 1)")
     run.add_argument("--seed", type=int, default=0, metavar="S", help="seed of the first episode; episode i "
                                                                      "uses S+i (default 0)")
+    run.add_argument("--rounds", type=int, default=1, metavar="R",
+                     help="task rounds per episode: the scenario is played R times in a row from its start, "
+                          "with the same agents and mechanisms (teams formed earlier play later rounds; "
+                          "default 1)")
     run.add_argument("--out", metavar="DIR", help="output folder (default runs/<scenario>)")
     run.add_argument("--gzip", action="store_true", help="compress recordings (.jsonl.gz)")
     run.add_argument("--no-record", action="store_true", help="write no recordings, only metrics.csv")

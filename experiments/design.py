@@ -9,6 +9,7 @@ command line), seeds, metrics and the tests to run on them::
       "scenarios": ["protom-*"],                      names or shell patterns; "dkg/protom-*" for one world
       "seeds": {"count": 10, "first": 42},            episode seeds first .. first+count-1
       "max_ticks": null,                              the Session's cap (null: the world's own end)
+      "rounds": 1,                                    task rounds per episode (outcome: the last round's)
       "agents": ["boltzmann:temperature=0.3"],        seat specs as for --agents (default: the world's)
       "conditions": [
         {"name": "none"},
@@ -142,6 +143,8 @@ class Design(BaseModel):
     scenarios: list[str] = Field(min_length=1, description="scenario names or shell-style patterns")
     seeds: SeedsConfig = SeedsConfig()
     max_ticks: int | None = Field(None, ge=1)
+    rounds: int = Field(1, ge=1, description="task rounds per episode: the scenario played again from its start, "
+                                             "with the same seats and mechanisms; outcomes are the last round's")
     agents: list[str] = []
     conditions: list[ConditionConfig] = Field(min_length=1)
     baseline: str | None = None

@@ -146,7 +146,9 @@ def write_report(result: Any, *, command: str) -> Path:
                   for group, label in analysis.groups if group != ALL) if design.groups else ""),
               f"- **Seeds**: {k} per scenario and condition, from {design.seeds.first}"
               + (f"; at most {design.max_ticks} ticks" if design.max_ticks else ""),
-              f"- **Episodes**: {len(result.records)} = {n_scen} scenarios × {n_conds} conditions × {k} seeds",
+              f"- **Episodes**: {len(result.records)} = {n_scen} scenarios × {n_conds} conditions × {k} seeds"
+              + (f"; each plays the scenario {design.rounds} times in a row (task rounds, same agents and "
+                 f"mechanisms), and its outcomes are the last round's" if design.rounds > 1 else ""),
               f"- **Unit of replication**: the scenario. Each metric is averaged over a scenario's seeds first; "
               f"every n below counts scenarios (n = {n_scen} over all scenarios).",
               "- **Tests** (two-sided, paired by scenario where both conditions ran the same scenarios): "

@@ -63,11 +63,12 @@ class EpisodeTask:
     seed: int
     max_ticks: int | None
     llm_cache: str | None = None
+    rounds: int = 1
 
     def setup(self) -> str:
         """What the episode depends on besides its seed: a resumed file must agree on it."""
         return fingerprint({"spec": self.spec_hash, "seats": self.seats, "mechanisms": self.mechanisms,
-                            "max_ticks": self.max_ticks})
+                            "max_ticks": self.max_ticks, **({"rounds": self.rounds} if self.rounds > 1 else {})})
 
 
 def resolve_scenarios(patterns: Sequence[str]) -> list[ScenarioRef]:
@@ -129,7 +130,7 @@ def plan(design: Design, scenarios: Sequence[ScenarioRef], seeds: Sequence[int],
             for seed in seeds:
                 tasks.append(EpisodeTask(episode_key(ref.name, cond.name, seed), ref.name, ref.path, ref.family,
                                          ref.spec_hash, cond.name, tuple((a, seats[a]) for a in ref.agents),
-                                         mechanisms, seed, design.max_ticks, llm_cache))
+                                         mechanisms, seed, design.max_ticks, llm_cache, design.rounds))
             if tasks:
                 _check_start(tasks[-1])
     return tasks
@@ -241,7 +242,7 @@ def run_episode(task: EpisodeTask) -> dict[str, Any]:
         cache = ResponseCache(task.llm_cache)
         install_cache([*seats.values(), *mechanisms], cache)
     session = Session(world, seats, seed=task.seed, scenario=task.scenario, mechanisms=mechanisms,
-                      max_ticks=task.max_ticks)
+                      max_ticks=task.max_ticks, rounds=task.rounds)
     outcome = session.run()
     record = {"record": "episode", "key": task.key, "scenario": task.scenario, "world": task.family,
               "condition": task.condition, "seed": task.seed, "setup": task.setup(),

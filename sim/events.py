@@ -192,6 +192,17 @@ class ErrorEvent(Event):
 
 @register_event
 @dataclass(frozen=True, slots=True)
+class RoundEvent(Event):
+    """Task round ``round`` (1-based) ended after step ``tick - 1`` with ``outcome`` (the world's),
+    and round ``round + 1`` starts at ``tick`` from the scenario's starting layout."""
+
+    type: ClassVar[str] = "round"
+    round: int
+    outcome: dict[str, Any]
+
+
+@register_event
+@dataclass(frozen=True, slots=True)
 class OutcomeEvent(Event):
     """The episode ended at ``tick``."""
 

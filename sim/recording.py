@@ -242,6 +242,8 @@ def _header_problem(header: dict[str, Any], version: int) -> str | None:
          and all(isinstance(v, dict) for v in header["seats"].values()), "an object of seat descriptions"),
         ("scenario", False, isinstance(header.get("scenario"), str), "the scenario's name"),
         ("app_version", False, isinstance(header.get("app_version"), str), "a version string"),
+        ("rounds", False, _is_count(header.get("rounds")) and header.get("rounds", 1) >= 1,
+         "a whole number >= 1 (task rounds)"),
     ]
     if version >= 2:
         checks.append(("mechanisms", False, is_object_list(header.get("mechanisms")) and all(
@@ -263,7 +265,7 @@ def _header_problem(header: dict[str, Any], version: int) -> str | None:
 
 
 HEADER_ORDER = ("record", "format", "version", "app_version", "world", "scenario", "spec", "seed", "seats",
-                "mechanisms", "prefix")
+                "mechanisms", "prefix", "rounds")
 
 
 def upgrade_header(header: dict[str, Any]) -> dict[str, Any]:

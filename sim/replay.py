@@ -20,6 +20,7 @@ from typing import Any
 from sim.events import BeliefEvent, Event, StepEvent
 from sim.recording import Recording, RecordingError, load_recording
 from sim.registry import ScenarioError, build_world
+from sim.rounds import check_rounds, step_in_rounds
 from sim.world import World
 
 DEFAULT_KEYFRAME_EVERY = 64
@@ -47,6 +48,8 @@ class Replay:
         header = recording.header
         self.world = world or self._build(recording)
         self.seed = int(header["seed"])
+        #: task rounds (``sim/rounds.py``): a round's end is followed by the starting layout
+        self.rounds = check_rounds(header.get("rounds", 1), f"{recording.path}: header field 'rounds'")
         self.K = keyframe_every
 
         world = self.world
@@ -55,12 +58,16 @@ class Replay:
         recorded = recording.steps
         joints += [s.joint_action for s in recorded]
         self._joints = joints
-        self._keyframes: list[Any] = [state]
+        round_index = 0
+        #: (state, its round) every K steps
+        self._keyframes: list[tuple[Any, int]] = [(state, round_index)]
         n_prefix = len(joints) - len(recorded)
         verified = 0
         for i, joint in enumerate(joints):
             try:
-                state = world.step(state, {a: world.decode_action(x) for a, x in joint.items()}).state
+                result, following, next_round = step_in_rounds(
+                    world, state, {a: world.decode_action(x) for a, x in joint.items()}, self.seed, round_index,
+                    self.rounds)
             except _STEP_ERRORS as exc:
                 where = f"prefix step {i}" if i < n_prefix else f"step {i}"
                 self.warnings.append(
@@ -71,16 +78,17 @@ class Replay:
                 break
             if i >= n_prefix:
                 expected = recorded[i - n_prefix].state_hash
-                actual = world.state_hash(state)
+                actual = world.state_hash(result.state)
                 if actual != expected:
                     self.warnings.append(
                         f"{recording.path}: the state after step {i} has hash {actual}, the recording "
                         f"says {expected!r:.40}: the rules differ from those it was recorded with "
                         f"(ToM Arena {header.get('app_version', '?')}); replay stops at step {i}")
                     break
+            state, round_index = following, next_round
             verified = i + 1
             if verified % self.K == 0:
-                self._keyframes.append(state)
+                self._keyframes.append((state, round_index))
         self.num_steps = verified
         self._joints = joints[:verified]
         self._segments: OrderedDict[int, list[Any]] = OrderedDict()
@@ -159,13 +167,14 @@ class Replay:
         return states[k - seg * self.K]
 
     def _build_segment(self, seg: int) -> list[Any]:
-        state = self._keyframes[seg]
+        state, round_index = self._keyframes[seg]
         states = [state]
         last = min(self.num_steps, (seg + 1) * self.K - 1)
         world = self.world
         for i in range(seg * self.K, last):
             joint = self._joints[i]
-            state = world.step(state, {a: world.decode_action(x) for a, x in joint.items()}).state
+            _, state, round_index = step_in_rounds(world, state, {a: world.decode_action(x) for a, x in joint.items()},
+                                                   self.seed, round_index, self.rounds)
             states.append(state)
         self._segments[seg] = states
         while len(self._segments) > 3:  # the cursor's segment and its two neighbours

@@ -185,6 +185,9 @@ class StepView:
     world_events: tuple[WorldEvent, ...] = ()
     messages: tuple[Message, ...] = ()
     beliefs: Mapping[str, Mapping[str, dict[str, Any]]] = field(default_factory=dict)
+    #: the step ended a task round (``Session(rounds=...)``), the last one included; play goes on
+    #: from the starting layout when another round follows
+    round_end: bool = False
 
 
 class Mechanism(ABC):

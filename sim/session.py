@@ -17,8 +17,9 @@ import numpy as np
 
 from sim import __version__
 from sim.events import (BeliefEvent, ErrorEvent, Event, FeedbackEvent, LLMCallEvent, MessageEvent,
-                        ObservationEvent, OutcomeEvent, StepEvent, TeamEvent)
+                        ObservationEvent, OutcomeEvent, RoundEvent, StepEvent, TeamEvent)
 from sim.redact import scrub_event
+from sim.rounds import check_rounds, step_in_rounds
 from sim.seats import PENDING, Agent, Intervention, Mechanism, SeatContext, StepView
 from sim.text import count_tokens, count_words
 from sim.world import AgentId, World
@@ -38,11 +39,14 @@ class Session:
     def __init__(self, world: World, seats: Mapping[AgentId, Agent], seed: int, *,
                  scenario: str = "", mechanisms: Sequence[Mechanism | None] = (),
                  max_ticks: int | None = None,
-                 prefix: Sequence[Mapping[AgentId, Any]] = ()) -> None:
+                 prefix: Sequence[Mapping[AgentId, Any]] = (), rounds: int = 1) -> None:
         """``mechanisms``: facilitators, team formation... each with a distinct ``name`` (None
         entries, e.g. ``make_mechanism("none")``, are left out).
         ``prefix``: encoded joint actions replayed from ``reset(seed)`` before the seats take
-        over (how "take over from here" continues a recorded episode)."""
+        over (how "take over from here" continues a recorded episode).
+        ``rounds``: task rounds (``sim/rounds.py``): when a round ends and another remains, play
+        goes on from the starting layout with the same seats and mechanisms; ``max_ticks``
+        counts the steps of every round."""
         missing = [a for a in world.agents if a not in seats]
         extra = [a for a in seats if a not in world.agents]
         if missing or extra:
@@ -58,15 +62,25 @@ class Session:
         if clash:
             raise ValueError(f"mechanism names must be distinct and differ from the agents' names: {clash}")
         self.max_ticks = max_ticks
+        self.rounds = check_rounds(rounds)
+        #: the current task round (0-based), the episode ticks before it, and the ended rounds' outcomes
+        self.round = 0
+        self._tick_offset = 0
+        self.round_outcomes: list[dict[str, Any]] = []
         self._listeners: list[Listener] = []
         self.events: list[Event] = []
         self.prefix = [dict(j) for j in prefix]
         self._state = world.reset(self.seed)
         prefix_states = []
         for joint in self.prefix:
-            self._state = world.step(self._state, {a: world.decode_action(x)
-                                                   for a, x in joint.items()}).state
-            prefix_states.append(self._state)
+            result, following, next_round = step_in_rounds(
+                world, self._state, {a: world.decode_action(x) for a, x in joint.items()}, self.seed, self.round,
+                self.rounds)
+            if next_round != self.round:  # a round ended in the prefix: its end is seen, then the new start
+                prefix_states.append(result.state)
+                self._next_round(result.state, following)
+            self._state = following
+            prefix_states.append(following)
         self._pending: dict[AgentId, Any] = {}
         self._observed: set[AgentId] = set()
         self._finished = False
@@ -103,7 +117,8 @@ class Session:
 
     @property
     def tick(self) -> int:
-        return self.world.tick_of(self._state)
+        """Steps taken in the episode, every round counted."""
+        return self._tick_offset + self.world.tick_of(self._state)
 
     @property
     def finished(self) -> bool:
@@ -120,6 +135,7 @@ class Session:
             "seats": {a: s.describe() for a, s in self.seats.items()},
             "mechanisms": [{**m.describe(), "name": m.name} for m in self.mechanisms],
             "prefix": self.prefix,
+            **({"rounds": self.rounds} if self.rounds > 1 else {}),
         }
 
     def subscribe(self, listener: Listener) -> None:
@@ -205,7 +221,8 @@ class Session:
         self._pending.clear()
         self._observed.clear()
         t = self.tick
-        result = world.step(state, joint)
+        result, following, next_round = step_in_rounds(world, state, joint, self.seed, self.round, self.rounds)
+        round_end = world.done(result.state)  # the last round ends the episode
         self._state = result.state
         self.emit(StepEvent(tick=t, joint_action={a: world.encode_action(x) for a, x in joint.items()},
                             state_hash=world.state_hash(result.state),
@@ -223,16 +240,29 @@ class Session:
                 self.emit(BeliefEvent(tick=t + 1, owner=agent_id, kind=kind, data=data))
         for mechanism in self.mechanisms:
             view = StepView(tick=t, before=state, joint_action=joint, after=result.state,
-                            world_events=result.events, messages=result.messages, beliefs=beliefs)
+                            world_events=result.events, messages=result.messages, beliefs=beliefs,
+                            round_end=round_end)
             for intervention in mechanism.after_step(view):
                 self._deliver(mechanism, intervention, t + 1)
             for kind, data in mechanism.belief_snapshots():
                 beliefs.setdefault(mechanism.name, {})[kind] = data
                 self.emit(BeliefEvent(tick=t + 1, owner=mechanism.name, kind=kind, data=data))
 
-        if world.done(result.state) or (self.max_ticks is not None and self.tick >= self.max_ticks):
+        if next_round != self.round:
+            self._next_round(result.state, following)
+            self.emit(RoundEvent(tick=t + 1, round=self.round, outcome=self.round_outcomes[-1]))
+            for seat in self.seats.values():
+                seat.observe_state(following)
+        if world.done(self._state) or (self.max_ticks is not None and self.tick >= self.max_ticks):
             self._finish()
         return TickStatus.ADVANCED
+
+    def _next_round(self, ended: Any, following: Any) -> None:
+        """Round ``self.round`` ended in state ``ended``; play goes on from ``following``."""
+        self.round_outcomes.append(dict(self.world.outcome(ended)))
+        self._tick_offset += self.world.tick_of(ended) - self.world.tick_of(following)
+        self.round += 1
+        self._state = following
 
     def _ask(self, agent_id: AgentId, state: Any) -> Any:
         world = self.world
@@ -296,8 +326,13 @@ class Session:
             seat.close()
 
     def outcome(self, stopped: bool = False) -> dict[str, Any]:
+        """The world's outcome of the current (at the end: the last) round; with task rounds,
+        also ``rounds`` (how many were played) and ``round_outcomes`` (the ended ones')."""
         out = dict(self.world.outcome(self._state))
         out["stopped"] = stopped
+        if self.rounds > 1:
+            out["rounds"] = self.round + 1
+            out["round_outcomes"] = [dict(o) for o in self.round_outcomes]
         return out
 
     def metrics(self) -> dict[str, Any]:

@@ -132,6 +132,7 @@ class SessionPlan:
     seed: int = 0
     prefix: tuple[dict[str, Any], ...] = ()
     earlier_events: tuple[Event, ...] = field(default=(), repr=False)
+    rounds: int = 1                     # task rounds (a take-over keeps the recording's)
 
     def build_seats(self) -> dict[str, Agent]:
         return {agent: make_agent(spec, self.world.family) for agent, spec in self.seats.items()}

@@ -444,7 +444,7 @@ class MainWindow(QMainWindow):
                 plan = SessionPlan(world=self.timeline.world, scenario=self.timeline.scenario,
                                    seats=choice["seats"], mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"],
                                    prefix=tuple(self.timeline.joint_actions(step)),
-                                   earlier_events=tuple(self.timeline.events_until(step)))
+                                   earlier_events=tuple(self.timeline.events_until(step)), rounds=self.timeline.rounds)
             else:
                 plan = SessionPlan(world=choice["world"], scenario=choice["scenario"], seats=choice["seats"],
                                    mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"])
@@ -460,7 +460,7 @@ class MainWindow(QMainWindow):
         seats = plan.build_seats()
         mechanisms = catalog.make_mechanisms(plan.mechanisms, plan.world)
         session = Session(plan.world, seats, seed=plan.seed, scenario=plan.scenario, mechanisms=mechanisms,
-                          prefix=list(plan.prefix))
+                          prefix=list(plan.prefix), rounds=plan.rounds)
         self.stop_session()
         path = None
         if self.settings.get("record"):

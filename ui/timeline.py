@@ -19,6 +19,7 @@ from typing import Any
 from sim.events import (BeliefEvent, Event, FeedbackEvent, FeedbackStatusEvent, ObservationEvent,
                         OutcomeEvent, StepEvent)
 from sim.replay import Replay
+from sim.rounds import step_in_rounds
 from sim.world import World
 
 PLAN = "plan"  # the belief kind of an agent's planned path, drawn on the map
@@ -52,6 +53,8 @@ class Timeline:
         self.world = world
         self.header = header
         self.seed = int(header.get("seed", 0))
+        #: task rounds of the episode (``sim/rounds.py``)
+        self.rounds = int(header.get("rounds", 1))
         self.scenario = str(header.get("scenario") or getattr(world, "name", ""))
         #: events a person reads in the log, in order, with their display ticks
         #: every event but observations, in order (carried into a take-over)
@@ -171,8 +174,10 @@ class LiveTimeline(Timeline):
         prefix = [dict(j) for j in header.get("prefix") or []]
         state = world.reset(self.seed)
         self._states = [state]
+        round_index = 0
         for joint in prefix:
-            state = world.step(state, {a: world.decode_action(x) for a, x in joint.items()}).state
+            _, state, round_index = step_in_rounds(world, state, {a: world.decode_action(x) for a, x in joint.items()},
+                                                   self.seed, round_index, self.rounds)
             self._states.append(state)
         self._joints = prefix
         if prefix and world.state_hash(state) != world.state_hash(initial_state):

@@ -183,6 +183,11 @@ class AlignmentTracker:
                 self._read_skill(owner, kinds[SKILL_KIND])
         return added
 
+    def drop_pending(self) -> None:
+        """Forget the predictions still waiting for their actions (a task round ended)."""
+        for waiting in self.pending.values():
+            waiting.clear()
+
     def _add(self, owner: AgentId, about: AgentId, score: float) -> None:
         self.scores.setdefault((owner, about), deque(maxlen=self.window)).append(float(score))
         total = self.totals.setdefault((owner, about), [0.0, 0])
@@ -428,6 +433,10 @@ class _TeamMechanismBase(Mechanism):
             tracker.update(encoded, step.beliefs, step.before, step.after)
         self._report_problems(step.tick)
         self.steps += 1
+        if step.round_end:  # predictions about a round that ended are not held against the next one
+            self.tracker.drop_pending()
+            for tracker in self.measures.values():
+                tracker.drop_pending()
         if self.steps % self.round_steps == 0:
             self.rounds += 1
             self.lifetimes[-1]["rounds"] = self.rounds - self.lifetimes[-1]["formed_round"]
