@@ -1,0 +1,51 @@
+"""Write the key-rush halls of the task-rounds confirmation (``teams-rounds-confirm``) from a fixed
+seed: the recipe of ``scenarios/dkg/rush/make_rush.py`` (one vault per agent behind a red door,
+one red key per agent in the hall), drawn afresh and named ``rounds-<number>-<n in words>``.
+
+    python scenarios/dkg/rounds/make_rounds.py            # writes the shipped scenarios (seed 43)
+    python scenarios/dkg/rounds/make_rounds.py --check    # exit 1 unless the files on disk are these
+    python scenarios/dkg/rounds/make_rounds.py --out DIR --first 1 --count 8 --seed 7
+
+What differs from the key-rush confirmation is not the halls but how they are played: five task
+rounds per episode, two of the agents unreliable (docs/teams.md, "Task rounds with unreliable
+teammates"). Every scenario is checked by ``validate_dkg`` before anything is written; the output
+depends on the seed only.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+if str(ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from scenarios.dkg.rush.make_rush import hall  # noqa: E402
+from scenarios.dkg.teams.make_teams import generate_with, generator_cli  # noqa: E402
+
+SEED = 43
+FIRST = 1
+COUNT = 48
+
+
+def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
+    """One scenario, ``rounds-<number>-<n in words>``: a key-rush hall drawn from ``rng``."""
+    return hall(number, n, rng, keys=n, prefix="rounds", title="in a key rush, in rounds")
+
+
+def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
+    """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
+    return generate_with(scenario, "make_rounds.py", seed, first, count)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_cli(argv, doc=__doc__, script="make_rounds.py", scenario=scenario, here=HERE, seed=SEED,
+                         first=FIRST, count=COUNT, reserved_below=FIRST)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
