@@ -195,7 +195,7 @@ def plot(results: Sequence[Diagnosis], path: Path) -> None:
     n = len(results)
     cols = min(n, 6)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.3 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.3 * rows + 0.4), squeeze=False, layout="constrained")
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     for ax, r in zip(axes.flat, results):
@@ -214,7 +214,6 @@ def plot(results: Sequence[Diagnosis], path: Path) -> None:
         ax.set_ylabel("task score", fontsize=7)
     fig.suptitle("Every team: welfare W(T) against task score\n(star: Eq. 5's team; dashed: the mean team)",
                  fontsize=8)
-    fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     plt.close(fig)
