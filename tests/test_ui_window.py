@@ -12,10 +12,12 @@ from PyQt6.QtTest import QTest
 
 from sim.events import StepEvent
 from sim.recording import load_recording
+from sim.registry import load_scenario
 from sim.replay import Replay
 from ui import errors
 from ui.render import sprites
 from ui.settings import AppSettings
+from ui.catalog import SessionPlan
 from ui.timeline import LiveTimeline, ReplayTimeline
 
 from ui_support import close_to, make_window, pixel, plan, play_human_until, wait_finished
@@ -350,3 +352,29 @@ def test_take_over_from_a_live_session_looking_back(qtbot, window):
         [old.joint_action(k) for k in range(3)]  # the earlier steps stay in the log
     qtbot.waitUntil(lambda: window.human_to_move() == "bob")
     assert load_recording(first).footer["outcome"]["stopped"] is True  # the first session ended cleanly
+
+
+def test_an_episode_of_task_rounds_plays_replays_and_takes_over_across_a_round(qtbot, window):
+    world, name = load_scenario("two-rooms")
+    window.start_session(SessionPlan(world=world, scenario=name, seats={"alice": "planner", "bob": "planner"},
+                                     rounds=2))
+    wait_finished(qtbot, window)
+    live = window.timeline
+    assert live.rounds == 2 and live.num_steps == 50  # 25 steps a round for these planners
+    assert live.state_at(25) == world.reset(0)  # round 2 starts from the scenario's layout
+    path = window.recording_path
+    assert window.open_recording(path)
+    replay = window.timeline
+    assert isinstance(replay, ReplayTimeline) and replay.rounds == 2 and replay.num_steps == 50
+    for k in (24, 25, 26, 49, 3):
+        window.seek(k)
+        assert window.view.state == live.state_at(k)
+    window.seek(30)
+    QTest.keyClick(window.view, Qt.Key.Key_T)  # take over in the second round
+    QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
+    wait_finished(qtbot, window)
+    again = window.timeline
+    assert isinstance(again, LiveTimeline) and again.rounds == 2 and again.num_steps == 50
+    assert again.state_at(30) == live.state_at(30) and again.state_at(50) == live.state_at(50)
+    header = load_recording(window.recording_path).header
+    assert header["rounds"] == 2 and len(header["prefix"]) == 30
