@@ -124,7 +124,7 @@ def rerun_session(recording: Recording | str, *, max_ticks: int | None = None):
     steps = len(prefix) + len(recording.steps)
     return Session(world, seats, seed=int(header["seed"]), scenario=header.get("scenario", ""),
                    mechanisms=mechanisms, max_ticks=max_ticks if max_ticks is not None else steps,
-                   prefix=prefix)
+                   prefix=prefix, rounds=int(header.get("rounds", 1)))
 
 
 def _rebuild_mechanism(desc: dict[str, Any], transport: TranscriptTransport) -> Any:
