@@ -378,3 +378,6 @@ def test_an_episode_of_task_rounds_plays_replays_and_takes_over_across_a_round(q
     assert again.state_at(30) == live.state_at(30) and again.state_at(50) == live.state_at(50)
     header = load_recording(window.recording_path).header
     assert header["rounds"] == 2 and len(header["prefix"]) == 30
+    # the event log marks the round's end
+    assert any(line.strip() == "25  ↻ round 1 over: success; round 2 starts from the beginning"
+               for line in window.log_panel.lines())

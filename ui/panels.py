@@ -17,7 +17,7 @@ from PyQt6.QtWidgets import (QAbstractItemView, QHeaderView, QListView, QSizePol
                              QTableWidgetItem, QWidget)
 
 from sim.events import (ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent, LLMCallEvent, MessageEvent,
-                        OutcomeEvent, StepEvent, TeamEvent)
+                        OutcomeEvent, RoundEvent, StepEvent, TeamEvent)
 from ui.timeline import Timeline
 
 FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 188), (41, 182, 246),
@@ -206,6 +206,9 @@ def describe_event(event: Event, action_label: ActionLabel | None = None) -> str
         o = event.outcome
         verdict = "stopped" if o.get("stopped") else ("success" if o.get("success") else "not solved")
         return f"{event.tick:>4}  episode over: {verdict}"
+    if isinstance(event, RoundEvent):
+        verdict = "success" if event.outcome.get("success") else "not solved"
+        return f"{event.tick:>4}  ↻ round {event.round} over: {verdict}; round {event.round + 1} starts from the beginning"
     d = event.to_dict()
     d.pop("tick", None)
     kind = d.pop("type", "event")
