@@ -12,9 +12,10 @@ The task score of an episode is the mean over the members of the final team of
 ``1 - goal_tick / t_max`` for a member holding its gem at the end (the share of the scenario's
 time limit left when it got it), 0 for one without it: 1 would be every member holding its gem
 from the start. Kitchen teams are scored the same way by their dishes' delivery ticks, household
-teams by the share of the budget left when their shared task was done (``final_team_score``). The clock is the time limit, not the episode's length: an episode ends early only
-when every agent holds its gem, which happens only when no agent was left idle, so dividing by
-the length would score the same gem times lower in exactly those episodes.
+teams by the share of the budget left when their shared task was done (``final_team_score``).
+The clock is the time limit, not the episode's length: an episode ends early only when every
+agent holds its gem, which happens only when no agent was left idle, so dividing by the length
+would score the same gem times lower in exactly those episodes.
 Idle agents do not count; a human seat in the team counts like any other member.
 
 **Equal team sizes.** A comparison of team mechanisms is fair only between teams of one size

@@ -184,8 +184,8 @@ class Session:
     def start(self) -> None:
         """Let the mechanisms intervene before anyone acts (``Mechanism.start``): their
         interventions reach the seats at the starting tick, and the snapshots of each mechanism
-        that intervened follow them into the stream. The first ``advance`` calls it; a caller that subscribes first may call it
-        earlier to show them. It runs once."""
+        that intervened follow them into the stream. The first ``advance`` calls it; a caller
+        that subscribes first may call it earlier to show them. It runs once."""
         if self._started:
             return
         self._started = True

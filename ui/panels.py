@@ -208,7 +208,8 @@ def describe_event(event: Event, action_label: ActionLabel | None = None) -> str
         return f"{event.tick:>4}  episode over: {verdict}"
     if isinstance(event, RoundEvent):
         verdict = "success" if event.outcome.get("success") else "not solved"
-        return f"{event.tick:>4}  ↻ round {event.round} over: {verdict}; round {event.round + 1} starts from the beginning"
+        return (f"{event.tick:>4}  ↻ round {event.round} over: {verdict}; "
+                f"round {event.round + 1} starts from the beginning")
     d = event.to_dict()
     d.pop("tick", None)
     kind = d.pop("type", "event")
