@@ -143,7 +143,7 @@ class Design(BaseModel):
     scenarios: list[str] = Field(min_length=1, description="scenario names or shell-style patterns")
     seeds: SeedsConfig = SeedsConfig()
     max_ticks: int | None = Field(None, ge=1)
-    rounds: int = Field(1, ge=1, description="task rounds per episode: the scenario played again from its start, "
+    rounds: int = Field(1, ge=1, le=1000, description="task rounds per episode: the scenario played again from its start, "
                                              "with the same seats and mechanisms; outcomes are the last round's")
     agents: list[str] = []
     conditions: list[ConditionConfig] = Field(min_length=1)
