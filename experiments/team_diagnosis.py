@@ -20,7 +20,9 @@ It also gives the BAS of each team's own episode (its members' predictions of ea
 5's team and the mean team. Over several scenarios it adds, for the score and for BAS, Eq. 5's
 team minus the mean team with a bootstrap interval over scenarios, how many scenarios are above
 and below, a Wilcoxon signed-rank p and the Benjamini-Hochberg p over the two (n counts
-scenarios; the agents are deterministic, so one episode per team is the team's score).
+scenarios). The k-level ToM agents are deterministic, so one episode per team is the team's
+score; for agents that draw (``noise``), ``--seeds N`` averages N episodes per team, and phi over
+N episodes with every agent teamed.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ class Diagnosis:
     rho: float | None  # Spearman's rank correlation of W(T) and the team's score (None: a constant)
     mean_bas: float  # BAS of the team's own episode (its members' predictions of each other), over every team
     chosen_bas: float  # the same for Eq. 5's team
+    seeds: int = 1  # episodes averaged per team, and for phi (seeds seed .. seed + seeds - 1)
     rows: tuple[TeamRow, ...] = ()  # every team played (not in the per-scenario CSV: see --teams-csv)
 
 
@@ -107,10 +110,12 @@ def default_agents(name: str, world: Any) -> list[str]:
 
 
 def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embedding: str = "steps",
-             eps: float = 0.2, size: int | None = None, round_steps: int = 6, seed: int = 0,
+             eps: float = 0.2, size: int | None = None, round_steps: int = 6, seed: int = 0, seeds: int = 1,
              progress: Callable[[int], None] | None = None) -> Diagnosis:
     """The diagnosis of one team scenario (see the module docstring); ``agents``: the seats'
-    specs, by default the world's k-level ToM agents (``DEFAULT_AGENTS``)."""
+    specs, by default the world's k-level ToM agents (``DEFAULT_AGENTS``). With ``seeds`` > 1
+    (agents that draw, such as ``noise``), phi is the mean over that many episodes with every
+    agent teamed, and each team's score and BAS the mean over as many episodes of it."""
     from scipy.stats import spearmanr
 
     from agents.teams.formation import TeamProblem, welfare
@@ -126,9 +131,17 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embe
     if count > MAX_TEAMS:
         raise ExperimentError(f"{name}: {count} teams of {k} among {n} agents; the diagnosis plays at most "
                               f"{MAX_TEAMS} (choose --size)")
-    watch = TeamFormationMechanism(theta=1.0, round_steps=round_steps, embedding=embedding, eps=eps)
-    _session(world, agents, seed, watch)
-    phi = np.nan_to_num(watch.tracker.episode_matrix())
+    if seeds < 1:
+        raise ExperimentError(f"{name}: seeds must be at least 1, got {seeds}")
+    runs = range(seed, seed + seeds)
+    matrices = []
+    for s in runs:
+        watch = TeamFormationMechanism(theta=1.0, round_steps=round_steps, embedding=embedding, eps=eps)
+        _session(world, agents, s, watch)
+        matrices.append(watch.tracker.episode_matrix())
+    stacked = np.stack(matrices)
+    known = ~np.isnan(stacked)
+    phi = np.where(known.any(axis=0), np.nansum(stacked, axis=0) / np.maximum(known.sum(axis=0), 1), 0.0)
     chosen_idx = tuple(sorted(solve(TeamProblem(phi, None, 1.0, eps, k, k), seed=seed).team))
     unfiltered = TeamProblem(phi, None, 1.0, None, k, k)  # W(T) of every team, the eps filter aside
     scores: dict[tuple[int, ...], float] = {}
@@ -136,10 +149,13 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embe
     bases: dict[tuple[int, ...], float] = {}
     for team in itertools.combinations(range(n), k):
         members = [world.agents[i] for i in team]
-        fixed = FixedTeamMechanism(members=members, round_steps=round_steps, embedding=embedding, eps=eps)
-        outcome = _session(world, agents, seed, fixed)
-        scores[team] = final_team_score(outcome, members)
-        bases[team] = fixed.episode_summary()["bas_episode"] or 0.0
+        played, aligned = [], []
+        for s in runs:
+            fixed = FixedTeamMechanism(members=members, round_steps=round_steps, embedding=embedding, eps=eps)
+            played.append(final_team_score(_session(world, agents, s, fixed), members))
+            aligned.append(fixed.episode_summary()["bas_episode"] or 0.0)
+        scores[team] = float(np.mean(played))
+        bases[team] = float(np.mean(aligned))
         welfares[team] = welfare(unfiltered, list(team))
         if progress:
             progress(1)
@@ -152,7 +168,7 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embe
     return Diagnosis(scenario=name, agents=n, size=k, teams=count, mean_score=float(values.mean()),
                      chosen=tuple(world.agents[i] for i in chosen_idx), chosen_score=chosen_score,
                      chosen_rank=1 + int(np.sum(values > chosen_score + 1e-12)), best_score=float(values.max()),
-                     rho=rho, mean_bas=float(np.mean(list(bases.values()))), chosen_bas=bases[chosen_idx],
+                     rho=rho, mean_bas=float(np.mean(list(bases.values()))), chosen_bas=bases[chosen_idx], seeds=seeds,
                      rows=tuple(TeamRow(tuple(world.agents[i] for i in t), welfares[t], scores[t], bases[t])
                                 for t in scores))
 
@@ -246,6 +262,9 @@ def add_parser(sub: Any) -> None:
     d.add_argument("--eps", type=float, default=0.2, help="alignment tolerance of Eq. 5 (default 0.2)")
     d.add_argument("--size", type=int, default=None, help="team size (default ceil(n/2))")
     d.add_argument("--seed", type=int, default=0, help="episode seed (default 0)")
+    d.add_argument("--seeds", type=int, default=1, metavar="N",
+                   help="episodes averaged per team and for phi, seeds S .. S+N-1 (default 1: the k-level ToM "
+                        "agents are deterministic; more for agents that draw, such as noise)")
     d.add_argument("--csv", type=Path, default=None, metavar="FILE", help="also write one row per scenario")
     d.add_argument("--teams-csv", type=Path, default=None, metavar="FILE",
                    help="also write one row per team played (welfare, score, BAS)")
@@ -300,7 +319,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             k = team_size(name, n, args.size)
             with tqdm(total=math.comb(n, k), desc=name, unit="team", disable=args.quiet, file=sys.stderr) as bar:
                 r = diagnose(name, world, agents=args.agents, embedding=args.embedding, eps=args.eps,
-                             size=args.size, seed=args.seed, progress=bar.update)
+                             size=args.size, seed=args.seed, seeds=args.seeds, progress=bar.update)
             results.append(r)
             if per_scenario is not None:
                 per_scenario.writerow({c: getattr(r, c) for c in COLUMNS} | {"chosen": " ".join(r.chosen)})

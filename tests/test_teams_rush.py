@@ -200,6 +200,24 @@ def test_diagnosis_plays_every_team_and_ranks_eq5s_choice():
     assert s["bas"]["difference"] == pytest.approx(d.chosen_bas - d.mean_bas)
 
 
+def test_diagnosis_averages_seeds_for_agents_that_draw(capsys):
+    from experiments.team_diagnosis import diagnose
+
+    world = rush_world()
+    agents = ["al=tom-planner:k=0,noise=0.5", "bo=tom-planner:k=1,noise=0.5"]
+    one = [diagnose("rush", world, agents=agents, size=1, seed=s) for s in (0, 1)]
+    both = diagnose("rush", world, agents=agents, size=1, seed=0, seeds=2)
+    assert both.seeds == 2 and {r.seeds for r in one} == {1}
+    for t in range(2):  # each team's score and BAS: the mean of its two episodes
+        assert both.rows[t].score == pytest.approx((one[0].rows[t].score + one[1].rows[t].score) / 2)
+        assert both.rows[t].bas == pytest.approx((one[0].rows[t].bas + one[1].rows[t].bas) / 2)
+    assert both.mean_score == pytest.approx((one[0].mean_score + one[1].mean_score) / 2)
+    import main as cli
+
+    assert cli.main(["teams", "diagnose", "team-03-five", "--seeds", "0"]) == 2
+    assert "--seeds must be at least 1, got 0" in capsys.readouterr().err
+
+
 def test_diagnose_command_writes_its_table_and_csv(tmp_path, capsys):
     import main as cli
 
@@ -210,7 +228,7 @@ def test_diagnose_command_writes_its_table_and_csv(tmp_path, capsys):
     assert "| team-03-five | 5 | 3 | 10 |" in text and "n = 2 scenarios" in text and f"figure: {figure}" in text
     rows = out.read_text().splitlines()
     assert rows[0] == "scenario,agents,size,teams,mean_score,chosen,chosen_score,chosen_rank,best_score,rho,mean_bas," \
-                      "chosen_bas" and len(rows) == 3
+                      "chosen_bas,seeds" and len(rows) == 3
     with teams.open() as handle:
         played = list(csv.DictReader(handle))
     assert len(played) == 10 + 10 and {r["scenario"] for r in played} == {"team-03-five", "rush-02-five"}
