@@ -248,12 +248,14 @@ class Session:
                 beliefs.setdefault(mechanism.name, {})[kind] = data
                 self.emit(BeliefEvent(tick=t + 1, owner=mechanism.name, kind=kind, data=data))
 
+        last_round_over = round_end
         if next_round != self.round:
+            last_round_over = False
             self._next_round(result.state, following)
             self.emit(RoundEvent(tick=t + 1, round=self.round, outcome=self.round_outcomes[-1]))
             for seat in self.seats.values():
                 seat.observe_state(following)
-        if world.done(self._state) or (self.max_ticks is not None and self.tick >= self.max_ticks):
+        if last_round_over or (self.max_ticks is not None and self.tick >= self.max_ticks):
             self._finish()
         return TickStatus.ADVANCED
 
