@@ -63,6 +63,12 @@ def test_a_recorded_episode_of_rounds_replays_exactly_and_a_take_over_crosses_a_
     assert again.round == 1 and again.tick == 30 and again.state == live[30]
     assert again.run()["round_outcomes"] == session.outcome()["round_outcomes"]
     assert again.tick == 50
+    # a mechanism starting in round 2 counts on the episode's clock, not the round's
+    teams = make_mechanism("teams", "dkg")
+    late = Session(world, planners(world), seed=0, rounds=2, prefix=prefix, mechanisms=[teams])
+    late.start()
+    assert [e.tick for e in late.events if isinstance(e, TeamEvent)] == [30]
+    assert teams.lifetimes[0]["formed_tick"] == 30
 
 
 def test_a_header_with_a_bad_round_count_is_refused(tmp_path):

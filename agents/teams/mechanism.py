@@ -423,7 +423,7 @@ class _TeamMechanismBase(Mechanism):
 
     def start(self, state: Any) -> Sequence[Intervention]:
         """The first team, told before anyone acts (so an idle agent never moves)."""
-        return [self.initial(self.world.tick_of(state) - 1)]
+        return [self.initial(self.ctx.tick - 1)]  # the episode's tick: a take-over may start in a later round
 
     def after_step(self, step: StepView) -> Sequence[Intervention]:
         out: list[Intervention] = []
