@@ -54,6 +54,7 @@ class TeamRow:
     welfare: float  # W(T) from the phi of the episode with every agent teamed (the eps filter aside)
     score: float  # the team's task score, playing alone from the start
     bas: float  # BAS of that episode (its members' predictions of each other)
+    chosen: bool  # Eq. 5's team
 
 
 @dataclass(frozen=True)
@@ -169,8 +170,8 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embe
                      chosen=tuple(world.agents[i] for i in chosen_idx), chosen_score=chosen_score,
                      chosen_rank=1 + int(np.sum(values > chosen_score + 1e-12)), best_score=float(values.max()),
                      rho=rho, mean_bas=float(np.mean(list(bases.values()))), chosen_bas=bases[chosen_idx], seeds=seeds,
-                     rows=tuple(TeamRow(tuple(world.agents[i] for i in t), welfares[t], scores[t], bases[t])
-                                for t in scores))
+                     rows=tuple(TeamRow(tuple(world.agents[i] for i in t), welfares[t], scores[t], bases[t],
+                                        t == chosen_idx) for t in scores))
 
 
 def summary(results: Sequence[Diagnosis], resamples: int = 2000, confidence: float = 0.95) -> dict[str, Any]:
@@ -203,15 +204,13 @@ def summary(results: Sequence[Diagnosis], resamples: int = 2000, confidence: flo
 def plot(results: Sequence[Diagnosis], path: Path) -> None:
     """One panel per scenario: each team's welfare W(T) against its task score, the mean team's
     score as a dashed line and Eq. 5's team as a red star; written as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure  # no pyplot: no backend to switch
 
     n = len(results)
     cols = min(n, 6)
     rows = math.ceil(n / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(2.6 * cols, 2.3 * rows + 0.4), squeeze=False, layout="constrained")
+    fig = Figure(figsize=(2.6 * cols, 2.3 * rows + 0.4), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
     for ax, r in zip(axes.flat, results):
@@ -219,9 +218,9 @@ def plot(results: Sequence[Diagnosis], path: Path) -> None:
         y = [t.score for t in r.rows]
         ax.scatter(w, y, s=10, color="#4c72b0", alpha=0.7, linewidths=0)
         ax.axhline(r.mean_score, color="grey", linestyle="--", linewidth=0.8)
-        chosen = next((t for t in r.rows if set(t.members) == set(r.chosen)), None)
-        if chosen is not None:
-            ax.scatter([chosen.welfare], [chosen.score], marker="*", s=90, color="#c44e52", zorder=3)
+        for t in r.rows:
+            if t.chosen:
+                ax.scatter([t.welfare], [t.score], marker="*", s=90, color="#c44e52", zorder=3)
         ax.set_title(f"{r.scenario}\nrho {_signed(r.rho)}", fontsize=7)
         ax.tick_params(labelsize=6)
     for ax in axes[-1]:
@@ -232,7 +231,6 @@ def plot(results: Sequence[Diagnosis], path: Path) -> None:
                  fontsize=8)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def _signed(x: float | None) -> str:
@@ -310,7 +308,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             family, spec = load_spec(path)
             worlds.append((spec.get("name") or scenario_stem(path), build_world(family, spec)))
         per_scenario = table(args.csv, COLUMNS)
-        per_team = table(args.teams_csv, ("scenario", "members", "welfare", "score", "bas", "chosen"))
+        per_team = table(args.teams_csv, ("scenario", *(f.name for f in fields(TeamRow))))
         print("| scenario | agents | teams of | teams | mean team | Eq. 5's team | its score | rank | best | "
               "rho(W, score) | BAS: mean team | BAS: Eq. 5's team |")
         print("|---|---|---|---|---|---|---|---|---|---|---|---|", flush=True)
@@ -325,8 +323,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
                 per_scenario.writerow({c: getattr(r, c) for c in COLUMNS} | {"chosen": " ".join(r.chosen)})
             if per_team is not None:
                 for t in r.rows:
-                    per_team.writerow({"scenario": r.scenario, "members": " ".join(t.members), "welfare": t.welfare,
-                                       "score": t.score, "bas": t.bas, "chosen": set(t.members) == set(r.chosen)})
+                    per_team.writerow({**vars(t), "scenario": r.scenario, "members": " ".join(t.members)})
             for handle in handles:
                 handle.flush()
             print(f"| {r.scenario} | {r.agents} | {r.size} | {r.teams} | {r.mean_score:.3f} | {', '.join(r.chosen)} | "

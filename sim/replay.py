@@ -20,7 +20,7 @@ from typing import Any
 from sim.events import BeliefEvent, Event, StepEvent
 from sim.recording import Recording, RecordingError, load_recording
 from sim.registry import ScenarioError, build_world
-from sim.rounds import check_rounds, step_in_rounds
+from sim.rounds import check_rounds, step_recorded
 from sim.world import World
 
 DEFAULT_KEYFRAME_EVERY = 64
@@ -65,9 +65,7 @@ class Replay:
         verified = 0
         for i, joint in enumerate(joints):
             try:
-                result, following, next_round = step_in_rounds(
-                    world, state, {a: world.decode_action(x) for a, x in joint.items()}, self.seed, round_index,
-                    self.rounds)
+                step = step_recorded(world, state, joint, self.seed, round_index, self.rounds)
             except _STEP_ERRORS as exc:
                 where = f"prefix step {i}" if i < n_prefix else f"step {i}"
                 self.warnings.append(
@@ -78,14 +76,14 @@ class Replay:
                 break
             if i >= n_prefix:
                 expected = recorded[i - n_prefix].state_hash
-                actual = world.state_hash(result.state)
+                actual = world.state_hash(step.result.state)
                 if actual != expected:
                     self.warnings.append(
                         f"{recording.path}: the state after step {i} has hash {actual}, the recording "
                         f"says {expected!r:.40}: the rules differ from those it was recorded with "
                         f"(ToM Arena {header.get('app_version', '?')}); replay stops at step {i}")
                     break
-            state, round_index = following, next_round
+            state, round_index = step.state, step.round
             verified = i + 1
             if verified % self.K == 0:
                 self._keyframes.append((state, round_index))
@@ -173,8 +171,8 @@ class Replay:
         world = self.world
         for i in range(seg * self.K, last):
             joint = self._joints[i]
-            _, state, round_index = step_in_rounds(world, state, {a: world.decode_action(x) for a, x in joint.items()},
-                                                   self.seed, round_index, self.rounds)
+            step = step_recorded(world, state, joint, self.seed, round_index, self.rounds)
+            state, round_index = step.state, step.round
             states.append(state)
         self._segments[seg] = states
         while len(self._segments) > 3:  # the cursor's segment and its two neighbours

@@ -19,7 +19,7 @@ from sim import __version__
 from sim.events import (BeliefEvent, ErrorEvent, Event, FeedbackEvent, LLMCallEvent, MessageEvent,
                         ObservationEvent, OutcomeEvent, RoundEvent, StepEvent, TeamEvent)
 from sim.redact import scrub_event
-from sim.rounds import check_rounds, step_in_rounds
+from sim.rounds import check_rounds, step_in_rounds, step_recorded
 from sim.seats import PENDING, Agent, Intervention, Mechanism, SeatContext, StepView
 from sim.text import count_tokens, count_words
 from sim.world import AgentId, World
@@ -73,14 +73,12 @@ class Session:
         self._state = world.reset(self.seed)
         prefix_states = []
         for joint in self.prefix:
-            result, following, next_round = step_in_rounds(
-                world, self._state, {a: world.decode_action(x) for a, x in joint.items()}, self.seed, self.round,
-                self.rounds)
-            if next_round != self.round:  # a round ended in the prefix: its end is seen, then the new start
-                prefix_states.append(result.state)
-                self._next_round(result.state, following)
-            self._state = following
-            prefix_states.append(following)
+            step = step_recorded(world, self._state, joint, self.seed, self.round, self.rounds)
+            if step.round != self.round:  # a round ended in the prefix: its end is seen, then the new start
+                prefix_states.append(step.result.state)
+                self._next_round(step.result.state, step.state)
+            self._state = step.state
+            prefix_states.append(step.state)
         self._pending: dict[AgentId, Any] = {}
         self._observed: set[AgentId] = set()
         self._finished = False
@@ -221,8 +219,8 @@ class Session:
         self._pending.clear()
         self._observed.clear()
         t = self.tick
-        result, following, next_round = step_in_rounds(world, state, joint, self.seed, self.round, self.rounds)
-        round_end = world.done(result.state)  # the last round ends the episode
+        step = step_in_rounds(world, state, joint, self.seed, self.round, self.rounds)
+        result = step.result
         self._state = result.state
         self.emit(StepEvent(tick=t, joint_action={a: world.encode_action(x) for a, x in joint.items()},
                             state_hash=world.state_hash(result.state),
@@ -241,20 +239,19 @@ class Session:
         for mechanism in self.mechanisms:
             view = StepView(tick=t, before=state, joint_action=joint, after=result.state,
                             world_events=result.events, messages=result.messages, beliefs=beliefs,
-                            round_end=round_end)
+                            round_end=step.round_over)
             for intervention in mechanism.after_step(view):
                 self._deliver(mechanism, intervention, t + 1)
             for kind, data in mechanism.belief_snapshots():
                 beliefs.setdefault(mechanism.name, {})[kind] = data
                 self.emit(BeliefEvent(tick=t + 1, owner=mechanism.name, kind=kind, data=data))
 
-        last_round_over = round_end
-        if next_round != self.round:
-            last_round_over = False
-            self._next_round(result.state, following)
+        last_round_over = step.round_over and step.round == self.round
+        if step.round != self.round:
+            self._next_round(result.state, step.state)
             self.emit(RoundEvent(tick=t + 1, round=self.round, outcome=self.round_outcomes[-1]))
             for seat in self.seats.values():
-                seat.observe_state(following)
+                seat.observe_state(step.state)
         if last_round_over or (self.max_ticks is not None and self.tick >= self.max_ticks):
             self._finish()
         return TickStatus.ADVANCED

@@ -718,9 +718,9 @@ class TeamStabilityPanel(QWidget):
         self.lifetimes.setRowCount(len(entries))
         for r, entry in enumerate(reversed(entries)):  # the newest first
             formed = entry.get("formed_tick")
+            when_formed = "" if formed is None else "start" if formed == 0 else f"step {formed}"
             values = (str(len(entries) - r), ", ".join(str(a) for a in entry.get("team") or []) or "nobody",
-                      "" if formed is None else "start" if formed == 0 else f"step {formed}", str(entry.get("rounds", "")),
-                      str(entry.get("reason", "")))
+                      when_formed, str(entry.get("rounds", "")), str(entry.get("reason", "")))
             for j, value in enumerate(values):
                 item = QTableWidgetItem(value)
                 if j == 4:

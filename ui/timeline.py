@@ -19,7 +19,7 @@ from typing import Any
 from sim.events import (BeliefEvent, Event, FeedbackEvent, FeedbackStatusEvent, ObservationEvent,
                         OutcomeEvent, StepEvent)
 from sim.replay import Replay
-from sim.rounds import step_in_rounds
+from sim.rounds import step_recorded
 from sim.world import World
 
 PLAN = "plan"  # the belief kind of an agent's planned path, drawn on the map
@@ -176,8 +176,8 @@ class LiveTimeline(Timeline):
         self._states = [state]
         round_index = 0
         for joint in prefix:
-            _, state, round_index = step_in_rounds(world, state, {a: world.decode_action(x) for a, x in joint.items()},
-                                                   self.seed, round_index, self.rounds)
+            step = step_recorded(world, state, joint, self.seed, round_index, self.rounds)
+            state, round_index = step.state, step.round
             self._states.append(state)
         self._joints = prefix
         if prefix and world.state_hash(state) != world.state_hash(initial_state):

@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from scenarios.dkg.rush.make_rush import hall  # noqa: E402
-from scenarios.dkg.teams.make_teams import generate_with, generator_cli  # noqa: E402
+from scenarios.dkg.teams.make_teams import generator_cli  # noqa: E402
 
 SEED = 43
 FIRST = 1
@@ -35,11 +35,6 @@ COUNT = 48
 def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
     """One scenario, ``rounds-<number>-<n in words>``: a key-rush hall drawn from ``rng``."""
     return hall(number, n, rng, keys=n, prefix="rounds", title="in a key rush, in rounds")
-
-
-def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
-    """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
-    return generate_with(scenario, "make_rounds.py", seed, first, count)
 
 
 def main(argv: list[str] | None = None) -> int:
