@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pytest
 
 from agents.registry import make_mechanism
@@ -262,6 +263,81 @@ def test_self_evaluation_snapshots_feed_phi():
     assert tracker.update({}, {"pm": {"alignment_self_evaluation": {"answer": answer}}}) == 2
     phi = tracker.matrix()
     assert phi[0, 1] == pytest.approx(0.7) and phi[0, 2] == -1.0
+
+
+def test_a_round_window_averages_the_current_round_and_carries_the_last_one():
+    tracker = AlignmentTracker(["a", "b"], window="round")
+
+    def score(value: float) -> None:
+        tracker.update({}, {"a": {"alignment_self_evaluation": {"scores": {"b": value}}}})
+
+    score(1.0)
+    score(0.0)
+    assert tracker.matrix()[0, 1] == 0.5 and tracker.sample_counts()[0][1] == 2
+    tracker.close_round()  # the round's mean stays phi until the next round has a score
+    assert tracker.matrix()[0, 1] == 0.5 and tracker.sample_counts()[0][1] == 2
+    score(-1.0)
+    assert tracker.matrix()[0, 1] == -1.0 and tracker.sample_counts()[0][1] == 1
+    assert np.isnan(tracker.matrix()[1, 0]) and tracker.totals[("a", "b")] == [0.0, 3]
+    windowed = AlignmentTracker(["a", "b"], window=2)
+    for value in (1.0, 0.0, -1.0):
+        windowed.update({}, {"a": {"alignment_self_evaluation": {"scores": {"b": value}}}})
+    windowed.close_round()  # a window of scores does not care about rounds
+    assert windowed.matrix()[0, 1] == -0.5
+    for bad in (0, "rounds", True, 1.5):
+        with pytest.raises(ValueError, match="window: expected a whole number >= 1"):
+            AlignmentTracker(["a", "b"], window=bad)
+
+
+def test_a_round_of_algorithm_1_can_be_a_task_round():
+    """round_steps=task with window=round: the monitor judges at the end of each task round of the
+    Session, on phi over that round, and team lifetimes count task rounds (seed 000's Table 4)."""
+    schedules = {a: zigzag(p) for a, p in zip(NAMES, (2, 3, 2, 3, 2))}  # the same in every 12-step round
+    styles = {"a": "accurate", "b": "accurate", "c": "accurate", "d": "neutral", "e": "opposite"}
+    world = LineWorld(NAMES, horizon=12)
+    seats = {a: ScriptedPredictor(schedules[a], {o: schedules[o] for o in NAMES if o != a}, styles[a])
+             for a in NAMES}
+    mechanism = TeamFormationMechanism(round_steps="task", window="round")
+    session = Session(world, seats, seed=0, mechanisms=[mechanism], rounds=3)
+    session.run()
+    assert session.tick == 36
+
+    states = {e.tick: e.data for e in session.events if isinstance(e, BeliefEvent) and e.kind == "team_state"}
+    # nothing is judged inside a round: the round count and the misaligned share change at its end only
+    assert {t: states[t]["rounds"] for t in (11, 12, 23, 24, 36)} == {11: 0, 12: 1, 23: 1, 24: 2, 36: 3}
+    assert states[11]["misaligned"] is None and states[12]["misaligned"] == pytest.approx(8 / 20)
+    assert states[12]["phase"] == "adapting"  # d's (0) and e's (-1) rows over round 1: 8 of 20 pairs
+    teams = [e for e in session.events if isinstance(e, TeamEvent)]
+    assert [(e.tick, e.teams["team"]) for e in teams] == [(0, list(NAMES)), (24, ["a", "b", "c"])]
+    assert "for 1 round(s) and still after 1 adaptation round(s)" in teams[1].reason
+    assert [x["rounds"] for x in states[36]["lifetimes"]] == [2, 1]  # of 3 task rounds
+    assert mechanism.describe()["round_steps"] == "task" and mechanism.describe()["window"] == "round"
+    with pytest.raises(ValueError, match="round_steps: expected a whole number >= 1 .* or 'task'"):
+        TeamFormationMechanism(round_steps=0)
+
+
+def test_the_literal_counter_adds_up_misaligned_pairs_over_rounds_and_divides_by_the_team_size():
+    """counter=literal: Algorithm 1 as printed (c grows by the round's misaligned pairs and is reset
+    only when Eq. 5 is re-optimized; line 11 tests c / |T| > theta). e predicts nobody (phi 0): 4 of
+    the 20 pairs, a share of 20 % that never passes theta 30 %, but c / |T| = 4 / 5 does at once."""
+    schedules = {a: zigzag(p) for a, p in zip(NAMES, (2, 3, 4, 5, 3))}
+    styles = dict(dict.fromkeys(NAMES, "accurate"), e="neutral")
+    formed = {}
+    for counter in ("share", "literal"):
+        mechanism = TeamFormationMechanism(window=1, adaptation=0, counter=counter)
+        session, _ = _session(schedules, styles, mechanism, horizon=12)
+        session.run()
+        formed[counter] = [(e.tick, e.teams["team"]) for e in session.events if isinstance(e, TeamEvent)]
+        states = {e.tick: e.data for e in session.events if isinstance(e, BeliefEvent) and e.kind == "team_state"}
+        if counter == "share":
+            assert max(s["misaligned"] or 0 for s in states.values()) == pytest.approx(0.2)
+        else:  # the first scores resolve after step 2: c = 4 pairs of e, c / |T| = 0.8
+            assert states[3]["misaligned"] == pytest.approx(0.8) and states[4]["misaligned"] == 0
+            reason = [e for e in session.events if isinstance(e, TeamEvent)][-1].reason
+            assert reason.startswith("re-formed: c / |T| = 0.80") and mechanism.describe()["counter"] == "literal"
+    assert formed == {"share": [(0, list(NAMES))], "literal": [(0, list(NAMES)), (3, ["a", "b", "c", "d"])]}
+    with pytest.raises(ValueError, match="counter must be"):
+        TeamFormationMechanism(counter="sum")
 
 
 def test_parameters_are_checked():

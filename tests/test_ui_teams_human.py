@@ -38,14 +38,14 @@ def lanes_plugin():
     yield
 
 
-def headless(ratings: dict[str, int], mechanism: str = MECHANISM, round_steps: int = 1,
-             steps: int = 8) -> tuple[Session, HumanAgent]:
+def headless(ratings: dict[str, int], mechanism: str = MECHANISM, round_steps: int | str = 1,
+             steps: int = 8, rounds: int = 1) -> tuple[Session, HumanAgent]:
     """The episode without the app: the person's moves and ratings go to the seat as the app sends them."""
     person = HumanAgent()
     seats = {a: make_agent(s, teams_lanes.FAMILY) for a, s in AGENTS.items()}
     seats["d"] = person
     session = Session(LanesWorld(), {a: seats[a] for a in teams_lanes.NAMES}, seed=0,
-                      mechanisms=[make_mechanism(mechanism, teams_lanes.FAMILY)])
+                      mechanisms=[make_mechanism(mechanism, teams_lanes.FAMILY)], rounds=rounds)
     person.set_rating_round(round_steps)
     while session.tick < steps:
         if session.tick == 1:  # the person rates after the first step
@@ -79,6 +79,20 @@ def test_the_seat_reports_its_ratings_once_per_round_and_nothing_when_nobody_is_
     assert RATING_SCORES == {1: -1.0, 2: -0.5, 3: 0.0, 4: 0.5, 5: 1.0}
 
 
+def test_with_task_rounds_the_seat_reports_at_the_end_of_each_task_round():
+    """round_steps=task: a team round is a task round of the episode (Session(rounds=R)); the seat
+    reports the ratings in force when a round's last state is shown, and the mechanism counts them
+    as one score per round."""
+    session, person = headless({"a": 4}, mechanism=MECHANISM + ",round_steps=task,window=round",
+                               round_steps="task", steps=2 * teams_lanes.HORIZON, rounds=2)
+    found = evaluations(session.events)
+    assert [e.tick for e in found] == [teams_lanes.HORIZON, 2 * teams_lanes.HORIZON]
+    assert [e.data["round"] for e in found] == [1, 2] and found[0].data["scores"] == {"a": 0.5}
+    mechanism = session.mechanisms[0]
+    assert mechanism.tracker.totals[("d", "a")] == [1.0, 2] and mechanism.rounds == 2
+    assert person.rating_round == "task"
+
+
 def test_bad_ratings_are_refused_with_a_message_naming_the_value():
     person = HumanAgent()
     with pytest.raises(ValueError, match="not in an episode yet"):
@@ -92,8 +106,10 @@ def test_bad_ratings_are_refused_with_a_message_naming_the_value():
         person.rate("a", 7)
     with pytest.raises(ValueError, match="got True"):
         person.rate("a", True)
-    with pytest.raises(ValueError, match="round_steps must be a whole number >= 1, got 0"):
+    with pytest.raises(ValueError, match="round_steps must be a whole number >= 1 or 'task', got 0"):
         person.set_rating_round(0)
+    with pytest.raises(ValueError, match="got 'tasks'"):
+        person.set_rating_round("tasks")
     assert person.ratings == {}
 
 

@@ -28,7 +28,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QColor, QKeyEvent
 from PyQt6.QtWidgets import QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from agents.human.seat import RATING_SCORES, RATING_WORDS
+from agents.human.seat import RATING_SCORES, RATING_WORDS, TASK_ROUND
 
 TEAM_STATE = "team_state"
 ASKING = "#fff3cd"  # the question's background while a round's answer is awaited
@@ -36,11 +36,14 @@ DIGITS = {getattr(Qt.Key, f"Key_{k}"): k for k in RATING_SCORES}
 CLEAR_KEYS = (Qt.Key.Key_0, Qt.Key.Key_Delete, Qt.Key.Key_Backspace, Qt.Key.Key_Minus)
 
 
-def round_steps_of(header: Mapping[str, Any], owner: str | None) -> int:
-    """The round length of mechanism ``owner`` as the episode's header describes it (1 if unsaid)."""
+def round_steps_of(header: Mapping[str, Any], owner: str | None) -> int | str:
+    """The round length of mechanism ``owner`` as the episode's header describes it: world steps, or
+    ``"task"`` (each task round); 1 if unsaid."""
     for entry in header.get("mechanisms") or []:
         if isinstance(entry, Mapping) and entry.get("name") == owner:
             steps = entry.get("round_steps")
+            if steps == TASK_ROUND:
+                return TASK_ROUND
             return steps if isinstance(steps, int) and not isinstance(steps, bool) and steps >= 1 else 1
     return 1
 
@@ -148,7 +151,7 @@ class RatingStrip(QFrame):
         self.selected = 0
         self.round = 0  # the latest round the team mechanism finished
         self.answered = 0  # the latest round the person answered (rated or kept the ratings)
-        self.round_steps = 1
+        self.round_steps: int | str = 1
         self.hinted = False
         self._episode: Any = None
         self.hide()
@@ -268,7 +271,8 @@ class RatingStrip(QFrame):
         for k, agent in enumerate(order):
             self.rows[agent].show(ratings.get(agent), agent in self.teammates, k == self.selected and self.hasFocus(),
                                   self.colors.get(agent))
-        every = "every step" if self.round_steps == 1 else f"every {self.round_steps} steps"
+        every = ("every task round" if self.round_steps == TASK_ROUND else "every step" if self.round_steps == 1
+                 else f"every {self.round_steps} steps")
         rated = " · ".join(f"{a} {'?' if ratings.get(a) is None else format(RATING_SCORES[ratings[a]], '+.2f')}"
                            for a in order)
         if self.asking():

@@ -17,7 +17,8 @@ seat through thread-safe queues:
   Appendix A: how well the other's actions matched what the person believed they would do), on
   a 5-point scale (``RATING_SCORES``: 1 "not at all" = -1 ... 5 "exactly" = +1; None: not rated).
   Ratings are remembered until the person changes them. At the end of every team round
-  (``set_rating_round(round_steps)``, a team mechanism's round length; 1 step unless told) the
+  (``set_rating_round(round_steps)``, a team mechanism's round length; 1 step unless told;
+  ``"task"``: at the end of each task round, when the state the seat is shown ends the round) the
   seat reports the ratings in force as an ``alignment_self_evaluation`` snapshot
   ``{"scores": {other: phi}, "ratings": {other: 1..5}, ...}``, which a team mechanism reads as the
   person's phi like an LLM agent's Appendix A answer. Nothing rated: no snapshot, and the
@@ -42,6 +43,8 @@ RATING_WORDS: dict[int, str] = {1: "not at all", 2: "rather not", 3: "half and h
 RATING_QUESTION = "Did {other} act as you expected?"
 RATING_SCALE = ", ".join(f"{k} {w} ({RATING_SCORES[k]:+g})" for k, w in RATING_WORDS.items())
 SELF_EVALUATION_KIND = "alignment_self_evaluation"
+#: ``set_rating_round``'s value for a team round that is a task round of the episode
+TASK_ROUND = "task"
 
 
 class HumanAgent(Agent):
@@ -62,7 +65,8 @@ class HumanAgent(Agent):
         self.on_refused: Any = None
         self.last_refusal: tuple[Any, str] | None = None
         self._ratings: dict[str, int] = {}
-        self._rating_round = 1
+        self._rating_round: int | str = 1
+        self._rounds_rated = 0  # task rounds whose end was reported (``"task"``)
         self._steps = 0
 
     def reset(self, ctx: SeatContext) -> None:
@@ -73,6 +77,7 @@ class HumanAgent(Agent):
             self._offered.clear()
             self._ratings.clear()
         self._steps = 0
+        self._rounds_rated = 0
         self.following = None
         self._last_state: Any = None
         self.last_refusal = None
@@ -129,14 +134,18 @@ class HumanAgent(Agent):
         with self._lock:
             return dict(self._ratings)
 
-    def set_rating_round(self, round_steps: int) -> None:
-        """Report the ratings every ``round_steps`` world steps (a team mechanism's round)."""
-        if isinstance(round_steps, bool) or not isinstance(round_steps, int) or round_steps < 1:
-            raise ValueError(f"set_rating_round: round_steps must be a whole number >= 1, got {round_steps!r}")
+    def set_rating_round(self, round_steps: int | str) -> None:
+        """Report the ratings every ``round_steps`` world steps (a team mechanism's round), or at the
+        end of each task round (``"task"``)."""
+        if round_steps != TASK_ROUND and (isinstance(round_steps, bool) or not isinstance(round_steps, int)
+                                          or round_steps < 1):
+            raise ValueError(f"set_rating_round: round_steps must be a whole number >= 1 or '{TASK_ROUND}', "
+                             f"got {round_steps!r}")
         self._rating_round = round_steps
+        self._rounds_rated = 0
 
     @property
-    def rating_round(self) -> int:
+    def rating_round(self) -> int | str:
         return self._rating_round
 
     @property
@@ -207,8 +216,15 @@ class HumanAgent(Agent):
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         """At the end of each team round, the person's ratings in force (none: nothing)."""
-        if self._steps == 0 or self._steps % self._rating_round:
+        if self._rating_round == TASK_ROUND:
+            if self._last_state is None or not self.ctx.world.done(self._last_state):
+                return ()
+            self._rounds_rated += 1
+            number = self._rounds_rated
+        elif self._steps == 0 or self._steps % self._rating_round:
             return ()
+        else:
+            number = self._steps // self._rating_round
         rated = self.ratings
         ratings = {a: rated[a] for a in self.ctx.world.agents if a in rated}  # in the world's order
         if not ratings:
@@ -219,5 +235,5 @@ class HumanAgent(Agent):
             "answers": {other: RATING_WORDS[r] for other, r in ratings.items()},
             "question": RATING_QUESTION.format(other="they"),
             "scale": RATING_SCALE,
-            "round": self._steps // self._rating_round,
+            "round": number,
         })]

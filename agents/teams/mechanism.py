@@ -19,7 +19,10 @@ state) with the predicted agent acting alone, unless the entry carries the predi
 ``"features"`` (one vector per predicted step). A prediction whose both sides embed to zero
 (nothing predicted to happen, nothing happened) gets no score (``alignment.alignment_cosine``).
 
-phi(i, j) is the mean of the last ``window`` scores of i about j (unknown until one exists).
+phi(i, j) is the mean of the last ``window`` scores of i about j (unknown until one exists); with
+``window="round"``, the mean of the scores of the current cooperation round (seed 000's phi of round
+R: i's beliefs about j's actions in round R against j's actions in round R), and for a pair with no
+score yet in this round, its mean over the last round that had one.
 
 What it emits after every step (``belief_snapshots``):
 
@@ -33,12 +36,14 @@ the team forms or re-forms, told to every agent (``TeamBroadcast``) so that idle
 ``episode_summary()`` gives the final team, BAS, welfare, FTM and lifetimes for experiments.
 
 The monitor (Algorithm 1): the team starts as every agent. At the end of each round
-(``round_steps`` world steps) it takes the share of the team's ordered pairs (i, j) with a known
-phi whose phi < eps. When that share exceeds theta for tau consecutive rounds, the team is
+(``round_steps`` world steps; ``round_steps="task"``: each task round of the Session,
+``Session(rounds=R)``, so that a round of Algorithm 1 is an interaction round of seed 000) it
+takes the share of the team's ordered pairs (i, j) with a known phi whose phi < eps. When that share exceeds theta for tau consecutive rounds, the team is
 told nothing yet but enters seed 001's adaptation phase: it keeps working for ``adaptation``
 more rounds; if the share still exceeds theta at the end, Eq. 5 is re-solved over all agents
 with the current phi (unknown as 0) and the new team is assigned. If the share recovered, the
-team is kept.
+team is kept. ``counter="literal"`` reads line 11 as printed instead of the share: c, the
+misaligned pairs counted at each round's end since the last re-optimization, over |T|.
 """
 
 from __future__ import annotations
@@ -47,9 +52,10 @@ import math
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
+from pydantic import PlainValidator
 
 from agents.teams.alignment import (EMBEDDINGS, SelfEvaluationError, feature_alignment, parse_self_evaluation,
                                     trajectory_alignment)
@@ -66,6 +72,42 @@ SKILL_KIND = "skill"
 TEAM_NAME = "team"
 #: the group of agents outside formation (``candidates``), told in every assignment so they keep working
 OUTSIDE_NAME = "others"
+#: ``round_steps`` for a cooperation round that is a task round of the Session
+TASK_ROUND = "task"
+#: ``window`` for phi over the current cooperation round
+ROUND_WINDOW = "round"
+
+
+def _count_or(word: str, what: str, means: str) -> Callable[[Any], int | str]:
+    """A check of a value that is a whole number >= 1 (``what``) or ``word`` (``means``)."""
+    def check(value: Any) -> int | str:
+        if value == word or (isinstance(value, int) and not isinstance(value, bool) and value >= 1):
+            return value
+        raise ValueError(f"expected a whole number >= 1 ({what}) or '{word}' ({means})")
+    return check
+
+
+_round_steps = _count_or(TASK_ROUND, "world steps per cooperation round", "a round is a task round of the episode")
+_window = _count_or(ROUND_WINDOW, "the last scores phi averages", "the scores of the current cooperation round")
+#: the annotated types of the two parameters, so that a spec's bad value is refused in one line
+RoundSteps = Annotated[int | str, PlainValidator(_round_steps)]
+Window = Annotated[int | str, PlainValidator(_window)]
+
+
+def check_round_steps(round_steps: Any) -> int | str:
+    """``round_steps`` as a whole number >= 1 or ``"task"``, or a ValueError saying so."""
+    try:
+        return _round_steps(round_steps)
+    except ValueError as exc:
+        raise ValueError(f"round_steps: {exc}, got {round_steps!r}") from None
+
+
+def check_window(window: Any) -> int | str:
+    """``window`` as a whole number >= 1 or ``"round"``, or a ValueError saying so."""
+    try:
+        return _window(window)
+    except ValueError as exc:
+        raise ValueError(f"window: {exc}, got {window!r}") from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,11 +155,10 @@ class AlignmentTracker:
     state it was made in with the predicted agent acting alone (or as the ``features`` the
     predictor sent with it), and the two are compared by ``feature_alignment``."""
 
-    def __init__(self, agents: Sequence[AgentId], window: int = 5, discount: float = 1.0,
+    def __init__(self, agents: Sequence[AgentId], window: Window = 5, discount: float = 1.0,
                  embedding: str = "steps", action_vectors: Mapping[str, Sequence[float]] | None = None,
                  featurize: Featurizer | None = None, dims: int | None = None) -> None:
-        if window < 1:
-            raise ValueError(f"window must be >= 1, got {window}")
+        check_window(window)
         if embedding == "features" and (featurize is None or not dims):
             raise ValueError("embedding=features needs a feature extractor (featurize and dims)")
         self.agents = tuple(agents)
@@ -134,7 +175,10 @@ class AlignmentTracker:
         self.pending: dict[tuple[AgentId, AgentId], list[tuple[int, list[Any]]]] = {}
         #: predictions resolved without a score: both sides all zeros (see alignment.alignment_cosine)
         self.unscored: int = 0
+        #: (predictor, about) -> the scores phi averages: the last ``window``, or the current round's
         self.scores: dict[tuple[AgentId, AgentId], deque[float]] = {}
+        #: with ``window="round"``: (predictor, about) -> (mean, count) of the last round that had a score
+        self.carried: dict[tuple[AgentId, AgentId], tuple[float, int]] = {}
         #: (predictor, about) -> [sum, count] of every score of the episode (not only the window)
         self.totals: dict[tuple[AgentId, AgentId], list[float]] = {}
         #: the latest self-reported specialization score of each agent (``skill`` snapshots)
@@ -188,8 +232,19 @@ class AlignmentTracker:
         for waiting in self.pending.values():
             waiting.clear()
 
+    def close_round(self) -> None:
+        """A cooperation round ended: with ``window="round"``, each pair's scores of the round become
+        its carried phi and the next round starts without scores (otherwise nothing to do)."""
+        if self.window != ROUND_WINDOW:
+            return
+        for pair, scores in self.scores.items():
+            if scores:
+                self.carried[pair] = (float(np.mean(scores)), len(scores))
+                scores.clear()
+
     def _add(self, owner: AgentId, about: AgentId, score: float) -> None:
-        self.scores.setdefault((owner, about), deque(maxlen=self.window)).append(float(score))
+        maxlen = None if self.window == ROUND_WINDOW else self.window
+        self.scores.setdefault((owner, about), deque(maxlen=maxlen)).append(float(score))
         total = self.totals.setdefault((owner, about), [0.0, 0])
         total[0] += float(score)
         total[1] += 1
@@ -276,6 +331,8 @@ class AlignmentTracker:
         """phi with NaN where unknown (and on the diagonal)."""
         n = len(self.agents)
         phi = np.full((n, n), np.nan)
+        for (owner, about), (mean, _) in self.carried.items():
+            phi[self.index[owner], self.index[about]] = mean
         for (owner, about), scores in self.scores.items():
             if scores:
                 phi[self.index[owner], self.index[about]] = float(np.mean(scores))
@@ -291,10 +348,14 @@ class AlignmentTracker:
         return phi
 
     def sample_counts(self) -> list[list[int]]:
+        """How many scores each entry of ``matrix()`` averages."""
         n = len(self.agents)
         counts = [[0] * n for _ in range(n)]
+        for (owner, about), (_, count) in self.carried.items():
+            counts[self.index[owner]][self.index[about]] = count
         for (owner, about), scores in self.scores.items():
-            counts[self.index[owner]][self.index[about]] = len(scores)
+            if scores:
+                counts[self.index[owner]][self.index[about]] = len(scores)
         return counts
 
 
@@ -306,7 +367,8 @@ class _TeamMechanismBase(Mechanism):
     """Alignment tracking, team bookkeeping and snapshots shared by the mechanism and its baseline."""
 
     def __init__(self, *, eps: float = 0.2, theta: float = 0.3, lam: float = 1.0,
-                 alpha: Mapping[str, float] | Literal["self"] | None = None, round_steps: int = 1, window: int = 5,
+                 alpha: Mapping[str, float] | Literal["self"] | None = None,
+                 round_steps: RoundSteps = 1, window: Window = 5,
                  discount: float = 1.0, embedding: str = "steps",
                  action_vectors: Mapping[str, Sequence[float]] | None = None,
                  min_size: int | None = None, max_size: int | str | None = None,
@@ -315,8 +377,8 @@ class _TeamMechanismBase(Mechanism):
             raise ValueError(f"eps must be in [-1, 1], got {eps}")
         if not 0.0 <= theta <= 1.0:
             raise ValueError(f"theta must be in [0, 1], got {theta}")
-        if round_steps < 1:
-            raise ValueError(f"round_steps must be >= 1, got {round_steps}")
+        check_round_steps(round_steps)
+        check_window(window)
         if embedding not in EMBEDDINGS:
             raise ValueError(f"embedding must be one of {', '.join(EMBEDDINGS)}, got {embedding!r}")
         if max_size is not None and max_size != "eta" and not isinstance(max_size, int):
@@ -407,6 +469,11 @@ class _TeamMechanismBase(Mechanism):
         picked = self.ctx.rng.choice(len(self.pool), size=k, replace=False)
         return tuple(self.pool[i] for i in sorted(int(i) for i in picked))
 
+    def _misaligned_pairs(self, phi: np.ndarray) -> int:
+        """How many of the team's ordered pairs have a known phi below eps (Algorithm 1's lines 5-8)."""
+        idx = [self.tracker.index[a] for a in self.team]
+        return sum(1 for i in idx for j in idx if i != j and not np.isnan(phi[i, j]) and phi[i, j] < self.eps)
+
     def _misaligned_share(self, phi: np.ndarray) -> float | None:
         idx = [self.tracker.index[a] for a in self.team]
         pairs = [phi[i, j] for i in idx for j in idx if i != j and not np.isnan(phi[i, j])]
@@ -433,16 +500,18 @@ class _TeamMechanismBase(Mechanism):
             tracker.update(encoded, step.beliefs, step.before, step.after)
         self._report_problems(step.tick)
         self.steps += 1
+        trackers = (self.tracker, *self.measures.values())
         if step.round_end:  # predictions about a round that ended are not held against the next one
-            self.tracker.drop_pending()
-            for tracker in self.measures.values():
+            for tracker in trackers:
                 tracker.drop_pending()
-        if self.steps % self.round_steps == 0:
+        if step.round_end if self.round_steps == TASK_ROUND else self.steps % self.round_steps == 0:
             self.rounds += 1
             self.lifetimes[-1]["rounds"] = self.rounds - self.lifetimes[-1]["formed_round"]
             made = self.end_of_round(step.tick)
             if made is not None:
                 out.append(made)
+            for tracker in trackers:
+                tracker.close_round()
         return out
 
     def initial(self, tick: int) -> TeamAssignment:
@@ -532,11 +601,14 @@ class TeamFormationMechanism(_TeamMechanismBase):
 
     def __init__(self, *, eps: float = 0.2, theta: float = 0.3, tau: int = 1, adaptation: int = 1,
                  exact_limit: int = 20, restarts: int = 32, choose: Literal["welfare", "random"] = "welfare",
-                 **common: Any) -> None:
+                 counter: Literal["share", "literal"] = "share", **common: Any) -> None:
         super().__init__(eps=eps, theta=theta, **common)
         if choose not in ("welfare", "random"):
             raise ValueError(f"choose must be 'welfare' (Eq. 5) or 'random', got {choose!r}")
-        self.choose = choose
+        if counter not in ("share", "literal"):
+            raise ValueError(f"counter must be 'share' (the round's share of misaligned pairs) or 'literal' "
+                             f"(Algorithm 1's c / |T| as printed), got {counter!r}")
+        self.choose, self.counter = choose, counter
         if tau < 1:
             raise ValueError(f"tau must be >= 1, got {tau}")
         if adaptation < 0:
@@ -549,6 +621,7 @@ class TeamFormationMechanism(_TeamMechanismBase):
         super().reset(world, state, ctx)
         self.over_rounds = 0
         self.adapt_left = 0
+        self.count = 0  # counter=literal: Algorithm 1's c, misaligned pairs counted since the last re-formation
 
     def initial(self, tick: int) -> TeamAssignment:
         return self._assign(self.pool, "initial team: every agent (Algorithm 1 starts from T = N)" if not self.outside
@@ -557,6 +630,9 @@ class TeamFormationMechanism(_TeamMechanismBase):
 
     def end_of_round(self, tick: int) -> TeamAssignment | None:
         share = self._misaligned_share(self.tracker.matrix())
+        if self.counter == "literal" and share is not None:  # line 7 adds the round's pairs to c; line 11: c / |T|
+            self.count += self._misaligned_pairs(self.tracker.matrix())
+            share = self.count / len(self.team)
         self.misaligned = share
         over = share is not None and share > self.theta
         if self.phase == "adapting":
@@ -579,6 +655,7 @@ class TeamFormationMechanism(_TeamMechanismBase):
         return self._reform(tick, share)
 
     def _reform(self, tick: int, share: float | None) -> TeamAssignment | None:
+        self.count = 0  # line 13: c is reset once Eq. 5 is re-optimized, whatever team it gives
         if self.choose == "random":
             return self._reform_at_random(tick, share)
         phi = self.tracker.matrix()
@@ -599,6 +676,9 @@ class TeamFormationMechanism(_TeamMechanismBase):
     def _trigger(self, share: float | None) -> str:
         """Why the team is re-formed: the start of a re-formation's reason."""
         wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
+        if self.counter == "literal":
+            return (f"re-formed: c / |T| = {share:.2f} (pairs with phi < eps {self.eps:g} counted since the team "
+                    f"formed, per member; > theta {self.theta:g}) for {self.tau} round(s){wait}")
         return (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
                 f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}")
 
@@ -612,7 +692,8 @@ class TeamFormationMechanism(_TeamMechanismBase):
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, **self._common_params(), "tau": self.tau, "adaptation": self.adaptation,
-                "exact_limit": self.exact_limit, "restarts": self.restarts, "choose": self.choose}
+                "exact_limit": self.exact_limit, "restarts": self.restarts, "choose": self.choose,
+                "counter": self.counter}
 
 
 class RandomTeamMechanism(_TeamMechanismBase):
