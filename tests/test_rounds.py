@@ -129,3 +129,29 @@ def test_run_command_takes_rounds(tmp_path, capsys):
     assert replay.rounds == 2 and replay.num_steps == 50 and replay.warnings == []
     assert cli.main(["run", "two-rooms", "--rounds", "0", "--out", str(tmp_path / "x")]) == 2
     assert "--rounds must be at least 1, got 0" in capsys.readouterr().err
+
+
+def test_the_per_task_round_confirmation_plays_its_shipped_halls(tmp_path):
+    """teams-task-confirm (docs/teams.md): its 48 halls are make_taskround.py's output for seed 53,
+    and its design runs, every team mechanism judging once per task round, re-forming only at a
+    round's end."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "make_taskround", SCENARIO_DIR / "dkg" / "taskround" / "make_taskround.py")
+    make_taskround = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_taskround)
+    assert make_taskround.main(["--check"]) == 0
+    design = json.loads((SCENARIO_DIR / "experiments" / "teams-task-confirm.json").read_text())
+    assert design["tests"]["alpha"] == 0.0125 and design["rounds"] == 5
+    design.update(experiment="task-small", scenarios=["dkg/taskround-02-*"], seeds={"count": 1, "first": 0}, rounds=2)
+    path = tmp_path / "d.json"
+    path.write_text(json.dumps(design))
+    assert main(path, out=tmp_path / "run", jobs=1, quiet=True) == 0
+    records = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()[1:]]
+    assert sorted(r["condition"] for r in records) == ["matched-random", "random-teams", "teams"]
+    for record in records:
+        summary = record["mechanisms"][next(iter(record["mechanisms"]))]
+        assert summary["rounds"] == 2 and record["outcome"]["rounds"] == 2  # one cooperation round per task round
+        # the teams' lifetimes, counted in task rounds, add up to the episode's 2 rounds
+        assert summary["average_lifetime"] * summary["teams_formed"] == pytest.approx(2)
