@@ -234,3 +234,26 @@ def test_the_panels_open_a_recorded_team_episode_and_show_a_mechanism_without_al
         assert Overlays().badges == {}
     finally:
         window.shutdown()
+
+
+def test_the_panels_name_the_printed_counter_and_scale_its_plot(qtbot, tmp_path):
+    """counter=literal: the monitor's value is Algorithm 1's c / |T|, which passes 1; the matrix's
+    bar, the stability indicator and the timeline say so, and the timeline's plot grows to hold it."""
+    window = make_window(qtbot, tmp_path)
+    try:
+        window.start_session(SessionPlan(world=LanesWorld(), scenario="five-lanes", seats=SEATS,
+                                         mechanisms=("teams:window=1,counter=literal",)), playing=False)
+        step_to(qtbot, window, 3)  # d's and e's rows below eps: c = 8 pairs, c / |T| = 8 / 5
+        view, stability = window.panel("Alignment").view, window.panel("Team stability")
+        assert view.theta_text() == "c / |T| 1.60 (theta 0.3): over theta"
+        assert stability.value("misaligned") == "1.60 = c / |T| (theta 0.3)" and stability.value("phase") == "adapting"
+        step_to(qtbot, window, 5)  # c = 16 after the adaptation round: re-formed, and c starts again
+        timeline_panel = window.panel("Teams")
+        assert timeline_panel.monitor_series()[3:] == [(3, 1.6, "adapting"), (4, 3.2, "monitoring"),
+                                                       (5, 0.0, "monitoring")]
+        assert timeline_panel.reasons()[1].startswith("2. after step 4 (teams): re-formed: c / |T| = 3.20")
+        assert timeline_panel.counter == "literal" and not timeline_panel.grab().toImage().isNull()
+        assert view.theta_text() == "c / |T| 0.00 (theta 0.3)"
+        window.stop_session()
+    finally:
+        window.shutdown()

@@ -80,6 +80,18 @@ def _number(value: Any) -> float | None:
         else None
 
 
+def monitor_value(value: float | None, theta: float | None, counter: str | None) -> str:
+    """The monitor's value against theta in words: the share of misaligned team pairs, or with the
+    printed counter (``counter == "literal"``) Algorithm 1's c / |T|."""
+    literal = counter == "literal"
+    name = "c / |T|" if literal else "misaligned team pairs"
+    limit = "" if theta is None else f" (theta {theta:g})" if literal else f" (theta {theta:.0%})"
+    if value is None:
+        return f"{name}: none scored yet{limit}"
+    verdict = "" if theta is None else (": over theta" if value > theta else "")
+    return f"{name} {value:.2f}{limit}{verdict}" if literal else f"{name} {value:.0%}{limit}{verdict}"
+
+
 # ---------------------------------------------------------------------- shared readings of a timeline
 
 _TEAM_LOGS: "weakref.WeakKeyDictionary[Timeline, tuple[int, list[tuple[int, TeamEvent]]]]" = \
@@ -221,6 +233,7 @@ class AlignmentMatrixView(QWidget):
         self.theta: float | None = None
         self.team: list[str] = []
         self.misaligned: float | None = None
+        self.counter: str | None = None  # the monitor's test: "share" or "literal" (c / |T|)
         self.levels: dict[str, int] = {}
         self.humans: set[str] = set()
         self.colors: dict[str, tuple[int, int, int]] = {}
@@ -253,6 +266,7 @@ class AlignmentMatrixView(QWidget):
         self.team_name = next(iter(teams), None)
         self.team = [a for a in agents if self.team_name is not None and a in (teams.get(self.team_name) or [])]
         reported = _number(sdata.get("misaligned")) if "misaligned" in sdata else None
+        self.counter = sdata.get("counter") if isinstance(sdata.get("counter"), str) else None
         self.misaligned = reported if reported is not None else self.computed_misaligned()
         self.levels = dict(levels or {})
         self.humans = set(humans)
@@ -417,11 +431,7 @@ class AlignmentMatrixView(QWidget):
 
     def theta_text(self) -> str:
         """The words beside the theta bar."""
-        theta = "" if self.theta is None else f" (theta {self.theta:.0%})"
-        if self.misaligned is None:
-            return f"misaligned team pairs: none scored yet{theta}"
-        verdict = "" if self.theta is None else (": over theta" if self.misaligned > self.theta else "")
-        return f"misaligned team pairs {self.misaligned:.0%}{theta}{verdict}"
+        return monitor_value(self.misaligned, self.theta, self.counter)
 
     def _paint_names(self, p: QPainter) -> None:
         c, top, left = self._cell(), self._grid_top(), self._name_w()
@@ -538,7 +548,9 @@ class TeamStabilityPanel(QWidget):
                   ("phase", "monitor", "monitoring: alignment is checked every round; adapting: alignment fell "
                                        "below the threshold and the team has a round to recover before re-forming"),
                   ("misaligned", "misaligned", "the share of the team's ordered pairs whose phi is below eps, "
-                                               "against theta (re-formation when it stays above)"),
+                                               "against theta (re-formation when it stays above); with "
+                                               "counter=literal, Algorithm 1's c / |T|: such pairs counted every "
+                                               "round since the team formed, per member"),
                   ("rounds", "round", "cooperation rounds so far"),
                   ("solver", "last solve", "how the last team was chosen: exact or anytime search, and whether it "
                                            "is proved optimal (gap 0)"))
@@ -637,8 +649,9 @@ class TeamStabilityPanel(QWidget):
         self._set("phase", str(phase) if phase else "—", QColor(230, 81, 0) if phase == "adapting" else None)
         share = _number(data.get("misaligned"))
         over = share is not None and theta is not None and share > theta
-        self._set("misaligned", "—" if share is None else
-                  f"{share:.0%}" + ("" if theta is None else f" (theta {theta:.0%})"),
+        literal = data.get("counter") == "literal"
+        self._set("misaligned", "—" if share is None else (f"{share:.2f} = c / |T|" if literal else f"{share:.0%}")
+                  + ("" if theta is None else f" (theta {theta:g})" if literal else f" (theta {theta:.0%})"),
                   None if share is None or theta is None else (OVER_THETA if over else UNDER_THETA))
         rounds = data.get("rounds")
         self._set("rounds", str(rounds) if isinstance(rounds, int) else "—")
@@ -757,6 +770,7 @@ class TeamTimelinePanel(QWidget):
         self.humans: list[str] = []
         self.theta: float | None = None
         self._series: tuple[Any, str | None, int, list[tuple[int, float | None, str]]] = (None, None, 0, [])
+        self.counter: str | None = None  # the monitor's test, from the latest team state read
         self.window_: Any = None
         self._told: dict[str, tuple[str | None, tuple[str, ...]]] = {}
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
@@ -808,6 +822,7 @@ class TeamTimelinePanel(QWidget):
             if event.owner != owner or not isinstance(event.data, Mapping):
                 continue
             entry = (event.tick, _number(event.data.get("misaligned")), str(event.data.get("phase") or ""))
+            self.counter = event.data.get("counter") if isinstance(event.data.get("counter"), str) else None
             if series and series[-1][0] == event.tick:
                 series[-1] = entry
             else:
@@ -927,9 +942,11 @@ class TeamTimelinePanel(QWidget):
                 self._paint_monitor(p, QRectF(x0, y, x1 - x0, self.MONITOR - 8), series, scale)
                 p.setPen(MUTED)
                 p.drawText(QRectF(6, y, x0 - 10, self.MONITOR - 8), Qt.AlignmentFlag.AlignVCenter, "θ")
-                theta = "theta" if self.theta is None else f"theta {self.theta:.0%}"
+                literal = self.counter == "literal"
+                theta = "theta" if self.theta is None else f"theta {self.theta:g}" if literal else \
+                    f"theta {self.theta:.0%}"
                 p.drawText(QRectF(6, y + self.MONITOR - 8, self.width() - 12, 14), Qt.AlignmentFlag.AlignLeft,
-                           f"red: misaligned pairs; dashed: {theta}; orange: adapting")
+                           f"red: {'c / |T|' if literal else 'misaligned pairs'}; dashed: {theta}; orange: adapting")
                 y += self.MONITOR + 16
             legend = "   ".join(f"{t}: {', '.join(m) or 'nobody'}" for t, m in self.changes[-1].teams.items())
             p.setPen(INK)
@@ -950,8 +967,10 @@ class TeamTimelinePanel(QWidget):
                 start = ticks[k - 1] if k else t - 1
                 p.fillRect(QRectF(box.left() + start * scale, box.top(), (t - start) * scale, box.height()),
                            QColor(255, 183, 77, 140))
+        # a share lies in [0, 1]; the printed counter's c / |T| can pass 1, and then sets the top
+        top = max([1.0] + [share for _, share, _ in series if share is not None])
         if self.theta is not None:
-            y = box.bottom() - self.theta * box.height()
+            y = box.bottom() - self.theta / top * box.height()
             p.setPen(QPen(INK, 1, Qt.PenStyle.DashLine))
             p.drawLine(QPointF(box.left(), y), QPointF(box.right(), y))
         p.setPen(QPen(OVER_THETA, 2))
@@ -960,7 +979,7 @@ class TeamTimelinePanel(QWidget):
             if share is None:
                 last = None
                 continue
-            point = QPointF(box.left() + t * scale, box.bottom() - share * box.height())
+            point = QPointF(box.left() + t * scale, box.bottom() - share / top * box.height())
             if last is not None:
                 p.drawLine(last, QPointF(point.x(), last.y()))
                 p.drawLine(QPointF(point.x(), last.y()), point)

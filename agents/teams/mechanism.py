@@ -366,6 +366,9 @@ def _json_matrix(phi: np.ndarray) -> list[list[float | None]]:
 class _TeamMechanismBase(Mechanism):
     """Alignment tracking, team bookkeeping and snapshots shared by the mechanism and its baseline."""
 
+    #: what ``misaligned`` holds: the round's share of misaligned team pairs (``literal``: c / |T|)
+    counter = "share"
+
     def __init__(self, *, eps: float = 0.2, theta: float = 0.3, lam: float = 1.0,
                  alpha: Mapping[str, float] | Literal["self"] | None = None,
                  round_steps: RoundSteps = 1, window: Window = 5,
@@ -541,6 +544,7 @@ class _TeamMechanismBase(Mechanism):
             "ftm": {a: round(float(v), 6) for a, v in zip(self.agents, ftm_values)},
             "phase": self.phase,
             "misaligned": None if self.misaligned is None else round(self.misaligned, 6),
+            "counter": self.counter,
             "rounds": self.rounds,
             "lifetimes": [dict(entry) for entry in self.lifetimes],
             "levels": dict(self.tracker.levels),
