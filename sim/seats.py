@@ -227,6 +227,12 @@ class Mechanism(ABC):
     def after_step(self, step: StepView) -> Sequence[Intervention]:
         """Update with a step; return interventions to make now (possibly none)."""
 
+    def round_start(self, state: Any) -> None:
+        """A new task round starts from ``state`` (``Session(rounds=R)``: the scenario's layout again,
+        the same seats). Called after the ``after_step`` of the step that ended the round, so that
+        beliefs about the ended round's world (where things are, who holds what) can start again;
+        nothing by default."""
+
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         return ()
 

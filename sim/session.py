@@ -252,6 +252,8 @@ class Session:
             self.emit(RoundEvent(tick=t + 1, round=self.round, outcome=self.round_outcomes[-1]))
             for seat in self.seats.values():
                 seat.observe_state(step.state)
+            for mechanism in self.mechanisms:
+                mechanism.round_start(step.state)
         if last_round_over or (self.max_ticks is not None and self.tick >= self.max_ticks):
             self._finish()
         return TickStatus.ADVANCED

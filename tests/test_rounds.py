@@ -155,3 +155,19 @@ def test_the_per_task_round_confirmation_plays_its_shipped_halls(tmp_path):
         assert summary["rounds"] == 2 and record["outcome"]["rounds"] == 2  # one cooperation round per task round
         # the teams' lifetimes, counted in task rounds, add up to the episode's 2 rounds
         assert summary["average_lifetime"] * summary["teams_formed"] == pytest.approx(2)
+
+
+def test_the_facilitator_starts_each_task_round_afresh():
+    """Mechanism.round_start: ProToM's goal inference starts again from the round's first state (its
+    particles stood for the ended round's world, where everyone already held a gem), so a second
+    round is inferred as the first was."""
+    world, _ = load_scenario("two-rooms")
+    facilitator = make_mechanism("protom", "dkg")
+    session = Session(world, planners(world), seed=0, mechanisms=[facilitator], rounds=2)
+    out = session.run()
+    assert out["rounds"] == 2 and out["success"] and session.counters["errors"] == 0
+    posteriors = {}
+    for event in session.events:
+        if getattr(event, "kind", None) == "goal_posterior":
+            posteriors.setdefault(event.tick, {})[event.data["agent"]] = event.data["goals"]
+    assert session.tick == 50 and posteriors[26] == posteriors[1]  # the same first step, the same inference

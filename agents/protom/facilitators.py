@@ -83,6 +83,14 @@ class ProToMFacilitator(Facilitator):
         self.last_selection = None
         self._snapshots = []
 
+    def round_start(self, state: Any) -> None:
+        """A new task round: goal inference starts again from the round's first state, as in a new
+        episode (its particles stood for the ended round's world)."""
+        if self.inference is not None:
+            self.inference = GoalInference(self.adapter, state, self.rng, particles=self.n_particles,
+                                           prior=self.goal_prior)
+        self.last_selection = None
+
     def describe(self) -> dict[str, Any]:
         d = {"kind": self.kind, **self.settings, "prune_below": self.prune_below,
              "respect_busy": self.respect_busy, **self.adapter_params}
