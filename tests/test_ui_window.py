@@ -356,21 +356,27 @@ def test_take_over_from_a_live_session_looking_back(qtbot, window):
 
 def test_an_episode_of_task_rounds_plays_replays_and_takes_over_across_a_round(qtbot, window):
     world, name = load_scenario("two-rooms")
-    window.start_session(SessionPlan(world=world, scenario=name, seats={"alice": "planner", "bob": "planner"},
-                                     rounds=2))
+    assert window.setup.select_scenario(name) and window.setup.rounds.value() == 1
+    for agent in ("alice", "bob"):
+        window.setup.set_seat(agent, "planner")
+    window.setup.rounds.setValue(2)  # the session panel's Task rounds
+    QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
     wait_finished(qtbot, window)
     live = window.timeline
     assert live.rounds == 2 and live.num_steps == 50  # 25 steps a round for these planners
     assert live.state_at(25) == world.reset(0)  # round 2 starts from the scenario's layout
     path = window.recording_path
+    window.setup.rounds.setValue(1)
     assert window.open_recording(path)
     replay = window.timeline
     assert isinstance(replay, ReplayTimeline) and replay.rounds == 2 and replay.num_steps == 50
+    assert window.setup.rounds.value() == 2  # the panel shows the recording's rounds
     for k in (24, 25, 26, 49, 3):
         window.seek(k)
         assert window.view.state == live.state_at(k)
     window.seek(30)
     QTest.keyClick(window.view, Qt.Key.Key_T)  # take over in the second round
+    assert window.setup.rounds.value() == 2 and not window.setup.rounds.isEnabled()  # kept from the recording
     QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
     wait_finished(qtbot, window)
     again = window.timeline
@@ -381,3 +387,4 @@ def test_an_episode_of_task_rounds_plays_replays_and_takes_over_across_a_round(q
     # the event log marks the round's end
     assert any(line.strip() == "25  ↻ round 1 over: success; round 2 starts from the beginning"
                for line in window.log_panel.lines())
+    assert window.setup.rounds.isEnabled()  # the take-over is over: rounds can be chosen again

@@ -447,7 +447,8 @@ class MainWindow(QMainWindow):
                                    earlier_events=tuple(self.timeline.events_until(step)), rounds=self.timeline.rounds)
             else:
                 plan = SessionPlan(world=choice["world"], scenario=choice["scenario"], seats=choice["seats"],
-                                   mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"])
+                                   mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"],
+                                   rounds=choice.get("rounds", 1))
             self.start_session(plan)
         except (ValueError, LookupError, TypeError) as exc:
             self.setup.show_error(str(exc))
@@ -496,6 +497,7 @@ class MainWindow(QMainWindow):
                     self.setup.set_seat(agent, spec)
             self.setup.set_mechanisms(self.mechanism_specs)
             self.setup.seed.setValue(plan.seed)
+            self.setup.rounds.setValue(plan.rounds)
         runner.start()
         self._update_overlays()  # a human seat's turn shows once the runner exists
         where = f" — recording to {path}" if path else " — not recording"
@@ -833,7 +835,7 @@ class MainWindow(QMainWindow):
         self.focus_view()
 
     def _show_in_setup(self, timeline: Timeline) -> None:
-        """The Session panel shows the replayed episode's scenario, seats, mechanisms and seed."""
+        """The Session panel shows the replayed episode's scenario, seats, mechanisms, seed and rounds."""
         seats = {a: self.seat_specs.get(a) or catalog.default_agent(timeline.world.family)
                  for a in timeline.world.agents}
         if not self.setup.select_scenario(timeline.scenario):
@@ -844,6 +846,7 @@ class MainWindow(QMainWindow):
                 self.setup.set_seat(agent, spec)
         self.setup.set_mechanisms(self.mechanism_specs)
         self.setup.seed.setValue(min(timeline.seed, self.setup.seed.maximum()))
+        self.setup.rounds.setValue(min(timeline.rounds, self.setup.rounds.maximum()))
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
@@ -1171,7 +1174,7 @@ class MainWindow(QMainWindow):
         seats = {a: self.seat_specs.get(a) or catalog.default_agent(timeline.world.family)
                  for a in timeline.world.agents}
         self.setup.begin_takeover(timeline.world, timeline.scenario, self.cursor, seats,
-                                  self.mechanism_specs, timeline.seed)
+                                  self.mechanism_specs, timeline.seed, timeline.rounds)
         self.show_setup()
 
     # ================================================================== human input & feedback

@@ -1,7 +1,8 @@
 """The session panel: a scenario browser (by world and category, with a preview), a seat
 for each agent (planners, LLM agents, human), a mechanism per role (facilitator, teams),
 the seed, and Start.
-The same panel sets up "take over from here" from a replayed or live step."""
+The same panel sets up "take over from here" from a replayed or live step, and the task rounds
+an episode plays (the scenario again, same agents and mechanisms)."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ def preview_pixmap(world: World, width: int = 300, height: int = 200) -> QPixmap
 
 
 class SetupPanel(QWidget):
-    #: {"world", "scenario", "seats", "mechanisms", "seed", "takeover"}
+    #: {"world", "scenario", "seats", "mechanisms", "seed", "rounds", "takeover"}
     start_requested = pyqtSignal(dict)
     takeover_cancelled = pyqtSignal()
 
@@ -91,6 +92,12 @@ class SetupPanel(QWidget):
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         options.addRow("Seed", self.seed)
+        self.rounds = QSpinBox()
+        self.rounds.setRange(1, 1000)  # as run --rounds (docs/limits.md)
+        self.rounds.setToolTip("Task rounds: the scenario is played this many times in a row by the same agents "
+                               "and mechanisms (a team formed in one round plays the next); scores are the last "
+                               "round's. A take-over keeps the recording's rounds.")
+        options.addRow("Task rounds", self.rounds)
         layout.addLayout(options)
 
         buttons = QHBoxLayout()
@@ -233,10 +240,12 @@ class SetupPanel(QWidget):
     # ------------------------------------------------------------------ take over
 
     def begin_takeover(self, world: World, scenario: str, step: int, seats: Mapping[str, str],
-                       mechanisms: Sequence[str], seed: int) -> None:
-        """Set up a live session that continues ``scenario`` from ``step``."""
+                       mechanisms: Sequence[str], seed: int, rounds: int = 1) -> None:
+        """Set up a live session that continues ``scenario`` from ``step`` (with its ``rounds``)."""
         self.takeover_step = step
         self.tree.setEnabled(False)
+        self.rounds.setValue(rounds)
+        self.rounds.setEnabled(False)  # the recorded steps were played under these rounds
         self.set_world(world, scenario, title=scenario,
                        description=f"Continue from step {step}: change any seat (e.g. to human) and press "
                                    "Take over.", seats=seats)
@@ -252,6 +261,7 @@ class SetupPanel(QWidget):
             return
         self.takeover_step = None
         self.tree.setEnabled(True)
+        self.rounds.setEnabled(True)
         self.banner.hide()
         self.cancel_button.hide()
         self.start_button.setText("Start")
@@ -265,7 +275,8 @@ class SetupPanel(QWidget):
         self.error.clear()
         self.start_requested.emit({"world": self.world, "scenario": self.scenario, "seats": self.seats(),
                                    "mechanisms": self.mechanisms(),
-                                   "seed": int(self.seed.value()), "takeover": self.takeover_step})
+                                   "seed": int(self.seed.value()), "rounds": int(self.rounds.value()),
+                                   "takeover": self.takeover_step})
 
     def show_error(self, message: str) -> None:
         self.error.setText(message)
