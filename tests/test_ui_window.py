@@ -388,3 +388,6 @@ def test_an_episode_of_task_rounds_plays_replays_and_takes_over_across_a_round(q
     assert any(line.strip() == "25  ↻ round 1 over: success; round 2 starts from the beginning"
                for line in window.log_panel.lines())
     assert window.setup.rounds.isEnabled()  # the take-over is over: rounds can be chosen again
+    window.play_again()  # the end card's Play again: from the start, with the same rounds
+    wait_finished(qtbot, window)
+    assert window.timeline.rounds == 2 and window.timeline.num_steps == 50

@@ -669,7 +669,8 @@ class MainWindow(QMainWindow):
         buttons: list[tuple[str, str, Any]] = []
         plan = getattr(self, "last_plan", None)
         if isinstance(timeline, LiveTimeline) and plan is not None:
-            buttons.append(("Play again", "the same scenario, seats and seed from the start", self.play_again))
+            buttons.append(("Play again", "the same scenario, seats, seed and task rounds from the start",
+                            self.play_again))
         buttons.append(("Take over…", "continue from a step of this episode with seats of your choice (T)",
                         lambda: (self.card.hide(), self.take_over())))
         if self.recording_path is not None and self.recording_path.exists():
@@ -684,7 +685,7 @@ class MainWindow(QMainWindow):
             return
         self.card.hide()
         fresh = SessionPlan(world=plan.world, scenario=plan.scenario, seats=plan.seats, mechanisms=plan.mechanisms,
-                            seed=plan.seed)
+                            seed=plan.seed, rounds=plan.rounds)
         self.start_session(fresh)
 
     def show_hint(self, scenario: str) -> None:
