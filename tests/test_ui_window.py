@@ -19,6 +19,7 @@ from ui.render import sprites
 from ui.settings import AppSettings
 from ui.catalog import SessionPlan
 from ui.timeline import LiveTimeline, ReplayTimeline
+from ui.toast import episode_summary
 
 from ui_support import close_to, make_window, pixel, plan, play_human_until, wait_finished
 
@@ -364,6 +365,8 @@ def test_an_episode_of_task_rounds_plays_replays_and_takes_over_across_a_round(q
     wait_finished(qtbot, window)
     live = window.timeline
     assert live.rounds == 2 and live.num_steps == 50  # 25 steps a round for these planners
+    title, lines = episode_summary(live)  # the end card speaks of the last round and lists the others
+    assert title == "Round 2 of 2: solved in 25 ticks" and lines[0] == "round 1: solved in 25 ticks"
     assert live.state_at(25) == world.reset(0)  # round 2 starts from the scenario's layout
     path = window.recording_path
     window.setup.rounds.setValue(1)

@@ -228,6 +228,14 @@ def episode_summary(timeline: Any) -> tuple[str, list[str]]:
         title = f"Not solved ({ticks} {unit})"
     else:
         title = f"Episode over after {timeline.num_steps} steps"
+    rounds = outcome.get("rounds")
+    if isinstance(rounds, int) and rounds > 1 and not outcome.get("stopped"):  # task rounds: the last one's
+        title = f"Round {rounds} of {rounds}: {title[:1].lower()}{title[1:]}"
+        for k, ended in enumerate(outcome.get("round_outcomes") or [], start=1):
+            if isinstance(ended, dict):
+                verdict = {True: "solved", False: "not solved"}.get(ended.get("success"), "over")
+                took = ended.get("ticks")
+                lines.append(f"round {k}: {verdict}" + (f" in {took} ticks" if isinstance(took, int) else ""))
     goal_tick = outcome.get("goal_tick")
     if isinstance(goal_tick, dict):
         for agent in world.agents:
