@@ -550,7 +550,7 @@ class TeamStabilityPanel(QWidget):
                   ("misaligned", "misaligned", "the share of the team's ordered pairs whose phi is below eps, "
                                                "against theta (re-formation when it stays above); with "
                                                "counter=literal, Algorithm 1's c / |T|: such pairs counted every "
-                                               "round since the team formed, per member"),
+                                               "round since Eq. 5 last chose, per member"),
                   ("rounds", "round", "cooperation rounds so far"),
                   ("solver", "last solve", "how the last team was chosen: exact or anytime search, and whether it "
                                            "is proved optimal (gap 0)"))

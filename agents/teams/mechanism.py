@@ -38,11 +38,11 @@ the team forms or re-forms, told to every agent (``TeamBroadcast``) so that idle
 The monitor (Algorithm 1): the team starts as every agent. At the end of each round
 (``round_steps`` world steps; ``round_steps="task"``: each task round of the Session,
 ``Session(rounds=R)``, so that a round of Algorithm 1 is an interaction round of seed 000) it
-takes the share of the team's ordered pairs (i, j) with a known phi whose phi < eps. When that share exceeds theta for tau consecutive rounds, the team is
-told nothing yet but enters seed 001's adaptation phase: it keeps working for ``adaptation``
-more rounds; if the share still exceeds theta at the end, Eq. 5 is re-solved over all agents
-with the current phi (unknown as 0) and the new team is assigned. If the share recovered, the
-team is kept. ``counter="literal"`` reads line 11 as printed instead of the share: c, the
+takes the share of the team's ordered pairs (i, j) with a known phi whose phi < eps. When that
+share exceeds theta for tau consecutive rounds, the team is told nothing yet but enters seed
+001's adaptation phase: it keeps working for ``adaptation`` more rounds; if the share still
+exceeds theta at the end, Eq. 5 is re-solved over all agents with the current phi (unknown as 0)
+and the new team is assigned. If the share recovered, the team is kept. ``counter="literal"`` reads line 11 as printed instead of the share: c, the
 misaligned pairs counted at each round's end since the last re-optimization, over |T|.
 """
 
@@ -633,9 +633,10 @@ class TeamFormationMechanism(_TeamMechanismBase):
                             {"phase": "initial"})
 
     def end_of_round(self, tick: int) -> TeamAssignment | None:
-        share = self._misaligned_share(self.tracker.matrix())
+        phi = self.tracker.matrix()
+        share = self._misaligned_share(phi)
         if self.counter == "literal" and share is not None:  # line 7 adds the round's pairs to c; line 11: c / |T|
-            self.count += self._misaligned_pairs(self.tracker.matrix())
+            self.count += self._misaligned_pairs(phi)
             share = self.count / len(self.team)
         self.misaligned = share
         over = share is not None and share > self.theta
@@ -681,8 +682,8 @@ class TeamFormationMechanism(_TeamMechanismBase):
         """Why the team is re-formed: the start of a re-formation's reason."""
         wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
         if self.counter == "literal":
-            return (f"re-formed: c / |T| = {share:.2f} (pairs with phi < eps {self.eps:g} counted since the team "
-                    f"formed, per member; > theta {self.theta:g}) for {self.tau} round(s){wait}")
+            return (f"re-formed: c / |T| = {share:.2f} (pairs with phi < eps {self.eps:g} counted every round since "
+                    f"Eq. 5 last chose, per member; > theta {self.theta:g}) for {self.tau} round(s){wait}")
         return (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
                 f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}")
 
