@@ -126,9 +126,10 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
 
 
 def generate_with(scenario_fn: Callable[[int, int, random.Random], dict[str, Any]], script: str, seed: int,
-                  first: int, count: int) -> list[dict[str, Any]]:
+                  first: int, count: int, validate: Callable[[dict[str, Any], str], Any] = validate_dkg
+                  ) -> list[dict[str, Any]]:
     """``count`` scenarios of a recipe numbered from ``first``, sizes 5-8 cycled then shuffled,
-    each validated by ``validate_dkg``."""
+    each checked by ``validate`` (the world's validator: ``validate_dkg`` by default)."""
     if count < 1 or first < 1 or first + count - 1 > 99:
         raise ValueError(f"scenario numbers run from 1 to 99; got --first {first} and --count {count}")
     rng = random.Random(seed)
@@ -137,7 +138,7 @@ def generate_with(scenario_fn: Callable[[int, int, random.Random], dict[str, Any
     out = []
     for number, n in zip(range(first, first + count), sizes):
         data = scenario_fn(number, n, rng)
-        validate_dkg(data, f"{data['name']} ({script}, seed {seed})")
+        validate(data, f"{data['name']} ({script}, seed {seed})")
         out.append(data)
     return out
 
@@ -154,9 +155,12 @@ def text(data: dict[str, Any]) -> str:
 
 def generator_cli(argv: list[str] | None, *, doc: str, script: str,
                   scenario: Callable[[int, int, random.Random], dict[str, Any]], here: Path, seed: int, first: int,
-                  count: int, reserved_below: int) -> int:
+                  count: int, reserved_below: int, validate: Callable[[dict[str, Any], str], Any] = validate_dkg,
+                  render: Callable[[dict[str, Any]], str] = text, suffix: str = ".json") -> int:
     """The command line of a scenario generator: write, or ``--check``, the scenarios of a seed.
-    Numbers below ``reserved_below`` are not the generator's in its own folder."""
+    Numbers below ``reserved_below`` are not the generator's in its own folder. ``validate``,
+    ``render`` and ``suffix``: the world's validator, file text and file name ending (Doors, Keys
+    and Gems JSON by default)."""
     parser = argparse.ArgumentParser(prog=script, description=doc.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=seed, help=f"generator seed (default {seed})")
     parser.add_argument("--first", type=int, default=first, help=f"number of the first scenario (default {first})")
@@ -165,7 +169,7 @@ def generator_cli(argv: list[str] | None, *, doc: str, script: str,
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 unless the files match")
     args = parser.parse_args(argv)
     try:
-        scenarios = generate_with(scenario, script, args.seed, args.first, args.count)
+        scenarios = generate_with(scenario, script, args.seed, args.first, args.count, validate)
     except (ValueError, ScenarioError) as exc:
         print(f"{script}: {exc}", file=sys.stderr)
         return 2
@@ -175,16 +179,16 @@ def generator_cli(argv: list[str] | None, *, doc: str, script: str,
         return 2
     if args.check:
         wrong = [d["name"] for d in scenarios
-                 if not (args.out / f"{d['name']}.json").is_file()
-                 or (args.out / f"{d['name']}.json").read_text() != text(d)]
+                 if not (args.out / f"{d['name']}{suffix}").is_file()
+                 or (args.out / f"{d['name']}{suffix}").read_text() != render(d)]
         for name in wrong:
-            print(f"{args.out / (name + '.json')}: missing or not what seed {args.seed} gives", file=sys.stderr)
+            print(f"{args.out / (name + suffix)}: missing or not what seed {args.seed} gives", file=sys.stderr)
         print(f"{len(scenarios) - len(wrong)} of {len(scenarios)} scenarios match seed {args.seed}")
         return 1 if wrong else 0
     try:
         args.out.mkdir(parents=True, exist_ok=True)
         for d in scenarios:
-            (args.out / f"{d['name']}.json").write_text(text(d))
+            (args.out / f"{d['name']}{suffix}").write_text(render(d))
     except OSError as exc:
         print(f"{script}: cannot write to {args.out}: {exc}", file=sys.stderr)
         return 2
