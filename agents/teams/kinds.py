@@ -6,6 +6,7 @@ MECHANISM_KINDS = [
     MechanismKind("teams", ANY_WORLD,
                   "belief-aligned team formation: phi from predicted vs actual trajectories, the "
                   "welfare-maximizing stable team (Eq. 5), re-formed when alignment drops (Algorithm 1); "
+                  "round_steps=task,window=round: judged once per task round; counter=literal: line 11 as printed; "
                   "choose=random: the same monitor with a random team (matched baseline)",
                   "agents.teams.mechanism:TeamFormationMechanism", role="team"),
     MechanismKind("random-teams", ANY_WORLD,
