@@ -134,7 +134,8 @@ def team_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: boo
 def team_value(episodes: Sequence[Mapping[str, Any]], design: Design, field: str = "bas_episode",
                equal_sizes: bool = True) -> dict[str, float]:
     """Derived metric: a number of the team mechanism's summary (``bas``, ``bas_episode``,
-    ``welfare``, ``ftm``, ``teams_formed``, ``average_lifetime``, ``scored``, ``unscored``)."""
+    ``welfare``, ``ftm``, ``teams_formed``, ``average_lifetime``, ``team_size``, ``scored``,
+    ``unscored``)."""
     if equal_sizes:
         check_equal_sizes(episodes)
     out = {}

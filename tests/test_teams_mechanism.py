@@ -311,6 +311,8 @@ def test_a_round_of_algorithm_1_can_be_a_task_round():
     assert [(e.tick, e.teams["team"]) for e in teams] == [(0, list(NAMES)), (24, ["a", "b", "c"])]
     assert "for 1 round(s) and still after 1 adaptation round(s)" in teams[1].reason
     assert [x["rounds"] for x in states[36]["lifetimes"]] == [2, 1]  # of 3 task rounds
+    summary = mechanism.episode_summary()
+    assert summary["team_size"] == 3 and summary["teams_formed"] == 2 and summary["average_lifetime"] == 1.5
     assert mechanism.describe()["round_steps"] == "task" and mechanism.describe()["window"] == "round"
     with pytest.raises(ValueError, match="round_steps: expected a whole number >= 1 .* or 'task'"):
         TeamFormationMechanism(round_steps=0)

@@ -560,13 +560,16 @@ class _TeamMechanismBase(Mechanism):
         (``steps``, and ``features`` where the world has an extractor; the mechanism's own is
         ``bas_episode``), so that conditions of different embeddings compare on one scale, the
         team sizes the mechanism allows (``sizes``: [smallest, largest] of a formed team) and how
-        many predictions were scored or left unscored (both sides zero)."""
+        many predictions were scored or left unscored (both sides zero). ``team_size`` is the final
+        team's: Algorithm 1 starts from every agent, so a mechanism that never re-forms ends with a
+        team larger than ``sizes`` allows."""
         phi = self.tracker.matrix()
         idx = [self.tracker.index[a] for a in self.team]
         whole = self.tracker.episode_matrix()
         ftm_values = ftm(phi, self.eps) if len(self.agents) > 1 else np.zeros(len(self.agents))
         lifetimes = [entry["rounds"] for entry in self.lifetimes]
-        return {"kind": self.kind, "team": list(self.team), "idle": [a for a in self.pool if a not in self.team],
+        return {"kind": self.kind, "team": list(self.team), "team_size": len(self.team),
+                "idle": [a for a in self.pool if a not in self.team],
                 "outside": list(self.outside),
                 "bas": round(bas(phi, idx), 6) if idx else None,
                 "bas_episode": round(bas(whole, idx), 6) if idx else None,
