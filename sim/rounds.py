@@ -14,6 +14,9 @@ from typing import Any, NamedTuple
 
 from sim.world import StepResult, World
 
+#: the round length of a mechanism (or a person's ratings) that counts task rounds, not world steps
+TASK_ROUND = "task"
+
 
 def check_rounds(rounds: Any, where: str = "rounds") -> int:
     """``rounds`` as a whole number >= 1, or a ValueError naming ``where``."""

@@ -28,7 +28,8 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QColor, QKeyEvent
 from PyQt6.QtWidgets import QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from agents.human.seat import RATING_SCORES, RATING_WORDS, TASK_ROUND
+from agents.human.seat import RATING_SCORES, RATING_WORDS
+from sim.rounds import TASK_ROUND
 
 TEAM_STATE = "team_state"
 ASKING = "#fff3cd"  # the question's background while a round's answer is awaited

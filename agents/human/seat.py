@@ -34,6 +34,7 @@ from typing import Any
 
 from sim.events import FeedbackStatusEvent
 from sim.plugins import plugins, resolve
+from sim.rounds import TASK_ROUND
 from sim.seats import PENDING, Agent, Feedback, SeatContext
 
 
@@ -43,8 +44,6 @@ RATING_WORDS: dict[int, str] = {1: "not at all", 2: "rather not", 3: "half and h
 RATING_QUESTION = "Did {other} act as you expected?"
 RATING_SCALE = ", ".join(f"{k} {w} ({RATING_SCORES[k]:+g})" for k, w in RATING_WORDS.items())
 SELF_EVALUATION_KIND = "alignment_self_evaluation"
-#: ``set_rating_round``'s value for a team round that is a task round of the episode
-TASK_ROUND = "task"
 
 
 class HumanAgent(Agent):

@@ -63,6 +63,7 @@ from agents.teams.formation import TeamProblem, TeamSolution, default_eta, welfa
 from agents.teams.metrics import bas, ftm
 from agents.teams.solver import StabilityChecker, solve
 from sim.events import ErrorEvent
+from sim.rounds import TASK_ROUND
 from sim.seats import Intervention, Mechanism, SeatContext, StepView, TeamAssignment
 from sim.world import AgentId, World
 
@@ -72,8 +73,6 @@ SKILL_KIND = "skill"
 TEAM_NAME = "team"
 #: the group of agents outside formation (``candidates``), told in every assignment so they keep working
 OUTSIDE_NAME = "others"
-#: ``round_steps`` for a cooperation round that is a task round of the Session
-TASK_ROUND = "task"
 #: ``window`` for phi over the current cooperation round
 ROUND_WINDOW = "round"
 

@@ -110,6 +110,17 @@ def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[d
     return generate_with(scenario, "make_rush.py", seed, first, count)
 
 
+def key_rush_cli(argv: list[str] | None, *, doc: str, script: str, here: Path, seed: int, prefix: str,
+                 title: str) -> int:
+    """The command line of a generator of key-rush halls (one key per agent) named ``<prefix>-NN-<n>``,
+    for a confirmation that plays them its own way (``make_rounds.py``, ``make_taskround.py``)."""
+    def named(number: int, n: int, rng: random.Random) -> dict[str, Any]:
+        return hall(number, n, rng, keys=n, prefix=prefix, title=title)
+
+    return generator_cli(argv, doc=doc, script=script, scenario=named, here=here, seed=seed, first=FIRST,
+                         count=COUNT, reserved_below=FIRST)
+
+
 def main(argv: list[str] | None = None) -> int:
     return generator_cli(argv, doc=__doc__, script="make_rush.py", scenario=scenario, here=HERE, seed=SEED,
                          first=FIRST, count=COUNT, reserved_below=FIRST)

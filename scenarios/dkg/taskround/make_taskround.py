@@ -14,32 +14,22 @@ written; the output depends on the seed only.
 
 from __future__ import annotations
 
-import random
 import sys
 from pathlib import Path
-from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-from scenarios.dkg.rush.make_rush import hall  # noqa: E402
-from scenarios.dkg.teams.make_teams import generator_cli  # noqa: E402
+from scenarios.dkg.rush.make_rush import key_rush_cli  # noqa: E402
 
 SEED = 53
-FIRST = 1
-COUNT = 48
-
-
-def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
-    """One scenario, ``taskround-<number>-<n in words>``: a key-rush hall drawn from ``rng``."""
-    return hall(number, n, rng, keys=n, prefix="taskround", title="in a key rush, judged per task round")
 
 
 def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_taskround.py", scenario=scenario, here=HERE, seed=SEED,
-                         first=FIRST, count=COUNT, reserved_below=FIRST)
+    return key_rush_cli(argv, doc=__doc__, script="make_taskround.py", here=HERE, seed=SEED, prefix="taskround",
+                        title="in a key rush, judged per task round")
 
 
 if __name__ == "__main__":
