@@ -325,6 +325,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--gzip", action="store_true", help="compress recordings (.jsonl.gz)")
     run.add_argument("--no-record", action="store_true", help="write no recordings, only metrics.csv")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    run.add_argument("--unsafe-sandbox", action="store_true",
+                     help="where the team room's sandbox (bubblewrap) cannot run, run submitted code "
+                          "with resource limits only; NOT safe against code written to escape "
+                          "(docs/teamroom.md)")
     run.set_defaults(func=cmd_run)
 
     replay = sub.add_parser("replay", help="print a recorded state as text",
@@ -358,6 +362,10 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--address", metavar="ADDR", help="with --backend ray: an existing cluster (auto, HOST:PORT or "
                                                        "ray://HOST:10001); default: start a local one")
     exp.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    exp.add_argument("--unsafe-sandbox", action="store_true",
+                     help="where the team room's sandbox (bubblewrap) cannot run, run submitted code "
+                          "with resource limits only; NOT safe against code written to escape "
+                          "(docs/teamroom.md)")
     exp.set_defaults(func=cmd_experiment)
 
     recording = sub.add_parser("recording", help="convert recordings between format versions",
@@ -403,6 +411,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="close the window when the episode ends (demos, scripted checks)")
     gui.add_argument("--settings", metavar="FILE", help="keep settings in this INI file instead of the "
                                                          "user's settings")
+    gui.add_argument("--unsafe-sandbox", action="store_true",
+                     help="where the team room's sandbox (bubblewrap) cannot run, run submitted code "
+                          "with resource limits only; NOT safe against code written to escape "
+                          "(docs/teamroom.md)")
     gui.set_defaults(func=cmd_gui)
     return parser
 
@@ -429,6 +441,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = argument_problem(args)
     if problem:
         return _fail(problem)
+    if getattr(args, "unsafe_sandbox", False):
+        from sim.teamroom.sandbox import allow_unsafe
+
+        allow_unsafe()  # an explicit choice; experiment workers inherit it through the environment
     return args.func(args)
 
 
