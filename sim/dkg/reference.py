@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.dkg.scenario import COLORS, MAX_MAP_SIDE, NAME_RE
-from sim.inputs import MAX_FILE_BYTES
+from sim.inputs import MAX_DEPTH, read_text
 from sim.registry import ScenarioError
 
 GEM_COLORS = ("red", "yellow", "blue", "green") + tuple(c for c in COLORS if c not in ("red", "yellow", "blue", "green"))
@@ -69,32 +69,38 @@ class Problem:
 
 
 def _tokens(text: str, source: str):
-    line = 1
+    """(token, line, column) for each token (comments skipped), 1-based."""
+    line, start = 1, 0
     for m in re.finditer(r";[^\n]*|\(|\)|[^\s()]+|\n", text):
         tok = m.group()
         if tok == "\n":
-            line += 1
+            line, start = line + 1, m.end()
         elif not tok.startswith(";"):
-            yield tok, line
+            yield tok, line, m.start() - start + 1
 
 
 def parse_sexpr(text: str, source: str) -> list:
-    """Nested lists of (token, line) leaves; the error names the line of an unbalanced ')'."""
+    """Nested lists of (token, line) leaves; the error names the line of an unbalanced ')', or
+    the line and column of a '(' nested deeper than MAX_DEPTH (the limit of JSON files)."""
     stack: list[list] = [[]]
     opened: list[int] = []
-    for tok, line in _tokens(text, source):
+    for tok, line, column in _tokens(text, source):
         if tok == "(":
+            if len(stack) > MAX_DEPTH:
+                raise ScenarioError(f"{source}: line {line}, column {column}: '(' nested deeper than {MAX_DEPTH} "
+                                    f"levels; expected at most {MAX_DEPTH} (docs/limits.md)")
             stack.append([])
             opened.append(line)
         elif tok == ")":
             if len(stack) == 1:
-                raise ScenarioError(f"{source}: line {line}: ')' closes nothing")
+                raise ScenarioError(f"{source}: line {line}, column {column}: ')' closes nothing; expected as many "
+                                    "'(' before it")
             done = stack.pop()
             stack[-1].append((done, opened.pop()))
         else:
             stack[-1].append((tok.lower(), line))
     if len(stack) > 1:
-        raise ScenarioError(f"{source}: line {opened[-1]}: '(' is never closed")
+        raise ScenarioError(f"{source}: line {opened[-1]}: '(' is never closed; expected a ')' for it")
     return stack[0]
 
 
@@ -102,20 +108,22 @@ def _words(node) -> list[str]:
     return [v if isinstance(v, str) else "(...)" for v, _ in node]
 
 
-def _show(node) -> str:
+def _show(node, limit: int = 80) -> str:
+    """A node as written (shortened to ``limit`` characters: it goes into one-line messages)."""
     def text(n):
         v, _ = n
         return v if isinstance(v, str) else "(" + " ".join(text(c) for c in v) + ")"
-    return text(node)
+    shown = text(node)
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
 
 
 def _int(node, source: str) -> int:
     v, line = node
     while isinstance(v, list) and len(v) == 1:  # (4) as well as 4
         v, line = v[0]
-    if isinstance(v, str) and re.fullmatch(r"-?\d+", v):
+    if isinstance(v, str) and re.fullmatch(r"-?\d{1,9}", v):
         return int(v)
-    raise ScenarioError(f"{source}: line {line}: expected a whole number, got {_show(node)}")
+    raise ScenarioError(f"{source}: line {line}: expected a whole number (at most 9 digits), got {_show(node)}")
 
 
 def read_pddl(text: str, source: str) -> Problem:
@@ -421,16 +429,7 @@ def scenario_name(path: Path, prefix: str = "") -> str:
 
 def read_problem(path: str | Path) -> Problem:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError(f"{path}: {len(raw)} bytes; expected at most {MAX_FILE_BYTES} (docs/limits.md)")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{path}: not UTF-8 text (byte {exc.start}); expected a PDDL problem or an ASCII map") from None
+    text = read_text(path, ScenarioError, kind="PDDL problem or ASCII map")
     if path.suffix.lower() == ".pddl" or text.lstrip().startswith(("(", ";")):
         return read_pddl(text, str(path))
     return read_ascii(text, str(path))
