@@ -105,7 +105,9 @@ def parse_sexpr(text: str, source: str) -> list:
 
 
 def _words(node) -> list[str]:
-    return [v if isinstance(v, str) else "(...)" for v, _ in node]
+    """The words of a list node ("(...)" for a nested list); ["()"] for an empty one, so that
+    the first word always exists."""
+    return [v if isinstance(v, str) else "(...)" for v, _ in node] or ["()"]
 
 
 def _show(node, limit: int = 80) -> str:
@@ -132,9 +134,9 @@ def read_pddl(text: str, source: str) -> Problem:
     if define is None:
         raise ScenarioError(f"{source}: expected a PDDL problem '(define (problem ...) ...)'")
     pb = Problem(source)
-    sections = {n[0][0][0]: n for n in define[0][1:] if isinstance(n[0], list) and n[0]}
+    sections = {_words(n[0])[0]: n for n in define[0][1:] if isinstance(n[0], list) and n[0]}
     if ":domain" in sections:
-        domain = sections[":domain"][0][1][0] if len(sections[":domain"][0]) > 1 else ""
+        domain = _words(sections[":domain"][0])[1] if len(sections[":domain"][0]) > 1 else ""
         if domain != "doors-keys-gems":
             raise ScenarioError(f"{source}: line {sections[':domain'][1]}: domain {domain!r}; expected doors-keys-gems")
     if ":init" not in sections:
@@ -142,13 +144,13 @@ def read_pddl(text: str, source: str) -> Problem:
     types: dict[str, str] = {}
     if ":objects" in sections:
         names: list[str] = []
-        words = sections[":objects"][0][1:]
+        words = _words(sections[":objects"][0])[1:]
         i = 0
         while i < len(words):
-            w, _ = words[i]
+            w = words[i]
             if w == "-" and i + 1 < len(words):
                 for n in names:
-                    types[n] = words[i + 1][0]
+                    types[n] = words[i + 1]
                 names, i = [], i + 2
             else:
                 names.append(w)
@@ -256,6 +258,9 @@ def read_pddl(text: str, source: str) -> Problem:
         pb.order = agents
     # goals
     if ":goal" in sections:
+        if len(sections[":goal"][0]) != 2:
+            raise ScenarioError(f"{source}: line {sections[':goal'][1]}: (:goal ...) holds "
+                                f"{len(sections[':goal'][0]) - 1} parts; expected one: (has AGENT GEM) or (and ...)")
         goal = sections[":goal"][0][1]
         facts = goal[0][1:] if isinstance(goal[0], list) and goal[0] and goal[0][0][0] == "and" else [goal]
         for fact, line in facts:
@@ -282,7 +287,12 @@ def _walls(pb: Problem, rhs, where: str, source: str) -> None:
         if words[2] == "true":
             pb.walls.add((_int(v[3], source) - 1, _int(v[4], source) - 1))
     elif words[0] == "transpose" and len(v) == 2 and isinstance(v[1][0], list) and _words(v[1][0])[0] == "bit-mat":
-        rows = [[_int(b, source) for b in vec[1:]] for vec, _ in v[1][0][1:]]
+        vectors = v[1][0][1:]
+        for vec, vec_line in vectors:
+            if not isinstance(vec, list) or _words(vec)[0] != "bit-vec":
+                raise ScenarioError(f"{source}: line {vec_line}: {_show((vec, vec_line))} in bit-mat; expected "
+                                    "(bit-vec 0 1 ...) rows")
+        rows = [[_int(b, source) for b in vec[1:]] for vec, _ in vectors]
         pb.height, pb.width = len(rows), len(rows[0]) if rows else 0
         pb.walls |= {(r, c) for r, row in enumerate(rows) for c, b in enumerate(row) if b}
     else:
