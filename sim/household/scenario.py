@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat
 
 from sim.inputs import check_tree, field_path, validate_model
 from sim.registry import ScenarioError
@@ -53,8 +53,10 @@ class Room(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=ID_RE)
     kind: str = Field("room", description="livingroom, kitchen, office, bedroom, bathroom, ...")
-    xy: tuple[float, float] = Field(description="centre of the room in metres (for walking costs and drawing)")
-    size: tuple[float, float] = Field((5.0, 5.0), description="width and height in metres (drawing only)")
+    # strict: "5" and true are not numbers (whole numbers are)
+    xy: tuple[StrictFloat, StrictFloat] = Field(description="centre of the room in metres (for walking costs and "
+                                                            "drawing)")
+    size: tuple[StrictFloat, StrictFloat] = Field((5.0, 5.0), description="width and height in metres (drawing only)")
 
 
 class Place(BaseModel):
