@@ -213,11 +213,18 @@ def read_config_file(path: Path) -> dict[str, Any]:
 
 
 def _toml_too_deep_at(text: str) -> str | None:
-    """'line L, column C' of the first array or inline table nested deeper than MAX_DEPTH in TOML
-    text, or None; strings and comments are skipped. Checked before ``tomllib`` (which recurses)."""
-    depth, i, n, line, start = 0, 0, len(text), 1, 0
+    """'line L, column C' of the first array, inline table or dotted key nested deeper than
+    MAX_DEPTH in TOML text, or None; strings and comments are skipped. Checked before ``tomllib``
+    (which recurses on arrays and slows down on long dotted keys)."""
+    depth, i, n, line, start, dots = 0, 0, len(text), 1, 0, 0
     while i < n:
         ch = text[i]
+        if ch == ".":  # a dotted key (a.b.c) nests a table per part
+            dots += 1
+            if dots >= MAX_DEPTH:
+                return f"line {line}, column {i - start + 1}"
+        elif not (ch.isalnum() or ch in "_- \t\"'"):
+            dots = 0
         if ch == "\n":
             line, start = line + 1, i + 1
         elif ch == "#":
