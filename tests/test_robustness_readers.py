@@ -138,7 +138,8 @@ def judge_scenario(path: Path, refuse: bool) -> tuple[str, str]:
     return "accepted", ""
 
 
-@fuzz_settings(200)
+@pytest.mark.slow
+@fuzz_settings(150)
 @given(case=pddl_case())
 def test_mutated_pddl_problems(tmp_path_factory, case):
     raw, refuse = case
@@ -218,7 +219,8 @@ def kitchen_case(draw) -> tuple[Path, bytes, bool]:
     return base, raw, refuse
 
 
-@fuzz_settings(200)
+@pytest.mark.slow
+@fuzz_settings(150)
 @given(case=kitchen_case())
 def test_mutated_kitchen_text_levels(tmp_path_factory, case):
     base, raw, refuse = case
@@ -367,7 +369,8 @@ def judge_settings(path: Path, data: Any, refuse: bool) -> tuple[str, str]:
     return "accepted", ""
 
 
-@fuzz_settings(300)
+@pytest.mark.slow
+@fuzz_settings(200)
 @given(case=llm_case())
 def test_mutated_llm_settings_files(tmp_path_factory, case):
     suffix, raw, data, refuse = case
@@ -479,7 +482,8 @@ def judge_ruleset(folder: Path, refuse: bool) -> tuple[str, str]:
     return "accepted", ""
 
 
-@fuzz_settings(150)
+@pytest.mark.slow
+@fuzz_settings(100)
 @given(case=generator_case())
 def test_mutated_generator_blocks(tmp_path_factory, case):
     block, refuse = case
@@ -583,7 +587,8 @@ def pygame_offscreen():
     pygame.quit()
 
 
-@fuzz_settings(200)
+@pytest.mark.slow
+@fuzz_settings(120)
 @given(case=household_case())
 def test_mutated_household_geometry(tmp_path_factory, pygame_offscreen, case):
     base, raw, data = case
@@ -698,6 +703,7 @@ def judge_header(path: Path, kind: str, capsys: Any) -> tuple[str, str]:
     return ("clean error", said[0]) if said else ("accepted", "")
 
 
+@pytest.mark.slow
 @fuzz_settings(80)
 @given(data=st.data())
 def test_recording_headers_claiming_version_1(chained, tmp_path_factory, capsys, data):
@@ -742,7 +748,7 @@ PREFIXES = ["../../x", "..", ".", "a/b", "/tmp/x", "x\0y", "", "-x", "Custom", "
             "x.y", "é", "a b", "~", "$HOME", "a\\b", "a\nb"]
 
 
-@fuzz_settings(200)
+@fuzz_settings(150)
 @given(prefix=st.one_of(st.sampled_from(PREFIXES), st.text(alphabet=string.printable + "é/\\.\0", max_size=12)))
 def test_instance_prefixes_stay_inside_the_output_folder(tmp_path_factory, prefix):
     from sim.tradecraft.generator import check_prefix, write_instances
