@@ -197,6 +197,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     for note in replay.notes:
         print(f"note: {note}", file=sys.stderr)
+    if replay.unverified:
+        print(f"warning: {replay.unverified}", file=sys.stderr)
     for warning in replay.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     k = replay.num_steps if args.step is None else args.step
@@ -249,7 +251,7 @@ def cmd_recording_convert(args: argparse.Namespace) -> int:
         recording = convert_recording(args.src, args.dst)
     except RecordingError as exc:
         return _fail(str(exc))
-    for warning in recording.warnings:
+    for warning in [recording.unverified] * bool(recording.unverified) + recording.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"{args.dst}: format version {FORMAT_VERSION} with a hash chain, {len(recording.events)} events "
           f"from {args.src} (format version {recording.file_version})")

@@ -147,8 +147,7 @@ def _rule_values(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from sim.registry import ROOT, ScenarioError
-    from sim.tradecraft.generator import SHIPPED_SETS, GeneratorConfig, generate, write_instances
-
+    from sim.tradecraft.generator import SHIPPED_SETS, GeneratorConfig, check_prefix, generate, write_instances
     from sim.tradecraft.instance import MAX_PLAYERS
 
     if not 2 <= args.players <= MAX_PLAYERS:
@@ -158,6 +157,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return _fail(f"--count must be 1 to 1000, got {args.count}")
     if args.max_bill_units < 1:
         return _fail(f"--max-bill-units must be at least 1, got {args.max_bill_units}")
+    try:
+        check_prefix(args.prefix)
+    except ValueError as exc:
+        return _fail(str(exc))
     if args.out:
         existing = sorted(Path(args.out).glob("*.json")) if Path(args.out).is_dir() else []
         if existing and not args.force:
