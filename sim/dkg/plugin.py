@@ -22,7 +22,6 @@ PLUGIN = WorldPlugin(
     app_agent="boltzmann",
     default_mechanisms=("protom",),
     renderer="ui.render.dkg:DKGRenderer",
-    human_input="ui.render.dkg:dkg_human_input",
     feedback_progress="agents.dkg.agents:feedback_progress",
     categories=(("necessary", "feedback necessary"), ("useful", "feedback useful"),
                 ("not_needed", "feedback not needed")),
