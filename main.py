@@ -258,6 +258,11 @@ def cmd_recording_convert(args: argparse.Namespace) -> int:
     return 0
 
 
+def _worlds(kind: Any) -> str:
+    """The worlds a kind plays, for people: "any", or "none" for a method no world declares."""
+    return ", ".join(kind.worlds()) or ("none" if kind.needs else "any")
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from sim.registry import ScenarioError, families, list_scenarios
 
@@ -277,15 +282,17 @@ def cmd_list(args: argparse.Namespace) -> int:
             if not getattr(args, "world", None) or i.family == args.world]
     print(format_table(rows, ["scenario", "world", "category", "agents", "title"]))
     if args.agents:
-        from agents.registry import agent_kinds
+        from agents.registry import agent_kinds, kind_problems
+
+        for problem in kind_problems():
+            print(f"warning: {problem}", file=sys.stderr)
         print("\nagent kinds (for --agents):")
-        kinds = [{"kind": k.name, "worlds": ", ".join(k.families) or "any", "what it does": k.summary}
-                 for k in agent_kinds().values()]
+        kinds = [{"kind": k.name, "worlds": _worlds(k), "what it does": k.summary} for k in agent_kinds().values()]
         print(format_table(kinds, ["kind", "worlds", "what it does"]))
         from agents.registry import mechanism_kinds
         print("\nmechanism kinds (for --facilitator and --mechanism):")
-        kinds = [{"kind": k.name, "role": k.role, "worlds": ", ".join(k.families) or "any",
-                  "what it does": k.summary} for k in mechanism_kinds().values()]
+        kinds = [{"kind": k.name, "role": k.role, "worlds": _worlds(k), "what it does": k.summary}
+                 for k in mechanism_kinds().values()]
         print(format_table(kinds, ["kind", "role", "worlds", "what it does"]))
     return 0
 
