@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -201,7 +201,8 @@ def test_every_reference_and_default_spec_of_the_plugin_resolves(family):
             built = make_mechanisms(value, family)
             assert all(isinstance(m, Mechanism) for m in built), (field.name, value)
             continue
-        for text in (value if isinstance(value, tuple) else (value,)):
+        texts = value.values() if isinstance(value, Mapping) else value if isinstance(value, tuple) else (value,)
+        for text in texts:  # a Mapping: the methods the world declares ({"protom": "module:attr", ...})
             if isinstance(text, str) and REFERENCE.match(text):
                 target = resolve(text)
                 assert callable(target), f"{field.name} = {text!r} names {target!r}, which cannot be called"
