@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.dkg.agents import PlannerAgent, planner_for  # noqa: E402
+from agents.dkg.agents import planner_for  # noqa: E402
 from agents.dkg.planner import DKGPlanner, Task  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from sim.recording import RecordingWriter  # noqa: E402

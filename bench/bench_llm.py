@@ -29,9 +29,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.dkg.agents import PlannerAgent  # noqa: E402
+from agents.llm.agent import LLMAgent  # noqa: E402
 from agents.llm.client import LLMClient, OpenAITransport  # noqa: E402
 from agents.llm.config import EmbeddedSettings, LLMSettings  # noqa: E402
-from agents.llm.agent import LLMAgent  # noqa: E402
 from agents.llm.server import EmbeddedServer, embedded_missing  # noqa: E402
 from sim.events import LLMCallEvent  # noqa: E402
 from sim.registry import load_scenario  # noqa: E402

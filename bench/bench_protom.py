@@ -34,8 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.dkg.planner import DKGPlanner  # noqa: E402
 from agents.protom.dkg_rollout import DKGRollouts  # noqa: E402
 from agents.protom.facilitators import ProToMFacilitator  # noqa: E402
-from agents.registry import make_agent, make_mechanism  # noqa: E402
-from agents.registry import seat_specs  # noqa: E402
+from agents.registry import (  # noqa: E402
+    make_agent,
+    make_mechanism,
+    seat_specs,  # noqa: E402
+)
 from experiments.design import load_design  # noqa: E402
 from experiments.report import write_report  # noqa: E402
 from experiments.runner import compute_metrics, resolve_scenarios, run_sweep  # noqa: E402

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import Design
-from experiments.stats import ALL, Analysis, scenario_markdown, summary_markdown, comparisons_markdown
+from experiments.stats import ALL, Analysis, comparisons_markdown, scenario_markdown, summary_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 

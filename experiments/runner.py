@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from experiments.design import (Design, ExperimentError, episode_key, fingerprint, load_design, resolve_hook)
+from experiments.design import Design, ExperimentError, episode_key, fingerprint, load_design, resolve_hook
 from sim.registry import SCENARIO_DIR, ScenarioError, load_spec, scenario_paths, scenario_stem
 
 RESULTS = "episodes.jsonl"

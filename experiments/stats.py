@@ -28,8 +28,20 @@ from typing import Any
 import numpy as np
 
 from experiments.design import Design, MetricConfig
-from sim.analysis.stats import (MeanSem, TestResult, benjamini_hochberg, bootstrap_ci, bootstrap_diff_ci, mann_whitney,
-                                mcnemar_exact, mean_sem, rank_biserial, sign_test, stars, wilcoxon_signed_rank)
+from sim.analysis.stats import (
+    MeanSem,
+    TestResult,
+    benjamini_hochberg,
+    bootstrap_ci,
+    bootstrap_diff_ci,
+    mann_whitney,
+    mcnemar_exact,
+    mean_sem,
+    rank_biserial,
+    sign_test,
+    stars,
+    wilcoxon_signed_rank,
+)
 
 ALL = "all"
 
@@ -244,5 +256,5 @@ def scenario_markdown(analysis: Analysis, metric_names: Sequence[str]) -> str:
             v = by_cond.get(c)
             cells.append("" if v is None else " / ".join(fmt(v[m], 2) for m in metric_names))
         lines.append(f"| {s} | {analysis.scenario_group.get(s) or ''} | " + " | ".join(cells) + " |")
-    lines += ["", "Each cell: " + " / ".join(metric_names) + f", mean over the scenario's seeds."]
+    lines += ["", "Each cell: " + " / ".join(metric_names) + ", mean over the scenario's seeds."]
     return "\n".join(lines)

@@ -220,7 +220,7 @@ def read_header(path: str | os.PathLike) -> dict[str, Any]:
     path = Path(path)
     _check_path(path)
     warnings: list[str] = []
-    for number, line, has_newline in _lines(path, warnings):
+    for _number, line, has_newline in _lines(path, warnings):
         return _parse_header(path, line, has_newline)[0]
     raise _no_header(path, warnings)
 

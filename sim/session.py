@@ -16,8 +16,19 @@ from typing import Any
 import numpy as np
 
 from sim import __version__
-from sim.events import (BeliefEvent, ErrorEvent, Event, FeedbackEvent, LLMCallEvent, MessageEvent,
-                        ObservationEvent, OutcomeEvent, RoundEvent, StepEvent, TeamEvent)
+from sim.events import (
+    BeliefEvent,
+    ErrorEvent,
+    Event,
+    FeedbackEvent,
+    LLMCallEvent,
+    MessageEvent,
+    ObservationEvent,
+    OutcomeEvent,
+    RoundEvent,
+    StepEvent,
+    TeamEvent,
+)
 from sim.redact import scrub_event
 from sim.rounds import check_rounds, step_in_rounds, step_recorded
 from sim.seats import PENDING, Agent, Intervention, Mechanism, SeatContext, StepView

@@ -31,7 +31,7 @@ from typing import Any, Generic, TypeVar
 AgentId = str
 S = TypeVar("S")  # state
 A = TypeVar("A")  # action
-O = TypeVar("O")  # observation
+O = TypeVar("O")  # noqa: E741 (observation, beside S and A)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,7 +143,7 @@ class World(ABC, Generic[S, A, O]):
 
     def tick_of(self, state: S) -> int:
         """The number of steps taken to reach ``state``."""
-        return int(getattr(state, "t"))
+        return int(getattr(state, "t"))  # noqa: B009 (S is unbound: mypy cannot see the attribute)
 
     def encode_action(self, action: A) -> Any:
         """A JSON value for ``action`` (actions are plain strings by default)."""

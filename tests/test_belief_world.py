@@ -7,7 +7,13 @@ import json
 import pytest
 
 from agents.cobel.belief_world import (
-    SNAPSHOT_KIND, BeliefRules, BeliefStore, BeliefWorld, Slot, misalignments, slot_of,
+    SNAPSHOT_KIND,
+    BeliefRules,
+    BeliefStore,
+    BeliefWorld,
+    Slot,
+    misalignments,
+    slot_of,
     team_misalignments,
 )
 from agents.cobel.sbl import Agent, Belief, Property, Relation, Thing, parse

@@ -21,7 +21,7 @@ from sim.seats import Mechanism, StepView, TeamAssignment
 from sim.session import Session
 from tests import rooms_world
 from tests.rooms_world import RoomsWorld, WalkerAgent
-from tests.ui_support import make_window, wait_finished
+from tests.ui_support import make_window
 from ui.catalog import SessionPlan
 
 

@@ -7,8 +7,7 @@ import dataclasses
 import itertools
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from sim.dkg import CONSUMED, DKGState, DKGWorld, validate_dkg
 from sim.world import IllegalAction

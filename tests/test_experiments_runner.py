@@ -4,7 +4,6 @@ resuming a sweep killed half-way (a real process, SIGKILL), reports, and worlds 
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -14,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from experiments.design import ExperimentError, load_design
-from experiments.runner import (RESULTS, ResultsFile, compute_metrics, plan, resolve_scenarios, run_checks,
-                                run_sweep)
+from experiments.runner import RESULTS, ResultsFile, compute_metrics, plan, resolve_scenarios, run_checks, run_sweep
 from main import main
 from sim.registry import SCENARIO_DIR
 

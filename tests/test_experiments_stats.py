@@ -10,10 +10,21 @@ import pytest
 from scipy import stats
 
 from experiments.design import Design
-from experiments.stats import analyse, summary_markdown, comparisons_markdown
-from sim.analysis.stats import (benjamini_hochberg, bootstrap_ci, bootstrap_diff_ci, fisher_exact, mann_whitney,
-                                mcnemar_exact, mean_sem, rank_biserial, sign_test, stars, unit_means,
-                                wilcoxon_signed_rank)
+from experiments.stats import analyse, comparisons_markdown, summary_markdown
+from sim.analysis.stats import (
+    benjamini_hochberg,
+    bootstrap_ci,
+    bootstrap_diff_ci,
+    fisher_exact,
+    mann_whitney,
+    mcnemar_exact,
+    mean_sem,
+    rank_biserial,
+    sign_test,
+    stars,
+    unit_means,
+    wilcoxon_signed_rank,
+)
 
 
 def test_wilcoxon_signed_rank_exact_by_hand_and_like_scipy():

@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.household.capo import CaPoAgent
 from agents.household.coela import CoELAAgent, parse_intent
 from agents.household.mhp import MHPAgent
 from agents.registry import agent_kinds, make_agent

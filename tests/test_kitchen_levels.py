@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sim.kitchen.level import (load_level_text, parse_gym_cooking_text, parse_kitchen_text, spec_text,
-                               validate_kitchen)
+from sim.kitchen.level import load_level_text, parse_gym_cooking_text, parse_kitchen_text, spec_text, validate_kitchen
 from sim.kitchen.world import KitchenWorld
 from sim.registry import SCENARIO_DIR, ScenarioError, build_world, load_spec
 

@@ -5,8 +5,15 @@ import json
 
 import pytest
 
-from agents.llm.config import (LLMConfigError, LLMSettings, config_dir, config_path, load_settings,
-                               public_url, save_settings)
+from agents.llm.config import (
+    LLMConfigError,
+    LLMSettings,
+    config_dir,
+    config_path,
+    load_settings,
+    public_url,
+    save_settings,
+)
 
 KEY = "sk-test-config-0123456789abcdef"
 

@@ -7,13 +7,13 @@ import time
 import pytest
 
 from agents.dkg.agents import PlannerAgent
+from agents.llm.agent import LLMAgent
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMSettings
-from agents.llm.agent import LLMAgent
 from agents.llm.dkg import infer_actions
 from agents.llm.facilitator import LLMFacilitator, feedback_options
-from agents.protom.core import adapter_for
 from agents.llm.transcript import TranscriptMismatch, TranscriptTransport, rerun_session
+from agents.protom.core import adapter_for
 from sim.events import ErrorEvent, LLMCallEvent, StepEvent
 from sim.recording import RecordingWriter, load_recording
 from sim.registry import load_scenario
@@ -190,7 +190,9 @@ def test_facilitator_faults_mean_no_feedback(tmp_path):
 
 def test_facilitator_feedback_reaches_the_agent_and_replays(tmp_path):
     path = tmp_path / "facilitated.jsonl"
-    choose = lambda options, where: options[0]  # the first candidate, never "No feedback"
+    def choose(options, where):
+        return options[0]  # the first candidate, never "No feedback"
+
     with LoopbackLLM("ok", choose=choose) as server:
         settings = LLMSettings(base_url=server.base_url)
         facilitator = LLMFacilitator(client=LLMClient(settings))

@@ -4,12 +4,12 @@ LLM cook (its fog-of-war prompt, the model's actions, the simulated cook's fallb
 
 from __future__ import annotations
 
+from agents.kitchen.heuristic import KitchenHeuristicAgent
+from agents.llm.agent import LLMAgent
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMSettings
-from agents.llm.agent import LLMAgent
 from agents.llm.facilitator import LLMFacilitator
 from agents.llm.kitchen import describe_state
-from agents.kitchen.heuristic import KitchenHeuristicAgent
 from agents.protom.kitchen import load_world
 from agents.registry import agent_kinds, make_mechanism, mechanism_kinds
 from sim.events import ErrorEvent, FeedbackEvent, FeedbackStatusEvent, LLMCallEvent, StepEvent

@@ -13,8 +13,17 @@ import pytest
 from pettingzoo.test import api_test, parallel_api_test
 
 from sim.dkg.pettingzoo_env import make_env as make_dkg_env
-from sim.pettingzoo import (WorldAECEnv, WorldParallelEnv, aec_env, canonical_text, decode_text, discover_actions,
-                            encode_text, make_env, parallel_env)
+from sim.pettingzoo import (
+    WorldAECEnv,
+    WorldParallelEnv,
+    aec_env,
+    canonical_text,
+    decode_text,
+    discover_actions,
+    encode_text,
+    make_env,
+    parallel_env,
+)
 from sim.registry import build_world, list_scenarios
 from sim.world import AgentId, IllegalAction, Message, StepResult, World, WorldEvent, require_joint
 

@@ -10,7 +10,7 @@ import pytest
 from experiments.design import ExperimentError, load_design
 from experiments.protom_dkg import check_category, speedup
 from main import main
-from sim.registry import SCENARIO_DIR, load_spec, build_world
+from sim.registry import SCENARIO_DIR, build_world, load_spec
 
 EXPERIMENTS = SCENARIO_DIR / "experiments"
 

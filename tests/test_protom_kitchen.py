@@ -13,8 +13,7 @@ from agents.kitchen.heuristic import KitchenHeuristicAgent
 from agents.protom.categories import CategoryError, scenario_category as any_category
 from agents.protom.core import GoalInference, divergence
 from agents.protom.facilitators import ProToMFacilitator
-from agents.protom.kitchen import (KitchenAdapter, check_categories, experiment_levels, load_world,
-                                   scenario_category)
+from agents.protom.kitchen import KitchenAdapter, check_categories, experiment_levels, load_world, scenario_category
 from agents.registry import make_mechanism
 from sim.events import BeliefEvent, FeedbackEvent, StepEvent
 from sim.kitchen.world import ITEM_CODE, NOTHING

@@ -19,12 +19,11 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
+from test_robustness_scenarios import Hang, fuzz_settings, record, time_limit
 
 from main import MAX_SEED, main
 from sim.registry import SCENARIO_DIR
-from test_robustness_scenarios import Hang, fuzz_settings, record, time_limit
 
 HANG_SECONDS = 60
 

@@ -21,20 +21,28 @@ import os
 import re
 import shutil
 import string
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
+from test_dkg_import import PDDL
+from test_robustness_scenarios import (
+    Hang,
+    delete_at,
+    dumps,
+    fuzz_settings,
+    json_value,
+    paths_of,
+    record,
+    replace_at,
+    run_briefly,
+    time_limit,
+)
 
 from main import main
 from sim.inputs import MAX_DEPTH, MAX_TEXT_BYTES, InputError
 from sim.registry import SCENARIO_DIR, ScenarioError, build_world, load_spec
-from test_dkg_import import ASCII, PDDL
-from test_robustness_scenarios import (NASTY, Hang, delete_at, dumps, fuzz_settings, json_value, paths_of, record,
-                                       replace_at, run_briefly, time_limit)
 
 HANG_SECONDS = 20
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
+from test_robustness_scenarios import NASTY, Hang, fuzz_settings, record, time_limit
 
 from agents.registry import make_agent, make_mechanisms
 from main import main
@@ -30,7 +30,6 @@ from sim.recording import FORMAT_VERSION, Recording, RecordingError, RecordingWr
 from sim.registry import load_scenario
 from sim.replay import Replay
 from sim.session import Session
-from test_robustness_scenarios import NASTY, Hang, fuzz_settings, record, time_limit
 
 HANG_SECONDS = 20
 

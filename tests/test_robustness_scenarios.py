@@ -27,8 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from sim.dkg.scenario import MAX_MAP_SIDE
 from sim.inputs import InputError

@@ -13,13 +13,12 @@ TOM_ARENA_FUZZ_REPORT; docs/testing.md).
 
 from __future__ import annotations
 
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
+from test_robustness_scenarios import Hang, fuzz_settings, record, time_limit
+from test_sbl import fuzz_inputs
 
 from agents.cobel.sbl import SBLError, format_document, parse, parse_atom, parse_document, to_text
 from agents.registry import AgentSpecError, agent_kinds, make_agent, make_mechanism, mechanism_kinds
-from test_robustness_scenarios import Hang, fuzz_settings, record, time_limit
-from test_sbl import fuzz_inputs
 
 HANG_SECONDS = 20
 

@@ -13,7 +13,6 @@ These run for real, in bubblewrap, as on a user's machine (``scripts/setup.sh`` 
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import time

@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from agents.cobel.sbl import (
-    BELIEVE, DEFAULT_VOCABULARY, Agent, AttributeSpec, Belief, PredicateSpec, Property, Relation,
-    SBLError, Thing, format_document, parse, parse_atom, parse_document, to_text, validate,
+    BELIEVE,
+    DEFAULT_VOCABULARY,
+    Agent,
+    AttributeSpec,
+    Belief,
+    PredicateSpec,
+    Property,
+    Relation,
+    SBLError,
+    Thing,
+    format_document,
+    parse,
+    parse_atom,
+    parse_document,
+    to_text,
+    validate,
 )
 
 ALICE, BOB = Agent("Alice"), Agent("Bob")

@@ -18,7 +18,7 @@ from sim.replay import Replay
 from sim.session import Session
 from sim.teamroom import sandbox
 from sim.teamroom.sandbox import Limits, matches, run_tests
-from sim.teamroom.world import IDLE, DebateRoom, ProgrammingRoom
+from sim.teamroom.world import IDLE, ProgrammingRoom
 from sim.world import IllegalAction
 
 ADD_CASES = [{"args": [1, 2], "expected": 3}, {"args": [2, 2], "expected": 4}, {"args": ["a", 1], "raises": "TypeError"}]

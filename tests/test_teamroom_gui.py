@@ -3,9 +3,9 @@ scripted minds and the teams mechanism, a live episode runs to its end in the ro
 the Teams panel gets the mechanism's team events."""
 
 import pytest
+from ui_support import make_window, plan, wait_finished
 
 from sim.events import TeamEvent
-from ui_support import make_window, plan, wait_finished
 
 pytest.importorskip("pytestqt")
 

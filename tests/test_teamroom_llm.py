@@ -7,12 +7,12 @@ import json
 
 import jsonschema
 import pytest
+from llm_loopback import LoopbackLLM, schema_instance
 
-from agents.teamroom.llm import LLMRoomAgent, alignment_schema, level_schema, make_room_llm, strip_fences, template
-from agents.teams.mechanism import TeamFormationMechanism
 from agents.llm.server import embedded_missing
 from agents.llm.transcript import rerun_session
-from llm_loopback import LoopbackLLM, schema_instance
+from agents.teamroom.llm import LLMRoomAgent, alignment_schema, level_schema, make_room_llm, strip_fences, template
+from agents.teams.mechanism import TeamFormationMechanism
 from sim.events import BeliefEvent, ErrorEvent, LLMCallEvent
 from sim.recording import RecordingWriter
 from sim.registry import load_scenario

@@ -7,13 +7,32 @@ import itertools
 import numpy as np
 import pytest
 
-from agents.teams.alignment import (SelfEvaluationError, embed_trajectories, parse_self_evaluation,
-                                    self_evaluation_prompt, trajectory_alignment)
-from agents.teams.formation import (TeamProblem, blocking_coalition, default_eta, is_stable, passes_filter,
-                                    preference, welfare)
+from agents.teams.alignment import (
+    SelfEvaluationError,
+    embed_trajectories,
+    parse_self_evaluation,
+    self_evaluation_prompt,
+    trajectory_alignment,
+)
+from agents.teams.formation import (
+    TeamProblem,
+    blocking_coalition,
+    default_eta,
+    is_stable,
+    passes_filter,
+    preference,
+    welfare,
+)
 from agents.teams.metrics import average_lifetime, bas, bas_by_level, ftm
-from agents.teams.solver import (StabilityChecker, solve, solve_anytime, solve_brute, solve_exact, upper_bound,
-                                 welfare_table)
+from agents.teams.solver import (
+    StabilityChecker,
+    solve,
+    solve_anytime,
+    solve_brute,
+    solve_exact,
+    upper_bound,
+    welfare_table,
+)
 
 PHI3 = np.array([[0.0, 0.5, 0.1],
                  [0.3, 0.0, -0.2],

@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from agents.registry import make_agent, make_mechanism
+from agents.registry import make_agent
 from agents.teams.tom_dkg import DKGTeamPolicies, TeamView
 from experiments.runner import SCENARIO_DIR, main
 from experiments.teams import check_team_scenario, final_team_score

@@ -8,8 +8,17 @@ import pytest
 
 from agents.tradecraft.selfplay import instance_set, run_selfplay
 from agents.tradecraft.trader import UtilityWeights
-from sim.analysis.tradecraft import (FEATURES, analyze, collect, cross_validate, fit_utility, kl_divergence,
-                                     proposal_summary, recovery, utility_fits)
+from sim.analysis.tradecraft import (
+    FEATURES,
+    analyze,
+    collect,
+    cross_validate,
+    fit_utility,
+    kl_divergence,
+    proposal_summary,
+    recovery,
+    utility_fits,
+)
 
 
 def test_kl_divergence():

@@ -186,8 +186,8 @@ def test_specs_and_parameters_are_checked():
 @pytest.mark.slow
 @pytest.mark.timeout(1800)  # about 2 minutes on an idle 2-core machine; much more when others share it
 def test_the_embedded_model_plays_a_full_game_against_the_planner(tmp_path, no_endpoint):
-    from agents.llm.server import embedded_missing, shared_server
     from agents.llm.config import LLMSettings
+    from agents.llm.server import embedded_missing, shared_server
 
     if embedded_missing():
         pytest.skip(embedded_missing())

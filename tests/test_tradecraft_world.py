@@ -3,13 +3,13 @@
 import pytest
 
 from sim.events import ErrorEvent
+from sim.recording import RecordingWriter
 from sim.registry import ScenarioError, build_world
 from sim.replay import Replay
-from sim.recording import RecordingWriter
 from sim.seats import Agent
 from sim.session import Session
 from sim.tradecraft.instance import validate_instance
-from sim.tradecraft.world import CRAFT, OVER, PROPOSE, RESPOND, DONE, Pass, Propose
+from sim.tradecraft.world import CRAFT, DONE, OVER, PROPOSE, RESPOND, Pass, Propose
 from sim.world import IllegalAction
 
 
@@ -124,7 +124,7 @@ def test_stop_all_plays_on_until_everyone_holds_its_target():
 def test_turn_limit_ends_without_winner():
     world = two_player(max_turns=2)
     s = world.reset(0)
-    for turn in range(2):
+    for _ in range(2):
         s = step(world, s, {world.active_agents(s)[0]: Pass()})
         s = step(world, s, {"alice": DONE, "bob": DONE})
     assert world.done(s) and world.outcome(s)["winners"] == [] and world.outcome(s)["turns"] == 2

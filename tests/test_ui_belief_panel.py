@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from PyQt6.QtGui import QColor
 
 import ui.belief_panel  # noqa: F401  (registers the panel for symbolic_beliefs snapshots)
 from agents.cobel.belief_world import BeliefWorld

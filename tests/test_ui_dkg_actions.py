@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ui.render.dkg import DKGRenderer
 from sim.registry import load_scenario
+from ui.render.dkg import DKGRenderer
 
 
 def _renderer():

@@ -9,15 +9,14 @@ import threading
 import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtTest import QTest
+from ui_support import make_window, plan, play_human_until, wait_finished
 
 from agents.registry import make_agent, make_mechanism
 from sim.events import FeedbackEvent, FeedbackStatusEvent
 from sim.recording import load_recording
 from sim.registry import load_scenario
-from ui.catalog import scenarios as list_scenarios
 from sim.session import Session
-
-from ui_support import make_window, plan, play_human_until, wait_finished
+from ui.catalog import scenarios as list_scenarios
 
 
 @functools.cache

@@ -160,7 +160,7 @@ def test_two_people_cook_by_key_presses_until_the_dishes_are_served(qtbot, tmp_p
             window.focus_view()
             QTest.keyClick(window.view, ALICE_KEYS[joint["alice"]])   # arrows and Space
             QTest.keyClick(window.view, BOB_KEYS[joint["bob"]])       # W/A/S/D and Q
-            qtbot.waitUntil(lambda: window.timeline.num_steps == k + 1, timeout=5000)
+            qtbot.waitUntil(lambda k=k: window.timeline.num_steps == k + 1, timeout=5000)
         wait_finished(qtbot, window)
         steps = [e for e in window.timeline.events if isinstance(e, StepEvent)]
         assert [e.joint_action for e in steps] == plan

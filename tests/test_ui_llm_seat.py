@@ -7,11 +7,10 @@ import os
 import time
 
 import pytest
+from ui_support import make_window, plan
 
 from agents.llm.server import embedded_missing
 from sim.events import LLMCallEvent, StepEvent
-
-from ui_support import make_window, plan
 
 
 @pytest.mark.slow

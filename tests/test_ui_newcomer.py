@@ -15,6 +15,8 @@ import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtTest import QTest
 from PyQt6.QtWidgets import QMessageBox
+from test_ui_feedback import feedback_case
+from ui_support import make_window, plan, play_human_until, wait_finished
 
 from sim.events import FeedbackEvent, FeedbackStatusEvent, StepEvent
 from sim.recording import load_recording
@@ -22,9 +24,6 @@ from sim.registry import load_scenario
 from ui.render import renderer_for
 from ui.timeline import LiveTimeline, PreviewTimeline, ReplayTimeline
 from ui.worldview import init_pygame
-
-from test_ui_feedback import feedback_case
-from ui_support import make_window, plan, play_human_until, wait_finished
 
 ROOT = Path(__file__).resolve().parent.parent
 

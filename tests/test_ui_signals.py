@@ -58,7 +58,7 @@ def test_a_signal_closes_the_app_cleanly(tmp_path, sig):
         _, err = proc.communicate(timeout=5)
     except subprocess.TimeoutExpired:
         proc.kill()
-        raise AssertionError(f"{sig.name}: the app was still running 5 s later")
+        raise AssertionError(f"{sig.name}: the app was still running 5 s later") from None
     assert time.monotonic() - sent < 5
     assert proc.returncode == 0, err[-2000:]
     assert "KeyboardInterrupt" not in err and "unexpected error" not in err, err[-2000:]

@@ -18,8 +18,16 @@ from tests.teams_lanes import LanesWorld, steady
 from tests.ui_support import close_to, make_window, pixel
 from ui.catalog import SessionPlan
 from ui.render.base import Overlays
-from ui.teams_panel import (BELOW_EPS, IDLE_COLOR, TEAM_PALETTE, AlignmentPanel, TeamStabilityPanel,
-                            TeamTimelinePanel, level_badges, phi_color)
+from ui.teams_panel import (
+    BELOW_EPS,
+    IDLE_COLOR,
+    TEAM_PALETTE,
+    AlignmentPanel,
+    TeamStabilityPanel,
+    TeamTimelinePanel,
+    level_badges,
+    phi_color,
+)
 
 SEATS = {"a": "lanes-predictor:level=2", "b": "lanes-predictor", "c": "lanes-predictor:switch=12",
          "d": "lanes-predictor:style=neutral,level=0", "e": "lanes-predictor:style=opposite,level=0"}
@@ -37,7 +45,7 @@ def step_to(qtbot, window, k: int) -> None:
     while window.timeline.num_steps < k:
         before = window.timeline.num_steps
         window.step_forward()
-        qtbot.waitUntil(lambda: window.timeline.num_steps > before, timeout=10_000)
+        qtbot.waitUntil(lambda before=before: window.timeline.num_steps > before, timeout=10_000)
     qtbot.waitUntil(lambda: window.cursor == k, timeout=5_000)
     window.refresh_panels(force=True)
 
@@ -176,7 +184,7 @@ def test_a_person_plays_a_seat_of_the_team_and_is_shown_and_scored_like_the_othe
             before = window.timeline.num_steps
             window.focus_view()
             QTest.keyClick(window.view, keys[steady("d", before)])  # d keeps to its schedule
-            qtbot.waitUntil(lambda: window.timeline.num_steps > before, timeout=10_000)
+            qtbot.waitUntil(lambda before=before: window.timeline.num_steps > before, timeout=10_000)
             qtbot.waitUntil(lambda: window.cursor == window.timeline.num_steps, timeout=5_000)
             window.refresh_panels(force=True)
             if before + 1 == 3:

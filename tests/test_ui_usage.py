@@ -3,18 +3,18 @@ played against a real OpenAI-compatible endpoint on loopback."""
 
 from __future__ import annotations
 
+from llm_loopback import LoopbackLLM
+from ui_support import make_window
+
 from agents.dkg.agents import PlannerAgent
+from agents.llm.agent import LLMAgent
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMSettings
-from agents.llm.agent import LLMAgent
 from sim.events import LLMCallEvent
 from sim.recording import RecordingWriter, load_recording
 from sim.registry import load_scenario
 from sim.session import Session
 from ui.usage import llm_usage
-
-from llm_loopback import LoopbackLLM
-from ui_support import make_window
 
 
 def record_llm_episode(path, max_ticks: int = 6) -> None:

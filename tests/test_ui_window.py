@@ -9,6 +9,7 @@ import pytest
 from PyQt6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PyQt6.QtGui import QDropEvent
 from PyQt6.QtTest import QTest
+from ui_support import close_to, make_window, pixel, plan, play_human_until, wait_finished
 
 from sim.events import StepEvent
 from sim.recording import load_recording
@@ -17,11 +18,8 @@ from sim.replay import Replay
 from ui import errors
 from ui.render import sprites
 from ui.settings import AppSettings
-from ui.catalog import SessionPlan
 from ui.timeline import LiveTimeline, ReplayTimeline
 from ui.toast import episode_summary
-
-from ui_support import close_to, make_window, pixel, plan, play_human_until, wait_finished
 
 
 @pytest.fixture

@@ -83,7 +83,7 @@ def play_human_until(qtbot: Any, window: MainWindow, agent: str, done: Any, time
         if window.human_to_move() == agent and not window.toast.awaiting_decision:
             before = window.timeline.num_steps
             press_action(window, agent, human_action(window, agent))
-            qtbot.waitUntil(lambda: window.timeline.num_steps > before or done(), timeout=10_000)
+            qtbot.waitUntil(lambda before=before: window.timeline.num_steps > before or done(), timeout=10_000)
         else:
             qtbot.wait(20)
 

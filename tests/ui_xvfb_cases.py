@@ -6,13 +6,12 @@ import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QGuiApplication
 from PyQt6.QtTest import QTest
+from ui_support import close_to, make_window, pixel, plan, play_human_until, wait_finished
 
 from sim.events import FeedbackStatusEvent
 from sim.recording import load_recording
 from ui.render import sprites
 from ui.timeline import LiveTimeline, ReplayTimeline
-
-from ui_support import close_to, make_window, pixel, plan, play_human_until, wait_finished
 
 
 @pytest.fixture

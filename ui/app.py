@@ -8,6 +8,7 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -20,6 +21,9 @@ from PyQt6.QtWidgets import QApplication
 
 from ui import errors
 from ui.settings import APPLICATION, ORGANIZATION, AppSettings
+
+if TYPE_CHECKING:
+    from ui.mainwindow import MainWindow
 
 
 class LaunchError(ValueError):

@@ -93,9 +93,9 @@ def world_page(family: str, renderer: Any = None) -> str:
 
 def world_keys(family: str) -> list[Any]:
     """The human-seat keys of a family's view, from a renderer of its first scenario."""
+    from sim.registry import load_scenario
     from ui import catalog
     from ui.render import renderer_for
-    from sim.registry import load_scenario
 
     info = next((i for i in catalog.scenarios() if i.family == family), None)
     if info is None:

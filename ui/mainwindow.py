@@ -17,8 +17,20 @@ from typing import Any
 
 from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QIcon, QKeySequence
-from PyQt6.QtWidgets import (QApplication, QDockWidget, QFileDialog, QLabel, QLineEdit, QMainWindow, QMessageBox,
-                             QScrollArea, QStyle, QTabWidget, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (
+    QApplication,
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QStyle,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from agents.human import HumanAgent
 from sim.events import FeedbackEvent, MessageEvent
@@ -29,18 +41,25 @@ from sim.replay import Replay
 from sim.session import Session
 from ui import catalog, errors
 from ui.catalog import SessionPlan
-from ui.panels import (PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels, latest_beliefs,
-                       load_plugin_panels)
-from ui.teams_panel import level_badges  # also registers the team panels
+from ui.panels import (
+    PANELS,
+    EventLogPanel,
+    FeedbackHistoryPanel,
+    PanelKind,
+    family_panels,
+    latest_beliefs,
+    load_plugin_panels,
+)
 from ui.playback import PlaybackBar
 from ui.render import Overlays, WorldRenderer, renderer_for
 from ui.render.base import ASSET_DIR, SECOND_SEAT_KEYS
 from ui.runner import Batch, SessionRunner
 from ui.settings import AppSettings, SettingsDialog
 from ui.setup_panel import SetupPanel
+from ui.teams_panel import level_badges  # also registers the team panels
 from ui.timeline import PLAN, LiveTimeline, PreviewTimeline, ReplayTimeline, Timeline
-from ui.usage import LLMUsagePanel
 from ui.toast import FeedbackToast, InfoCard, episode_summary
+from ui.usage import LLMUsagePanel
 from ui.worldview import WorldView
 
 RECORDING_SUFFIXES = (".jsonl", ".gz", ".json")

@@ -13,11 +13,28 @@ from typing import Any
 import numpy as np
 from PyQt6.QtCore import QAbstractListModel, QModelIndex, QRectF, QSize, Qt
 from PyQt6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen
-from PyQt6.QtWidgets import (QAbstractItemView, QHeaderView, QListView, QSizePolicy, QTableWidget,
-                             QTableWidgetItem, QWidget)
+from PyQt6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QListView,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
 
-from sim.events import (ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent, LLMCallEvent, MessageEvent,
-                        OutcomeEvent, RoundEvent, StepEvent, TeamEvent)
+from sim.events import (
+    ErrorEvent,
+    Event,
+    FeedbackEvent,
+    FeedbackStatusEvent,
+    LLMCallEvent,
+    MessageEvent,
+    OutcomeEvent,
+    RoundEvent,
+    StepEvent,
+    TeamEvent,
+)
 from ui.timeline import Timeline
 
 FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 188), (41, 182, 246),

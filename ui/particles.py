@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QAction, QBrush, QColor
 from PyQt6.QtWidgets import QLabel, QMenu, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 

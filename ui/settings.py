@@ -8,19 +8,29 @@ pop-ups) and LLM (the LLM layer's own settings, read and written through
 
 from __future__ import annotations
 
+import sys
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
-import sys
-
-from PyQt6.QtCore import QProcess, QSettings, QStandardPaths, pyqtSignal
-from PyQt6.QtWidgets import (QCheckBox, QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFileDialog,
-                             QFormLayout, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox, QTabWidget,
-                             QVBoxLayout, QWidget)
-
-from html import escape as html_escape
-
-from PyQt6.QtCore import Qt
+from PyQt6.QtCore import QProcess, QSettings, QStandardPaths, Qt, pyqtSignal
+from PyQt6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 ORGANIZATION = "tom-arena"
 APPLICATION = "ToM Arena"

@@ -12,8 +12,20 @@ from typing import Any
 import pygame
 from PyQt6.QtCore import Qt, pyqtSignal
 from PyQt6.QtGui import QColor, QImage, QPixmap
-from PyQt6.QtWidgets import (QComboBox, QFormLayout, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSpinBox,
-                             QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from sim.plugins import plugins
 from sim.registry import ScenarioError, ScenarioInfo, load_scenario
@@ -21,6 +33,7 @@ from sim.world import World
 from ui import catalog
 from ui.render import renderer_for
 from ui.worldview import init_pygame
+
 
 def preview_pixmap(world: World, width: int = 300, height: int = 200) -> QPixmap:
     """A small picture of a world's first state (a copy is fine here: drawn once)."""

@@ -79,9 +79,8 @@ def first_feedback_target(scenario: str, facilitator: str) -> str | None:
 def take(out: Path) -> list[Path]:
     from agents.dkg.agents import goal_task, planner_for
     from sim.registry import load_scenario
-    from ui.catalog import scenarios as list_scenarios
     from ui import catalog
-    from ui.catalog import SessionPlan
+    from ui.catalog import SessionPlan, scenarios as list_scenarios
 
     app, window = shot_window("tom-arena-shots-", (1440, 900), speed=4.0)
     out.mkdir(parents=True, exist_ok=True)
@@ -130,7 +129,7 @@ def take(out: Path) -> list[Path]:
             legal = world.legal_actions(state, target)
             before = window.timeline.num_steps
             window.runner.submit_human(target, action if action in legal else "wait")
-            _wait(app, lambda: window.timeline.num_steps > before or window.toast.awaiting_decision, 10)
+            _wait(app, lambda before=before: window.timeline.num_steps > before or window.toast.awaiting_decision, 10)
         else:
             _settle(app, 0.05)
     if window.toast.awaiting_decision:

@@ -29,10 +29,20 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from PyQt6.QtCore import QEvent, QPointF, QRectF, QSize, Qt
-from PyQt6.QtGui import (QBrush, QColor, QFont, QFontMetrics, QHelpEvent, QLinearGradient, QPainter, QPaintEvent,
-                         QPen)
-from PyQt6.QtWidgets import (QComboBox, QGridLayout, QHeaderView, QLabel, QScrollArea, QSizePolicy, QTableWidget,
-                             QTableWidgetItem, QToolTip, QVBoxLayout, QWidget)
+from PyQt6.QtGui import QBrush, QColor, QFont, QFontMetrics, QHelpEvent, QLinearGradient, QPainter, QPaintEvent, QPen
+from PyQt6.QtWidgets import (
+    QComboBox,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QScrollArea,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
 
 from sim.events import BeliefEvent, TeamEvent
 from ui.panels import _scrolled, read_only_table, register_panel

@@ -60,7 +60,7 @@ def take(out: Path) -> list[Path]:
             legal = world.legal_actions(state, PERSON)
             before = window.timeline.num_steps
             window.runner.submit_human(PERSON, action if action in legal else "wait")
-            if not _wait(app, lambda: window.timeline.num_steps > before, 20):
+            if not _wait(app, lambda before=before: window.timeline.num_steps > before, 20):
                 raise RuntimeError(f"the episode did not advance after step {before}")
 
     play_to(STEPS)

@@ -15,9 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-
-from sim.events import (BeliefEvent, Event, FeedbackEvent, FeedbackStatusEvent, ObservationEvent,
-                        OutcomeEvent, StepEvent)
+from sim.events import BeliefEvent, Event, FeedbackEvent, FeedbackStatusEvent, ObservationEvent, OutcomeEvent, StepEvent
 from sim.replay import Replay
 from sim.rounds import step_recorded
 from sim.world import World

@@ -41,8 +41,17 @@ from typing import Any
 
 from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld
 from agents.cobel.sbl import (
-    DEFAULT_VOCABULARY, Agent as SBLAgent, Atom, Belief, PredicateSpec, Property, Relation, SBLError,
-    Statement, Thing, parse_document,
+    DEFAULT_VOCABULARY,
+    Agent as SBLAgent,
+    Atom,
+    Belief,
+    PredicateSpec,
+    Property,
+    Relation,
+    SBLError,
+    Statement,
+    Thing,
+    parse_document,
 )
 from agents.household.coordination import CoordinatingAgent
 from agents.household.planner import Intent

@@ -22,8 +22,18 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Mapping, Sequence
 
 from agents.cobel.sbl import (
-    DEFAULT_VOCABULARY, Agent, Atom, Belief, Entity, Property, Relation, SBLError, Statement,
-    Thing, Vocabulary, parse,
+    DEFAULT_VOCABULARY,
+    Agent,
+    Atom,
+    Belief,
+    Entity,
+    Property,
+    Relation,
+    SBLError,
+    Statement,
+    Thing,
+    Vocabulary,
+    parse,
 )
 
 __all__ = [

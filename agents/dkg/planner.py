@@ -161,7 +161,6 @@ class DKGPlanner:
 
     def plan(self, state: DKGState, agent: int, task: Task) -> Plan:
         """An optimal plan for ``agent`` to achieve ``task`` from ``state`` on its own."""
-        world = self.world
         me = -1 - agent
         locs = state.item_locs
         held = tuple(i for i in self.key_items if locs[i] == me)
@@ -245,7 +244,7 @@ class DKGPlanner:
             self.stats["expanded"] += 1
             successors: list[tuple[tuple, Macro, float]] = []
 
-            def walk(cells: frozenset[int], action: str, od_walk: int) -> tuple[float, int] | None:
+            def walk(cells: frozenset[int], action: str, od_walk: int, cell: int = cell) -> tuple[float, int] | None:
                 dist = self.distances(cells, od_walk)
                 if dist[cell] == INF:
                     return None

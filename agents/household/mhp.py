@@ -162,7 +162,7 @@ class MHPAgent(SubgoalAgent):
             return None
         for _ in range(self.simulations):
             s, path = root, ()
-            for depth in range(self.depth):
+            for _depth in range(self.depth):
                 opts = self.options(s, task)
                 if not opts or s.time >= budget:
                     break

@@ -26,8 +26,7 @@ room with something left to look at; else revisit the room seen longest ago.
 
 from __future__ import annotations
 
-from agents.household.planner import (TRANSPORT_CONTAINER_UNTIL, TRANSPORT_GO_HOME_FRAME, Sighting,
-                                      SubgoalAgent)
+from agents.household.planner import TRANSPORT_CONTAINER_UNTIL, TRANSPORT_GO_HOME_FRAME, Sighting, SubgoalAgent
 
 __all__ = ["RHPAgent", "Sighting", "TRANSPORT_GO_HOME_FRAME", "TRANSPORT_CONTAINER_UNTIL"]
 

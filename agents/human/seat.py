@@ -37,7 +37,6 @@ from sim.plugins import plugins, resolve
 from sim.rounds import TASK_ROUND
 from sim.seats import PENDING, Agent, Feedback, SeatContext
 
-
 #: the 5-point answer to "did they act as you expected?" and the phi in [-1, 1] it stands for
 RATING_SCORES: dict[int, float] = {1: -1.0, 2: -0.5, 3: 0.0, 4: 0.5, 5: 1.0}
 RATING_WORDS: dict[int, str] = {1: "not at all", 2: "rather not", 3: "half and half", 4: "mostly", 5: "exactly"}

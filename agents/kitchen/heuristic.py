@@ -28,11 +28,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sim.events import FeedbackStatusEvent
-from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, ITEM_CODE, ITEM_NAMES, NOTHING, PLATE,
-                               KitchenObservation, KitchenWorld, RECIPE_DISH)
-from sim.seats import Agent, Feedback, SeatContext
 from agents.params import Probability
+from sim.events import FeedbackStatusEvent
+from sim.kitchen.world import (
+    ACTIONS,
+    BOARD,
+    COUNTER,
+    DELIVERY,
+    ITEM_CODE,
+    ITEM_NAMES,
+    NOTHING,
+    PLATE,
+    RECIPE_DISH,
+    KitchenObservation,
+    KitchenWorld,
+)
+from sim.seats import Agent, Feedback, SeatContext
 
 
 @dataclass(frozen=True, slots=True)

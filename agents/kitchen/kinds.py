@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-
 from agents.registry import AgentKind
-
 
 AGENT_KINDS = [
     AgentKind("kitchen-heuristic", ("kitchen",),

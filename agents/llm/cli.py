@@ -117,7 +117,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         print("starting the embedded model ...", flush=True)
         started = time.perf_counter()
         try:
-            client.transport  # starts the shared server
+            client.transport  # noqa: B018 (reading it starts the shared server)
         except EmbeddedModelError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 1

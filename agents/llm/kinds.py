@@ -4,7 +4,6 @@ ProToM adapter (``methods["protom"]``), whose candidate feedback it chooses from
 
 from agents.registry import ANY_WORLD, AgentKind, MechanismKind
 
-
 AGENT_KINDS = [
     AgentKind("llm", ANY_WORLD, "LLM agent with k-level ToM prompts (k=0,1,2); the world's fallback seat (the planner "
                                 "in dkg, the simulated cook in the kitchen) when the model fails; embedded Gemma 3 "

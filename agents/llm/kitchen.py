@@ -31,8 +31,15 @@ from agents.kitchen.heuristic import KitchenHeuristicAgent
 from agents.llm.tom import tom_preamble, tom_template
 from agents.llm.world import LLMWorld
 from sim.kitchen.level import RECIPES
-from sim.kitchen.world import (DELIVERY, ITEM_NAMES, NOTHING, STATION_KIND_NAMES, KitchenObservation, KitchenState,
-                               KitchenWorld)
+from sim.kitchen.world import (
+    DELIVERY,
+    ITEM_NAMES,
+    NOTHING,
+    STATION_KIND_NAMES,
+    KitchenObservation,
+    KitchenState,
+    KitchenWorld,
+)
 from sim.seats import Feedback, SeatContext
 
 NO_FEEDBACK = "None"  # Figure A8's answer when no feedback helps

@@ -151,7 +151,7 @@ class EmbeddedServer:
             if importlib.util.find_spec("llama_cpp") is None:
                 raise EmbeddedModelError(f"the embedded server needs llama-cpp-python: {INSTALL_HINT}")
             attempts = 1 if self.settings.port else 3  # a free port can be taken before we bind it
-            for attempt in range(attempts):
+            for _attempt in range(attempts):
                 port = self.settings.port or free_port(self.host)
                 error = self._launch(model, port)
                 if error is None:

@@ -26,8 +26,17 @@ import numpy as np
 from pydantic import Field
 
 from agents.params import BelowOne, NonNegative, Probability
-from agents.protom.core import (DIVERGENCES, Candidate, GoalInference, ProToMAdapter, adapter_class, adapter_for,
-                                compute_utility, joint_hypotheses, most_probable_goals, select_feedback)
+from agents.protom.core import (
+    DIVERGENCES,
+    Candidate,
+    GoalInference,
+    ProToMAdapter,
+    adapter_for,
+    compute_utility,
+    joint_hypotheses,
+    most_probable_goals,
+    select_feedback,
+)
 from sim.seats import Facilitator, Feedback, SeatContext, StepView
 from sim.world import AgentId, World
 
@@ -184,7 +193,7 @@ class RandomFacilitator(Facilitator):
         return {"kind": self.kind, "probability": self.probability, "respect_busy": self.respect_busy}
 
     def suggest(self, step: StepView, busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
-        before, joint_action, after = step.before, step.joint_action, step.after
+        after = step.after
         if (busy and self.respect_busy) or self.adapter.done(after):
             return []
         candidates: list[Candidate] = self.adapter.candidates(after)

@@ -36,12 +36,28 @@ from typing import Any
 
 import numpy as np
 
-from agents.protom.categories import CategoryError  # a level whose category is unclear or mis-declared
 from agents.params import BelowOne, Positive, Probability
+from agents.protom.categories import CategoryError  # a level whose category is unclear or mis-declared
 from agents.protom.core import AgentBelief, Candidate, Goal, Message, ProToMAdapter
 from sim.kitchen.level import RECIPES
-from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, INTERACT, ITEM_NAMES, N_ITEMS, NOTHING, PICKUP, PLATE, PUT_DOWN, RECIPE_DISH, KitchenState, KitchenWorld,
-                               is_chopped, is_fresh)
+from sim.kitchen.world import (
+    ACTIONS,
+    BOARD,
+    COUNTER,
+    DELIVERY,
+    INTERACT,
+    ITEM_NAMES,
+    N_ITEMS,
+    NOTHING,
+    PICKUP,
+    PLATE,
+    PUT_DOWN,
+    RECIPE_DISH,
+    KitchenState,
+    KitchenWorld,
+    is_chopped,
+    is_fresh,
+)
 from sim.world import AgentId
 
 _FAR = 10_000
@@ -329,7 +345,7 @@ class KitchenAdapter(ProToMAdapter):
         #: per agent, what it last saw on every station (the level's contents where never seen)
         self.memory: list[list[int]] = []
         start = w.initial_state
-        for i in range(w.n_agents):
+        for _ in range(w.n_agents):
             seen = list(start.contents)
             self.memory.append(seen)
         self._memory_tick = -1

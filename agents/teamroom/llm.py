@@ -45,8 +45,16 @@ from agents.teamroom.scripted import pm_assignments, pm_instruction, rubric
 from agents.teams.alignment import SelfEvaluationError, parse_self_evaluation, self_evaluation_prompt
 from sim.events import ErrorEvent
 from sim.seats import SeatContext, TeamAssignment
-from sim.teamroom.world import (AFFIRMATIVE, IDLE, JUDGE, DebateRoom, DebateState, ProgrammingRoom,
-                                ProgrammingState, RoomObservation)
+from sim.teamroom.world import (
+    AFFIRMATIVE,
+    IDLE,
+    JUDGE,
+    DebateRoom,
+    DebateState,
+    ProgrammingRoom,
+    ProgrammingState,
+    RoomObservation,
+)
 
 # llama.cpp turns string bounds into grammar repetitions and refuses (or crashes on) large ones, so
 # free text is bounded like the other LLM agents' (160-240 characters) and code only by max_tokens.

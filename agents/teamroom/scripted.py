@@ -50,8 +50,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sim.seats import Agent, SeatContext, TeamAssignment
-from sim.teamroom.world import (AFFIRMATIVE, CODE, IDLE, JUDGE, NEGATIVE, PLAN, DebateRoom, DebateState,
-                                ProgrammingRoom, ProgrammingState, RoomObservation)
+from sim.teamroom.world import (
+    AFFIRMATIVE,
+    CODE,
+    IDLE,
+    JUDGE,
+    NEGATIVE,
+    PLAN,
+    DebateRoom,
+    DebateState,
+    ProgrammingRoom,
+    ProgrammingState,
+    RoomObservation,
+)
 
 STOPWORDS = frozenset("""that this with from have they them their there than then what when which while would
 could should about into more most other over such only also very just been being were will your ours ourselves

@@ -57,8 +57,13 @@ from typing import Annotated, Any, Literal
 import numpy as np
 from pydantic import PlainValidator
 
-from agents.teams.alignment import (EMBEDDINGS, SelfEvaluationError, feature_alignment, parse_self_evaluation,
-                                    trajectory_alignment)
+from agents.teams.alignment import (
+    EMBEDDINGS,
+    SelfEvaluationError,
+    feature_alignment,
+    parse_self_evaluation,
+    trajectory_alignment,
+)
 from agents.teams.formation import TeamProblem, TeamSolution, default_eta, welfare
 from agents.teams.metrics import bas, ftm
 from agents.teams.solver import StabilityChecker, solve

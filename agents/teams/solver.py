@@ -26,8 +26,18 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from agents.teams.formation import (STRICT_TOL, Team, TeamProblem, TeamSolution, blocking_coalition,
-                                    mask_team, passes_filter, team_key, team_mask, welfare)
+from agents.teams.formation import (
+    STRICT_TOL,
+    Team,
+    TeamProblem,
+    TeamSolution,
+    blocking_coalition,
+    mask_team,
+    passes_filter,
+    team_key,
+    team_mask,
+    welfare,
+)
 
 #: largest n for the exact solver (its tables hold 2^n float64 entries)
 MAX_EXACT_N = 22

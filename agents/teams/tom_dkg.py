@@ -43,11 +43,19 @@ from typing import Any
 from agents.dkg.agents import planner_for
 from agents.dkg.planner import INF, DKGPlanner, Plan, Task
 from agents.params import Probability
-from agents.teams.tom import (Horizon, Level, TeamPlay, ToMTeamMember, check_level, fields_of, level_for_seat,
-                              member_indices, personal_score)
+from agents.teams.tom import (
+    Horizon,
+    Level,
+    TeamPlay,
+    ToMTeamMember,
+    check_level,
+    fields_of,
+    level_for_seat,
+    member_indices,
+    personal_score,
+)
 from sim.dkg.world import CONSUMED, MOVES, DKGObservation, DKGState, DKGWorld
 from sim.seats import Agent, SeatContext
-
 
 
 class TeamView:

@@ -48,8 +48,16 @@ from dataclasses import replace
 from typing import Any
 
 from agents.household.planner import TRANSPORT_CONTAINER_UNTIL, TRANSPORT_GO_HOME_FRAME, Intent, SubgoalAgent
-from agents.teams.tom import (Horizon, Level, TeamPlay, ToMTeamMember, check_level, fields_of, level_for_seat,
-                              member_indices)
+from agents.teams.tom import (
+    Horizon,
+    Level,
+    TeamPlay,
+    ToMTeamMember,
+    check_level,
+    fields_of,
+    level_for_seat,
+    member_indices,
+)
 from sim.household.world import MESSAGES, HouseholdObservation, HouseholdState, HouseholdWorld
 from sim.seats import SeatContext
 

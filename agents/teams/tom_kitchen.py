@@ -49,10 +49,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.teams.tom import (Horizon, Level, TeamPlay, ToMTeamMember, check_level, fields_of, level_for_seat,
-                              member_indices, personal_score)
-from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, NOTHING, PLATE, KitchenObservation, KitchenState,
-                               KitchenWorld)
+from agents.teams.tom import (
+    Horizon,
+    Level,
+    TeamPlay,
+    ToMTeamMember,
+    check_level,
+    fields_of,
+    level_for_seat,
+    member_indices,
+    personal_score,
+)
+from sim.kitchen.world import ACTIONS, BOARD, COUNTER, NOTHING, PLATE, KitchenObservation, KitchenState, KitchenWorld
 from sim.seats import Agent, SeatContext
 
 STAY = "stay"

@@ -111,7 +111,7 @@ class TargetInference:
             elif view.to == subject and view.accepted is not None:
                 logp += self._decision_loglik(hyps, pool, view)
         won = set(obs.winners)
-        for turn, (before, after) in enumerate(obs.hands_history):
+        for before, after in obs.hands_history:
             pool = frozenset(i for h in before for i, n in h if n > 0)
             produced = [i for i, n in after[s] if n > dict(before[s]).get(i, 0)]
             for k, g in enumerate(hyps):

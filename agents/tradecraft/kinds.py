@@ -2,7 +2,6 @@
 
 from agents.registry import AgentKind
 
-
 AGENT_KINDS = [
     AgentKind("trader", ("tradecraft",),
               "TradeCraft planner trader: route values V0, opponent-target inference V1/V2 (order=0..2), "

@@ -49,8 +49,18 @@ from sim.tradecraft.crafting import possible_recipes, to_hand
 from sim.tradecraft.rules import format_amount
 from sim.tradecraft.text import observation_text, rules_summary
 from sim.tradecraft.tools import TradeCraftTools
-from sim.tradecraft.world import (CRAFT, DONE, PROPOSE, RESPOND, CraftTurn, Pass, Propose, Respond,
-                                  TCObservation, TradeCraftWorld)
+from sim.tradecraft.world import (
+    CRAFT,
+    DONE,
+    PROPOSE,
+    RESPOND,
+    CraftTurn,
+    Pass,
+    Propose,
+    Respond,
+    TCObservation,
+    TradeCraftWorld,
+)
 
 MODULE = "planning"
 #: answers need room: a value report names every item in play once per ToM order

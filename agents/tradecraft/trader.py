@@ -40,8 +40,18 @@ from sim.events import BeliefEvent
 from sim.seats import Agent, SeatContext
 from sim.tradecraft.crafting import Craft, apply_craft, to_hand
 from sim.tradecraft.solver import plan_crafts
-from sim.tradecraft.world import (CRAFT, DONE, PROPOSE, RESPOND, CraftTurn, Pass, Propose, Respond,
-                                  TCObservation, TradeCraftWorld)
+from sim.tradecraft.world import (
+    CRAFT,
+    DONE,
+    PROPOSE,
+    RESPOND,
+    CraftTurn,
+    Pass,
+    Propose,
+    Respond,
+    TCObservation,
+    TradeCraftWorld,
+)
 
 TOM_VALUES = "tom_values"
 _MINDS: "weakref.WeakKeyDictionary[TradeCraftWorld, tuple[Valuer, TargetInference]]" = weakref.WeakKeyDictionary()

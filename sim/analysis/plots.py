@@ -19,6 +19,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from sim.analysis.stats import MeanSem, stars  # noqa: E402
 
+
 def wrapped(text: str, width_inches: float, fontsize: float = 12.0) -> str:
     """``text`` broken into lines that fit ``width_inches`` at ``fontsize`` (about 0.55 em a
     character), so a long title never runs off a narrow figure."""
@@ -140,7 +141,7 @@ def paired_figure(path: str | Path, title: str, conditions: Sequence[str],
     """One line per unit (scenario) across the conditions: paired data drawn as paired."""
     fig, ax = plt.subplots(figsize=(1.4 + 1.2 * len(conditions), 3.8))
     xs = list(range(len(conditions)))
-    for unit, by_condition in units.items():
+    for by_condition in units.values():
         points = [(x, by_condition[c]) for x, c in zip(xs, conditions) if c in by_condition]
         ax.plot([p[0] for p in points], [p[1] for p in points], "-o", color="grey", alpha=0.45, markersize=3,
                 linewidth=0.8)

@@ -281,8 +281,7 @@ def proposal_summary(data: Dataset, bootstrap: int = BOOTSTRAP, seed: int = 0) -
                 ms.append(bm)
             if not math.isnan(br):
                 rs.append(br)
-        ci = lambda v: (float(np.percentile(v, 5)), float(np.percentile(v, 95))) if v else (math.nan, math.nan)
-        (r_lo, r_hi), (m_lo, m_hi) = ci(rs), ci(ms)
+        (r_lo, r_hi), (m_lo, m_hi) = _percentile_band(rs), _percentile_band(ms)
         out.append({"group": group, "n_proposals": len(rows), "n_episodes": len(episodes), "r": r,
                     "r_ci_low": r_lo, "r_ci_high": r_hi, "r_p_value": p_value, "m": m, "m_ci_low": m_lo,
                     "m_ci_high": m_hi, "bootstrap": bootstrap,
@@ -344,6 +343,11 @@ def _standardize(u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     ok = std > 1e-12
     z = np.where(ok, (u - mean) / np.where(ok, std, 1.0), 0.0)
     return z, mean, np.where(ok, std, 1.0)
+
+
+def _percentile_band(v: list[float]) -> tuple[float, float]:
+    """The 5th and 95th percentiles of ``v`` (NaN, NaN when it is empty)."""
+    return (float(np.percentile(v, 5)), float(np.percentile(v, 95))) if v else (math.nan, math.nan)
 
 
 def _batch_logistic(z: np.ndarray, y: np.ndarray, c: float = 1.0, iterations: int = 12) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

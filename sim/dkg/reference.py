@@ -210,7 +210,7 @@ def read_pddl(text: str, source: str) -> Problem:
                         "anything (a helper never plans to take a gem)")
     if not pb.height:
         raise ScenarioError(f"{source}: no wall matrix in (:init ...); expected (= (walls) (new-bit-matrix false H W))")
-    locked = {w[1] for w, _ in ((_words(f), l) for f, l in sections[":init"][0][1:]) if w and w[0] == "locked"}
+    locked = {w[1] for w, _ in ((_words(f), n) for f, n in sections[":init"][0][1:]) if w and w[0] == "locked"}
     kinds = {"door": pb.doors, "key": pb.keys, "gem": pb.gems}
     for name in sorted(set(xs) | set(ys), key=lambda n: (xs.get(n, (0, 0))[1])):
         if name not in xs or name not in ys:

@@ -34,7 +34,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat
 
-from sim.inputs import check_tree, field_path, validate_model
+from sim.inputs import check_tree, validate_model
 from sim.registry import ScenarioError
 
 NAME_RE = r"^[a-z0-9][a-z0-9_-]*$"

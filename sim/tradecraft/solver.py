@@ -23,7 +23,6 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -140,12 +139,15 @@ class RecipeGraph:
         self.fuel_items = frozenset(rules.fuels)
         self._compiled: dict[int, _Compiled] = {}
         self._cores: dict[tuple, _LPCore] = {}
+        self._backward: dict[str, tuple[frozenset[str], tuple[Recipe, ...]]] = {}
 
     # ------------------------------------------------------------ closures
 
-    @lru_cache(maxsize=4096)
     def backward(self, target: str) -> tuple[frozenset[str], tuple[Recipe, ...]]:
         """Every item that could go into making ``target`` and every recipe on the way."""
+        cached = self._backward.get(target)
+        if cached is not None:
+            return cached
         items = {target}
         recipes: dict[str, Recipe] = {}
         frontier = [target]
@@ -162,7 +164,8 @@ class RecipeGraph:
                     if o not in items:
                         items.add(o)
                         frontier.append(o)
-        return frozenset(items), tuple(recipes[k] for k in sorted(recipes))
+        cached = self._backward[target] = frozenset(items), tuple(recipes[k] for k in sorted(recipes))
+        return cached
 
     def closure(self, have: Iterable[str], recipes: Sequence[Recipe] | None = None) -> set[str]:
         """Item types reachable from ``have`` by crafting (amounts ignored)."""
@@ -283,8 +286,8 @@ class RecipeGraph:
         constraints = [LinearConstraint(a, lower_b, np.full(next_row, np.inf))]
         if extra_rows:
             er, ec, ev, lo, hi = [], [], [], [], []
-            for n, (cs, vs, l, h) in enumerate(extra_rows):
-                er += [n] * len(cs); ec += cs; ev += vs; lo.append(l); hi.append(h)
+            for n, (cs, vs, low, high) in enumerate(extra_rows):
+                er += [n] * len(cs); ec += cs; ev += vs; lo.append(low); hi.append(high)
             constraints.append(LinearConstraint(coo_array((ev, (er, ec)), shape=(len(extra_rows), nvar)).tocsr(),
                                                 np.array(lo), np.array(hi)))
         with _quiet(any(integrality)):

@@ -40,8 +40,18 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from sim.tradecraft.crafting import (FRACTIONAL, Craft, CraftError, HandKey, apply_craft, craft_from_dict,
-                                     floor_hand, hand_key, possible_recipes, to_hand)
+from sim.tradecraft.crafting import (
+    FRACTIONAL,
+    Craft,
+    CraftError,
+    HandKey,
+    apply_craft,
+    craft_from_dict,
+    floor_hand,
+    hand_key,
+    possible_recipes,
+    to_hand,
+)
 from sim.tradecraft.rules import RuleSet, format_amount
 from sim.tradecraft.solver import RecipeGraph
 from sim.world import AgentId, IllegalAction, StepResult, World, WorldEvent, require_joint
@@ -427,7 +437,7 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
         if state.phase == CRAFT:
             hand = to_hand(state.hands[a])
             out = [DONE]
-            for recipe, times, craft in possible_recipes(self.rules, hand, self.crafting):
+            for _recipe, times, craft in possible_recipes(self.rules, hand, self.crafting):
                 scale = min(times, Fraction(1))
                 out.append(CraftTurn((Craft(craft.recipe, scale, craft.choices, craft.fuel),), False))
             return tuple(out)

@@ -10,8 +10,8 @@ from typing import Any
 import pygame
 
 from sim.dkg.world import DKGState, DKGWorld
-from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
 from ui.render import sprites
+from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
 
 MOVE_KEYS = {"up": "up", "w": "up", "down": "down", "s": "down", "left": "left", "a": "left",
              "right": "right", "d": "right"}

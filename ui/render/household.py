@@ -148,7 +148,7 @@ class HouseholdRenderer(WorldRenderer):
         if w.task == "transport" and w.goal_place is not None:
             return {w.goal_place: "goal"}
         wanted: dict[int, list[str]] = {}
-        for relation, cls, place, count in w.predicates:
+        for _relation, cls, place, count in w.predicates:
             wanted.setdefault(place, []).append(f"{count} {cls}")
         return {p: "needs " + ", ".join(v) for p, v in wanted.items()}
 

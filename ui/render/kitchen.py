@@ -16,8 +16,19 @@ from typing import Any
 
 import pygame
 
-from sim.kitchen.world import (BOARD, COUNTER, DELIVERY, ITEM_CODE, ITEM_NAMES, NOTHING, PLATE, KitchenState,
-                               KitchenWorld, is_chopped, is_dish)
+from sim.kitchen.world import (
+    BOARD,
+    COUNTER,
+    DELIVERY,
+    ITEM_CODE,
+    ITEM_NAMES,
+    NOTHING,
+    PLATE,
+    KitchenState,
+    KitchenWorld,
+    is_chopped,
+    is_dish,
+)
 from ui.render import sprites
 from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
 

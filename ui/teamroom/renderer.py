@@ -11,10 +11,21 @@ from typing import Any
 
 import pygame
 
-from sim.teamroom.world import (AFFIRMATIVE, CODE, JUDGE, NEGATIVE, OVER, PLAN, DebateRoom, DebateState,
-                                ProgrammingRoom, ProgrammingState)
+from sim.teamroom.world import (
+    AFFIRMATIVE,
+    CODE,
+    JUDGE,
+    NEGATIVE,
+    OVER,
+    PLAN,
+    DebateRoom,
+    DebateState,
+    ProgrammingRoom,
+    ProgrammingState,
+)
 from ui.render.base import KeyBinding, Overlays
 from ui.render.board import BG, BLUE, CARD, CARD_ACTIVE, GOLD, GREEN, MUTED, RED, TEXT, BoardRenderer
+
 PHASES = {PLAN: "manager plans", CODE: "engineers code", AFFIRMATIVE: "affirmative speaks",
           NEGATIVE: "negative speaks", JUDGE: "judge decides", OVER: "over"}
 

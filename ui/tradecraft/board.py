@@ -19,16 +19,45 @@ from typing import Any
 
 from PyQt6.QtCore import QSize, QStringListModel, Qt, QTimer
 from PyQt6.QtGui import QFont, QIcon
-from PyQt6.QtWidgets import (QAbstractItemView, QComboBox, QCompleter, QFormLayout, QGroupBox, QHBoxLayout,
-                             QHeaderView, QLabel, QLineEdit, QListWidget, QListWidgetItem, QPlainTextEdit,
-                             QPushButton, QSpinBox, QStackedWidget, QTableWidget, QTableWidgetItem, QVBoxLayout,
-                             QWidget)
+from PyQt6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QCompleter,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QStackedWidget,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from sim.tradecraft.crafting import Craft, CraftError, check_craft, parse_times, possible_recipes, to_hand
 from sim.tradecraft.rules import format_amount
 from sim.tradecraft.tools import item_info, recipe_text
-from sim.tradecraft.world import (CRAFT, DONE, MAX_MESSAGE, OVER, PROPOSE, RESPOND, CraftTurn, Pass, Propose, Respond,
-                                  TCObservation, TradeCraftWorld)
+from sim.tradecraft.world import (
+    CRAFT,
+    DONE,
+    MAX_MESSAGE,
+    OVER,
+    PROPOSE,
+    RESPOND,
+    CraftTurn,
+    Pass,
+    Propose,
+    Respond,
+    TCObservation,
+    TradeCraftWorld,
+)
 from ui.tradecraft.icons import item_pixmap
 from ui.tradecraft.renderer import current_trade, trade_line, turn_number
 

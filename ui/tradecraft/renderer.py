@@ -22,6 +22,7 @@ from sim.tradecraft.world import CRAFT, OVER, PROPOSE, RESPOND, Pass, Propose, R
 from ui.render.base import KeyBinding, Overlays
 from ui.render.board import BG, BLUE, CARD, CARD_ACTIVE, GOLD, GREEN, MUTED, RED, TEXT, BoardRenderer
 from ui.tradecraft.icons import item_icon
+
 PHASE_NAMES = {PROPOSE: "proposal", RESPOND: "decision", CRAFT: "craft phase", OVER: "game over"}
 
 

@@ -33,8 +33,7 @@ ROOT = HERE.parents[2]
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-from scenarios.dkg.teams.make_teams import (NAMES, SIZES, TURNS_PER_AGENT, WORDS, generate_with,  # noqa: E402
-                                            generator_cli)
+from scenarios.dkg.teams.make_teams import NAMES, SIZES, TURNS_PER_AGENT, WORDS, generate_with, generator_cli  # noqa: E402
 from sim.dkg.scenario import COLORS  # noqa: E402
 
 SEED = 29

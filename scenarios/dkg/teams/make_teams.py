@@ -28,8 +28,8 @@ import argparse
 import json
 import random
 import sys
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
@@ -92,7 +92,7 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
         legend[str(i + 1)] = {"agent": name}
 
     locked = rng.sample(agents, locked_count)  # in room order
-    for room, (first_col, agent, door) in enumerate(zip(rooms, locked, door_chars)):
+    for first_col, agent, door in zip(rooms, locked, door_chars):
         grid[DOOR_ROW][first_col + ROOM_WIDTH // 2] = door
         r, c = rng.choice([(r, c) for r in ROOM_ROWS for c in range(first_col, first_col + ROOM_WIDTH)])
         grid[r][c] = str(agents.index(agent) + 1)
