@@ -25,6 +25,7 @@ documented in docs/limits.md.
 from __future__ import annotations
 
 import json
+import json.scanner
 import math
 import re
 from collections.abc import Callable
@@ -124,7 +125,7 @@ class _Decoder(json.JSONDecoder):
     def __init__(self, allow_nonfinite: bool) -> None:
         super().__init__(object_pairs_hook=_no_duplicates, parse_int=_int, parse_float=_float,
                          parse_constant=(lambda n: float(n)) if allow_nonfinite else _constant)
-        inner = json.decoder.JSONObject
+        inner = json.decoder.JSONObject  # type: ignore[attr-defined]  # undocumented, absent from the stubs
 
         def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[Any, int]:
             try:
@@ -135,7 +136,7 @@ class _Decoder(json.JSONDecoder):
                 raise
 
         self.parse_object = parse_object
-        self.scan_once = json.scanner.py_make_scanner(self)
+        self.scan_once = json.scanner.py_make_scanner(self)  # type: ignore[attr-defined]  # absent from the stubs
 
 
 def _too_deep_at(text: str) -> int:
@@ -167,7 +168,7 @@ def parse_json(text: str | bytes, source: str, error: ErrorType = InputError, *,
         text = _decode(text, source, error)
     elif text.startswith("\ufeff"):
         text = text[1:]
-    hooks = {"parse_int": _int, "parse_float": _float,
+    hooks: dict[str, Any] = {"parse_int": _int, "parse_float": _float,
              "parse_constant": (lambda n: float(n)) if allow_nonfinite else _constant,
              "object_pairs_hook": _no_duplicates}
     try:

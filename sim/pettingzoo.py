@@ -205,7 +205,8 @@ class WorldEncoding:
                                  f"and {i} are the same action {key}")
             self.action_index[key] = i
         self.text_bytes = text_bytes
-        self.encodes = isinstance(world, EncodesPettingZooObservations)
+        self.encoder = world if isinstance(world, EncodesPettingZooObservations) else None
+        self.encodes = self.encoder is not None
         halves = [hasattr(world, name) for name in ("pettingzoo_observation_space", "pettingzoo_observation")]
         if any(halves) and not all(halves):
             raise TypeError(f"{type(world).__name__} defines only one of pettingzoo_observation_space and "
@@ -214,7 +215,7 @@ class WorldEncoding:
         self.observation_spaces: dict[AgentId, spaces.Dict] = {}
         self.action_spaces: dict[AgentId, spaces.Discrete] = {}
         for agent in world.agents:
-            inner = world.pettingzoo_observation_space(agent) if self.encodes else text_space(text_bytes)
+            inner = self.encoder.pettingzoo_observation_space(agent) if self.encoder is not None else text_space(text_bytes)
             self.observation_spaces[agent] = spaces.Dict(
                 {"observation": inner, "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8)})
             self.action_spaces[agent] = spaces.Discrete(n)
@@ -250,8 +251,8 @@ class WorldEncoding:
 
     def encode(self, state: Any, agent: AgentId) -> Any:
         observation = self.world.observe(state, agent)
-        if self.encodes:
-            return self.world.pettingzoo_observation(observation, agent)
+        if self.encoder is not None:
+            return self.encoder.pettingzoo_observation(observation, agent)
         return encode_text(canonical_text(observation), self.text_bytes)
 
     def rewards(self, before: Any, after: Any, agents: Sequence[AgentId]) -> dict[AgentId, float]:
@@ -339,7 +340,7 @@ class WorldAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[AgentId, dict[str, Any]] = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         if self.world.done(self.world_state):
             self._finish()

@@ -17,6 +17,7 @@ import importlib
 import pkgutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -89,9 +90,13 @@ def _discover() -> None:
     # One broken plug-in must not hide the other worlds: its problem is kept for people to see.
     for info in sorted(pkgutil.iter_modules(sim.__path__), key=lambda i: i.name):
         if info.ispkg and (Path(info.module_finder.path) / info.name / "plugin.py").exists():  # type: ignore[union-attr]
-            _load(f"sim.{info.name}.plugin", lambda name=f"sim.{info.name}.plugin": importlib.import_module(name).PLUGIN)
+            _load(f"sim.{info.name}.plugin", partial(_plugin_of, f"sim.{info.name}.plugin"))
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
         _load(f"entry point {entry.name}", entry.load)
+
+
+def _plugin_of(module: str) -> Any:
+    return importlib.import_module(module).PLUGIN
 
 
 def _load(where: str, load: Callable[[], Any]) -> None:

@@ -82,7 +82,7 @@ class Feedback(Intervention):
     utility: float | None = None
 
     @property
-    def intervention_id(self) -> int:  # type: ignore[override]
+    def intervention_id(self) -> int:
         return self.feedback_id
 
     def recipients(self) -> tuple[AgentId, ...]:

@@ -351,7 +351,7 @@ class Session:
         return out
 
     def metrics(self) -> dict[str, Any]:
-        metrics = {"ticks": self.tick, **self.counters}
+        metrics: dict[str, Any] = {"ticks": self.tick, **self.counters}
         if self.llm_tokens:
             metrics["llm_tokens"] = {a: {m: dict(u) for m, u in mods.items()} for a, mods in self.llm_tokens.items()}
         return metrics

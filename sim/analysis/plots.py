@@ -11,6 +11,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -103,7 +104,7 @@ def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]],
     return path
 
 
-def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, object]], *,
+def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]], *,
                   confidence: float = 0.95) -> Path:
     """A forest plot: one line per comparison (``label``), its mean difference (``estimate``) with
     the interval (``low``, ``high``) and the marks of its adjusted p (``p_adj``), one panel per

@@ -181,14 +181,14 @@ def collect(paths: Iterable[str | Path]) -> Dataset:
                         own = reports.get((agent, "decision", pturn))
                         if own is not None and "V0" in own.values:
                             receive, give = proposal.get("offer", {}), proposal.get("request", {})
-                            row = DecisionRow(episode, data.groups.get((episode, agent), "?"), agent, pturn,
-                                              int(accepted), max(int(k[1]) for k in own.values))
+                            decision = DecisionRow(episode, data.groups.get((episode, agent), "?"), agent, pturn,
+                                                   int(accepted), max(int(k[1]) for k in own.values))
                             for k in (0, 1, 2):
                                 v = own.values.get(f"V{k}")
                                 if v is not None:
-                                    setattr(row, f"G{k}", _multiset_value(receive, v))
-                                    setattr(row, f"L{k}", _multiset_value(give, v))
-                            data.decisions.append(row)
+                                    setattr(decision, f"G{k}", _multiset_value(receive, v))
+                                    setattr(decision, f"L{k}", _multiset_value(give, v))
+                            data.decisions.append(decision)
                         pending = None
                 for world_event in event.world_events:
                     if world_event.get("kind") == "craft_phase_end":
@@ -542,9 +542,9 @@ def figures(data: Dataset, kl: Sequence[Mapping[str, Any]], proposals: Sequence[
         kind = s["group"].split(" order=")[0]
         if not math.isnan(s["m"]) and not math.isnan(s["r"]):
             by_kind[kind].append(s)
-    for pts in by_kind.values():
-        pts = sorted(pts, key=lambda s: s["group"])
-        for a, b in zip(pts, pts[1:]):
+    for same_kind in by_kind.values():
+        chain = sorted(same_kind, key=lambda s: s["group"])
+        for a, b in zip(chain, chain[1:]):
             ax.annotate("", xy=(b["r"], b["m"]), xytext=(a["r"], a["m"]),
                         arrowprops={"arrowstyle": "->", "color": "gray"})
     ax.axhline(1.0, color="gray", lw=0.5, ls="--")

@@ -214,7 +214,7 @@ def read_pddl(text: str, source: str) -> Problem:
     kinds = {"door": pb.doors, "key": pb.keys, "gem": pb.gems}
     for name in sorted(set(xs) | set(ys), key=lambda n: (xs.get(n, (0, 0))[1])):
         if name not in xs or name not in ys:
-            line = (xs.get(name) or ys.get(name))[1]
+            line = (xs[name] if name in xs else ys[name])[1]
             raise ScenarioError(f"{source}: line {line}: {name} has an {'x' if name in xs else 'y'}loc but no "
                                 f"{'y' if name in xs else 'x'}loc")
         (x, line), (y, _) = xs[name], ys[name]
@@ -417,8 +417,8 @@ def to_scenario(pb: Problem, name: str, goals: dict[str, str] | None = None, t_m
     ours: dict[str, str] = {}
     for kind, objs in (("key", pb.keys), ("door", {d: c for d, c in pb.doors.items() if d not in pb.unlocked}),
                        ("gem", pb.gems)):
-        for k, obj in enumerate(sorted(objs, key=lambda o: objs[o])):
-            ours[obj] = f"{kind}{k + 1}"
+        for number, obj in enumerate(sorted(objs, key=lambda o: objs[o])):
+            ours[obj] = f"{kind}{number + 1}"
     renamed = [f"{a} is {b} here" for a, b in ours.items() if a != b]
     if renamed:
         pb.notes.append("renumbered in reading order: " + ", ".join(renamed))

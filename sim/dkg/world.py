@@ -305,7 +305,7 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
     def done(self, state: DKGState) -> bool:
         if state.t >= self.t_max:
             return True
-        return all(state.item_locs[self.goal_item[a]] == -1 - a for a in self.goal_agents)
+        return all(self.holds_goal(state, a) for a in self.goal_agents)
 
     def state_key(self, state: DKGState) -> tuple:
         return state.key()

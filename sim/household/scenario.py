@@ -30,7 +30,7 @@ and renderers draw from them. ``costs`` (optional) overrides the action costs of
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat
 
@@ -135,7 +135,7 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     check_tree(data, source, ScenarioError)  # lone surrogates, NaN, non-text keys, deep nesting
     sc = validate_model(HouseholdScenario, data, source, ScenarioError)
 
-    def fail(where: str, what: str) -> None:
+    def fail(where: str, what: str) -> NoReturn:
         raise ScenarioError(f"{source}: field '{where}': {what}")
 
     def unique(items: list[Any], field_name: str, taken: dict[str, str]) -> None:

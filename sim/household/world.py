@@ -450,8 +450,9 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         a = self.agent_index[agent]
         if self.done(state):
             return "the episode is over"
-        if state.pending[a] is not None:
-            doing, until = state.pending[a]
+        pending = state.pending[a]
+        if pending is not None:
+            doing, until = pending
             return f"{agent} is still busy with {doing!r} until {until}"
         return self._problem(state, a, action)
 
@@ -636,10 +637,10 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         elif verb in ("put", "putin"):
             o = self.object_index[args[0]]
             hands = state.hands[a]
-            new_hands = tuple(-1 if x == o else x for x in hands)
+            new_hands = (-1 if hands[0] == o else hands[0], -1 if hands[1] == o else hands[1])
             dest = args[1]
             loc = self.place_index[dest] if dest in self.place_index else self.n_places + self.object_index[dest]
-            state = replace(state, hands=self._set(state.hands, a, new_hands),  # type: ignore[arg-type]
+            state = replace(state, hands=self._set(state.hands, a, new_hands),
                             locs=self._set(state.locs, o, loc))
             events.append(WorldEvent(verb, agent, {"object": args[0], "into" if verb == "putin" else "onto": dest}))
         gained = self.progress(state) - before
@@ -720,7 +721,7 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
                 if things or place.openable:
                     flag = "" if not place.openable else (" [open]" if self._is_open(state, p) else " [closed]")
                     lines.append(f"  {place.id}{flag}: {', '.join(things) or '-'}")
-        for i, ag in enumerate(self._agents):
-            if state.pending[i] is not None:
-                lines.append(f"{ag} is doing {state.pending[i][0]!r} until {state.pending[i][1]}")
+        for ag, pending in zip(self._agents, state.pending):
+            if pending is not None:
+                lines.append(f"{ag} is doing {pending[0]!r} until {pending[1]}")
         return "\n".join(lines)

@@ -423,7 +423,7 @@ def _run_box(folder: str, function: str, cases: Sequence[Mapping[str, Any]], lim
         with _box(folder, limits, isolated) as box:
             header["id"] = secrets.token_hex(16)
             box.send(header)
-            load = box.answer(limits.startup_seconds + limits.case_seconds + grace, header["id"])
+            load = box.answer(limits.startup_seconds + limits.case_seconds + grace, str(header["id"]))
             if not isinstance(load, dict) or load.get("load") is not None:
                 why = _load_problem(load, box)
                 answers += [{"error": why}] * (len(cases) - len(answers))

@@ -141,7 +141,8 @@ def validate_room(data: dict[str, Any], source: str) -> dict[str, Any]:
     naming the file and the field."""
     check_tree(data, source, ScenarioError)
     kind = data.get("kind")
-    model = {"programming": Programming, "debate": Debate}.get(kind)  # type: ignore[arg-type]
+    rooms: dict[str, type[Common]] = {"programming": Programming, "debate": Debate}
+    model = rooms.get(kind) if isinstance(kind, str) else None
     if model is None:
         raise _fail(source, "kind", f"expected 'programming' or 'debate', got {kind!r:.60}")
     room = validate_model(model, data, source, ScenarioError)

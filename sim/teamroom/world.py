@@ -347,7 +347,7 @@ class ProgrammingRoom(RoomWorld):
             messages.append(Message(engineer, (self.pm,), text))
             posted.append(Posted(engineer, (self.pm,), text))
         passing = sum(1 for s in self.subtask_names if current[s] >= 0
-                      and submissions[current[s]].report(s).ok)  # type: ignore[union-attr]
+                      and (kept := submissions[current[s]].report(s)) is not None and kept.ok)
         share = passing / len(self.subtask_names)
         last = state.round + 1 >= self.rounds
         nxt = ProgrammingState(t=state.t + 1, round=state.round if last else state.round + 1,

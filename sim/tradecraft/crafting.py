@@ -258,7 +258,7 @@ def check_craft(rules: RuleSet, hand: Mapping[str, Fraction], craft: Craft, craf
             return CraftCheck(False, f"needs {rules.display(item)} * {format_amount(n)}, the hand has "
                                      f"{format_amount(have)}")
     explicit = Craft(recipe.id, craft.times,
-                     tuple(sorted((k, v) for k, v in choices.items() if len(recipe.slot(k).options) > 1)), fuel)
+                     tuple(sorted((ing.key, choices[ing.key]) for ing in recipe.ingredients if ing.is_choice)), fuel)
     return CraftCheck(True, "", explicit, tuple(sorted(consumed.items())),
                       ((recipe.result, craft.times * recipe.count),))
 
@@ -309,7 +309,7 @@ def max_times(rules: RuleSet, hand: Mapping[str, Fraction], recipe: Recipe,
     else:
         fuel = None
     times = min(hand[item] / n for item, n in per_unit.items())
-    explicit = {k: v for k, v in choices.items() if len(recipe.slot(k).options) > 1}
+    explicit = {ing.key: choices[ing.key] for ing in recipe.ingredients if ing.is_choice}
     return times, Craft(recipe.id, times, tuple(sorted(explicit.items())), fuel)
 
 

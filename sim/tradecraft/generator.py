@@ -67,8 +67,8 @@ def pools(rules: RuleSet) -> tuple[list[str], list[str], list[str]]:
     (checked when the rule set was loaded), else every item with a recipe as a target and every
     item without one as a hand item."""
     if rules.generator is not None:
-        targets, raw, intermediates = rules.generator
-        return list(targets), list(raw), list(intermediates)
+        targets, raw_items, intermediates = rules.generator
+        return list(targets), list(raw_items), list(intermediates)
     made = sorted(rules.by_result)
     raw = sorted(i for i in rules.items if i not in rules.by_result)
     return made, raw, []
@@ -143,8 +143,9 @@ def generate(config: GeneratorConfig, existing: Sequence[tuple[str, ...]] = ()) 
         key = tuple(sorted(picked))
         if key in seen:
             continue
-        bills = [_bill(rules, t, raw, intermediates, mode, rng) for t in picked]
-        if any(b is None or sum(b.values()) > config.max_bill_units for b in bills):
+        drafts = [_bill(rules, t, raw, intermediates, mode, rng) for t in picked]
+        bills = [b for b in drafts if b is not None]
+        if len(bills) < len(drafts) or any(sum(b.values()) > config.max_bill_units for b in bills):
             continue
         hands = _deal(bills, n, rng)
         bill_items = {i for b in bills for i in b}

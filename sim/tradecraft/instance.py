@@ -269,7 +269,7 @@ def difficulty(rules: RuleSet, hands: Sequence[Mapping[str, int]], targets: Sequ
         })
     summary: dict[str, Any] = {}
     for key in ("chain_length", "chain_depth", "min_trades", "min_trade_items", "min_trade_types"):
-        values = [p[key] for p in per if p[key] is not None]
+        values = [v for p in per if (v := p[key]) is not None]
         summary[key] = max(values) if values else None
     summary["players"] = per
     return summary

@@ -353,8 +353,8 @@ class _Loader:
         count = data.get("count", 1)
         if isinstance(result, str):
             item = result
-        elif isinstance(result, dict) and isinstance(result.get("item", result.get("id")), str):
-            item = result.get("item", result.get("id"))
+        elif isinstance(result, dict) and isinstance(named := result.get("item", result.get("id")), str):
+            item = named
             count = result.get("count", 1)
         else:
             raise RuleSetError(f"{where}: field 'result': expected an item id or "
@@ -370,7 +370,7 @@ class _Loader:
             raise RuleSetError(f"{where}: expected a recipe object with a 'type' such as "
                                "'minecraft:crafting_shaped'")
         kind = data["type"].partition(":")[2] or data["type"]
-        common = {"group": str(data.get("group", "")), "category": str(data.get("category", ""))}
+        group, category = str(data.get("group", "")), str(data.get("category", ""))
         if kind == "crafting_shaped":
             pattern = data.get("pattern")
             key = data.get("key")
@@ -397,7 +397,7 @@ class _Loader:
             if unused:
                 raise RuleSetError(f"{where}: field 'key': symbol(s) {', '.join(unused)} do not occur in 'pattern'")
             result, count = self.result_of(data, where)
-            return Recipe(recipe_id, kind, _merge(slots), result, count, pattern=tuple(pattern), **common)
+            return Recipe(recipe_id, kind, _merge(slots), result, count, pattern=tuple(pattern), group=group, category=category)
         if kind == "crafting_shapeless":
             ings = data.get("ingredients")
             if not isinstance(ings, list) or not ings or len(ings) > 9:
@@ -407,7 +407,7 @@ class _Loader:
                 options, source = self.ingredient_options(ing, f"{where}: field 'ingredients[{n}]'")
                 slots.append(Ingredient(str(n), options, 1, source))
             result, count = self.result_of(data, where)
-            return Recipe(recipe_id, kind, _merge(slots), result, count, **common)
+            return Recipe(recipe_id, kind, _merge(slots), result, count, group=group, category=category)
         if kind in COOKING_TYPES or kind == "stonecutting":
             if "ingredient" not in data:
                 raise RuleSetError(f"{where}: field 'ingredient': missing")
@@ -421,7 +421,7 @@ class _Loader:
                                        f"got {cooking_time!r}")
             fuel = FUEL_PER_SMELT if kind in FUEL_RECIPE_TYPES else Fraction(0)
             return Recipe(recipe_id, kind, (Ingredient("ingredient", options, 1, source),), result, count,
-                          fuel=fuel, cooking_time=cooking_time, **common)
+                          fuel=fuel, cooking_time=cooking_time, group=group, category=category)
         if kind in ("smithing_transform", "crafting_transmute"):
             names = ("template", "base", "addition") if kind == "smithing_transform" else ("input", "material")
             slots = []
@@ -431,7 +431,7 @@ class _Loader:
                 options, source = self.ingredient_options(data[name], f"{where}: field {name!r}")
                 slots.append(Ingredient(name, options, 1, source))
             result, count = self.result_of(data, where)
-            return Recipe(recipe_id, kind, _merge(slots), result, count, **common)
+            return Recipe(recipe_id, kind, _merge(slots), result, count, group=group, category=category)
         if kind.startswith("crafting_special") or kind in SKIPPED_TYPES:
             return kind
         return kind  # unknown types (mods) are skipped and reported, not fatal
@@ -535,9 +535,9 @@ def _load_cached(folder_text: str, stamp: int) -> RuleSet:
         raise RuleSetError(f"{folder}: the datapack has no data/<namespace>/recipes folder")
 
     loader = _Loader(default_ns)
-    for ns, _, tags_dir in parts:
-        if tags_dir is not None:
-            for rel, path in _json_files(tags_dir):
+    for ns, _, tags_folder in parts:
+        if tags_folder is not None:
+            for rel, path in _json_files(tags_folder):
                 loader.add_tag_file(f"{ns}:{rel}", path)
     if data_dir is None and (folder / "tags").is_dir():
         # the TradeCraft authors' extra tag folders (tags/_custom/...): named by file name alone

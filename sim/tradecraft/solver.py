@@ -236,12 +236,13 @@ class RecipeGraph:
         if len(targets) == 1:
             rel_items, rel_list = self.backward(targets[0])
         else:
-            rel_items, merged = set(), {}
+            union: set[str] = set()
+            merged: dict[str, Recipe] = {}
             for t in targets:
                 items_t, recipes_t = self.backward(t)
-                rel_items |= items_t
+                union |= items_t
                 merged.update((r.id, r) for r in recipes_t)
-            rel_list = tuple(merged[k] for k in sorted(merged))
+            rel_items, rel_list = frozenset(union), tuple(merged[k] for k in sorted(merged))
         have = {i for s in supplies for i, n in s.items() if n > 0 and i in rel_items}
         reach = self.closure(have, rel_list)
         if not all(t in reach for t in targets):
@@ -261,9 +262,10 @@ class RecipeGraph:
             return len(names) - 1
 
         for k, supply in enumerate(supplies):
+            prices = costs[k]
             for item, n in sorted(supply.items()):
                 if n > 0 and item in row_of:
-                    price = costs[k].get(item, 1.0) if isinstance(costs[k], Mapping) else costs[k]
+                    price = prices.get(item, 1.0) if isinstance(prices, Mapping) else prices
                     j = var(("s", k, item), float(price), float(n), integral_supplies and k > 0)
                     rows.append(row_of[item]); cols.append(j); vals.append(1.0)
         extra_rows: list[tuple[list[int], list[float], float, float]] = []
@@ -274,9 +276,9 @@ class RecipeGraph:
             cost = [c if n[0] == "u" else c * 1e-3 for c, n in zip(cost, names)]
         elif minimize == "partners":
             partner_var = {k: var(("v", k), 1.0, 1.0, True) for k in range(1, len(supplies))}
-            for j, n in enumerate(list(names)):
-                if n[0] == "s" and n[1] > 0:
-                    extra_rows.append(([j, partner_var[n[1]]], [1.0, -upper[j]], -np.inf, 0.0))
+            for j, name in enumerate(list(names)):
+                if name[0] == "s" and name[1] > 0:
+                    extra_rows.append(([j, partner_var[name[1]]], [1.0, -upper[j]], -np.inf, 0.0))
             cost = [c if n[0] == "v" else c * 1e-3 for c, n in zip(cost, names)]
         nvar = len(names)
         lower_b = np.zeros(next_row)
@@ -366,6 +368,7 @@ class RecipeGraph:
                 r = node_row[ing.options] if ing.is_choice else row_of[ing.options[0]]
                 core.rows.append(r); core.cols.append(j); core.vals.append(-float(ing.amount))
             if recipe.fuel > 0:
+                assert fuel_row is not None  # set above, as some recipe burns fuel
                 core.rows.append(fuel_row); core.cols.append(j); core.vals.append(-float(recipe.fuel))
         if len(self._cores) > 2048:
             self._cores.pop(next(iter(self._cores)))

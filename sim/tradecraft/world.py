@@ -261,7 +261,7 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
     def active_agents(self, state: TCState) -> tuple[AgentId, ...]:
         if state.phase == PROPOSE:
             return (self.proposer_of(state.turn),)
-        if state.phase == RESPOND:
+        if state.phase == RESPOND and state.proposal is not None:
             return (state.proposal.to,)
         if state.phase == CRAFT:
             return tuple(a for a, busy in zip(self._agents, state.crafting) if busy)
@@ -468,14 +468,16 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
             action = actions[agent]
             if isinstance(action, Pass):
                 return StepResult(self._to_craft(state, t, None, None), (WorldEvent("pass", agent, {}),))
-            proposal = Proposal(agent, action.to, action.offer, action.request, action.message)
-            new = _replace(state, t=t, phase=RESPOND, proposal=proposal, accepted=None)
-            return StepResult(new, (WorldEvent("proposal", agent, proposal.to_dict()),))
+            assert isinstance(action, Propose)  # why_illegal lets only a Propose or a Pass through
+            made = Proposal(agent, action.to, action.offer, action.request, action.message)
+            new = _replace(state, t=t, phase=RESPOND, proposal=made, accepted=None)
+            return StepResult(new, (WorldEvent("proposal", agent, made.to_dict()),))
         if state.phase == RESPOND:
             agent = active[0]
-            accept = actions[agent].accept
-            reply = actions[agent].message
+            response = actions[agent]
             proposal = state.proposal
+            assert isinstance(response, Respond) and proposal is not None  # checked by why_illegal
+            accept, reply = response.accept, response.message
             hands = state.hands
             if accept:
                 hands = self._swap(hands, proposal)
@@ -486,25 +488,26 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
             moved = _replace(state, hands=hands, public_hands=hands, reply=reply)
             return StepResult(self._to_craft(moved, t, proposal, accept), (event,))
         if state.phase == CRAFT:
-            hands = list(state.hands)
+            new_hands = list(state.hands)
             crafting = list(state.crafting)
             events = []
             for agent in active:
                 a = self.agent_index[agent]
                 action = actions[agent]
-                hand = to_hand(hands[a])
+                assert isinstance(action, CraftTurn)  # checked by why_illegal
+                hand = to_hand(new_hands[a])
                 for craft in action.crafts:
                     hand = apply_craft(self.rules, hand, craft, self.crafting)
-                hands[a] = hand_key(hand)
+                new_hands[a] = hand_key(hand)
                 if action.crafts:
                     events.append(WorldEvent("craft", agent, {"crafts": [c.to_dict() for c in action.crafts]}))
                 if action.done:
                     crafting[a] = False
             steps = state.craft_steps + 1
             if any(crafting) and steps < self.max_craft_steps:
-                return StepResult(_replace(state, t=t, hands=tuple(hands), crafting=tuple(crafting),
+                return StepResult(_replace(state, t=t, hands=tuple(new_hands), crafting=tuple(crafting),
                                            craft_steps=steps), tuple(events))
-            end, end_events = self._end_turn(state, t, tuple(hands))
+            end, end_events = self._end_turn(state, t, tuple(new_hands))
             return StepResult(end, tuple(events) + end_events)
         raise IllegalAction("the game is over")
 
@@ -569,7 +572,7 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
         history = tuple(self.proposal_view(r.turn, r.proposer, r.proposal, r.accepted, agent, r.reply)
                         for r in state.history)
         pending = current = None
-        if state.phase == RESPOND and state.proposal.to == agent:
+        if state.phase == RESPOND and state.proposal is not None and state.proposal.to == agent:
             pending = self.proposal_view(state.turn, state.proposal.proposer, state.proposal, None, agent)
         if state.phase == CRAFT:
             current = self.proposal_view(state.turn, self.proposer_of(state.turn), state.proposal, state.accepted,
@@ -655,7 +658,7 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
 
     # ---------------------------------------------------------- text
 
-    def hand_text(self, hand: HandKey | Mapping[str, Fraction]) -> str:
+    def hand_text(self, hand: HandKey | Mapping[str, Fraction | int]) -> str:
         pairs = hand.items() if isinstance(hand, Mapping) else hand
         parts = [f"{self.rules.display(i)} * {format_amount(n)}" for i, n in sorted(pairs)]
         return ", ".join(parts) if parts else "(empty)"
