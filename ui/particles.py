@@ -76,7 +76,7 @@ class ParticlesPanel(QWidget):
 
     def set_on_map(self, on: bool) -> None:
         """Draw the particles on the map, or not (the window keeps the choice)."""
-        if self.window_ is not None and hasattr(self.window_, "show_beliefs_on_map"):
+        if self.window_ is not None:
             self.window_.model.show_beliefs(PARTICLES, bool(on))
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
