@@ -94,6 +94,7 @@ class PanelHost(QObject):
             holder.inner = panel  # type: ignore[attr-defined]
             holder.setToolTip(kind.tooltip)
             self.docks[kind.title] = self.dock(kind.title, holder, area)
+            self.docks[kind.title].show()
         if hasattr(panel, "bind_window"):  # panels that send intents or read the renderer's colours
             panel.bind_window(self.window)
         self.widgets[kind.title] = panel

@@ -428,7 +428,7 @@ class FeedbackHistoryPanel(QTableWidget):
         """Fold and draw the rows again from the drawn row before the one holding row ``changed``
         (a row newly ignored may fold into the one before it); the rows above stay as drawn."""
         drawn = max(0, bisect.bisect_right(self._folded_from, changed) - 2)
-        start = self._folded_from[drawn] if drawn < len(self._folded_from) else len(self._shown)
+        start = self._folded_from[drawn] if self._folded_from else 0
         del self.rows_shown[drawn:], self._folded_from[drawn:]
         folded: list[list[Any]] = []
         for i in range(start, len(self._shown)):
