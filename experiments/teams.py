@@ -32,9 +32,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from experiments.design import Design, ExperimentError
+from experiments.design import Design, ExperimentError, check_hook, derive_hook
 
 
+@check_hook
 def check_team_scenario(path: str, world: Any, spec: Mapping[str, Any], min_agents: int = 5,
                         max_agents: int = 8) -> dict[str, Any]:
     """Pre-check hook: a Doors, Keys and Gems team scenario of ``min_agents``..``max_agents``
@@ -123,6 +124,7 @@ def final_team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: boo
     return sum(values) / len(values)
 
 
+@derive_hook()
 def team_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: bool = True,
                equal_sizes: bool = True) -> dict[str, float]:
     """Derived metric: the final team's task score of each episode."""
@@ -131,6 +133,7 @@ def team_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: boo
     return {e["key"]: round(final_team_score(e["outcome"], _summary(e)["team"], timed), 9) for e in episodes}
 
 
+@derive_hook()
 def team_value(episodes: Sequence[Mapping[str, Any]], design: Design, field: str = "bas_episode",
                equal_sizes: bool = True) -> dict[str, float]:
     """Derived metric: a number of the team mechanism's summary (``bas``, ``bas_episode``,
