@@ -429,7 +429,7 @@ def test_a_folder_where_an_output_file_goes_is_refused_before_any_episode(tmp_pa
     (["run", "two-rooms", "--agents", "boltzmann:temperature=1,temperature=2"], "'temperature' is given twice"),
     (["run", "two-rooms", "--facilitator", "teams"], "'teams' is a team mechanism, not a facilitator"),
     (["llm", "check", "--base-url", "ftp://x/v1", "--no-call"], "expected an http:// or https:// URL"),
-    (["gui", "--settings", "/"], "is a folder; expected a file"),
+    (["gui", "--settings", "/"], "expected a file name, got a folder"),
     (["tradecraft", "play", "mc1v1-01", "--record", "/"], "--record '/': "),
 ])
 def test_cli_values_that_were_accepted_silently(tmp_path, capsys, argv, fragment):
