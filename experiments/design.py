@@ -349,7 +349,7 @@ def resolve_hook(name: str, kind: Literal["check", "derive"] | None = None) -> H
         names = sorted(n for n, h in known.items() if kind is None or h.kind == kind)
         also = f" ({name} is a {hook.kind} hook)" if hook is not None else ""
         raise ExperimentError(f"no {what + ' ' if what else ''}hook {name!r}{also}; hooks are looked up in the "
-                              f"registry, never imported; known: {', '.join(names) or 'none'}")
+                              f"registry, never imported; expected one of {', '.join(names) or 'none'}")
     return hook
 
 
