@@ -239,6 +239,8 @@ def cmd_replay(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     for note in replay.notes:
         print(f"note: {note}", file=sys.stderr)
+    if replay.unverified:
+        print(f"warning: {replay.unverified}", file=sys.stderr)
     for warning in replay.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     k = replay.num_steps if args.step is None else args.step
@@ -291,11 +293,16 @@ def cmd_recording_convert(args: argparse.Namespace) -> int:
         recording = convert_recording(args.src, args.dst)
     except RecordingError as exc:
         return _fail(str(exc))
-    for warning in recording.warnings:
+    for warning in [recording.unverified] * bool(recording.unverified) + recording.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     print(f"{args.dst}: format version {FORMAT_VERSION} with a hash chain, {len(recording.events)} events "
           f"from {args.src} (format version {recording.file_version})")
     return 0
+
+
+def _worlds(kind: Any) -> str:
+    """The worlds a kind plays, for people: "any", or "none" for a method no world declares."""
+    return ", ".join(kind.worlds()) or ("none" if kind.needs else "any")
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -317,15 +324,17 @@ def cmd_list(args: argparse.Namespace) -> int:
             if not getattr(args, "world", None) or i.family == args.world]
     print(format_table(rows, ["scenario", "world", "category", "agents", "title"]))
     if args.agents:
-        from agents.registry import agent_kinds
+        from agents.registry import agent_kinds, kind_problems
+
+        for problem in kind_problems():
+            print(f"warning: {problem}", file=sys.stderr)
         print("\nagent kinds (for --agents):")
-        kinds = [{"kind": k.name, "worlds": ", ".join(k.families) or "any", "what it does": k.summary}
-                 for k in agent_kinds().values()]
+        kinds = [{"kind": k.name, "worlds": _worlds(k), "what it does": k.summary} for k in agent_kinds().values()]
         print(format_table(kinds, ["kind", "worlds", "what it does"]))
         from agents.registry import mechanism_kinds
         print("\nmechanism kinds (for --facilitator and --mechanism):")
-        kinds = [{"kind": k.name, "role": k.role, "worlds": ", ".join(k.families) or "any",
-                  "what it does": k.summary} for k in mechanism_kinds().values()]
+        kinds = [{"kind": k.name, "role": k.role, "worlds": _worlds(k), "what it does": k.summary}
+                 for k in mechanism_kinds().values()]
         print(format_table(kinds, ["kind", "role", "worlds", "what it does"]))
     return 0
 
@@ -367,6 +376,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--gzip", action="store_true", help="compress recordings (.jsonl.gz)")
     run.add_argument("--no-record", action="store_true", help="write no recordings, only metrics.csv")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    run.add_argument("--unsafe-sandbox", action="store_true",
+                     help="where the team room's sandbox (bubblewrap) cannot run, run submitted code "
+                          "with resource limits only; NOT safe against code written to escape "
+                          "(docs/teamroom.md)")
     run.set_defaults(func=cmd_run)
 
     replay = sub.add_parser("replay", help="print a recorded state as text",
@@ -400,6 +413,10 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--address", metavar="ADDR", help="with --backend ray: an existing cluster (auto, HOST:PORT or "
                                                        "ray://HOST:10001); default: start a local one")
     exp.add_argument("--quiet", action="store_true", help="no progress bar and no table")
+    exp.add_argument("--unsafe-sandbox", action="store_true",
+                     help="where the team room's sandbox (bubblewrap) cannot run, run submitted code "
+                          "with resource limits only; NOT safe against code written to escape "
+                          "(docs/teamroom.md)")
     exp.set_defaults(func=cmd_experiment)
 
     recording = sub.add_parser("recording", help="convert recordings between format versions",
@@ -445,6 +462,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="close the window when the episode ends (demos, scripted checks)")
     gui.add_argument("--settings", metavar="FILE", help="keep settings in this INI file instead of the "
                                                          "user's settings")
+    gui.add_argument("--unsafe-sandbox", action="store_true",
+                     help="where the team room's sandbox (bubblewrap) cannot run, run submitted code "
+                          "with resource limits only; NOT safe against code written to escape "
+                          "(docs/teamroom.md)")
     gui.set_defaults(func=cmd_gui)
     return parser
 
@@ -471,6 +492,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     problem = argument_problem(args)
     if problem:
         return _fail(problem)
+    if getattr(args, "unsafe_sandbox", False):
+        from sim.teamroom.sandbox import allow_unsafe
+
+        allow_unsafe()  # an explicit choice; experiment workers inherit it through the environment
     return args.func(args)
 
 

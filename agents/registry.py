@@ -1,9 +1,15 @@
 """Agents and mechanisms by name, for the command line, the GUI and recordings.
 
 Every package of ``agents/`` that offers kinds has a ``kinds.py`` module defining
-``AGENT_KINDS`` and/or ``MECHANISM_KINDS``; the registry finds them all, so adding a kind
-edits no list anywhere. A ``kinds.py`` is cheap to import: its factories import the heavy
-code when called.
+``AGENT_KINDS`` and/or ``MECHANISM_KINDS``; the registry finds them all (and the kinds an
+installed package offers by an entry point in the group ``tom_arena.agents``: an AgentKind, a
+MechanismKind or a list of them), so adding a kind edits no list anywhere. Tests and scripts may
+also call ``register_agent_kind`` / ``register_mechanism_kind``. A ``kinds.py`` is cheap to
+import: its factories import the heavy code when called.
+
+A kind plays the world families it lists, every world (``ANY_WORLD``), or, with ``needs``, the
+worlds whose plug-in declares every method it names (``agents.methods``): the ``llm`` agent
+plays every world that declares ``methods["llm"]``.
 
 A spec is ``kind`` or ``kind:param=value,param=value`` (values parsed as numbers where they
 look like numbers, ``true``/``false`` as booleans), e.g. ``boltzmann:temperature=1.0`` or
@@ -25,6 +31,7 @@ import pkgutil
 import typing
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +41,26 @@ from sim.seats import Agent, Mechanism
 
 #: ``families`` of a kind that works in every world
 ANY_WORLD: tuple[str, ...] = ()
+#: installed packages offer agent and mechanism kinds under this entry-point group
+ENTRY_POINT_GROUP = "tom_arena.agents"
+
+
+def _plays(families: tuple[str, ...], needs: tuple[str, ...], family: str | None) -> bool:
+    if family is None:
+        return True
+    if needs:
+        from agents.methods import declares
+
+        return all(declares(family, method) for method in needs)
+    return not families or family in families
+
+
+def _worlds(families: tuple[str, ...], needs: tuple[str, ...]) -> tuple[str, ...]:
+    if needs:
+        from agents.methods import families_with
+
+        return families_with(*needs)
+    return families
 
 
 @dataclass(frozen=True)
@@ -44,9 +71,15 @@ class AgentKind:
     summary: str
     #: a callable or a ``"module:attribute"`` reference to one
     factory: Callable[..., Agent] | str
+    #: the plug-in methods it needs: it plays the worlds that declare them all (``families`` unused)
+    needs: tuple[str, ...] = ()
 
     def plays(self, family: str | None) -> bool:
-        return family is None or not self.families or family in self.families
+        return _plays(self.families, self.needs, family)
+
+    def worlds(self) -> tuple[str, ...]:
+        """The families it plays (empty: every world)."""
+        return _worlds(self.families, self.needs)
 
     def target(self) -> Callable[..., Agent]:
         return _target(self.factory)
@@ -70,9 +103,15 @@ class MechanismKind:
     passes_on: Callable[[str | None], Sequence[Callable[..., Any]]] | None = None
     #: what it is, for grouping in the app: "facilitator" or "team"
     role: str = "facilitator"
+    #: the plug-in methods it needs: it works in the worlds that declare them all (``families`` unused)
+    needs: tuple[str, ...] = ()
 
     def plays(self, family: str | None) -> bool:
-        return family is None or not self.families or family in self.families
+        return _plays(self.families, self.needs, family)
+
+    def worlds(self) -> tuple[str, ...]:
+        """The families it works in (empty: every world)."""
+        return _worlds(self.families, self.needs)
 
     def target(self) -> Callable[..., Mechanism]:
         return _target(self.factory)
@@ -118,7 +157,45 @@ def _collect() -> tuple[dict[str, AgentKind], dict[str, MechanismKind]]:
                         raise RuntimeError(f"kind {kind.name!r} is defined twice ({module_name})")
                     table[kind.name] = kind
         _KINDS = (agent_kinds_, mechanism_kinds_)
+        for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+            _load_entry(entry)
     return _KINDS
+
+
+_PROBLEMS: list[str] = []
+
+
+def _load_entry(entry: metadata.EntryPoint) -> None:
+    """Register the kinds an installed package offers; a broken one is reported, never fatal."""
+    try:
+        found = entry.load()
+        for kind in found if isinstance(found, (list, tuple)) else [found]:
+            if isinstance(kind, AgentKind):
+                register_agent_kind(kind)
+            elif isinstance(kind, MechanismKind):
+                register_mechanism_kind(kind)
+            else:
+                raise TypeError(f"expected an AgentKind or a MechanismKind, got {type(kind).__name__}")
+    except Exception as exc:  # noqa: BLE001 - reported, never fatal for the other kinds
+        _PROBLEMS.append(f"agent kinds of entry point {entry.name} cannot be loaded: {type(exc).__name__}: {exc}")
+
+
+def kind_problems() -> list[str]:
+    """Why kinds offered by installed packages could not be loaded (empty when all loaded)."""
+    _collect()
+    return list(_PROBLEMS)
+
+
+def register_agent_kind(kind: AgentKind) -> AgentKind:
+    """Add an agent kind (replacing one of the same name: tests re-register freely)."""
+    _collect()[0][kind.name] = kind
+    return kind
+
+
+def register_mechanism_kind(kind: MechanismKind) -> MechanismKind:
+    """Add a mechanism kind (replacing one of the same name)."""
+    _collect()[1][kind.name] = kind
+    return kind
 
 
 def agent_kinds() -> dict[str, AgentKind]:
@@ -253,7 +330,7 @@ def make_agent(spec: str, family: str | None = None) -> Agent:
         raise AgentSpecError(f"unknown agent kind {kind!r}; known kinds: {', '.join(sorted(kinds))}")
     info = kinds[kind]
     if not info.plays(family):
-        raise AgentSpecError(f"agent kind {kind!r} does not play {family!r} (it plays {', '.join(info.families)})")
+        raise AgentSpecError(f"agent kind {kind!r} does not play {family!r} (it plays {', '.join(info.worlds())})")
     target = info.target()
     params = check_params(f"agent spec {spec!r}", params, target)
     try:
@@ -280,7 +357,7 @@ def make_mechanism(spec: str, family: str | None = None, params: dict[str, Any] 
     info = kinds[kind]
     if not info.plays(family):
         raise AgentSpecError(f"{what} kind {kind!r} does not work in {family!r} "
-                             f"(it works in {', '.join(info.families)})")
+                             f"(it works in {', '.join(info.worlds())})")
     target = info.target()
     try:
         passes_on = info.passes_on(family) if info.passes_on is not None else ()

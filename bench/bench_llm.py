@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.dkg.agents import PlannerAgent  # noqa: E402
 from agents.llm.client import LLMClient, OpenAITransport  # noqa: E402
 from agents.llm.config import EmbeddedSettings, LLMSettings  # noqa: E402
-from agents.llm.dkg import LLMDKGAgent  # noqa: E402
+from agents.llm.agent import LLMAgent  # noqa: E402
 from agents.llm.server import EmbeddedServer, embedded_missing  # noqa: E402
 from sim.events import LLMCallEvent  # noqa: E402
 from sim.registry import load_scenario  # noqa: E402
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         world, name = load_scenario("two-rooms")
         recorded: list[LLMCallEvent] = []
         for k in levels:
-            agent = LLMDKGAgent(k=k, client=LLMClient(settings, transport=transport))
+            agent = LLMAgent(k=k, client=LLMClient(settings, transport=transport))
             session = Session(world, {"alice": agent, "bob": PlannerAgent()}, seed=0, scenario=name,
                               max_ticks=2 * args.decisions)
             session.run()

@@ -41,9 +41,6 @@ import numpy as np
 
 #: teams played per scenario at most (C(12, 6) = 924 fits)
 MAX_TEAMS = 1000
-#: the k-level ToM agents of each world's team tasks, the default seats
-DEFAULT_AGENTS = {"dkg": "tom-planner:k=cycle,horizon=3", "kitchen": "tom-cook:k=cycle",
-                  "household": "tom-helper:k=cycle"}
 
 
 @dataclass(frozen=True)
@@ -100,21 +97,24 @@ def _session(world: Any, agents: Sequence[str], seed: int, mechanism: Any) -> di
 
 
 def default_agents(name: str, world: Any) -> list[str]:
-    """The default seats of ``world``'s team tasks (``DEFAULT_AGENTS``); an ExperimentError naming
-    the world when it has none."""
+    """The default seats of ``world``'s team tasks (its plug-in's ``methods["teams"].agent``); an
+    ExperimentError naming the world when it declares none."""
+    from agents.methods import families_with
+    from agents.teams.tom import team_play
     from experiments.design import ExperimentError
 
-    if world.family not in DEFAULT_AGENTS:
+    try:
+        return [team_play(world.family).agent]
+    except ValueError:
         raise ExperimentError(f"{name}: no k-level ToM team agents are known for {world.family} worlds; name the "
-                              f"seats with --agents (team worlds: {', '.join(sorted(DEFAULT_AGENTS))})")
-    return [DEFAULT_AGENTS[world.family]]
+                              f"seats with --agents (team worlds: {', '.join(families_with('teams'))})") from None
 
 
 def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embedding: str = "steps",
              eps: float = 0.2, size: int | None = None, round_steps: int = 6, seed: int = 0, seeds: int = 1,
              progress: Callable[[int], None] | None = None) -> Diagnosis:
     """The diagnosis of one team scenario (see the module docstring); ``agents``: the seats'
-    specs, by default the world's k-level ToM agents (``DEFAULT_AGENTS``). With ``seeds`` > 1
+    specs, by default the world's k-level ToM agents (``methods["teams"]`` of its plug-in). With ``seeds`` > 1
     (agents that draw, such as ``noise``), phi is the mean over that many episodes with every
     agent teamed, and each team's score and BAS the mean over as many episodes of it."""
     from scipy.stats import spearmanr
@@ -153,7 +153,7 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embe
         played, aligned = [], []
         for s in runs:
             fixed = FixedTeamMechanism(members=members, round_steps=round_steps, embedding=embedding, eps=eps)
-            played.append(final_team_score(_session(world, agents, s, fixed), members))
+            played.append(final_team_score(world.family, _session(world, agents, s, fixed), members))
             aligned.append(fixed.episode_summary()["bas_episode"] or 0.0)
         scores[team] = float(np.mean(played))
         bases[team] = float(np.mean(aligned))

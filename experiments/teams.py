@@ -8,11 +8,13 @@ Named in ``scenarios/experiments/teams-dkg.json``::
     "metrics": [{"name": "score", "derive": "experiments.teams:team_score"},
                 {"name": "bas", "derive": "experiments.teams:team_value", "params": {"field": "bas_episode"}}]
 
-The task score of an episode is the mean over the members of the final team of
-``1 - goal_tick / t_max`` for a member holding its gem at the end (the share of the scenario's
-time limit left when it got it), 0 for one without it: 1 would be every member holding its gem
-from the start. Kitchen teams are scored the same way by their dishes' delivery ticks, household
-teams by the share of the budget left when their shared task was done (``final_team_score``).
+The task score of an episode is the world's team score (its plug-in's ``methods["teams"]``, an
+``agents.teams.tom.TeamPlay``) of the final team. In Doors, Keys and Gems it is the mean over the
+members of the final team of ``1 - goal_tick / t_max`` for a member holding its gem at the end
+(the share of the scenario's time limit left when it got it), 0 for one without it: 1 would be
+every member holding its gem from the start. Kitchen teams are scored the same way by their
+dishes' delivery ticks, household teams by the share of the budget left when their shared task
+was done (``final_team_score``).
 The clock is the time limit, not the episode's length: an episode ends early only when every
 agent holds its gem, which happens only when no agent was left idle, so dividing by the length
 would score the same gem times lower in exactly those episodes.
@@ -35,22 +37,29 @@ from typing import Any
 from experiments.design import Design, ExperimentError, check_hook, derive_hook
 
 
+def _team_play(where: str, family: str) -> Any:
+    from agents.teams.tom import team_play
+
+    try:
+        return team_play(family)
+    except ValueError as exc:
+        raise ExperimentError(f"{where}: {exc}") from None
+
+
 @check_hook
 def check_team_scenario(path: str, world: Any, spec: Mapping[str, Any], min_agents: int = 5,
                         max_agents: int = 8) -> dict[str, Any]:
-    """Pre-check hook: a Doors, Keys and Gems team scenario of ``min_agents``..``max_agents``
-    agents; reports how many agents and how many of them cannot get their gem alone at the start."""
-    if world.family != "dkg":
-        raise ExperimentError(f"{path}: the team scenarios check is for Doors, Keys and Gems, not {world.family}")
+    """Pre-check hook: a team scenario of ``min_agents``..``max_agents`` agents in a world whose
+    team play says who is locked in (Doors, Keys and Gems: who cannot get its gem alone); reports
+    how many agents and how many of them are locked in at the start."""
+    play = _team_play(path, world.family)
+    if play.locked_in is None:
+        raise ExperimentError(f"{path}: the team scenarios check needs to know who is locked in, which "
+                              f"{world.family} worlds do not declare (methods['teams'].locked_in)")
     n = len(world.agents)
     if not min_agents <= n <= max_agents:
         raise ExperimentError(f"{path}: {n} agents; a team scenario has {min_agents} to {max_agents}")
-    from agents.teams.tom_dkg import DKGTeamPolicies
-
-    policies = DKGTeamPolicies(world)
-    start = world.reset(0)
-    locked = [a for i, a in enumerate(world.agents) if policies.stuck(start, i)]
-    return {"agents": n, "locked_in": len(locked)}
+    return {"agents": n, "locked_in": len(play.locked_in(world, world.reset(0)))}
 
 
 def _summary(record: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -84,44 +93,16 @@ def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
                 f"to compare anyway")
 
 
-def final_team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
-    """The task score of ``team`` from an episode's world outcome: the share of the time limit
-    left when the task was done, 0 when it was not (``timed=False``: 1 when done).
-
-    - Doors, Keys and Gems (``holding_goal``, ``goal_tick``, ``t_max``) and the kitchen
-      (``delivered``, ``t_max``): each member has its own task (its gem, its dish); the score is
-      the mean over the members of ``1 - tick / t_max`` for a member done at the end.
-    - The household (``reached``, ``total``, ``steps_to_finish``, ``budget``): the team shares
-      one task; the score is ``1 - steps_to_finish / budget`` when it was finished.
-    """
-    if not team:
-        return 0.0
-    if "holding_goal" in outcome:
-        done, when, t_max = outcome.get("holding_goal"), outcome.get("goal_tick"), outcome.get("t_max")
-    elif "delivered" in outcome:
-        when, t_max = outcome.get("delivered"), outcome.get("t_max")
-        done = {a: tick is not None for a, tick in when.items()} if isinstance(when, Mapping) else None
-    elif "steps_to_finish" in outcome:
-        budget, reached, total = outcome.get("budget"), outcome.get("reached"), outcome.get("total")
-        if not budget or not isinstance(reached, int) or not isinstance(total, int):
-            raise ExperimentError("the team score of a household outcome needs 'reached', 'total' and 'budget'")
-        if reached < total:
-            return 0.0
-        return 1.0 - float(outcome["steps_to_finish"]) / float(budget) if timed else 1.0
-    else:
-        raise ExperimentError(f"the team score reads a Doors, Keys and Gems outcome (holding_goal, goal_tick, t_max), "
-                              f"a kitchen one (delivered, t_max) or a household one (reached, total, "
-                              f"steps_to_finish, budget); this one has: {', '.join(sorted(outcome)) or 'no fields'}")
-    if not isinstance(done, Mapping) or not isinstance(when, Mapping) or not t_max:
-        raise ExperimentError("the team score needs each member's finishing tick and the scenario's 't_max' "
-                              "(recorded by an older version without 't_max'? run the episodes again)")
-    values = []
-    for agent in team:
-        if not done.get(agent):
-            values.append(0.0)
-        else:
-            values.append(1.0 - float(when[agent]) / float(t_max) if timed else 1.0)
-    return sum(values) / len(values)
+def final_team_score(world: str, outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
+    """The task score of ``team`` from an episode's outcome in a ``world`` family: the score its
+    plug-in declares (``methods["teams"].score``): the share of the time limit left when the task
+    was done, 0 when it was not (``timed=False``: 1 when done). An ExperimentError names what is
+    missing."""
+    play = _team_play("the team score", world)
+    try:
+        return play.score(outcome, team, timed)
+    except ValueError as exc:
+        raise ExperimentError(str(exc)) from None
 
 
 @derive_hook()
@@ -130,7 +111,8 @@ def team_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: boo
     """Derived metric: the final team's task score of each episode."""
     if equal_sizes:
         check_equal_sizes(episodes)
-    return {e["key"]: round(final_team_score(e["outcome"], _summary(e)["team"], timed), 9) for e in episodes}
+    return {e["key"]: round(final_team_score(e["world"], e["outcome"], _summary(e)["team"], timed), 9)
+            for e in episodes}
 
 
 @derive_hook()

@@ -13,6 +13,10 @@ expected. Refused, never reinterpreted:
 * nesting deeper than ``MAX_DEPTH`` levels, files larger than ``MAX_FILE_BYTES``;
 * text with lone surrogates (``"\\ud800"``), which cannot be written back as UTF-8.
 
+``read_text`` reads the other text formats (kitchen levels, PDDL problems, ASCII maps, LLM
+settings in TOML) with the same byte-level checks and a smaller size limit,
+``MAX_TEXT_BYTES``, checked before the file is read whole.
+
 ``check_tree`` applies the same checks (except the byte-level ones) to data that did not
 come from a file, so validators can call it on whatever they are given. The numbers are
 documented in docs/limits.md.
@@ -31,6 +35,8 @@ from pydantic import BaseModel, ValidationError
 
 #: largest input file read whole (scenarios, instances, rule-set files, experiment configs)
 MAX_FILE_BYTES = 8 * 1024 * 1024
+#: largest text file read whole (kitchen levels, PDDL problems, ASCII maps, LLM settings): all far smaller
+MAX_TEXT_BYTES = 1024 * 1024
 #: deepest nesting of objects and lists
 MAX_DEPTH = 64
 #: longest integer literal; amounts and ticks are far shorter (see MAX_AMOUNT in docs/limits.md)
@@ -71,7 +77,7 @@ def _encoding_of(data: bytes) -> str | None:
     return None
 
 
-def _decode(data: bytes, source: str, error: ErrorType) -> str:
+def _decode(data: bytes, source: str, error: ErrorType, kind: str = "JSON file") -> str:
     encoding = _encoding_of(data)
     if encoding:
         raise error(f"{source}: the file is {encoding} text; expected UTF-8 (save it as UTF-8)")
@@ -82,7 +88,7 @@ def _decode(data: bytes, source: str, error: ErrorType) -> str:
     except UnicodeDecodeError as exc:
         good = data[:exc.start].decode("utf-8")
         raise error(f"{source}: {_position(good, len(good))}: byte 0x{data[exc.start]:02x} is not UTF-8 text; "
-                    "expected a UTF-8 JSON file") from None
+                    f"expected a UTF-8 {kind}") from None
 
 
 def _int(digits: str) -> int:
@@ -193,18 +199,47 @@ def parse_json(text: str | bytes, source: str, error: ErrorType = InputError, *,
 def read_json(path: str | Path, error: ErrorType = InputError, *, max_bytes: int = MAX_FILE_BYTES,
               allow_nonfinite: bool = False) -> Any:
     """Read and parse a JSON file strictly; every failure is one ``error`` naming the file."""
+    data = read_bytes(path, error, max_bytes=max_bytes)
+    return parse_json(data, str(path), error, allow_nonfinite=allow_nonfinite)
+
+
+def _size(n: int) -> str:
+    return f"{n // (1024 * 1024)} MiB" if n % (1024 * 1024) == 0 else f"{n // 1024} KiB"
+
+
+def read_bytes(path: str | Path, error: ErrorType = InputError, *, max_bytes: int = MAX_FILE_BYTES,
+               kind: str = "JSON file") -> bytes:
+    """At most ``max_bytes`` of a file, read without reading more: a folder, an unreadable file
+    or a larger one is one ``error`` naming the file."""
     path = Path(path)
     try:
-        if path.is_dir():
-            raise error(f"{path}: is a folder; expected a JSON file")
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        is_dir = path.is_dir()
+        if not is_dir:
+            with open(path, "rb") as fh:
+                data = fh.read(max_bytes + 1)
     except OSError as exc:
         raise error(f"{path}: cannot read the file ({exc.strerror or exc})") from None
+    except ValueError as exc:  # a NUL character in the name
+        raise error(f"{str(path)[:200]}: cannot read the file ({exc})") from None
+    if is_dir:
+        raise error(f"{path}: is a folder; expected a {kind}")
     if len(data) > max_bytes:
-        raise error(f"{path}: the file is larger than {max_bytes // (1024 * 1024)} MiB; "
+        raise error(f"{path}: the file is larger than {_size(max_bytes)}; "
                     "expected a smaller file (see docs/limits.md)")
-    return parse_json(data, str(path), error, allow_nonfinite=allow_nonfinite)
+    return data
+
+
+def read_text(path: str | Path, error: ErrorType = InputError, *, max_bytes: int = MAX_TEXT_BYTES,
+              kind: str = "text file") -> str:
+    """A text file read as strictly as ``read_json`` reads JSON: at most ``max_bytes`` (checked
+    before the file is read whole), UTF-8 (a byte order mark is skipped; UTF-16/32 are named),
+    no NUL characters (binary data); one ``error`` naming the file and where otherwise."""
+    data = read_bytes(path, error, max_bytes=max_bytes, kind=kind)
+    text = _decode(data, str(path), error, kind)
+    nul = text.find("\0")
+    if nul >= 0:
+        raise error(f"{path}: {_position(text, nul)}: a NUL character (binary data); expected a {kind}")
+    return text
 
 
 def field_path(path: tuple[Any, ...]) -> str:

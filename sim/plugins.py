@@ -2,11 +2,12 @@
 
 A world family declares itself in ``sim/<family>/plugin.py`` as ``PLUGIN = WorldPlugin(...)``;
 the registry finds every such module (and any installed package's entry point in the group
-``tom_arena.worlds``), so adding a world edits no list anywhere. Tests and scripts may also
+``tom_arena.worlds``), so adding a world edits no list anywhere. The methods of the papers
+(ProToM, the LLM agent, team formation) find what they need from a world in its ``methods``. Tests and scripts may also
 call ``register_plugin``.
 
 The rules (``validate``, ``build``) are Python objects of ``sim/``. What belongs to the layers
-above (agents, renderers, panels, key maps) is named by ``"module:attribute"`` strings that
+above (agents, renderers, panels, the methods' world parts) is named by ``"module:attribute"`` strings that
 those layers import when they need them, so ``sim/`` never imports ``agents/`` or ``ui/``.
 """
 
@@ -53,11 +54,14 @@ class WorldPlugin:
     renderer: str | None = None
     #: extra panel classes only this family has (``ui/``); generic panels register by snapshot kind
     panels: tuple[str, ...] = ()
-    #: (world, agent) -> ``HumanInput`` that maps keys to actions for a human seat (``ui/``)
-    human_input: str | None = None
     #: (world, state, agent, feedback payload) -> "completed" | "not_executable" | None: how a
     #: human seat's accepted feedback is judged done (``agents/``)
     feedback_progress: str | None = None
+    #: what the world gives each method that plays it, by method name: ``"protom"`` (the
+    #: ProToMAdapter class), ``"llm"`` (the LLMWorld class of the llm agent and facilitator),
+    #: ``"teams"`` (the TeamPlay of its team tasks: default seats and task score); a method
+    #: plays the worlds that declare it and keeps no list of its own (``agents.methods``)
+    methods: Mapping[str, str] = field(default_factory=dict)
     #: scenario categories in the order the app lists them, with their titles for people
     categories: tuple[tuple[str, str], ...] = ()
     #: the category the app opens by default

@@ -158,6 +158,15 @@ class Recording:
     changed_at: str | None = None
 
     @property
+    def unverified(self) -> str | None:
+        """The warning to show with a file that has no hash chain (format version 1), or None."""
+        if self.file_version >= 2:
+            return None
+        return (f"{self.path}: format version {self.file_version} has no hash chain: nothing in it is verified, "
+                "so an edit that keeps every type right (another map, seed or action) replays as if it had been "
+                f"played; convert it ('python main.py recording convert') only if you trust where it came from")
+
+    @property
     def steps(self) -> list[StepEvent]:
         return [e for e in self.events if isinstance(e, StepEvent)]
 
@@ -299,6 +308,13 @@ def _parse_header(path: Path, line: bytes, has_newline: bool = True
             f"{path}: recorded in format version {version} by ToM Arena "
             f"{header.get('app_version', '?')!s:.40}; this version reads format versions up to "
             f"{FORMAT_VERSION}. Update ToM Arena to open it.")
+    if version < 2:
+        for key in ("chain", "mechanisms"):  # a version 2 header with its version number edited
+            if key in header:
+                raise RecordingError(
+                    f"{path}: header field '{key}': a version 2 field in a header that says \"version\": {version} "
+                    "(which would switch the hash chain off); expected \"version\": 2, or a version 1 header "
+                    "without it")
     chain: bytes | None = None
     content = line
     if version >= 2:
@@ -320,9 +336,8 @@ def _parse_header(path: Path, line: bytes, has_newline: bool = True
         header = upgrade_header(header)
         names = ", ".join(m["name"] for m in header["mechanisms"]) or "none"
         notes.append(f"{path}: format version {version}, read as version {FORMAT_VERSION} (its facilitator "
-                     f"is now the mechanism list: {names}); nothing is lost. It has no hash chain, so edits "
-                     "cannot be detected; 'python main.py recording convert' writes it as version "
-                     f"{FORMAT_VERSION}")
+                     f"is now the mechanism list: {names}); nothing is lost. 'python main.py recording convert' "
+                     f"writes it as version {FORMAT_VERSION}")
     return header, chain, notes
 
 
@@ -443,6 +458,9 @@ def load_recording(path: str | os.PathLike) -> Recording:
                 obj = json.loads(content.decode("utf-8"))
             else:  # version 1: no chain, so read as strictly as any other input
                 obj = parse_json(content, f"line {number}", EventFormatError, allow_nonfinite=True)
+                if isinstance(obj, dict) and "chain" in obj:
+                    raise EventFormatError("field 'chain': a version 2 hash chain in a file whose header says "
+                                           "version 1 (the header's version was edited); expected no chain")
             if isinstance(obj, dict) and obj.get("record") == "footer":
                 if not isinstance(obj.get("outcome"), dict):
                     raise EventFormatError(f"footer field 'outcome': expected an object, got {obj.get('outcome')!r:.40}")

@@ -45,6 +45,8 @@ class Replay:
         self.recording = recording
         self.warnings = list(recording.warnings)
         self.notes = list(recording.notes)
+        #: the loud warning of a file without a hash chain (format version 1), or None
+        self.unverified = recording.unverified
         header = recording.header
         self.world = world or self._build(recording)
         self.seed = int(header["seed"])

@@ -52,6 +52,9 @@ class Session:
         if missing or extra:
             raise ValueError(f"seats must match the world's agents {list(world.agents)}: "
                              f"missing {missing}, unknown {extra}")
+        refusal = world.cannot_run_here()
+        if refusal:
+            raise ValueError(refusal)
         self.world = world
         self.seats = dict(seats)
         self.seed = int(seed)

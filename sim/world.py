@@ -180,6 +180,12 @@ class World(ABC, Generic[S, A, O]):
         """The scenario data this world was built from, for recordings to embed."""
         return {}
 
+    def cannot_run_here(self) -> str | None:
+        """Why this world cannot be played on this machine, in words a person can act on, or
+        None. A Session refuses to start where it is not None (the team room, for example,
+        runs submitted code only inside a sandbox the machine must be able to start)."""
+        return None
+
 
 class IllegalAction(ValueError):
     """An action that the rules do not allow in the given state."""

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.registry import AgentKind
+from agents.registry import AgentKind, register_agent_kind
 from sim.plugins import WorldPlugin, register_plugin
 from sim.seats import Agent
 from sim.world import IllegalAction, Message, StepResult, World, WorldEvent, require_joint
@@ -190,8 +190,5 @@ WALKER_KIND = AgentKind("rooms-walker", (FAMILY,), "walks to its flag and says s
 
 def install() -> None:
     """Register the world and its agent kind (tests call this; nothing ships it)."""
-    from agents import registry
-
     register_plugin(PLUGIN)
-    kinds = registry._collect()[0]
-    kinds.setdefault(WALKER_KIND.name, WALKER_KIND)
+    register_agent_kind(WALKER_KIND)

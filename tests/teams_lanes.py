@@ -14,7 +14,7 @@ from typing import Any
 
 import pygame
 
-from agents.registry import AgentKind
+from agents.registry import AgentKind, register_agent_kind
 from sim.plugins import WorldPlugin, register_plugin
 from sim.seats import Agent
 from sim.world import StepResult, World, require_joint
@@ -161,8 +161,5 @@ PREDICTOR_KIND = AgentKind("lanes-predictor", (FAMILY,), "predicts the others fr
 
 def install() -> None:
     """Register the world and its agent kind (tests call this; nothing ships it)."""
-    from agents import registry
-
     register_plugin(PLUGIN)
-    kinds = registry._collect()[0]
-    kinds.setdefault(PREDICTOR_KIND.name, PREDICTOR_KIND)
+    register_agent_kind(PREDICTOR_KIND)

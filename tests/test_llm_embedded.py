@@ -15,7 +15,7 @@ import pytest
 
 from agents.dkg.agents import PlannerAgent
 from agents.llm.config import LLMSettings
-from agents.llm.dkg import make_llm_agent
+from agents.llm.agent import make_llm_agent
 from agents.llm.facilitator import make_llm_facilitator
 from agents.llm.server import EmbeddedServer, embedded_missing, shared_server
 from agents.llm.tom import final_action, tom_schema

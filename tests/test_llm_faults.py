@@ -9,7 +9,8 @@ import pytest
 from agents.dkg.agents import PlannerAgent
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMSettings
-from agents.llm.dkg import LLMDKGAgent, infer_actions
+from agents.llm.agent import LLMAgent
+from agents.llm.dkg import infer_actions
 from agents.llm.facilitator import LLMFacilitator, feedback_options
 from agents.protom.core import adapter_for
 from agents.llm.transcript import TranscriptMismatch, TranscriptTransport, rerun_session
@@ -27,9 +28,9 @@ FAULTS = {  # server mode -> the ErrorEvent kind of each failed call
 }
 
 
-def llm_agent(server: LoopbackLLM, k: int = 1, **kw) -> LLMDKGAgent:
+def llm_agent(server: LoopbackLLM, k: int = 1, **kw) -> LLMAgent:
     settings = LLMSettings(base_url=server.base_url, timeout=0.4, max_retries=1, backoff=0.0)
-    return LLMDKGAgent(k=k, client=LLMClient(settings, sleep=lambda s: None), **kw)
+    return LLMAgent(k=k, client=LLMClient(settings, sleep=lambda s: None), **kw)
 
 
 def run_episode(server: LoopbackLLM, path, max_ticks: int = 4, k: int = 1, facilitator=None) -> Session:
@@ -144,7 +145,7 @@ def test_infer_actions_from_two_states():
 def test_asynchronous_seats_return_pending_while_the_model_thinks(tmp_path):
     with LoopbackLLM("timeout", fail_first=1, delay=0.3) as server:
         settings = LLMSettings(base_url=server.base_url, timeout=5.0, max_retries=0)
-        agent = LLMDKGAgent(k=0, asynchronous=True, client=LLMClient(settings))
+        agent = LLMAgent(k=0, asynchronous=True, client=LLMClient(settings))
         world, name = load_scenario("two-rooms")
         session = Session(world, {"alice": agent, "bob": PlannerAgent()}, seed=0, max_ticks=2)
         statuses = []
@@ -163,7 +164,7 @@ def test_run_waits_for_asynchronous_seats_and_refuses_a_person(tmp_path):
     from agents.human.seat import HumanAgent
 
     with LoopbackLLM("ok", delay=0.2) as server:
-        agent = LLMDKGAgent(k=0, asynchronous=True, client=LLMClient(LLMSettings(base_url=server.base_url)))
+        agent = LLMAgent(k=0, asynchronous=True, client=LLMClient(LLMSettings(base_url=server.base_url)))
         world, name = load_scenario("two-rooms")
         session = Session(world, {"alice": agent, "bob": PlannerAgent()}, seed=0, max_ticks=4)
         session.run()  # waits for the model's answers in the background instead of refusing
@@ -227,7 +228,7 @@ def test_a_diverging_rerun_is_reported():
 def test_an_embedded_model_that_cannot_start_is_a_recorded_fault(tmp_path):
     settings = LLMSettings(embedded={"model_path": str(tmp_path / "missing.gguf")})
     world, _ = load_scenario("two-rooms")
-    agent = LLMDKGAgent(k=0, client=LLMClient(settings))
+    agent = LLMAgent(k=0, client=LLMClient(settings))
     session = Session(world, {"alice": agent, "bob": PlannerAgent()}, seed=0, max_ticks=2)
     session.run()
     errors = [e for e in session.events if isinstance(e, ErrorEvent)]

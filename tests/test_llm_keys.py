@@ -5,7 +5,7 @@ import gzip
 import logging
 
 from agents.dkg.agents import PlannerAgent
-from agents.llm.dkg import make_llm_agent
+from agents.llm.agent import make_llm_agent
 from agents.llm.facilitator import make_llm_facilitator
 from main import main
 from sim.recording import RecordingWriter

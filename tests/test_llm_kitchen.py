@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMSettings
+from agents.llm.agent import LLMAgent
 from agents.llm.facilitator import LLMFacilitator
-from agents.llm.kitchen import LLMFacilitatorKitchen, LLMKitchenAgent, describe_state
+from agents.llm.kitchen import describe_state
 from agents.kitchen.heuristic import KitchenHeuristicAgent
 from agents.protom.kitchen import load_world
 from agents.registry import agent_kinds, make_mechanism, mechanism_kinds
@@ -25,8 +26,8 @@ def client(server: LoopbackLLM, **kw) -> LLMClient:
 
 
 def test_the_llm_kinds_play_both_worlds():
-    assert agent_kinds()["llm"].families == ("dkg", "kitchen")
-    assert mechanism_kinds()["llm"].families == ("dkg", "kitchen")
+    assert agent_kinds()["llm"].worlds() == ("dkg", "kitchen")
+    assert mechanism_kinds()["llm"].worlds() == ("dkg", "kitchen")
 
 
 def test_the_facilitator_asks_with_figure_a8_and_sends_the_chosen_pass():
@@ -35,7 +36,7 @@ def test_the_facilitator_asks_with_figure_a8_and_sends_the_chosen_pass():
     choose = lambda options, where: (PASS_ONION if PASS_ONION in options else "None" if "None" in options  # noqa: E731
                                      else options[0])
     with LoopbackLLM("ok", choose=choose) as server:
-        facilitator = LLMFacilitatorKitchen(client=client(server))
+        facilitator = LLMFacilitator(client=client(server))
         seats = {a: KitchenHeuristicAgent() for a in world.agents}
         session = Session(world, seats, seed=0, mechanisms=[facilitator], max_ticks=40)
         session.run()
@@ -58,7 +59,7 @@ def test_a_none_answer_sends_nothing():
     world = load_world(LEVELS / "kitchen-15-walled-onion.kitchen.txt")
     with LoopbackLLM("ok", choose=lambda options, where: "None" if "None" in options else options[0]) as server:
         session = Session(world, {a: KitchenHeuristicAgent() for a in world.agents}, seed=0,
-                          mechanisms=[LLMFacilitatorKitchen(client=client(server))], max_ticks=5)
+                          mechanisms=[LLMFacilitator(client=client(server))], max_ticks=5)
         session.run()
     assert session.metrics()["feedback"] == 0 and session.metrics()["llm_calls"] == 5
 
@@ -67,8 +68,8 @@ def test_the_llm_facilitator_kind_still_works_in_doors_keys_and_gems():
     facilitator = make_mechanism("llm:base_url=http://127.0.0.1:9/v1", "dkg")
     assert isinstance(facilitator, LLMFacilitator)
     world, _ = load_scenario("two-rooms")
-    facilitator.reset(world, world.reset(0), None)  # the parent's checks and state, as before
-    assert not facilitator.kitchen and facilitator.history == []
+    facilitator.reset(world, world.reset(0), None)
+    assert type(facilitator.play).__name__ == "DKGLLM" and facilitator.history == []
 
 
 def test_the_state_text_lists_agents_and_objects():
@@ -82,7 +83,7 @@ def test_the_state_text_lists_agents_and_objects():
 def test_the_llm_cook_sees_only_its_room_and_plays_the_models_actions():
     world = load_world(LEVELS / "kitchen-15-walled-onion.kitchen.txt")
     with LoopbackLLM("ok", choose=lambda options, where: "left" if "left" in options else options[0]) as server:
-        cook = LLMKitchenAgent(k=1, client=client(server))
+        cook = LLMAgent(k=1, client=client(server))
         session = Session(world, {"alice": cook, "bob": KitchenHeuristicAgent()}, seed=0, max_ticks=3)
         session.run()
         system, user = server.requests[0]["messages"]
@@ -96,7 +97,7 @@ def test_the_llm_cook_sees_only_its_room_and_plays_the_models_actions():
 def test_without_usable_answers_the_simulated_cook_finishes_the_dish():
     world = load_world(LEVELS / "kitchen-01-two-kitchens.kitchen.txt")
     with LoopbackLLM("not_json_answer") as server:
-        cooks = {a: LLMKitchenAgent(k=0, client=client(server, max_retries=0, repair_attempts=0)) for a in world.agents}
+        cooks = {a: LLMAgent(k=0, client=client(server, max_retries=0, repair_attempts=0)) for a in world.agents}
         session = Session(world, cooks, seed=0)
         session.run()
     assert session.outcome()["success"] and session.outcome()["ticks"] == 12  # the noise-free plan

@@ -16,6 +16,7 @@ from sim.recording import RecordingWriter, load_recording
 from sim.registry import ScenarioError, load_scenario, load_spec
 from sim.replay import Replay
 from sim.session import Session
+from sim.teamroom import sandbox
 from sim.teamroom.sandbox import Limits, matches, run_tests
 from sim.teamroom.world import IDLE, DebateRoom, ProgrammingRoom
 from sim.world import IllegalAction
@@ -58,22 +59,25 @@ def test_an_endless_loop_times_out_per_case_and_the_rest_still_runs():
     assert report.problem == "case 1: took longer than its time limit"
 
 
-def test_a_loop_that_swallows_exceptions_is_stopped_by_the_wall_clock():
+def test_a_loop_that_ignores_its_alarm_is_stopped_by_the_parents_clock_and_the_rest_still_runs():
     code = ("import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
-            "def add(a, b):\n    while True:\n        pass")
-    report = run_tests(code, "add", ADD_CASES[:1], Limits(case_seconds=0.3, startup_seconds=1.0))
-    assert report.outcomes == ("timeout",) and "stopped" in report.problem
+            "def add(a, b):\n    while a == 1:\n        pass\n    return a + b")
+    report = run_tests(code, "add", ADD_CASES, Limits(case_seconds=0.3))
+    assert report.outcomes == ("timeout", "pass", "pass")
+    assert report.problem == "case 1: took longer than its time limit"
 
 
-def test_the_sandbox_has_no_network_and_writes_only_its_temporary_folder(tmp_path):
-    target = tmp_path / "escaped.txt"
-    code = (f"def add(a, b):\n    open({str(target)!r}, 'w').write('x')\n    return a + b")
-    report = run_tests(code, "add", ADD_CASES[:1], FAST)
-    # the child runs as this user, so the write itself is allowed; what matters is that the code ran
-    # in another process, with the network namespace of its own:
-    assert report.network in ("namespace", "imports blocked")
-    prints = run_tests("def add(a, b):\n    print('noise' * 1000)\n    return a + b", "add", ADD_CASES, FAST)
-    assert prints.ok  # the code's own prints never mix with the report
+def test_prints_never_mix_with_the_answers():
+    prints = run_tests("import os\ndef add(a, b):\n    print('noise' * 1000)\n    os.write(1, b'{}\\n')\n"
+                       "    return a + b", "add", ADD_CASES, FAST)
+    assert prints.ok
+
+
+def test_the_code_runs_in_the_box_where_the_machine_has_one():
+    """On the machines the project sets up (scripts/setup.sh installs bubblewrap) the code runs
+    boxed; tests/test_sandbox_escape.py tries to get out."""
+    report = run_tests("def add(a, b):\n    return a + b", "add", ADD_CASES, FAST)
+    assert report.isolation == sandbox.isolation() == "bubblewrap"
 
 
 def test_values_compare_as_json_with_bools_apart_and_tolerance():

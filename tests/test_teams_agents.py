@@ -199,10 +199,10 @@ def test_skill_scores_reach_the_mechanism_and_a_human_seat_is_scored_like_the_ot
     assert mechanism.tracker.skills == {"al": 1.0, "cy": 1.0}  # cy was freed; the person reports none
     t_max = out["t_max"]  # the score's clock is the scenario's time limit, not the episode's length
     expected = sum(1 - out["goal_tick"][a] / t_max for a in team) / 3
-    assert final_team_score(out, team) == pytest.approx(expected)
+    assert final_team_score("dkg", out, team) == pytest.approx(expected)
     # the person's gem counts: without it the score drops by its share
     without = dict(out, holding_goal={**out["holding_goal"], "bo": False})
-    assert final_team_score(without, team) == pytest.approx(expected - (1 - out["goal_tick"]["bo"] / t_max) / 3)
+    assert final_team_score("dkg", without, team) == pytest.approx(expected - (1 - out["goal_tick"]["bo"] / t_max) / 3)
     # the person heard the team assignment like everyone else, without any error
     assert session.counters["errors"] == 0
     assert any(isinstance(e, TeamEvent) for e in session.events)

@@ -43,7 +43,7 @@ def test_design_runs_on_two_scenarios_and_two_seeds(tmp_path):
     compute_metrics(result.records, design)
     for r in result.records:
         (summary,) = r["mechanisms"].values()
-        assert r["values"]["score"] == pytest.approx(final_team_score(r["outcome"], summary["team"]), abs=1e-9)
+        assert r["values"]["score"] == pytest.approx(final_team_score(r["world"], r["outcome"], summary["team"]), abs=1e-9)
         assert r["values"]["bas"] == summary["bas_episode"]
         # BAS on one scale for every condition: the own embedding's is the mechanism's BAS
         own = "features" if r["condition"] == "teams-features" else "steps"
@@ -78,21 +78,21 @@ def test_experiment_command_writes_the_report(tmp_path, capsys):
 def test_team_score_known_answers():
     outcome = {"holding_goal": {"a": True, "b": False, "c": True, "d": True},
                "goal_tick": {"a": 20, "b": None, "c": 0, "d": 50}, "ticks": 60, "t_max": 100}
-    assert final_team_score(outcome, ["a", "b", "c"]) == pytest.approx((0.8 + 0 + 1.0) / 3)
-    assert final_team_score(outcome, ["a", "b", "c"], timed=False) == pytest.approx(2 / 3)
-    assert final_team_score(outcome, ["d"]) == pytest.approx(0.5)  # d idle elsewhere: only members count
+    assert final_team_score("dkg", outcome, ["a", "b", "c"]) == pytest.approx((0.8 + 0 + 1.0) / 3)
+    assert final_team_score("dkg", outcome, ["a", "b", "c"], timed=False) == pytest.approx(2 / 3)
+    assert final_team_score("dkg", outcome, ["d"]) == pytest.approx(0.5)  # d idle elsewhere: only members count
     with pytest.raises(ExperimentError, match="holding_goal.*this one has: success"):
-        final_team_score({"success": True}, ["a"])
+        final_team_score("dkg", {"success": True}, ["a"])
     with pytest.raises(ExperimentError, match="older version without 't_max'"):
-        final_team_score({k: v for k, v in outcome.items() if k != "t_max"}, ["a"])
+        final_team_score("dkg", {k: v for k, v in outcome.items() if k != "t_max"}, ["a"])
     # kitchen: each member's dish, by its delivery tick
     kitchen = {"success": False, "delivered": {"a": 30, "b": None, "c": 60}, "goals": {}, "ticks": 120, "t_max": 120}
-    assert final_team_score(kitchen, ["a", "b", "c"]) == pytest.approx((0.75 + 0 + 0.5) / 3)
-    assert final_team_score(kitchen, ["a", "c"], timed=False) == 1.0
+    assert final_team_score("kitchen", kitchen, ["a", "b", "c"]) == pytest.approx((0.75 + 0 + 0.5) / 3)
+    assert final_team_score("kitchen", kitchen, ["a", "c"], timed=False) == 1.0
     # household: one shared task, by the share of the budget left when it was done
     house = {"task": "household", "reached": 11, "total": 11, "steps_to_finish": 30, "budget": 120}
-    assert final_team_score(house, ["a", "b"]) == pytest.approx(0.75)
-    assert final_team_score({**house, "reached": 10, "steps_to_finish": 120}, ["a"]) == 0.0
+    assert final_team_score("household", house, ["a", "b"]) == pytest.approx(0.75)
+    assert final_team_score("household", {**house, "reached": 10, "steps_to_finish": 120}, ["a"]) == 0.0
 
 
 def test_hooks_name_what_is_missing():
@@ -109,7 +109,7 @@ def test_hooks_name_what_is_missing():
 
 
 def _episode(scenario: str, condition: str, sizes: list[int], seed: int = 0) -> dict:
-    return {"key": f"{scenario}|{condition}|{seed}", "scenario": scenario, "condition": condition,
+    return {"key": f"{scenario}|{condition}|{seed}", "scenario": scenario, "condition": condition, "world": "dkg",
             "outcome": {"holding_goal": {"a": True}, "goal_tick": {"a": 5}, "ticks": 8, "t_max": 10},
             "mechanisms": {condition: {"team": ["a"], "sizes": sizes, "bas_episode": 0.5}}}
 

@@ -146,7 +146,7 @@ def test_rush_design_runs_on_two_scenarios_and_one_seed(tmp_path):
         team = next(iter(r["mechanisms"].values()))["team"]
         _, spec = load_spec(SCENARIO_DIR / "dkg" / "rush" / f"{r['scenario'].split('/')[-1]}.json")
         assert r["outcome"]["t_max"] == spec["options"]["t_max"]
-        assert 0.0 <= final_team_score(r["outcome"], team) <= 1.0
+        assert 0.0 <= final_team_score(r["world"], r["outcome"], team) <= 1.0
     report = (tmp_path / "run" / "report.md").read_text()
     assert "n counts scenarios" in report and "matched-random" in report
 

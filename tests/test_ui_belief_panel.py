@@ -68,10 +68,9 @@ class Believer(Agent):
 @pytest.fixture(autouse=True)
 def believers():
     rooms_world.install()
-    from agents import registry
+    from agents.registry import register_agent_kind
 
-    registry._collect()[0].setdefault("test-believer", AgentKind("test-believer", (rooms_world.FAMILY,),
-                                                                  "scripted beliefs", Believer))
+    register_agent_kind(AgentKind("test-believer", (rooms_world.FAMILY,), "scripted beliefs", Believer))
     yield
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from agents.dkg.agents import PlannerAgent
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMSettings
-from agents.llm.dkg import LLMDKGAgent
+from agents.llm.agent import LLMAgent
 from sim.events import LLMCallEvent
 from sim.recording import RecordingWriter, load_recording
 from sim.registry import load_scenario
@@ -20,7 +20,7 @@ from ui_support import make_window
 def record_llm_episode(path, max_ticks: int = 6) -> None:
     with LoopbackLLM("ok") as server:
         settings = LLMSettings(base_url=server.base_url, timeout=5, max_retries=0)
-        agent = LLMDKGAgent(k=1, client=LLMClient(settings))
+        agent = LLMAgent(k=1, client=LLMClient(settings))
         world, name = load_scenario("two-rooms")
         session = Session(world, {"alice": agent, "bob": PlannerAgent()}, seed=0, scenario=name,
                           max_ticks=max_ticks)

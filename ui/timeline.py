@@ -242,7 +242,8 @@ class ReplayTimeline(Timeline):
         super().__init__(replay.world, replay.recording.header)
         self.replay = replay
         self.path = replay.recording.path
-        self.warnings = list(replay.warnings)
+        # a file without a hash chain says so first: nothing in it is verified
+        self.warnings = [replay.unverified] * bool(replay.unverified) + list(replay.warnings)
         n = replay.num_steps
         self.add_events(e for e in replay.recording.events
                         if not (isinstance(e, StepEvent) and e.tick >= n))

@@ -3,6 +3,8 @@ asked to, and the Events of each decision emitted on the Session's thread.
 
 A subclass implements ``decide(observation, legal) -> Decision``: it asks its client and
 returns the action with the Events the call produced (LLM calls, faults, the fallback).
+``LLMAgent`` is the ``llm`` kind: one k-level Theory-of-Mind agent for every world that declares
+its prompts (``methods["llm"]``, an ``agents.llm.world.LLMWorld``).
 With ``asynchronous=True`` the seat returns ``PENDING`` while the model thinks, so a
 Session driven by ``advance()`` (the desktop app's worker) stays free to pause, stop or
 draw; ``run()`` needs the default, synchronous seats.
@@ -17,8 +19,11 @@ from typing import Any
 
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMSettings, load_settings
-from sim.events import Event
-from sim.seats import PENDING, Agent, SeatContext
+from agents.llm.server import require_runnable
+from agents.llm.tom import check_k, final_action, level_names, tom_schema
+from agents.llm.world import LLMWorld, llm_world
+from sim.events import ErrorEvent, Event
+from sim.seats import PENDING, Agent, Feedback, SeatContext
 
 #: agent parameters that override settings fields (the key is deliberately not one of them)
 SETTING_PARAMS = ("base_url", "model", "temperature", "max_tokens", "timeout", "max_retries",
@@ -113,3 +118,81 @@ class LLMSeat(Agent):
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
+
+
+class LLMAgent(LLMSeat):
+    """The ``llm`` agent (k = 0, 1, 2) in any world that declares its prompts: the world's
+    ``LLMWorld`` writes the prompt and names the legal actions; the answer's highest-level action
+    is played, or, when the model fails (no answer within the retry and repair budgets) or names
+    an action that is not legal, the world's fallback seat's action, with an ``ErrorEvent`` (kind
+    ``llm_fallback``) saying why."""
+
+    kind = "llm"
+    module = "planning"
+
+    def __init__(self, k: int = 1, history: int = 10, asynchronous: bool = False, *,
+                 client: LLMClient | None = None, config: str | None = None, **settings: Any) -> None:
+        unknown = sorted(set(settings) - set(SETTING_PARAMS))
+        if unknown:
+            raise TypeError(f"unknown parameter(s) {', '.join(unknown)}; an llm agent takes k, history, "
+                            f"asynchronous, config and {', '.join(SETTING_PARAMS)}")
+        self.k = check_k(k)
+        if not isinstance(history, int) or history < 0:
+            raise ValueError(f"history must be a whole number of past actions >= 0, got {history!r}")
+        self.history_length = history
+        if client is None:
+            client = LLMClient(settings_from_params(settings, config))
+        super().__init__(client=client, asynchronous=asynchronous)
+
+    def reset(self, ctx: SeatContext) -> None:
+        super().reset(ctx)
+        self.play: LLMWorld = llm_world(ctx.world)
+        self.play.start(ctx, self.history_length)
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "k": self.k, "history": self.history_length,
+                "asynchronous": self.asynchronous, "llm": self.client.describe()}
+
+    def receive_feedback(self, feedback: Feedback) -> None:
+        self.play.receive_feedback(feedback)
+
+    def prepare(self, observation: Any, legal_actions: Sequence[Any]) -> None:
+        self.play.prepare(observation, legal_actions)
+
+    def messages(self, observation: Any, legal_actions: Sequence[Any]) -> list[dict[str, str]]:
+        return self.play.agent_messages(observation, legal_actions, self.k)
+
+    def decide(self, observation: Any, legal_actions: Sequence[Any]) -> Decision:
+        play, me = self.play, self.ctx.agent_id
+        tick = play.tick(observation)
+        labels = play.action_labels(observation, legal_actions)
+        outcome = self.client.ask_json(self.messages(observation, legal_actions), tom_schema(self.k, labels),
+                                       agent=me, module=self.module, tick=tick, schema_name=f"tom_level{self.k}",
+                                       seed=self.ctx.seed + tick)
+        events = list(outcome.events)
+        levels = outcome.value
+        proposed = final_action(levels, self.k) if levels is not None else None
+        if proposed in labels:
+            action, source = legal_actions[labels.index(proposed)], "model"
+        else:
+            action, source = play.fallback_action(observation, legal_actions), "fallback"
+            why = (f"the model proposed {proposed!r}, which is not legal here" if levels is not None
+                   else f"the model gave no usable answer ({outcome.failure})")
+            events.append(ErrorEvent(tick=tick, source=me, kind="llm_fallback",
+                                     message=f"{why}; took the {play.fallback_name}'s action {action!r}"))
+        shown = action if isinstance(action, str) else self.ctx.world.encode_action(action)
+        snapshot = ("tom", {"k": self.k, "levels": levels, "level_names": level_names(self.k), "action": shown,
+                            "source": source, "calls": outcome.attempts,
+                            "following_feedback": play.following_feedback()})
+        return Decision(action=action, events=events, snapshot=snapshot)
+
+
+def make_llm_agent(k: int = 1, history: int = 10, asynchronous: bool = False, config: str | None = None,
+                   **settings: Any) -> LLMAgent:
+    """Factory of the ``llm`` agent kind, e.g. ``llm:k=2,model=llama3.1,base_url=http://127.0.0.1:11434/v1``;
+    fails early, with the fix, when no endpoint is configured and the embedded model is missing."""
+    client = settings.pop("client", None)
+    agent = LLMAgent(k=k, history=history, asynchronous=asynchronous, client=client, config=config, **settings)
+    if client is None:
+        require_runnable(agent.client.settings)
+    return agent

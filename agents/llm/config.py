@@ -28,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
+from sim.inputs import MAX_DEPTH, MAX_TEXT_BYTES, check_tree, read_json, read_text
 from sim.redact import register_secret
 
 #: the base URL value that selects the embedded model even when OPENAI_BASE_URL is set
@@ -204,20 +205,78 @@ def config_path(env: Mapping[str, str] | None = None) -> Path | None:
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
-    """The raw settings of a TOML or JSON file (an ``[llm]`` table is accepted too)."""
-    if not path.exists():
-        raise LLMConfigError(f"{path}: no such file (named by TOM_ARENA_LLM_CONFIG or given explicitly)")
-    text = path.read_text(encoding="utf-8")
+    """The raw settings of a TOML or JSON file (an ``[llm]`` table is accepted too), read as
+    strictly as scenario files (``sim/inputs.py``): at most MAX_TEXT_BYTES, UTF-8 text, nesting
+    of at most MAX_DEPTH levels, no duplicate keys, integers of at most MAX_INT_DIGITS digits."""
+    path = Path(path)
     try:
-        data = json.loads(text) if path.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
-        kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
-        raise LLMConfigError(f"{path}: not valid {kind}: {exc}") from None
+        exists = path.exists()
+    except (OSError, ValueError) as exc:  # a NUL character or an over-long name
+        raise LLMConfigError(f"{str(path)[:200]}: cannot read the file ({getattr(exc, 'strerror', None) or exc})") \
+            from None
+    if not exists:
+        raise LLMConfigError(f"{path}: no such file (named by TOM_ARENA_LLM_CONFIG or given explicitly)")
+    if path.suffix.lower() == ".json":
+        data = read_json(path, LLMConfigError, max_bytes=MAX_TEXT_BYTES)
+    else:
+        text = read_text(path, LLMConfigError, kind="TOML settings file")
+        deep = _toml_too_deep_at(text)
+        if deep is not None:
+            raise LLMConfigError(f"{path}: {deep}: nested deeper than {MAX_DEPTH} levels; expected at most "
+                                 f"{MAX_DEPTH}")
+        try:
+            data = tomllib.loads(text)
+        except (ValueError, RecursionError) as exc:  # TOMLDecodeError, or an integer too long to convert
+            raise LLMConfigError(f"{path}: not valid TOML ({str(exc)[:200]}); expected a TOML file of settings "
+                                 "(docs/llm.md)") from None
+        check_tree(data, str(path), LLMConfigError)
     if not isinstance(data, dict):
-        raise LLMConfigError(f"{path}: expected a table of settings at the top level")
+        raise LLMConfigError(f"{path}: expected a table of settings at the top level, got {type(data).__name__}")
     if isinstance(data.get("llm"), dict) and len(data) == 1:
         data = data["llm"]
     return data
+
+
+def _toml_too_deep_at(text: str) -> str | None:
+    """'line L, column C' of the first array, inline table or dotted key nested deeper than
+    MAX_DEPTH in TOML text, or None; strings and comments are skipped. Checked before ``tomllib``
+    (which recurses on arrays and slows down on long dotted keys)."""
+    depth, i, n, line, start, dots = 0, 0, len(text), 1, 0, 0
+    while i < n:
+        ch = text[i]
+        if ch == ".":  # a dotted key (a.b.c) nests a table per part
+            dots += 1
+            if dots >= MAX_DEPTH:
+                return f"line {line}, column {i - start + 1}"
+        elif not (ch.isalnum() or ch in "_- \t\"'"):
+            dots = 0
+        if ch == "\n":
+            line, start = line + 1, i + 1
+        elif ch == "#":
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        elif ch in "\"'":
+            quote = text[i:i + 3] if text[i:i + 3] in ('"""', "'''") else ch
+            j = i + len(quote)
+            while j < n and not text.startswith(quote, j):
+                if text[j] == "\\" and ch == '"':
+                    j += 1
+                elif text[j] == "\n":
+                    if len(quote) == 1:
+                        break  # an unclosed one-line string: tomllib says so
+                    line, start = line + 1, j + 1
+                j += 1
+            i = j + len(quote) if text.startswith(quote, j) else j
+            continue
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return f"line {line}, column {i - start + 1}"
+        elif ch in "]}":
+            depth = max(0, depth - 1)
+        i += 1
+    return None
 
 
 def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
@@ -228,15 +287,18 @@ def _set(data: dict[str, Any], dotted: str, value: Any) -> None:
         data[head] = value
 
 
-def _validate(data: Mapping[str, Any], source: str) -> LLMSettings:
+def _validate(data: Mapping[str, Any], source: str, strict: bool = False) -> LLMSettings:
+    """Settings from ``data``; ``strict``: nothing converted (a file's ``"0.5"`` or ``true`` is not
+    a number; environment variables are text, so their values are converted)."""
     try:
-        return LLMSettings.model_validate(dict(data))
+        return LLMSettings.model_validate(dict(data), strict=strict)
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
             field = ".".join(str(p) for p in err["loc"]) or "(top level)"
             value = err.get("input")
-            shown = "" if err["type"] in ("missing", "value_error") or field.endswith("api_key") else f", got {value!r}"
+            shown = "" if err["type"] in ("missing", "value_error") or field.endswith("api_key") \
+                else f", got {value!r:.80}"
             problems.append(f"field '{field}': {err['msg'].removeprefix('Value error, ')}{shown}")
         raise LLMConfigError(f"{source}: " + "; ".join(problems)) from None
 
@@ -259,7 +321,7 @@ def load_settings(path: str | os.PathLike | None = None, *, env: Mapping[str, st
                 origin.update({f"{key}.{k}": str(file) for k in value})
             else:
                 origin[key] = str(file)
-        _validate(data, str(file))  # name the file when the file itself is wrong
+        _validate(data, str(file), strict=True)  # name the file when the file itself is wrong
     for var, field in ENV_VARS.items():
         value = env.get(var)
         if value is None or value == "" or origin.get(field, "").startswith("env "):

@@ -1,12 +1,19 @@
-"""LLM agents for Doors, Keys and Gems, with k-level Theory-of-Mind prompts.
+"""The llm agent's and the llm facilitator's Doors, Keys and Gems (``DKGLLM``, the plug-in's
+``methods["llm"]``), with k-level Theory-of-Mind prompts.
 
-The prompt describes the rules in text (after the environment description of ProToM's
+The agent's prompt describes the rules in text (after the environment description of ProToM's
 Figure A7), the agent's own goal, its recent history (its own and the others' actions,
 inferred from what it saw), any facilitator suggestion it is following, the state and
 its legal actions, then asks for the k-level JSON answer of ``agents.llm.tom``. The
 answer's highest-level action is taken. When the model fails (no answer within the
 retry and repair budgets) or names an action that is not legal, the optimal planner's
 action is taken instead and an ``ErrorEvent`` (kind ``llm_fallback``) says why.
+
+The facilitator's prompt is ProToM's Figure A7: the environment description and task, the
+recent action history, the state as text (the paper shows an image; ToM Arena describes the same
+state in words and as a character map) and the candidate feedback messages F_t, written as in
+the paper: ``(bob, has(alice, key1))`` tells Bob to give key1 to Alice, ``(bob, unlocked(door1))``
+tells Bob to unlock door1.
 """
 
 from __future__ import annotations
@@ -16,16 +23,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.dkg.agents import PlannerAgent
-from agents.llm.agent import SETTING_PARAMS, Decision, LLMSeat, settings_from_params
-from agents.llm.client import LLMClient
-from agents.llm.server import require_runnable
-from agents.llm.tom import check_k, final_action, level_names, tom_preamble, tom_schema, tom_template
+from agents.llm.tom import tom_preamble, tom_template
+from agents.llm.world import LLMWorld
 from sim.dkg.world import CONSUMED, DKGObservation, DKGState, DKGWorld
-from sim.events import ErrorEvent
 from sim.seats import Feedback, SeatContext
 from sim.world import World
-
-MODULE = "planning"
 
 RULES = """Consider a multi-agent Doors, Keys, and Gems environment described as follows:
 
@@ -134,47 +136,115 @@ def infer_actions(world: World, before: Any, after: Any, limit: int = 20_000) ->
     return search(before, 0) or []
 
 
-class LLMDKGAgent(LLMSeat):
-    """A k-level ToM LLM agent for mDKG (k = 0, 1, 2) with the planner as fallback."""
+NO_FEEDBACK = "No feedback"  # Figure A7's answer when no feedback helps
 
-    kind = "llm"
+PROMPT = """Consider a multi-agent Doors, Keys, and Gems environment described as follows:
 
-    def __init__(self, k: int = 1, history: int = 10, asynchronous: bool = False, *,
-                 client: LLMClient | None = None, config: str | None = None, **settings: Any) -> None:
-        unknown = sorted(set(settings) - set(SETTING_PARAMS))
-        if unknown:
-            raise TypeError(f"unknown parameter(s) {', '.join(unknown)}; an llm agent takes k, history, "
-                            f"asynchronous, config and {', '.join(SETTING_PARAMS)}")
-        self.k = check_k(k)
-        if not isinstance(history, int) or history < 0:
-            raise ValueError(f"history must be a whole number of past actions >= 0, got {history!r}")
-        self.history_length = history
-        if client is None:
-            client = LLMClient(settings_from_params(settings, config))
-        super().__init__(client=client, asynchronous=asynchronous)
+Entities:
+- Agents: {agents}. Each agent is drawn on the map with its own character; their inventories are listed below the map.
+- Keys and gems are items. Doors and keys are numbered. The number is just for referencing the keys in the text.
+Keys open doors of their same color, independently from the number.
+- Walls cannot be entered.
+
+Properties:
+- Each agent occupies a cell. Agents can occupy the same cell.
+- Each item (key or gem) occupies a cell unless it is carried or off-grid.
+- Each door occupies a cell and can be unlocked with a key of the same color.
+- Each key and door has a color; keys can unlock doors of matching color.
+- Agents act by taking turns.
+
+Goals:
+- Each agent wants to collect a specific gem among the ones available in the environment.
+
+Observability:
+Agents know:
+- The entire grid layout (walls, doors, items, agents).
+- The locked/unlocked state of doors.
+- The location of agents and items.
+- Their own possession of items.
+- Which agent's turn it is.
+
+Agent Actions:
+1. Move
+- Agents can move up, down, left, or right, one cell at a time, if:
+- There is no wall in that direction.
+- There is no locked door blocking the move.
+2. Pickup an item
+- If an agent is on the same cell as an item, they can pick it up.
+- Picking up an item removes it from the grid and adds it to the agent's inventory.
+3. Unlock a door
+- If an agent is adjacent to a locked door and has a key with the same color as the door, they can unlock it.
+- The key is consumed in the process.
+4. Handover
+- If two agents are adjacent, one can give an item they hold to the other.
+5. Wait
+- The agent can simply pass their turn.
+
+Turn order:
+- Only one agent is active at a time.
+- After an action, the next agent becomes active.
+
+Your Task as a Social Facilitator
+
+At each timestep, your task is to decide whether to give feedback to either agent, and what that feedback should be, in order to promote **prosocial behavior**.
+
+A prosocial agent:
+- Helps the other agent if doing so makes it possible or more efficient to achieve their goals.
+- Takes action that indicate awareness of the other's goal.
+
+Step-by-Step Instructions
+
+1. **Review the History**
+You will be given a few recent timesteps, including agent actions.
+
+2. **Infer the Agents' Goals**
+From item movements and paths, infer which gem each agent is targeting.
+
+3. **Evaluate if it is possible to promote prosocial behaviour**
+Given the action history, the current state and the inferred goal for each agent and a set of possible feedbacks, is any of the feedbacks useful for promoting prosocial behaviour? If not, just answer "No feedback".
+
+4. **Decide Feedback**
+If you think that it is useful to provide a feedback given the action history and current state, then choose one feedback that (1) enables both agents to achieve their goals and/or (2) increases overall efficiency.
+Typical examples of prosocial agents are agent that take actions to unlock doors that block other agents, or that handover keys to agent that would need many turns to get by themselves.
+Avoid giving feedback just because an action isn't optimal; only intervene when it **clearly improves** overall efficiency or agent success. If this is not the case, just choose "No feedback".
+
+Recent Action History
+{history}
+
+Current state
+{state}
+
+Based on the instructions provided above, choose which feedback to give from the possible options:
+{options}
+
+The first element of the tuple is the target of the feedback, while the second is the feedback itself.
+For example "{example}" means "{example_meaning}".
+
+Respond with a JSON object: "inferred_goals" maps each agent to the gem you think it wants, "answer" is one of the options above exactly as written or "No feedback", and "explanation" says in one short sentence, from the inferred goals, why the feedback helps (empty for "No feedback")."""
+
+
+class DKGLLM(LLMWorld):
+    """The llm agent's and facilitator's Doors, Keys and Gems (``methods["llm"]`` of the plug-in):
+    the rules in text, the state as a character map, the history inferred from what the seat saw,
+    the optimal planner as fallback (it also carries out and reports feedback); Figure A7 for the
+    facilitator."""
+
+    fallback_name = "planner"
+    no_feedback = NO_FEEDBACK
+    world: DKGWorld
+
+    def start(self, ctx: SeatContext, history: int) -> None:
+        super().start(ctx, history)
         self.fallback = PlannerAgent(compliance=1.0, show_plan=False)
+        self.fallback.reset(ctx)
         self.history: list[tuple[int, str, Any]] = []
         self._last_state: DKGState | None = None
-
-    def reset(self, ctx: SeatContext) -> None:
-        super().reset(ctx)
-        if not isinstance(ctx.world, DKGWorld):
-            raise TypeError(f"this llm agent plays Doors, Keys and Gems, not {ctx.world.family}")
-        self.world: DKGWorld = ctx.world
-        self.fallback.reset(ctx)
-        self.history = []
-        self._last_state = None
-
-    def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "k": self.k, "history": self.history_length,
-                "asynchronous": self.asynchronous, "llm": self.client.describe()}
-
-    # ------------------------------------------------------------ feedback
 
     def receive_feedback(self, feedback: Feedback) -> None:
         self.fallback.receive_feedback(feedback)  # reports accepted; tracks the task for the prompt
 
-    # ------------------------------------------------------------ deciding
+    def tick(self, observation: DKGObservation) -> int:
+        return observation.state.t
 
     def prepare(self, observation: DKGObservation, legal_actions: Sequence[str]) -> None:
         state = observation.state
@@ -184,7 +254,7 @@ class LLMDKGAgent(LLMSeat):
         self._last_state = state
         self.fallback.current_task(state)  # reports a finished or impossible feedback task
 
-    def messages(self, observation: DKGObservation, legal_actions: Sequence[str]) -> list[dict[str, str]]:
+    def agent_messages(self, observation: DKGObservation, legal_actions: Sequence[str], k: int) -> list[dict[str, str]]:
         world, me = self.world, self.ctx.agent_id
         system = RULES.format(agents=", ".join(world.agents), t_max=world.t_max)
         if observation.goal is None:
@@ -204,40 +274,35 @@ class LLMDKGAgent(LLMSeat):
                          + (f" (why: {feedback.explanation})" if feedback.explanation else ""))
         parts.append("Current state:\n" + describe_state(world, observation.state, viewer=me))
         parts.append("Your legal actions now: " + ", ".join(json.dumps(a) for a in legal_actions))
-        parts.append(tom_preamble(self.k) + "\n" + tom_template(self.k, "one of your legal actions"))
+        parts.append(tom_preamble(k) + "\n" + tom_template(k, "one of your legal actions"))
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
-    def decide(self, observation: DKGObservation, legal_actions: Sequence[str]) -> Decision:
-        tick, me = observation.state.t, self.ctx.agent_id
-        outcome = self.client.ask_json(self.messages(observation, legal_actions), tom_schema(self.k, legal_actions),
-                                       agent=me, module=MODULE, tick=tick, schema_name=f"tom_level{self.k}",
-                                       seed=self.ctx.seed + tick)
-        events = list(outcome.events)
-        levels = outcome.value
-        proposed = final_action(levels, self.k) if levels is not None else None
-        if proposed in legal_actions:
-            action, source = proposed, "model"
-        else:
-            action, source = self.fallback.act(observation, legal_actions), "fallback"
-            why = (f"the model proposed {proposed!r}, which is not legal here" if levels is not None
-                   else f"the model gave no usable answer ({outcome.failure})")
-            events.append(ErrorEvent(tick=tick, source=me, kind="llm_fallback",
-                                     message=f"{why}; took the planner's action {action!r}"))
-        snapshot = ("tom", {"k": self.k, "levels": levels, "level_names": level_names(self.k),
-                            "action": action, "source": source, "calls": outcome.attempts,
-                            "following_feedback": self.fallback.feedback.feedback_id
-                            if self.fallback.feedback else None})
-        return Decision(action=action, events=events, snapshot=snapshot)
+    def fallback_action(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
+        return self.fallback.act(observation, legal_actions)
 
+    def following_feedback(self) -> int | None:
+        return self.fallback.feedback.feedback_id if self.fallback.feedback else None
 
-def make_llm_agent(k: int = 1, history: int = 10, asynchronous: bool = False, config: str | None = None,
-                   **settings: Any) -> LLMDKGAgent:
-    """Factory for agent specs such as ``llm:k=2,model=llama3.1,base_url=http://127.0.0.1:11434/v1``.
+    def facilitator_messages(self, state: DKGState, candidates: Sequence[Any],
+                             history: Sequence[tuple[int, str, Any]]) -> list[dict[str, str]]:
+        world = self.world
+        past = "\n".join(f"- tick {t}: {agent} {action}" for t, agent, action in history) or "- none yet"
+        options = "\n".join(f"- {c.label}" for c in candidates) + f"\n- {NO_FEEDBACK}"
+        a, b = world.agents[1], world.agents[0]
+        key = next((it.id for it in world.items if it.kind == "key"), "key1")
+        prompt = PROMPT.format(agents=", ".join(world.agents), history=past,
+                               state=describe_state(world, state, viewer=None), options=options,
+                               example=f"({a}, has({b}, {key}))",
+                               example_meaning=f"tell {a.capitalize()} to give {key} to {b.capitalize()}")
+        return [{"role": "user", "content": prompt}]
 
-    Fails early, with the fix, when no endpoint is configured and the embedded model is missing.
-    """
-    client = settings.pop("client", None)
-    agent = LLMDKGAgent(k=k, history=history, asynchronous=asynchronous, client=client, config=config, **settings)
-    if client is None:
-        require_runnable(agent.client.settings)
-    return agent
+    def facilitator_schema(self, candidates: Sequence[Any]) -> dict[str, Any]:
+        world = self.world
+        gems = list(world.gem_ids)
+        return {"type": "object", "properties": {
+                    "inferred_goals": {"type": "object",
+                                       "properties": {a: {"type": "string", "enum": gems} for a in world.agents},
+                                       "required": list(world.agents), "additionalProperties": False},
+                    "answer": {"type": "string", "enum": [c.label for c in candidates] + [NO_FEEDBACK]},
+                    "explanation": {"type": "string", "maxLength": 200}},
+                "required": ["inferred_goals", "answer", "explanation"], "additionalProperties": False}

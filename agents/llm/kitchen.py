@@ -1,5 +1,5 @@
-"""The LLM pieces of the kitchen: ProToM's LLM facilitator baseline (the prompt of Figure A8,
-seed 003) and an LLM agent that plays the kitchen, both through the existing LLM layer.
+"""The LLM pieces of the kitchen (``KitchenLLM``, the plug-in's ``methods["llm"]``): the prompts
+of ProToM's LLM facilitator baseline (Figure A8, seed 003) and of the llm agent in the kitchen.
 
 Facilitator: after each step (unless an agent still carries out a feedback) the model gets the
 Figure A8 text (entities, properties, goals, observability, actions, the facilitator's task and
@@ -17,8 +17,8 @@ legal, the noise-free simulated human (``kitchen-heuristic`` with epsilon 0) act
 ``ErrorEvent`` (kind ``llm_fallback``) says why; that simulated human also carries out and reports
 feedback, so feedback statuses are the same as for the simulated cooks.
 
-Both classes extend the Doors, Keys and Gems ones and behave exactly as those in that world, so
-the kinds ``llm`` (agent) and ``llm`` (facilitator) play both worlds.
+The generic ``llm`` agent (``agents.llm.agent.LLMAgent``) and facilitator
+(``agents.llm.facilitator.LLMFacilitator``) play the kitchen through it.
 """
 
 from __future__ import annotations
@@ -28,17 +28,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from agents.kitchen.heuristic import KitchenHeuristicAgent
-from agents.llm.agent import SETTING_PARAMS, Decision, LLMSeat
-from agents.llm.dkg import LLMDKGAgent
-from agents.llm.facilitator import LLMFacilitator
-from agents.llm.server import require_runnable
-from agents.llm.tom import final_action, level_names, tom_preamble, tom_schema, tom_template
-from agents.protom.core import adapter_for
+from agents.llm.tom import tom_preamble, tom_template
+from agents.llm.world import LLMWorld
 from sim.kitchen.level import RECIPES
 from sim.kitchen.world import (DELIVERY, ITEM_NAMES, NOTHING, STATION_KIND_NAMES, KitchenObservation, KitchenState,
                                KitchenWorld)
-from sim.events import ErrorEvent
-from sim.seats import Facilitator, Feedback, SeatContext
+from sim.seats import Feedback, SeatContext
 
 NO_FEEDBACK = "None"  # Figure A8's answer when no feedback helps
 
@@ -176,89 +171,31 @@ def _environment(world: KitchenWorld, unseen: bool) -> str:
                               digits=digits, unseen="; '?' a station out of view." if unseen else ".")
 
 
-class LLMFacilitatorKitchen(LLMFacilitator):
-    """ProToM's LLM baseline in both worlds: Figure A7 in Doors, Keys and Gems (the parent class,
-    unchanged), Figure A8 in the kitchen."""
-
-    def reset(self, world: Any, state: Any, ctx: SeatContext) -> None:
-        self.kitchen = isinstance(world, KitchenWorld)
-        if not self.kitchen:
-            super().reset(world, state, ctx)
-            return
-        Facilitator.reset(self, world, state, ctx)
-        self.adapter = adapter_for(world)
-        self.history = []
-        self._snapshot = None
-
-    def messages(self, state: Any, candidates: Sequence[Any]) -> list[dict[str, str]]:
-        if not self.kitchen:
-            return super().messages(state, candidates)
-        world = self.world
-        history = "\n".join(f"- tick {t}: {_title(agent)} {action}" for t, agent, action in self.history) or "- none yet"
-        options = "\n".join(f"- {c.label}" for c in candidates) + f"\n- {NO_FEEDBACK}"
-        prompt = ("Consider a multi-agent 2d grid Overcooked environment described as follows.\n\n"
-                  + _environment(world, unseen=False) + "\n\n"
-                  + FACILITATOR_TASK.format(history=history, state=describe_state(world, state), options=options,
-                                            example=candidates[0].label if candidates else NO_FEEDBACK))
-        return [{"role": "user", "content": prompt}]
-
-    def schema(self, candidates: Sequence[Any]) -> dict[str, Any]:
-        if not self.kitchen:
-            return super().schema(candidates)
-        agents = list(self.world.agents)
-        return {"type": "object", "properties": {
-                    "inferred_goals": {"type": "object",
-                                       "properties": {a: {"type": "string", "enum": list(RECIPES)} for a in agents},
-                                       "required": agents, "additionalProperties": False},
-                    "answer": {"type": "string", "enum": [c.label for c in candidates] + [NO_FEEDBACK]},
-                    "explanation": {"type": "string", "maxLength": 240}},
-                "required": ["inferred_goals", "answer", "explanation"], "additionalProperties": False}
-
-
-def make_llm_facilitator(history: int = 10, every: int = 1, respect_busy: bool = True, config: str | None = None,
-                         **settings: Any) -> LLMFacilitatorKitchen:
-    """Factory of the ``llm`` facilitator kind (both worlds); fails early, with the fix, when no
-    endpoint is configured and the embedded model is missing."""
-    client = settings.pop("client", None)
-    facilitator = LLMFacilitatorKitchen(history=history, every=every, respect_busy=respect_busy, client=client,
-                                        config=config, **settings)
-    if client is None:
-        require_runnable(facilitator.client.settings)
-    return facilitator
-
-
 ACTION_WORDS = {"up": "move up (row - 1)", "down": "move down (row + 1)", "left": "move left (column - 1)",
                 "right": "move right (column + 1)", "stay": "wait"}
 
 
-class LLMKitchenAgent(LLMDKGAgent):
-    """The ``llm`` agent in both worlds: k-level ToM prompts; in the kitchen with the Figure A8
-    world text in the first person, its fog-of-war view and the noise-free simulated human as
-    fallback (which also carries out feedback and reports its status)."""
+class KitchenLLM(LLMWorld):
+    """The llm agent's and facilitator's kitchen (``methods["llm"]`` of the plug-in): the Figure
+    A8 world text, for the agent in the first person with its fog-of-war view and the noise-free
+    simulated human as fallback (which also carries out feedback and reports its status)."""
 
-    def reset(self, ctx: SeatContext) -> None:
-        self.kitchen = isinstance(ctx.world, KitchenWorld)
-        if not self.kitchen:
-            super().reset(ctx)
-            return
-        LLMSeat.reset(self, ctx)
-        self.world = ctx.world
+    fallback_name = "simulated cook"
+    no_feedback = NO_FEEDBACK
+    world: KitchenWorld
+
+    def start(self, ctx: SeatContext, history: int) -> None:
+        super().start(ctx, history)
         self.cook = KitchenHeuristicAgent(epsilon=0.0, show_plan=False)
         self.cook.reset(ctx)
-        self.history = []
+        self.history: list[tuple[int, str, str]] = []
         self._fallback_action: str | None = None
         self._last_seen: dict[str, tuple[tuple[int, int], int]] = {}
 
     def receive_feedback(self, feedback: Feedback) -> None:
-        if not self.kitchen:
-            super().receive_feedback(feedback)
-            return
         self.cook.receive_feedback(feedback)
 
-    def prepare(self, observation: Any, legal_actions: Sequence[str]) -> None:
-        if not self.kitchen:
-            super().prepare(observation, legal_actions)
-            return
+    def prepare(self, observation: KitchenObservation, legal_actions: Sequence[str]) -> None:
         # The simulated human follows every tick: it keeps its beliefs and any feedback task up
         # to date (reporting completed / not_executable) and gives the fallback action.
         self._fallback_action = self.cook.act(observation, legal_actions)
@@ -274,9 +211,8 @@ class LLMKitchenAgent(LLMDKGAgent):
             self._last_seen[name] = now
         self.history = self.history[-self.history_length:] if self.history_length else []
 
-    def messages(self, observation: Any, legal_actions: Sequence[str]) -> list[dict[str, str]]:
-        if not self.kitchen:
-            return super().messages(observation, legal_actions)
+    def agent_messages(self, observation: KitchenObservation, legal_actions: Sequence[str],
+                       k: int) -> list[dict[str, str]]:
         world, me = self.world, self.ctx.agent_id
         system = ("Consider a multi-agent 2d grid Overcooked environment described as follows.\n\n"
                   + _environment(world, unseen=True)
@@ -294,44 +230,33 @@ class LLMKitchenAgent(LLMDKGAgent):
         parts.append(describe_observation(world, observation))
         parts.append("Your legal actions now: " + ", ".join(f"{json.dumps(a)} ({ACTION_WORDS[a]})" for a in legal_actions)
                      + ". Moving into a counter, board or delivery station works it (pick up, put down, chop, merge, deliver).")
-        parts.append(tom_preamble(self.k) + "\n" + tom_template(self.k, "one of your legal actions"))
+        parts.append(tom_preamble(k) + "\n" + tom_template(k, "one of your legal actions"))
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
-    def decide(self, observation: Any, legal_actions: Sequence[str]) -> Decision:
-        if not self.kitchen:
-            return super().decide(observation, legal_actions)
-        tick, me = observation.t, self.ctx.agent_id
-        outcome = self.client.ask_json(self.messages(observation, legal_actions), tom_schema(self.k, legal_actions),
-                                       agent=me, module="planning", tick=tick, schema_name=f"tom_level{self.k}",
-                                       seed=self.ctx.seed + tick)
-        events = list(outcome.events)
-        levels = outcome.value
-        proposed = final_action(levels, self.k) if levels is not None else None
-        if proposed in legal_actions:
-            action, source = proposed, "model"
-        else:
-            action, source = self._fallback_action or "stay", "fallback"
-            why = (f"the model proposed {proposed!r}, which is not legal here" if levels is not None
-                   else f"the model gave no usable answer ({outcome.failure})")
-            events.append(ErrorEvent(tick=tick, source=me, kind="llm_fallback",
-                                     message=f"{why}; took the simulated cook's action {action!r}"))
+    def fallback_action(self, observation: KitchenObservation, legal_actions: Sequence[str]) -> str:
+        return self._fallback_action or "stay"
+
+    def following_feedback(self) -> int | None:
         task = self.cook.task
-        snapshot = ("tom", {"k": self.k, "levels": levels, "level_names": level_names(self.k), "action": action,
-                            "source": source, "calls": outcome.attempts,
-                            "following_feedback": task.feedback.feedback_id if task is not None else None})
-        return Decision(action=action, events=events, snapshot=snapshot)
+        return task.feedback.feedback_id if task is not None else None
 
+    def facilitator_messages(self, state: KitchenState, candidates: Sequence[Any],
+                             history: Sequence[tuple[int, str, Any]]) -> list[dict[str, str]]:
+        world = self.world
+        past = "\n".join(f"- tick {t}: {_title(agent)} {action}" for t, agent, action in history) or "- none yet"
+        options = "\n".join(f"- {c.label}" for c in candidates) + f"\n- {NO_FEEDBACK}"
+        prompt = ("Consider a multi-agent 2d grid Overcooked environment described as follows.\n\n"
+                  + _environment(world, unseen=False) + "\n\n"
+                  + FACILITATOR_TASK.format(history=past, state=describe_state(world, state), options=options,
+                                            example=candidates[0].label if candidates else NO_FEEDBACK))
+        return [{"role": "user", "content": prompt}]
 
-def make_llm_agent(k: int = 1, history: int = 10, asynchronous: bool = False, config: str | None = None,
-                   **settings: Any) -> LLMKitchenAgent:
-    """Factory of the ``llm`` agent kind (both worlds); fails early, with the fix, when no endpoint
-    is configured and the embedded model is missing."""
-    client = settings.pop("client", None)
-    unknown = sorted(set(settings) - set(SETTING_PARAMS))
-    if unknown:
-        raise TypeError(f"unknown parameter(s) {', '.join(unknown)}; an llm agent takes k, history, "
-                        f"asynchronous, config and {', '.join(SETTING_PARAMS)}")
-    agent = LLMKitchenAgent(k=k, history=history, asynchronous=asynchronous, client=client, config=config, **settings)
-    if client is None:
-        require_runnable(agent.client.settings)
-    return agent
+    def facilitator_schema(self, candidates: Sequence[Any]) -> dict[str, Any]:
+        agents = list(self.world.agents)
+        return {"type": "object", "properties": {
+                    "inferred_goals": {"type": "object",
+                                       "properties": {a: {"type": "string", "enum": list(RECIPES)} for a in agents},
+                                       "required": agents, "additionalProperties": False},
+                    "answer": {"type": "string", "enum": [c.label for c in candidates] + [NO_FEEDBACK]},
+                    "explanation": {"type": "string", "maxLength": 240}},
+                "required": ["inferred_goals", "answer", "explanation"], "additionalProperties": False}

@@ -13,13 +13,12 @@
   with a template explanation (Eq. 17).
 
 Everything that depends on a world (its goals, beliefs and likelihoods, candidate
-feedback, the cost of a plan, the templates) sits behind ``ProToMAdapter``; an adapter
-is found by world family in ``ADAPTERS``.
+feedback, the cost of a plan, the templates) sits behind ``ProToMAdapter``; a world gives
+ProToM its adapter class in its plug-in's ``methods["protom"]`` (``agents.methods``).
 """
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import math
 from abc import ABC, abstractmethod
@@ -32,12 +31,6 @@ import numpy as np
 from sim.world import AgentId, World
 
 Goal = Hashable
-
-#: world family -> "module:AdapterClass"; add a line to give ProToM a new world
-ADAPTERS: dict[str, str] = {
-    "dkg": "agents.protom.dkg:DKGAdapter",
-    "kitchen": "agents.protom.kitchen:KitchenAdapter",
-}
 
 DIVERGENCES = ("deviation", "tv", "js")
 
@@ -150,11 +143,13 @@ class ProToMAdapter(ABC):
 
 
 def adapter_class(family: str) -> type[ProToMAdapter]:
-    spec = ADAPTERS.get(family)
-    if spec is None:
-        raise ValueError(f"ProToM has no adapter for the world {family!r} (it knows {', '.join(sorted(ADAPTERS))})")
-    module, _, name = spec.partition(":")
-    return getattr(importlib.import_module(module), name)
+    """The ProToMAdapter class ``family``'s plug-in declares (``methods["protom"]``)."""
+    from agents.methods import world_part
+
+    found = world_part(family, "protom", "ProToM has no adapter")
+    if not (isinstance(found, type) and issubclass(found, ProToMAdapter)):
+        raise ValueError(f"the world {family!r} declares methods['protom'] = {found!r}, not a ProToMAdapter class")
+    return found
 
 
 def adapter_for(world: World, **params: Any) -> ProToMAdapter:

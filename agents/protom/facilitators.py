@@ -26,7 +26,7 @@ import numpy as np
 from pydantic import Field
 
 from agents.params import BelowOne, NonNegative, Probability
-from agents.protom.core import (ADAPTERS, DIVERGENCES, Candidate, GoalInference, ProToMAdapter, adapter_class, adapter_for,
+from agents.protom.core import (DIVERGENCES, Candidate, GoalInference, ProToMAdapter, adapter_class, adapter_for,
                                 compute_utility, joint_hypotheses, most_probable_goals, select_feedback)
 from sim.seats import Facilitator, Feedback, SeatContext, StepView
 from sim.world import AgentId, World

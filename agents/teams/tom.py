@@ -2,11 +2,19 @@
 seat, their checked parameters, the team as a set of member indices, and the ``predictions``
 snapshot the team mechanism reads. The worlds' agents (``tom_dkg``, ``tom_kitchen``,
 ``tom_household``) bring their own policies pi_k, team views and ways of reading actions off
-states."""
+states.
+
+A world's team tasks are declared by its plug-in's ``methods["teams"]``, a ``TeamPlay``: the
+agent spec of its default team seats (the team diagnosis and the team designs play them when no
+seats are named) and the task score of a team from the world's episode outcome (the team
+experiments' ``score`` metric), optionally who is locked in at the start (the team scenarios'
+pre-check). ``team_play(family)`` finds it.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -64,3 +72,49 @@ class ToMTeamMember:
                 about[name] = {"trajectory": self.policies.predict(self.level, state, a, self.team,
                                                                    self.history[a], self.horizon)}
         return {"about": about, "level": self.level}
+
+
+@dataclass(frozen=True)
+class TeamPlay:
+    """What team formation's tools need from one world (its plug-in's ``methods["teams"]``)."""
+
+    #: agent spec of the world's default team seats: agents that emit ``predictions`` snapshots
+    agent: str
+    #: (outcome, team members, timed) -> the team's task score in [0, 1] from the world's episode
+    #: outcome: the share of the time limit left when the task was done, 0 when it was not
+    #: (``timed=False``: 1 when done); raises ValueError naming what the outcome lacks
+    score: Callable[[Mapping[str, Any], Sequence[str], bool], float]
+    #: optional (world, state) -> the agents that cannot finish their task alone from ``state``
+    locked_in: Callable[[World, Any], list[str]] | None = None
+
+
+def team_play(family: str) -> TeamPlay:
+    """The TeamPlay ``family``'s plug-in declares; a ValueError naming the world when it has none."""
+    from agents.methods import world_part
+
+    found = world_part(family, "teams", "no k-level ToM team agents or team score are declared")
+    if not isinstance(found, TeamPlay):
+        raise ValueError(f"the world {family!r} declares methods['teams'] = {found!r}, not a TeamPlay")
+    return found
+
+
+def personal_score(done: Any, when: Any, t_max: Any, team: Sequence[str], timed: bool) -> float:
+    """The score of a team whose members each have their own task: the mean over the members of
+    ``1 - tick / t_max`` for a member done at the end (``when[agent]`` its finishing tick), 0 for
+    one not done (``timed=False``: 1 when done)."""
+    if not team:
+        return 0.0
+    if not isinstance(done, Mapping) or not isinstance(when, Mapping) or not t_max:
+        raise ValueError("the team score needs each member's finishing tick and the scenario's 't_max' "
+                         "(recorded by an older version without 't_max'? run the episodes again)")
+    values = []
+    for agent in team:
+        if not done.get(agent):
+            values.append(0.0)
+        else:
+            values.append(1.0 - float(when[agent]) / float(t_max) if timed else 1.0)
+    return sum(values) / len(values)
+
+
+def fields_of(outcome: Mapping[str, Any]) -> str:
+    return ", ".join(sorted(outcome)) or "no fields"

@@ -37,13 +37,14 @@ spec sets mixed levels and a scenario's turn order says who has which level.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agents.dkg.agents import planner_for
 from agents.dkg.planner import INF, DKGPlanner, Plan, Task
 from agents.params import Probability
-from agents.teams.tom import Horizon, Level, ToMTeamMember, check_level, level_for_seat, member_indices
+from agents.teams.tom import (Horizon, Level, TeamPlay, ToMTeamMember, check_level, fields_of, level_for_seat,
+                              member_indices, personal_score)
 from sim.dkg.world import CONSUMED, MOVES, DKGObservation, DKGState, DKGWorld
 from sim.seats import Agent, SeatContext
 
@@ -277,3 +278,20 @@ class DKGToMAgent(ToMTeamMember, Agent):
         alone = not self.policies.stuck(state, self.index)
         return {"alpha": 1.0 if alone else 0.0, "test": "can get its gem on its own"}
 
+
+
+def team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
+    """A Doors, Keys and Gems team's task score: each member's gem, by the tick it got it."""
+    if team and "holding_goal" not in outcome:
+        raise ValueError(f"the team score of a Doors, Keys and Gems outcome reads holding_goal, goal_tick and "
+                         f"t_max; this one has: {fields_of(outcome)}")
+    return personal_score(outcome.get("holding_goal"), outcome.get("goal_tick"), outcome.get("t_max"), team, timed)
+
+
+def locked_in(world: DKGWorld, state: DKGState) -> list[str]:
+    """The agents that cannot get their gem on their own from ``state``."""
+    policies = DKGTeamPolicies(world)
+    return [a for i, a in enumerate(world.agents) if policies.stuck(state, i)]
+
+
+TEAM_PLAY = TeamPlay(agent="tom-planner:k=cycle,horizon=3", score=team_score, locked_in=locked_in)

@@ -48,7 +48,8 @@ from dataclasses import replace
 from typing import Any
 
 from agents.household.planner import TRANSPORT_CONTAINER_UNTIL, TRANSPORT_GO_HOME_FRAME, Intent, SubgoalAgent
-from agents.teams.tom import Horizon, Level, ToMTeamMember, check_level, level_for_seat, member_indices
+from agents.teams.tom import (Horizon, Level, TeamPlay, ToMTeamMember, check_level, fields_of, level_for_seat,
+                              member_indices)
 from sim.household.world import MESSAGES, HouseholdObservation, HouseholdState, HouseholdWorld
 from sim.seats import SeatContext
 
@@ -296,3 +297,20 @@ class HouseholdToMAgent(ToMTeamMember, _Rules):
             self._acted = False
             out.append(("predictions", self.predictions(self.state)))
         return tuple(out)
+
+
+def team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
+    """A household team's task score: the team shares one task; ``1 - steps_to_finish / budget``
+    when it was finished, 0 when not (``timed=False``: 1 when finished)."""
+    if not team:
+        return 0.0
+    budget, reached, total = outcome.get("budget"), outcome.get("reached"), outcome.get("total")
+    if not budget or not isinstance(reached, int) or not isinstance(total, int) or "steps_to_finish" not in outcome:
+        raise ValueError(f"the team score of a household outcome needs 'reached', 'total', 'steps_to_finish' and "
+                         f"'budget'; this one has: {fields_of(outcome)}")
+    if reached < total:
+        return 0.0
+    return 1.0 - float(outcome["steps_to_finish"]) / float(budget) if timed else 1.0
+
+
+TEAM_PLAY = TeamPlay(agent="tom-helper:k=cycle", score=team_score)

@@ -45,11 +45,12 @@ After each of its actions a cook emits the ``predictions`` snapshot the team mec
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents.teams.tom import Horizon, Level, ToMTeamMember, check_level, level_for_seat, member_indices
+from agents.teams.tom import (Horizon, Level, TeamPlay, ToMTeamMember, check_level, fields_of, level_for_seat,
+                              member_indices, personal_score)
 from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, NOTHING, PLATE, KitchenObservation, KitchenState,
                                KitchenWorld)
 from sim.seats import Agent, SeatContext
@@ -374,3 +375,16 @@ class KitchenToMAgent(ToMTeamMember, Agent):
             return ()
         self._acted = False
         return (("predictions", self.predictions(self.state)), ("skill", self.skill(self.state)))
+
+
+def team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
+    """A kitchen team's task score: each member's dish, by the tick it was delivered."""
+    when = outcome.get("delivered")
+    if team and when is None:
+        raise ValueError(f"the team score of a kitchen outcome reads delivered and t_max; this one has: "
+                         f"{fields_of(outcome)}")
+    done = {a: tick is not None for a, tick in when.items()} if isinstance(when, Mapping) else None
+    return personal_score(done, when, outcome.get("t_max"), team, timed)
+
+
+TEAM_PLAY = TeamPlay(agent="tom-cook:k=cycle", score=team_score)

@@ -148,8 +148,7 @@ def _rule_values(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from sim.registry import ROOT, ScenarioError
-    from sim.tradecraft.generator import SHIPPED_SETS, GeneratorConfig, generate, write_instances
-
+    from sim.tradecraft.generator import SHIPPED_SETS, GeneratorConfig, check_prefix, generate, write_instances
     from sim.tradecraft.instance import MAX_PLAYERS
 
     if not 2 <= args.players <= MAX_PLAYERS:
@@ -165,6 +164,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return _fail(f"--set {unknown[0]!r:.80}: no such shipped set; expected one of {', '.join(known)}")
     if args.sets and args.out:
         return _fail("--set names a shipped set to rewrite, --out a new set to write; expected one of the two")
+    try:
+        check_prefix(args.prefix)
+    except ValueError as exc:
+        return _fail(str(exc))
     if args.out:
         existing = sorted(Path(args.out).glob("*.json")) if Path(args.out).is_dir() else []
         if existing and not args.force:

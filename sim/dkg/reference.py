@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.dkg.scenario import COLORS, MAX_MAP_SIDE, NAME_RE
-from sim.inputs import MAX_FILE_BYTES
+from sim.inputs import MAX_DEPTH, read_text
 from sim.registry import ScenarioError
 
 GEM_COLORS = ("red", "yellow", "blue", "green") + tuple(c for c in COLORS if c not in ("red", "yellow", "blue", "green"))
@@ -69,53 +69,63 @@ class Problem:
 
 
 def _tokens(text: str, source: str):
-    line = 1
+    """(token, line, column) for each token (comments skipped), 1-based."""
+    line, start = 1, 0
     for m in re.finditer(r";[^\n]*|\(|\)|[^\s()]+|\n", text):
         tok = m.group()
         if tok == "\n":
-            line += 1
+            line, start = line + 1, m.end()
         elif not tok.startswith(";"):
-            yield tok, line
+            yield tok, line, m.start() - start + 1
 
 
 def parse_sexpr(text: str, source: str) -> list:
-    """Nested lists of (token, line) leaves; the error names the line of an unbalanced ')'."""
+    """Nested lists of (token, line) leaves; the error names the line of an unbalanced ')', or
+    the line and column of a '(' nested deeper than MAX_DEPTH (the limit of JSON files)."""
     stack: list[list] = [[]]
     opened: list[int] = []
-    for tok, line in _tokens(text, source):
+    for tok, line, column in _tokens(text, source):
         if tok == "(":
+            if len(stack) > MAX_DEPTH:
+                raise ScenarioError(f"{source}: line {line}, column {column}: '(' nested deeper than {MAX_DEPTH} "
+                                    f"levels; expected at most {MAX_DEPTH} (docs/limits.md)")
             stack.append([])
             opened.append(line)
         elif tok == ")":
             if len(stack) == 1:
-                raise ScenarioError(f"{source}: line {line}: ')' closes nothing")
+                raise ScenarioError(f"{source}: line {line}, column {column}: ')' closes nothing; expected as many "
+                                    "'(' before it")
             done = stack.pop()
             stack[-1].append((done, opened.pop()))
         else:
             stack[-1].append((tok.lower(), line))
     if len(stack) > 1:
-        raise ScenarioError(f"{source}: line {opened[-1]}: '(' is never closed")
+        raise ScenarioError(f"{source}: line {opened[-1]}: '(' is never closed; expected a ')' for it")
     return stack[0]
 
 
 def _words(node) -> list[str]:
-    return [v if isinstance(v, str) else "(...)" for v, _ in node]
+    """The words of a list node ("(...)" for a nested list); ["()"] for an empty one, so that
+    the first word always exists."""
+    return [v if isinstance(v, str) else "(...)" for v, _ in node] or ["()"]
 
 
-def _show(node) -> str:
+def _show(node, limit: int = 80) -> str:
+    """A node as written (shortened to ``limit`` characters: it goes into one-line messages)."""
     def text(n):
         v, _ = n
         return v if isinstance(v, str) else "(" + " ".join(text(c) for c in v) + ")"
-    return text(node)
+    shown = text(node)
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
 
 
 def _int(node, source: str) -> int:
     v, line = node
     while isinstance(v, list) and len(v) == 1:  # (4) as well as 4
         v, line = v[0]
-    if isinstance(v, str) and re.fullmatch(r"-?\d+", v):
+    if isinstance(v, str) and re.fullmatch(r"-?\d{1,9}", v):
         return int(v)
-    raise ScenarioError(f"{source}: line {line}: expected a whole number, got {_show(node)}")
+    raise ScenarioError(f"{source}: line {line}: expected a whole number (at most 9 digits), got {_show(node)}")
 
 
 def read_pddl(text: str, source: str) -> Problem:
@@ -124,9 +134,9 @@ def read_pddl(text: str, source: str) -> Problem:
     if define is None:
         raise ScenarioError(f"{source}: expected a PDDL problem '(define (problem ...) ...)'")
     pb = Problem(source)
-    sections = {n[0][0][0]: n for n in define[0][1:] if isinstance(n[0], list) and n[0]}
+    sections = {_words(n[0])[0]: n for n in define[0][1:] if isinstance(n[0], list) and n[0]}
     if ":domain" in sections:
-        domain = sections[":domain"][0][1][0] if len(sections[":domain"][0]) > 1 else ""
+        domain = _words(sections[":domain"][0])[1] if len(sections[":domain"][0]) > 1 else ""
         if domain != "doors-keys-gems":
             raise ScenarioError(f"{source}: line {sections[':domain'][1]}: domain {domain!r}; expected doors-keys-gems")
     if ":init" not in sections:
@@ -134,13 +144,13 @@ def read_pddl(text: str, source: str) -> Problem:
     types: dict[str, str] = {}
     if ":objects" in sections:
         names: list[str] = []
-        words = sections[":objects"][0][1:]
+        words = _words(sections[":objects"][0])[1:]
         i = 0
         while i < len(words):
-            w, _ = words[i]
+            w = words[i]
             if w == "-" and i + 1 < len(words):
                 for n in names:
-                    types[n] = words[i + 1][0]
+                    types[n] = words[i + 1]
                 names, i = [], i + 2
             else:
                 names.append(w)
@@ -248,6 +258,9 @@ def read_pddl(text: str, source: str) -> Problem:
         pb.order = agents
     # goals
     if ":goal" in sections:
+        if len(sections[":goal"][0]) != 2:
+            raise ScenarioError(f"{source}: line {sections[':goal'][1]}: (:goal ...) holds "
+                                f"{len(sections[':goal'][0]) - 1} parts; expected one: (has AGENT GEM) or (and ...)")
         goal = sections[":goal"][0][1]
         facts = goal[0][1:] if isinstance(goal[0], list) and goal[0] and goal[0][0][0] == "and" else [goal]
         for fact, line in facts:
@@ -274,7 +287,12 @@ def _walls(pb: Problem, rhs, where: str, source: str) -> None:
         if words[2] == "true":
             pb.walls.add((_int(v[3], source) - 1, _int(v[4], source) - 1))
     elif words[0] == "transpose" and len(v) == 2 and isinstance(v[1][0], list) and _words(v[1][0])[0] == "bit-mat":
-        rows = [[_int(b, source) for b in vec[1:]] for vec, _ in v[1][0][1:]]
+        vectors = v[1][0][1:]
+        for vec, vec_line in vectors:
+            if not isinstance(vec, list) or _words(vec)[0] != "bit-vec":
+                raise ScenarioError(f"{source}: line {vec_line}: {_show((vec, vec_line))} in bit-mat; expected "
+                                    "(bit-vec 0 1 ...) rows")
+        rows = [[_int(b, source) for b in vec[1:]] for vec, _ in vectors]
         pb.height, pb.width = len(rows), len(rows[0]) if rows else 0
         pb.walls |= {(r, c) for r, row in enumerate(rows) for c, b in enumerate(row) if b}
     else:
@@ -421,16 +439,7 @@ def scenario_name(path: Path, prefix: str = "") -> str:
 
 def read_problem(path: str | Path) -> Problem:
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError(f"{path}: {len(raw)} bytes; expected at most {MAX_FILE_BYTES} (docs/limits.md)")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{path}: not UTF-8 text (byte {exc.start}); expected a PDDL problem or an ASCII map") from None
+    text = read_text(path, ScenarioError, kind="PDDL problem or ASCII map")
     if path.suffix.lower() == ".pddl" or text.lstrip().startswith(("(", ";")):
         return read_pddl(text, str(path))
     return read_ascii(text, str(path))

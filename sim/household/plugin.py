@@ -21,7 +21,7 @@ PLUGIN = WorldPlugin(
     app_agent="cobel",
     renderer="ui.render.household:HouseholdRenderer",
     panels=("ui.belief_panel:BeliefWorldPanel",),
-    human_input=None,
+    methods={"teams": "agents.teams.tom_household:TEAM_PLAY"},
     categories=tuple((c, c.replace("-", " ")) for c in CATEGORIES),  # (name, title) pairs, as WorldPlugin wants
     default_category="food-low-capacity",
 )

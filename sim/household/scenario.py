@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictFloat
 
 from sim.inputs import check_tree, field_path, validate_model
 from sim.registry import ScenarioError
@@ -42,14 +42,21 @@ ID_RE = r"^[a-z][a-z0-9_]*$"
 TRANSPORT_CATEGORIES = ("food-low-capacity", "food-high-capacity", "stuff-low-capacity", "stuff-high-capacity")
 HOUSEHOLD_CATEGORIES = ("prepare-tea", "wash-dishes", "prepare-meal", "put-groceries", "set-up-table")
 CATEGORIES = TRANSPORT_CATEGORIES + HOUSEHOLD_CATEGORIES
+#: room geometry in metres, as the renderer draws it (one tile per metre; docs/limits.md)
+ROOM_SIDE = (2.0, 50.0)  # shortest and longest side of a room
+MAX_COORDINATE = 500.0  # room centres lie within [-500, 500] on both axes
+MAX_HOUSE_SIDE = 200.0  # the whole layout fits in 200 x 200 metres
+MAX_ROOMS = 64
 
 
 class Room(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=ID_RE)
     kind: str = Field("room", description="livingroom, kitchen, office, bedroom, bathroom, ...")
-    xy: tuple[float, float] = Field(description="centre of the room in metres (for walking costs and drawing)")
-    size: tuple[float, float] = Field((5.0, 5.0), description="width and height in metres (drawing only)")
+    # strict: "5" and true are not numbers (whole numbers are)
+    xy: tuple[StrictFloat, StrictFloat] = Field(description="centre of the room in metres (for walking costs and "
+                                                            "drawing)")
+    size: tuple[StrictFloat, StrictFloat] = Field((5.0, 5.0), description="width and height in metres (drawing only)")
 
 
 class Place(BaseModel):
@@ -114,7 +121,7 @@ class HouseholdScenario(BaseModel):
     description: str = ""
     category: str | None = None
     seed: int | None = Field(None, description="the generator seed this file was made from (informative)")
-    rooms: list[Room] = Field(min_length=1)
+    rooms: list[Room] = Field(min_length=1, max_length=MAX_ROOMS)
     doors: list[tuple[str, str]] = Field(default_factory=list)
     places: list[Place] = Field(default_factory=list)
     objects: list[Obj] = Field(default_factory=list)
@@ -139,6 +146,7 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
 
     ids: dict[str, str] = {}
     unique(sc.rooms, "rooms", ids)
+    _check_geometry(sc.rooms, fail)
     rooms = [r.id for r in sc.rooms]
     floors = [{"id": f"{r}_floor", "class": "floor", "room": r, "kind": "floor", "openable": False, "open": True}
               for r in rooms]
@@ -269,6 +277,34 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     for room in spec["rooms"]:
         room["xy"], room["size"] = list(room["xy"]), list(room["size"])
     return spec
+
+
+def _check_geometry(rooms: list[Room], fail: Any) -> None:
+    """Rooms the renderer can draw: sides of ROOM_SIDE metres, centres within MAX_COORDINATE,
+    the layout within MAX_HOUSE_SIDE on each axis, and no two rooms overlapping (rooms may
+    share a wall: their edges may touch)."""
+    low, high = ROOM_SIDE
+    for i, room in enumerate(rooms):
+        for axis, (value, what) in enumerate(zip(room.xy, ("x", "y"))):
+            if not -MAX_COORDINATE <= value <= MAX_COORDINATE:
+                fail(f"rooms[{i}].xy[{axis}]", f"expected a centre {what} from {-MAX_COORDINATE:g} to "
+                     f"{MAX_COORDINATE:g} metres, got {value!r:.40}")
+        for axis, (value, what) in enumerate(zip(room.size, ("width", "height"))):
+            if not low <= value <= high:
+                fail(f"rooms[{i}].size[{axis}]", f"expected a {what} from {low:g} to {high:g} metres, got {value!r:.40}")
+    for axis, what in enumerate(("x", "y")):
+        lo = min(r.xy[axis] - r.size[axis] / 2 for r in rooms)
+        hi = max(r.xy[axis] + r.size[axis] / 2 for r in rooms)
+        if hi - lo > MAX_HOUSE_SIDE:
+            fail("rooms", f"the rooms span {hi - lo:g} metres along {what}; expected at most {MAX_HOUSE_SIDE:g} "
+                          "(the layout is drawn one tile per metre)")
+    eps = 1e-6
+    for i, a in enumerate(rooms):
+        for j in range(i):
+            b = rooms[j]
+            if all(abs(a.xy[k] - b.xy[k]) < (a.size[k] + b.size[k]) / 2 - eps for k in (0, 1)):
+                fail(f"rooms[{i}]", f"room {a.id!r} overlaps room {b.id!r} (rooms[{j}]); expected rooms that at "
+                                    "most share a wall")
 
 
 def json_schema() -> dict[str, Any]:

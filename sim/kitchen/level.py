@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sim.inputs import read_text
 from sim.registry import ScenarioError
 
 RECIPES: tuple[str, ...] = ("SimpleTomato", "SimpleLettuce", "SimpleOnion")
@@ -34,6 +35,8 @@ GYM_COOKING_UNSUPPORTED = {
 CATEGORIES = ("not_needed", "useful", "necessary")
 COLLISIONS = ("share", "block")
 T_MAX = 100
+#: most rows and most columns of a map (as in Doors, Keys and Gems)
+MAX_MAP_SIDE = 100
 DEFAULT_AGENT_NAMES = ("alice", "bob", "carol", "dave", "erin", "frank", "grace", "heidi", "ivan")
 
 #: map characters of the normalized spec (and of our text format, plus agent digits 1-9)
@@ -327,12 +330,8 @@ def load_level_text(path: str | Path) -> dict[str, Any]:
 
 
 def _read_text(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ScenarioError(f"{path}: cannot read the file ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise ScenarioError(f"{path}: byte {exc.start}: not UTF-8 text") from None
+    """The level's text: at most MAX_TEXT_BYTES (checked before reading it whole), UTF-8."""
+    return read_text(path, ScenarioError, kind="kitchen level")
 
 
 # ------------------------------------------------------------------------ the spec itself
@@ -342,6 +341,10 @@ def _check_layout(spec: Mapping[str, Any], cell_at: Callable[[int, int], str],
     """Level-wide checks; ``cell_at(r, c)`` and ``agent_at(i)`` say where to point the reader."""
     grid = spec["map"]
     height, width = len(grid), len(grid[0])
+    if height > MAX_MAP_SIDE or width > MAX_MAP_SIDE:
+        r, c = min(height, MAX_MAP_SIDE + 1) - 1, min(width, MAX_MAP_SIDE + 1) - 1
+        raise ScenarioError(f"{cell_at(r, c)}: the map is {height} rows by {width} columns; expected at most "
+                            f"{MAX_MAP_SIDE} of each (docs/limits.md)")
 
     def walkable(r: int, c: int) -> bool:
         return 0 <= r < height and 0 <= c < width and grid[r][c] in WALKABLE_CHARS

@@ -1,17 +1,35 @@
-"""Running a submission's tests outside the app's process.
+"""Running a submission's hidden tests in a box it cannot leave.
 
-``run_tests(code, function, cases, limits)`` writes nothing but a temporary folder: it starts
-``python -I -S sandbox_child.py`` there (isolated mode, no site packages, a bare environment),
-hands it the code and the test *inputs* on stdin, and compares the values that come back with
-the expected ones here, so the code never sees what is expected. The child leaves the network
-(its own network namespace), limits itself with ``resource`` (CPU seconds, address space, file
-size, open files), removes process creation from ``os`` and runs each case under an alarm; the
-parent kills it after a wall-clock limit. See ``sandbox_child.py``.
+``run_tests(code, function, cases, limits)`` runs ``function`` of ``code`` on each case inside
+**bubblewrap** (``bwrap``, Debian package ``bubblewrap``; ``scripts/setup.sh`` installs it):
 
-These limits keep a wrong or hostile-by-accident submission (an endless loop, a memory blow-up,
-a fork, a network call, a crash of the interpreter) from harming the app or the machine. They
-are not a security boundary against code written to escape: run untrusted models' code on a
-machine you can afford to lose, as with any code runner.
+- new user, PID, network, IPC, UTS and cgroup namespaces: no network at all, no process of the
+  machine to see or signal, a user that owns nothing outside;
+- an empty environment (not one variable of the app's: no API key);
+- a filesystem that holds the interpreter (its binary, the standard library without
+  ``site-packages``, the shared libraries they load), the submission as a read-only file, a small
+  ``/proc`` and ``/dev`` of the box's own, and one writable scratch folder in memory
+  (``/scratch``, 16 MiB); no ``/etc``, no home, no project, no scenario files;
+- the whole process tree dies with the box: the parent kills the box at a case's time limit, and
+  with it every process started inside, ``setsid`` or not (PID namespace);
+- limits: CPU seconds, address space per process, file size, open files, and the number of
+  processes (a pids cgroup where this process may make one, as root usually can; otherwise
+  ``RLIMIT_NPROC``, which counts the box's own processes under its own user).
+
+The verdict is made outside the box. The box gets the test *inputs* one at a time, on a pipe,
+each with an id drawn fresh by the parent, and answers each with a value under that id (lines
+under any other id, such as answers the code wrote in advance, count for nothing); the parent
+keeps the clock (a case that does not answer in time is
+a timeout, and the box is killed and started afresh for the next case) and compares the answers
+with the expected values, which never enter the box. Whatever the code prints or forges, it can
+only ever give an answer to the input in front of it.
+
+Where bubblewrap cannot run (not installed, or user namespaces disabled), model-written code is
+not run: ``run_tests`` reports every case as an error that says why, and worlds that run code
+say so before an episode starts (``unavailable()``). ``allow_unsafe()`` (the command line's
+``--unsafe-sandbox``, or ``TOM_ARENA_UNSAFE_SANDBOX=1``) runs the same child without the box:
+resource limits only, which keep a wrong submission from harming the machine, but not one
+written to escape.
 
 A test case is ``{"args": [...], "kwargs": {...}, "expected": value}`` (JSON values; tuples
 come back as lists) with an optional ``"tolerance"`` for numbers, or ``{"args": [...],
@@ -20,19 +38,37 @@ come back as lists) with an optional ``"tolerance"`` for numbers, or ``{"args": 
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
+import re
+import secrets
+import selectors
+import shutil
 import subprocess
 import sys
+import sysconfig
 import tempfile
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 CHILD = Path(__file__).with_name("sandbox_child.py")
 MAX_CODE_CHARS = 20_000
+#: longest answer line read from the box (a value larger than this is an error, not a hang)
+MAX_ANSWER_BYTES = 1_000_000
+#: size of the box's one writable folder
+SCRATCH_BYTES = 16 * 1024 * 1024
+UNSAFE_ENV = "TOM_ARENA_UNSAFE_SANDBOX"
+#: the box's user and group: the conventional "nobody"
+BOX_UID = 65534
+#: where the box sees the submission and the child
+BOX_FOLDER = "/sandbox"
+PIDS_CGROUP_ROOT = Path("/sys/fs/cgroup/pids")
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +77,10 @@ class Limits:
 
     case_seconds: float = 2.0
     memory_mb: int = 256
-    #: seconds for starting the interpreter, on top of the cases' time
+    #: seconds for starting the box and loading the code, on top of a case's time
     startup_seconds: float = 10.0
-
-    def wall_seconds(self, cases: int) -> float:
-        return self.startup_seconds + self.case_seconds * (cases + 1)
+    #: processes (and threads) alive at once in the box, the child included
+    processes: int = 16
 
     def cpu_seconds(self, cases: int) -> int:
         return int(math.ceil(self.case_seconds * (cases + 1))) + 1
@@ -55,12 +90,14 @@ class Limits:
 class TestReport:
     """The verdict on one submission for one function: one outcome per hidden case
     (``pass``, ``fail``, ``error``, ``timeout``), and the first problem in words without the
-    expected values (``case 3: wrong result``, ``case 1: ZeroDivisionError: ...``)."""
+    expected values (``case 3: wrong result``, ``case 1: ZeroDivisionError: ...``).
+    ``isolation`` says where the code ran (``bubblewrap``, ``unsafe: ...``, or empty when it
+    did not run)."""
 
     function: str
     outcomes: tuple[str, ...]
     problem: str = ""
-    network: str = ""
+    isolation: str = ""
 
     @property
     def passed(self) -> int:
@@ -113,42 +150,344 @@ def judge(case: Mapping[str, Any], result: Mapping[str, Any]) -> tuple[str, str]
     return "fail", "wrong result"
 
 
+# ------------------------------------------------------------------ the box
+
+
+def allow_unsafe(allowed: bool = True) -> None:
+    """Run code without the box where the box cannot run (``--unsafe-sandbox``). Set in the
+    environment, so that worker processes of an experiment inherit it."""
+    if allowed:
+        os.environ[UNSAFE_ENV] = "1"
+    else:
+        os.environ.pop(UNSAFE_ENV, None)
+
+
+def unsafe_allowed() -> bool:
+    return os.environ.get(UNSAFE_ENV, "") == "1"
+
+
+@dataclass(frozen=True, slots=True)
+class Interpreter:
+    """What the box must hold for the interpreter to start: read-only files and folders, the
+    folders hidden inside them, and the library path."""
+
+    executable: str
+    binds: tuple[str, ...]
+    hidden: tuple[str, ...]
+    library_path: str
+
+
+def _shared_libraries(files: Sequence[str]) -> list[str]:
+    """Every shared library ``files`` load (by ``ldd``), the dynamic loader included."""
+    ldd = shutil.which("ldd")
+    if ldd is None:
+        raise OSError("ldd is not installed (Debian package libc-bin)")
+    found: list[str] = []
+    for start in range(0, len(files), 64):
+        run = subprocess.run([ldd, *files[start:start + 64]], capture_output=True, text=True, check=False,
+                             timeout=60)
+        for line in run.stdout.splitlines():
+            match = re.search(r"(?:=>\s*)?(/\S+)\s+\(0x", line)
+            if match:
+                found.append(match.group(1))
+    return sorted(set(found))
+
+
+def base_executable() -> str:
+    """The base interpreter of this Python, not a virtual environment's: the box has no site
+    packages."""
+    return os.path.realpath(getattr(sys, "_base_executable", "") or sys.executable)
+
+
+@functools.cache
+def interpreter() -> Interpreter:
+    """The base interpreter and what the box must hold for it to start."""
+    executable = base_executable()
+    paths = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_exec_prefix,
+                                      "installed_base": sys.base_prefix,
+                                      "installed_platbase": sys.base_exec_prefix})
+    stdlib = {os.path.realpath(paths["stdlib"]), os.path.realpath(paths["platstdlib"])}
+    dynload = [str(p) for folder in stdlib for p in Path(folder, "lib-dynload").glob("*.so")]
+    libraries = _shared_libraries([executable, *dynload])
+    hidden = sorted({os.path.realpath(paths[k]) for k in ("purelib", "platlib")
+                     if any(os.path.realpath(paths[k]).startswith(s + os.sep) for s in stdlib)
+                     and os.path.isdir(paths[k])})
+    library_path = ":".join(sorted({os.path.dirname(p) for p in libraries}))
+    return Interpreter(executable, tuple(sorted({executable, *stdlib, *libraries})), tuple(hidden), library_path)
+
+
+def _pids_cgroup(processes: int) -> Path | None:
+    """A fresh pids cgroup allowing ``processes``, where this process may make one."""
+    if not os.access(PIDS_CGROUP_ROOT, os.W_OK):
+        return None
+    try:
+        folder = Path(tempfile.mkdtemp(prefix="tom-arena-box-", dir=PIDS_CGROUP_ROOT))
+        (folder / "pids.max").write_text(str(processes + 2))  # + the box's own init and its shell
+        return folder
+    except OSError:
+        return None
+
+
+def _remove_cgroup(folder: Path | None) -> None:
+    if folder is None:
+        return
+    for _ in range(50):  # the kernel empties it as the box's processes are reaped
+        try:
+            folder.rmdir()
+            return
+        except OSError:
+            time.sleep(0.01)
+
+
+def box_command(folder: str, limits: Limits, cgroup: Path | None) -> list[str]:
+    """The bubblewrap command that starts the child on the submission in ``folder``."""
+    found = interpreter()
+    bwrap = shutil.which("bwrap") or "bwrap"
+    command = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+               "--unshare-user", "--uid", str(BOX_UID), "--gid", str(BOX_UID), "--disable-userns",
+               "--cap-drop", "ALL", "--hostname", "sandbox"]
+    for path in found.binds:
+        command += ["--ro-bind", path, path]
+    for path in found.hidden:
+        command += ["--tmpfs", path]
+    command += ["--proc", "/proc", "--dev", "/dev",
+                "--size", str(SCRATCH_BYTES), "--perms", "0700", "--tmpfs", "/scratch",
+                "--ro-bind", str(Path(folder) / "solution.py"), f"{BOX_FOLDER}/solution.py",
+                "--ro-bind", str(CHILD), f"{BOX_FOLDER}/child.py",
+                "--remount-ro", "/dev", "--remount-ro", "/",  # the scratch folder stays writable
+                "--chdir", "/scratch",
+                "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONHASHSEED", "0",
+                "--setenv", "LD_LIBRARY_PATH", found.library_path,
+                found.executable, "-S", "-s", "-B", "-P", "-u", f"{BOX_FOLDER}/child.py"]
+    if cgroup is not None:  # joins the cgroup first, so that every process of the box is counted
+        command = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(cgroup), *command]
+    return command
+
+
+def unsafe_command(folder: str) -> list[str]:
+    return [base_executable(), "-I", "-S", "-B", str(CHILD)]
+
+
+@functools.cache
+def _probe() -> str | None:
+    """Why the box cannot run on this machine, or None (tried once per process)."""
+    if shutil.which("bwrap") is None:
+        return "bubblewrap (bwrap) is not installed (Debian package 'bubblewrap'; scripts/setup.sh installs it)"
+    try:
+        interpreter()
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"the interpreter's libraries cannot be listed: {exc}"
+    with tempfile.TemporaryDirectory(prefix="tom-arena-sandbox-") as folder:
+        Path(folder, "solution.py").write_text("def probe():\n    return 1\n", encoding="utf-8")
+        try:
+            answers = _run_box(folder, "probe", [{"args": []}], Limits(startup_seconds=30.0), isolated=True)
+        except OSError as exc:
+            return f"bubblewrap cannot start: {exc}"
+    if answers and answers[0] == {"value": 1}:
+        return None
+    return f"bubblewrap cannot start a box here ({_last_problem.get('probe') or 'no answer'})"
+
+
+_last_problem: dict[str, str] = {}
+
+
+def unavailable() -> str | None:
+    """Why model-written code would not run here, in a sentence a person can act on, or None
+    when it runs (in the box, or without it because the user allowed that)."""
+    problem = _probe()
+    if problem is None or unsafe_allowed():
+        return None
+    return (f"the team room runs submitted code only inside its sandbox, and the sandbox cannot run here: "
+            f"{problem}. Install bubblewrap and allow user namespaces, or pass --unsafe-sandbox to run the "
+            f"code with resource limits only (not safe against code written to escape)")
+
+
+def isolation() -> str:
+    """Where code runs now: ``bubblewrap``, ``unsafe: <why>`` or ``refused: <why>``."""
+    problem = _probe()
+    if problem is None:
+        return "bubblewrap"
+    return f"unsafe: {problem}" if unsafe_allowed() else f"refused: {problem}"
+
+
+class _Box:
+    """One running child, in the box or not: send a line, read a line before a deadline."""
+
+    def __init__(self, command: list[str], folder: str, cgroup: Path | None) -> None:
+        self.cgroup = cgroup
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE, cwd=folder, env=_bare_env(),
+                                        start_new_session=True)
+        self.selector = selectors.DefaultSelector()
+        assert self.process.stdout is not None
+        os.set_blocking(self.process.stdout.fileno(), False)
+        self.selector.register(self.process.stdout, selectors.EVENT_READ)
+        self.buffer = b""
+
+    def send(self, message: Mapping[str, Any]) -> bool:
+        assert self.process.stdin is not None
+        try:
+            self.process.stdin.write((json.dumps(message) + "\n").encode())
+            self.process.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def answer(self, seconds: float, question: str) -> dict[str, Any] | str:
+        """The answer to ``question`` (a request's id), or why there is none (``timeout``,
+        ``closed``, ``too large``). Lines that answer no question asked (written
+        by the code itself, in advance) are passed over."""
+        deadline = time.monotonic() + seconds
+        while True:
+            answer = self._line(deadline)
+            if not isinstance(answer, dict) or answer.pop("id", None) == question:
+                return answer
+
+    def _line(self, deadline: float) -> dict[str, Any] | str:
+        assert self.process.stdout is not None
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > MAX_ANSWER_BYTES:
+                return "too large"
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.selector.select(left):
+                return "timeout"
+            chunk = self.process.stdout.read(65536)
+            if not chunk:
+                return "closed"
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        if len(line) > MAX_ANSWER_BYTES:
+            return "too large"
+        try:
+            answer = json.loads(line)
+        except ValueError:
+            return {}  # answers no question
+        return answer if isinstance(answer, dict) else {}
+
+    def stderr_tail(self) -> str:
+        assert self.process.stderr is not None
+        try:
+            self.process.wait(timeout=2)
+            tail = self.process.stderr.read()[-400:].decode("utf-8", "replace").strip().splitlines()
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            return ""
+        return tail[-1] if tail else ""
+
+    def close(self) -> None:
+        """Kill the box: its first process, and with it the box's PID namespace; unboxed, the
+        child's process group."""
+        try:
+            os.killpg(self.process.pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.process.kill()
+        self.process.wait()
+        self.selector.close()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        _remove_cgroup(self.cgroup)
+
+
+def _bare_env() -> dict[str, str]:
+    """The environment of the box's first process (bubblewrap clears it again inside)."""
+    return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+@contextmanager
+def _box(folder: str, limits: Limits, isolated: bool) -> Iterator[_Box]:
+    cgroup = _pids_cgroup(limits.processes) if isolated else None
+    command = box_command(folder, limits, cgroup) if isolated else unsafe_command(folder)
+    box = _Box(command, folder, cgroup)
+    try:
+        yield box
+    finally:
+        box.close()
+
+
+def _run_box(folder: str, function: str, cases: Sequence[Mapping[str, Any]], limits: Limits,
+             isolated: bool) -> list[dict[str, Any]]:
+    """One answer per case (``{"value"}``, ``{"error"}``, ``{"timeout"}``); a load problem is
+    the error of every case. A case that does not answer in time kills the box; the next
+    case runs in a fresh one."""
+    file = f"{BOX_FOLDER}/solution.py" if isolated else str(Path(folder) / "solution.py")
+    header = {"file": file, "function": function, "case_seconds": limits.case_seconds,
+              "cpu_seconds": limits.cpu_seconds(len(cases)), "memory_mb": limits.memory_mb,
+              "processes": limits.processes, "unboxed": not isolated}
+    answers: list[dict[str, Any]] = []
+    grace = min(1.0, limits.case_seconds)  # the child's own alarm answers first; this is for code that blocks it
+    while len(answers) < len(cases):
+        with _box(folder, limits, isolated) as box:
+            header["id"] = secrets.token_hex(16)
+            box.send(header)
+            load = box.answer(limits.startup_seconds + limits.case_seconds + grace, header["id"])
+            if not isinstance(load, dict) or load.get("load") is not None:
+                why = _load_problem(load, box)
+                answers += [{"error": why}] * (len(cases) - len(answers))
+                break
+            while len(answers) < len(cases):
+                question = secrets.token_hex(16)
+                box.send({"id": question, "args": list(cases[len(answers)].get("args", [])),
+                          "kwargs": dict(cases[len(answers)].get("kwargs", {}))})
+                answer = box.answer(limits.case_seconds + grace, question)
+                if answer == "timeout":
+                    answers.append({"timeout": True})
+                    break  # a fresh box for the next case
+                if not isinstance(answer, dict) or not _well_formed(answer):
+                    why = f"the test process failed: {_answer_problem(answer, box)}"
+                    answers.append({"error": why})
+                    break
+                answers.append(answer)
+    return answers
+
+
+def _well_formed(answer: Mapping[str, Any]) -> bool:
+    return (len(answer) == 1 and ("value" in answer or answer.get("timeout") is True
+                                  or isinstance(answer.get("error"), str)))
+
+
+def _answer_problem(answer: Any, box: _Box) -> str:
+    if answer == "closed":
+        return box.stderr_tail() or "no answer (killed by a resource limit?)"
+    if answer == "too large":
+        return f"an answer larger than {MAX_ANSWER_BYTES:,} bytes"
+    return "an answer that is not a test result"
+
+
+def _load_problem(load: Any, box: _Box) -> str:
+    if isinstance(load, dict):
+        return str(load.get("load"))[:300]
+    if load == "timeout":
+        return "the code did not load in time"
+    why = _answer_problem(load, box)
+    _last_problem["probe"] = why
+    return f"the test process failed: {why}"
+
+
 def run_tests(code: str, function: str, cases: Sequence[Mapping[str, Any]], limits: Limits = Limits()) -> TestReport:
-    """Run ``function`` of ``code`` on every case in a fresh sandboxed interpreter."""
+    """Run ``function`` of ``code`` on every case in a fresh box (see the module's text)."""
     n = len(cases)
     if len(code) > MAX_CODE_CHARS:
         return TestReport(function, ("error",) * n, f"the code has {len(code):,} characters; at most "
                                                     f"{MAX_CODE_CHARS:,} are run")
-    request = {"code": code, "function": function,
-               "cases": [{"args": list(c.get("args", [])), "kwargs": dict(c.get("kwargs", {}))} for c in cases],
-               "case_seconds": limits.case_seconds, "cpu_seconds": limits.cpu_seconds(n),
-               "memory_mb": limits.memory_mb}
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTHONHASHSEED": "0"}
+    problem = _probe()
+    if problem is not None and not unsafe_allowed():
+        return TestReport(function, ("error",) * n, f"not run: the sandbox cannot run here ({problem}); "
+                                                    "see --unsafe-sandbox")
+    where = "bubblewrap" if problem is None else f"unsafe: {problem}"
     with tempfile.TemporaryDirectory(prefix="tom-arena-sandbox-") as folder:
-        out_path, err_path = Path(folder) / "out.jsonl", Path(folder) / "err.txt"
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            try:
-                subprocess.run([sys.executable, "-I", "-S", str(CHILD)], input=json.dumps(request).encode(),
-                               stdout=out, stderr=err, cwd=folder, env=env,
-                               timeout=limits.wall_seconds(n), check=False)
-            except subprocess.TimeoutExpired:
-                return TestReport(function, ("timeout",) * n,
-                                  f"the run took longer than {limits.wall_seconds(n):g} s and was stopped")
-        lines = out_path.read_bytes()[-200_000:].decode("utf-8", "replace").strip().splitlines()
-        try:
-            report = json.loads(lines[-1])
-        except (IndexError, json.JSONDecodeError):
-            tail = err_path.read_bytes()[-400:].decode("utf-8", "replace").strip().splitlines()
-            why = tail[-1] if tail else "no report (killed by a resource limit?)"
-            return TestReport(function, ("error",) * n, f"the test process failed: {why}")
-    if report.get("load"):
-        return TestReport(function, ("error",) * n, str(report["load"]), report.get("network", ""))
-    results = report.get("results", [])
-    outcomes, problem = [], ""
+        path = Path(folder, "solution.py")
+        path.write_text(code, encoding="utf-8", errors="surrogateescape")
+        os.chmod(folder, 0o755)  # the box's user reads the submission
+        path.chmod(0o644)
+        answers = _run_box(folder, function, cases, limits, isolated=problem is None)
+    outcomes, first = [], ""
     for k, case in enumerate(cases):
-        outcome, why = judge(case, results[k] if k < len(results) else {"error": "no result"})
+        outcome, why = judge(case, answers[k])
         outcomes.append(outcome)
-        if why and not problem:
-            problem = f"case {k + 1}: {why}"
-    return TestReport(function, tuple(outcomes), problem, report.get("network", ""))
+        if why and not first:
+            first = f"case {k + 1}: {why}"
+    return TestReport(function, tuple(outcomes), first, where)

@@ -1,20 +1,18 @@
-"""The child side of the sandbox: runs one submission's function on test inputs.
+"""The inside of the sandbox: loads one submission and answers one test input at a time.
 
-Started by ``sim.teamroom.sandbox.run_tests`` as ``python -I -S sandbox_child.py`` in an empty
-temporary folder, never imported by the app. Before it reads the submission it:
+Started by ``sim.teamroom.sandbox`` (never imported by the app), inside bubblewrap where the
+machine allows it. It reads a header line from stdin,
+``{"file", "function", "case_seconds", "cpu_seconds", "memory_mb", "processes"}``, limits
+itself with ``resource``, loads the submission from ``file`` and answers ``{"load": null}`` or
+``{"load": "SyntaxError: ..."}``; then, for each line ``{"id", "args": [...], "kwargs": {...}}``
+it reads, it answers one line: ``{"value": v}``, ``{"error": "ValueError: ..."}`` or
+``{"timeout": true}``, each with the request's ``id``.
 
-1. leaves the network: a new network namespace (``unshare``, with a user namespace when the
-   process is not privileged), so no socket reaches anything; ``socket``, ``ssl``, ``ctypes``,
-   ``subprocess`` and ``multiprocessing`` cannot be imported by the code either;
-2. limits itself with ``resource``: CPU seconds, address space, file size, open files;
-3. removes process creation (``fork``, ``exec*``, ``spawn*``, ``system``, ``popen``, ``kill``)
-   from ``os`` and ``posix``.
-
-It reads ``{"code", "function", "cases": [{"args", "kwargs"}], "case_seconds", "cpu_seconds",
-"memory_mb"}`` from stdin, runs each case with its own alarm, and writes one JSON line,
-``{"network": ..., "load": null | "error", "results": [{"value"} | {"error"} | {"timeout"}]}``,
-to the stdout it was given (the submission's own prints go to a buffer). It never sees
-expected values: the parent compares.
+Nothing here is a security boundary: the submission runs in this process and can do what this
+process can. The boundary is outside (the box, and the parent, which sends inputs one at a
+time, keeps the clock and compares the answers with expected values this process never sees).
+The limits below keep ordinary mistakes (an endless loop, a memory blow-up, a stray print) from
+spoiling the answers, and keep a careless fork or socket from happening at all.
 """
 
 import io
@@ -26,29 +24,30 @@ import sys
 
 
 def leave_network():
+    """Unboxed (``--unsafe-sandbox``): at least no network, where a namespace can be had."""
     try:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        clone_newnet, clone_newuser = 0x40000000, 0x10000000
-        for flags in (clone_newnet, clone_newuser | clone_newnet):
+        for flags in (0x40000000, 0x10000000 | 0x40000000):  # CLONE_NEWNET, with CLONE_NEWUSER
             if libc.unshare(flags) == 0:
-                return "namespace"
-    except Exception:  # noqa: BLE001 - no ctypes or no unshare: the import block below remains
+                return
+    except Exception:  # noqa: BLE001 - no ctypes or no unshare: the blocked imports remain
         pass
-    return "imports blocked"
 
 
-def limit(cpu_seconds, memory_mb):
+def limit(cpu_seconds, memory_mb, processes):
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
     memory = memory_mb * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     resource.setrlimit(resource.RLIMIT_FSIZE, (4 * 1024 * 1024, 4 * 1024 * 1024))
     resource.setrlimit(resource.RLIMIT_NOFILE, (32, 32))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
 def no_processes():
+    """Ordinary code has no business starting processes or opening sockets."""
     import posix
 
     for name in ("fork", "forkpty", "system", "popen", "execv", "execve", "execl", "execle", "execlp",
@@ -76,52 +75,68 @@ def short_error(exc):
     return text if len(text) <= 300 else text[:297] + "..."
 
 
+def answer_of(function, case, seconds):
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        value = function(*case.get("args", []), **case.get("kwargs", {}))
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    except CaseTimeout:
+        return {"timeout": True}
+    except BaseException as exc:  # noqa: BLE001 - whatever the code raises is its answer
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        return {"error": short_error(exc)}
+    try:
+        return {"value": json.loads(json.dumps(value, allow_nan=False))}
+    except (TypeError, ValueError, RecursionError):
+        return {"error": f"TypeError: the result ({type(value).__name__}) is not a JSON value"}
+
+
 def main():
-    out = os.fdopen(os.dup(1), "w")
-    request = json.loads(sys.stdin.read())
-    network = leave_network()
-    limit(int(request["cpu_seconds"]), int(request["memory_mb"]))
+    # Requests and answers travel on private copies of stdin and stdout; the standard ones
+    # become /dev/null, so prints (Python's or C's) cannot mix with the answers.
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
+    answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    header = json.loads(requests.readline())
+    if header.get("unboxed"):
+        leave_network()
+    limit(int(header["cpu_seconds"]), int(header["memory_mb"]), int(header["processes"]))
     sys.stdout = sys.stderr = io.StringIO()
     sys.stdin = io.StringIO()
+    seconds = float(header["case_seconds"])
     namespace = {"__name__": "solution"}
-    report = {"network": network, "load": None, "results": []}
     signal.signal(signal.SIGALRM, on_alarm)
+    load = None
     try:
+        with open(header["file"], encoding="utf-8") as fh:
+            code = compile(fh.read(), "solution.py", "exec")
         no_processes()
-        code = compile(request["code"], "solution.py", "exec")
-        signal.setitimer(signal.ITIMER_REAL, float(request["case_seconds"]))
+        signal.setitimer(signal.ITIMER_REAL, seconds)
         try:
             exec(code, namespace)
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
     except CaseTimeout:
-        report["load"] = "timeout while defining the code"
+        load = "timeout while defining the code"
     except SyntaxError as exc:
-        report["load"] = f"SyntaxError: {exc.msg} (line {exc.lineno})"
+        load = f"SyntaxError: {exc.msg} (line {exc.lineno})"
     except BaseException as exc:  # noqa: BLE001 - whatever the code raises is its result
-        report["load"] = short_error(exc)
-    function = namespace.get(request["function"])
-    if report["load"] is None and not callable(function):
-        report["load"] = f"NameError: the code defines no function {request['function']!r}"
-    if report["load"] is None:
-        for case in request["cases"]:
-            signal.setitimer(signal.ITIMER_REAL, float(request["case_seconds"]))
-            try:
-                value = function(*case.get("args", []), **case.get("kwargs", {}))
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            except CaseTimeout:
-                result = {"timeout": True}
-            except BaseException as exc:  # noqa: BLE001 - whatever the code raises is its result
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                result = {"error": short_error(exc)}
-            else:
-                try:
-                    result = {"value": json.loads(json.dumps(value, allow_nan=False))}
-                except (TypeError, ValueError, RecursionError):
-                    result = {"error": f"TypeError: the result ({type(value).__name__}) is not a JSON value"}
-            report["results"].append(result)
-    out.write(json.dumps(report) + "\n")
-    out.flush()
+        load = short_error(exc)
+    function = namespace.get(header["function"])
+    if load is None and not callable(function):
+        load = f"NameError: the code defines no function {header['function']!r}"
+    answers.write(json.dumps({"id": header["id"], "load": load}) + "\n")
+    answers.flush()
+    if load is not None:
+        return
+    for line in requests:
+        request = json.loads(line)
+        answers.write(json.dumps({"id": request["id"], **answer_of(function, request, seconds)}) + "\n")
+        answers.flush()
+        sys.stdout.seek(0)
+        sys.stdout.truncate()
 
 
 if __name__ == "__main__":

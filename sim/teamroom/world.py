@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sim.teamroom import sandbox
 from sim.teamroom.sandbox import Limits, TestReport, run_tests
 from sim.world import AgentId, IllegalAction, Message, StepResult, World, WorldEvent, require_joint
 
@@ -194,6 +195,9 @@ class ProgrammingRoom(RoomWorld):
     @property
     def agents(self) -> tuple[AgentId, ...]:
         return (self.pm, *self.engineers)
+
+    def cannot_run_here(self) -> str | None:
+        return sandbox.unavailable()
 
     def role_of(self, agent: AgentId) -> str:
         return "pm" if agent == self.pm else "engineer"

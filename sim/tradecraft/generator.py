@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -37,6 +38,16 @@ from sim.tradecraft.solver import plan_crafts
 from sim.tradecraft.world import graph_for
 
 MAX_TRIES = 400
+#: an instance name prefix: a plain name (instance names become file names under --out)
+PREFIX_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,57}")
+
+
+def check_prefix(prefix: str) -> None:
+    """Refuse a name prefix that is not a plain name (``../x``, ``a/b``, upper case, too long)."""
+    if not isinstance(prefix, str) or not PREFIX_RE.fullmatch(prefix):
+        raise ValueError(f"--prefix {str(prefix)[:80]!r}: expected a plain name of lowercase letters, digits, "
+                         "'-' and '_' (at most 58 characters, starting with a letter or digit); instance names "
+                         "become file names inside the output folder")
 
 
 @dataclass(frozen=True)
@@ -52,15 +63,12 @@ class GeneratorConfig:
 
 
 def pools(rules: RuleSet) -> tuple[list[str], list[str], list[str]]:
-    """(targets, raw items, intermediates) for the generator, from ruleset.json or defaults."""
-    meta_path = Path(rules.source) / "ruleset.json"
-    gen: dict[str, Any] = {}
-    if meta_path.exists():
-        gen = json.loads(meta_path.read_text(encoding="utf-8")).get("generator", {})
-    if gen:
-        resolve = rules.resolve
-        return ([resolve(t) for t in gen["targets"]], [resolve(r) for r in gen["raw_items"]],
-                [resolve(i) for i in gen.get("intermediates", [])])
+    """(targets, raw items, intermediates) for the generator: ruleset.json's ``generator`` block
+    (checked when the rule set was loaded), else every item with a recipe as a target and every
+    item without one as a hand item."""
+    if rules.generator is not None:
+        targets, raw, intermediates = rules.generator
+        return list(targets), list(raw), list(intermediates)
     made = sorted(rules.by_result)
     raw = sorted(i for i in rules.items if i not in rules.by_result)
     return made, raw, []
@@ -112,9 +120,13 @@ def _deal(bills: list[dict[str, int]], n: int, rng: np.random.Generator) -> list
 
 def generate(config: GeneratorConfig, existing: Sequence[tuple[str, ...]] = ()) -> list[dict[str, Any]]:
     """``config.count`` instance specs (scenario-file dictionaries), deterministic by seed."""
+    check_prefix(config.prefix)
     rules = load_ruleset(rules_folder(config.rules))
     graph = graph_for(rules)
     targets_pool, raw, intermediates = pools(rules)
+    if len(targets_pool) < config.players:
+        raise ValueError(f"rule set {rules.name!r}: {len(targets_pool)} target(s) in its pool for "
+                         f"{config.players} players; expected at least one target per player")
     rng = np.random.default_rng(config.seed)
     n = config.players
     names = list(DEFAULT_PLAYERS[:n])
@@ -181,12 +193,17 @@ def generate(config: GeneratorConfig, existing: Sequence[tuple[str, ...]] = ()) 
 
 def write_instances(specs: Sequence[dict[str, Any]], folder: str | Path) -> list[Path]:
     folder = Path(folder)
+    inside = folder.resolve()
+    targets = [folder / f"{spec['name']}.json" for spec in specs]
+    for path in targets:  # every file stays directly in the folder, whatever the names say
+        if path.resolve().parent != inside:
+            raise ValueError(f"instance name {path.name!r:.80} would be written outside {folder}; expected a plain "
+                             "name")
     folder.mkdir(parents=True, exist_ok=True)
     for old in folder.glob("*.json"):
         old.unlink()
     paths = []
-    for spec in specs:
-        path = folder / f"{spec['name']}.json"
+    for spec, path in zip(specs, targets):
         path.write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
         paths.append(path)
     return paths

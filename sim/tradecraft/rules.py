@@ -4,7 +4,7 @@ A rule set is a folder in one of two layouts:
 
 * a *rule-set folder* (the shipped ones, and the layout of the TradeCraft paper)::
 
-      ruleset.json            optional: {"name", "title", "namespace", "description"}
+      ruleset.json            optional: {"name", "title", "namespace", "description", "generator"}
       recipes/**/*.json       one recipe per file, Minecraft datapack format
       tags/items/**/*.json    item tags ({"values": [...]}); ``tags/item`` is accepted too
       tags/_*/**/*.json       extra tags named by their file name (the TradeCraft authors' ``_custom``)
@@ -141,6 +141,8 @@ class RuleSet:
     description: str = ""
     fuel_source: str = "vanilla burn times"
     notes: tuple[str, ...] = ()  # things the loader tolerated, for the summary
+    #: ruleset.json's ``generator`` pools, resolved to full ids: (targets, raw items, intermediates)
+    generator: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
 
     def __post_init__(self) -> None:
         by_result: dict[str, list[Recipe]] = defaultdict(list)
@@ -572,10 +574,63 @@ def _load_cached(folder_text: str, stamp: int) -> RuleSet:
     else:
         fuels = _load_fuels(None, loader)
         fuel_source = "vanilla burn times"
-    return RuleSet(name=str(meta.get("name", folder.name)), namespace=default_ns,
-                   title=str(meta.get("title", folder.name)), source=str(folder), recipes=recipes,
-                   tags=tags, fuels=fuels, skipped=dict(skipped), description=str(meta.get("description", "")),
-                   fuel_source=fuel_source, notes=tuple(notes))
+    rules = RuleSet(name=str(meta.get("name", folder.name)), namespace=default_ns,
+                    title=str(meta.get("title", folder.name)), source=str(folder), recipes=recipes,
+                    tags=tags, fuels=fuels, skipped=dict(skipped), description=str(meta.get("description", "")),
+                    fuel_source=fuel_source, notes=tuple(notes))
+    if "generator" in meta:
+        rules.generator = generator_pools(meta["generator"], rules, str(folder / "ruleset.json"))
+    return rules
+
+
+#: the fields of ruleset.json's ``generator`` block: (required, what it holds)
+GENERATOR_FIELDS = {"targets": (True, "items a player may be asked to make (each made by some recipe)"),
+                    "raw_items": (True, "items dealt into hands"),
+                    "intermediates": (False, "items made from others that may be dealt as well")}
+
+
+def generator_pools(block: Any, rules: RuleSet, source: str) -> tuple[tuple[str, ...], tuple[str, ...],
+                                                                        tuple[str, ...]]:
+    """The ``generator`` block of ruleset.json checked and resolved to full item ids: an object
+    of ``targets`` and ``raw_items`` (non-empty lists) and optionally ``intermediates``, each an
+    item name of this rule set at most once; every target is made by some recipe."""
+    def fail(where: str, what: str) -> RuleSetError:
+        return RuleSetError(f"{source}: field 'generator{where}': {what}")
+
+    if not isinstance(block, dict):
+        raise fail("", f"expected an object {{{', '.join(GENERATOR_FIELDS)}}}, got {block!r:.60}")
+    for key in block:
+        if key not in GENERATOR_FIELDS:
+            raise fail(f".{key}" if isinstance(key, str) else "", f"unknown field; expected one of "
+                       f"{', '.join(GENERATOR_FIELDS)}")
+    pools: list[tuple[str, ...]] = []
+    for key, (required, what) in GENERATOR_FIELDS.items():
+        if key not in block:
+            if required:
+                raise fail(f".{key}", f"missing; expected a list of {what}")
+            pools.append(())
+            continue
+        names = block[key]
+        if not isinstance(names, list):
+            raise fail(f".{key}", f"expected a list of {what}, got {names!r:.60}")
+        if required and not names:
+            raise fail(f".{key}", f"an empty list; expected at least one of the {what}")
+        resolved: dict[str, int] = {}
+        for k, name in enumerate(names):
+            if not isinstance(name, str):
+                raise fail(f".{key}[{k}]", f"expected an item name (text), got {name!r:.60}")
+            try:
+                item = rules.resolve(name)
+            except KeyError as exc:
+                raise fail(f".{key}[{k}]", f"{str(exc.args[0])[:160]}; expected an item of the rule set") from None
+            if item in resolved:
+                raise fail(f".{key}[{k}]", f"{name!r:.60} names the item of {key}[{resolved[item]}] again; "
+                                           "expected each item once")
+            if key == "targets" and item not in rules.by_result:
+                raise fail(f".{key}[{k}]", f"no recipe makes {name!r:.60}; expected an item that can be crafted")
+            resolved[item] = k
+        pools.append(tuple(resolved))
+    return pools[0], pools[1], pools[2]
 
 
 def _fuels_from_tag(loader: _Loader, tag: str, notes: list[str]) -> dict[str, Fraction]:

@@ -206,6 +206,7 @@ class TCObservation:
 
 class TradeCraftWorld(World[TCState, Action, TCObservation]):
     family = "tradecraft"
+    legal_actions_exhaustive = False  # legal_actions is a sample: other amounts and scales are legal too
 
     def __init__(self, spec: dict[str, Any], rules: RuleSet | None = None) -> None:
         from sim.tradecraft.instance import ruleset_for  # the instance module validates the spec

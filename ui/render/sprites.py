@@ -639,7 +639,7 @@ def _world_sprites() -> dict[str, object]:
     for shape in sorted(set(RECEPTACLE_SHAPES.values())):
         names[f"hh-{shape}-closed"] = lambda size, sh=shape: receptacle_sprite(size, sh, False)
         names[f"hh-{shape}-open"] = lambda size, sh=shape: receptacle_sprite(size, sh, True)
-    for shape in sorted(set(CONTAINER_SHAPES.values()) - {"plate"}):
+    for shape in sorted(set(CONTAINER_SHAPES.values())):  # a plate holds things too: a container
         names[f"hh-container-{shape}"] = lambda size, sh=shape: container_sprite(size, sh)
     for cls, (shape, rgb) in OBJECT_LOOKS.items():
         names[f"hh-object-{cls}"] = lambda size, sh=shape, c=rgb: object_sprite(size, sh, c)
