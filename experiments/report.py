@@ -22,6 +22,9 @@ from experiments.design import Design
 from experiments.stats import ALL, Analysis, scenario_markdown, summary_markdown, comparisons_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the files ``write_report`` writes into the output folder (besides one figure per metric)
+REPORT_FILES = ("design.json", "summary.csv", "tests.csv", "scenarios.csv", "episodes.csv", "figure_summary.png",
+                "figure_groups.png", "figure_effects.png", "report.md", "report.html")
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from sim.inputs import MAX_DEPTH, MAX_TEXT_BYTES, check_tree, read_json, read_text
 from sim.redact import register_secret
@@ -85,6 +85,23 @@ class LLMSettings(BaseModel):
     send_seed: bool = Field(True, description="send a per-seat seed with each request")
     embedded: EmbeddedSettings = Field(default_factory=EmbeddedSettings)
 
+    @field_validator("base_url")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        """An http(s) URL with a host, or empty / 'embedded' for the embedded model."""
+        if value is None or not value.strip() or value.strip().lower() == EMBEDDED:
+            return value
+        try:
+            parts = urlsplit(value.strip())
+            scheme, host = parts.scheme.lower(), parts.hostname
+            parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+        except ValueError:
+            scheme, host = "", None
+        if scheme not in ("http", "https") or not host:
+            raise ValueError(f"expected an http:// or https:// URL with a host (e.g. http://127.0.0.1:11434/v1), "
+                             f"or 'embedded' for the embedded model, got {public_url_safe(value)!r:.200}")
+        return value
+
     # ------------------------------------------------------------ derived
 
     @property
@@ -123,6 +140,14 @@ class LLMSettings(BaseModel):
         if embedded:
             data["embedded"] = {**data["embedded"], **dict(embedded)}
         return _validate(data, "overrides")
+
+
+def public_url_safe(url: str) -> str:
+    """``public_url`` of anything, also of text that is no URL (user info and query still removed)."""
+    try:
+        return public_url(url)
+    except ValueError:
+        return url.rpartition("@")[2].partition("?")[0]
 
 
 def public_url(url: str) -> str:
@@ -272,8 +297,9 @@ def _validate(data: Mapping[str, Any], source: str, strict: bool = False) -> LLM
         for err in exc.errors():
             field = ".".join(str(p) for p in err["loc"]) or "(top level)"
             value = err.get("input")
-            shown = "" if err["type"] == "missing" or field.endswith("api_key") else f", got {value!r:.80}"
-            problems.append(f"field '{field}': {err['msg']}{shown}")
+            shown = "" if err["type"] in ("missing", "value_error") or field.endswith("api_key") \
+                else f", got {value!r:.80}"
+            problems.append(f"field '{field}': {err['msg'].removeprefix('Value error, ')}{shown}")
         raise LLMConfigError(f"{source}: " + "; ".join(problems)) from None
 
 
