@@ -6,7 +6,8 @@ team mechanism regroups agents beside ProToM, and its events reach the recording
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 from PyQt6.QtCore import Qt
@@ -19,6 +20,7 @@ from sim.registry import load_scenario
 from sim.replay import Replay
 from sim.seats import Mechanism, StepView, TeamAssignment
 from sim.session import Session
+from sim.snapshots import SnapshotPayload, register_snapshot_kind
 from tests import rooms_world
 from tests.rooms_world import RoomsWorld, WalkerAgent
 from tests.ui_support import make_window, wait_finished
@@ -83,6 +85,15 @@ def test_the_test_world_records_and_replays_exactly(tmp_path):
     assert [m.text for m in recorded] == [m.text for m in session.events if isinstance(m, MessageEvent)]
 
 
+@register_snapshot_kind
+@dataclass(frozen=True, kw_only=True)
+class RegroupState(SnapshotPayload):
+    """A kind of snapshot of this test's own: a mechanism's snapshots reach the stream too."""
+
+    kind: ClassVar[str] = "regroup_state"
+    n: int
+
+
 class Regroup(Mechanism):
     """Every 4 steps, puts the agents in teams by the parity of the step: a known rhythm."""
 
@@ -100,7 +111,7 @@ class Regroup(Mechanism):
         return (TeamAssignment(0, teams, reason=f"rhythm at step {step.after.t}"),)
 
     def belief_snapshots(self):
-        return [("team_state", {"n": len(self.world.agents)})]
+        return [("regroup_state", RegroupState(n=len(self.world.agents)))]
 
 
 def record_team_episode(tmp_path):

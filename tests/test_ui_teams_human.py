@@ -75,7 +75,7 @@ def test_the_seat_reports_its_ratings_once_per_round_and_nothing_when_nobody_is_
     # headless and by default: nothing rated, nothing reported, the person's row unknown
     quiet, _ = headless({})
     assert evaluations(quiet.events) == []
-    assert all(v is None for v in quiet.mechanisms[0].belief_snapshots()[0][1]["phi"][3])
+    assert all(v is None for v in quiet.mechanisms[0].belief_snapshots()[0][1].phi[3])
     assert RATING_SCORES == {1: -1.0, 2: -0.5, 3: 0.0, 4: 0.5, 5: 1.0}
 
 

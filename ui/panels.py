@@ -18,6 +18,7 @@ from PyQt6.QtWidgets import (QAbstractItemView, QHeaderView, QListView, QSizePol
 
 from sim.events import (ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent, LLMCallEvent, MessageEvent,
                         OutcomeEvent, RoundEvent, StepEvent, TeamEvent)
+from sim.snapshots import FeedbackCandidates, GoalPosterior, read_snapshot
 from ui.timeline import Timeline
 
 FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 188), (41, 182, 246),
@@ -91,8 +92,9 @@ class GoalPosteriorPanel(QWidget):
         if seen_timeline is not timeline or read > len(snapshots):
             self.series, read = {}, 0
         for event in snapshots[read:]:
-            if isinstance(event.data.get("goals"), dict):
-                self.series.setdefault(str(event.data.get("agent")), GoalSeries()).add(event.tick, event.data["goals"])
+            posterior = read_snapshot(GoalPosterior, event.data)
+            if posterior is not None:
+                self.series.setdefault(posterior.agent, GoalSeries()).add(event.tick, posterior.goals)
         self._read = (timeline, len(snapshots))
         self.setMinimumHeight(max(120, len(self.series) * self.ROW_HEIGHT + 12))
         self.update()
@@ -499,13 +501,15 @@ class FeedbackCandidatesPanel(QWidget):
             self.caption.setText("No feedback has been weighed yet.")
             self.table.setRowCount(0)
             return
-        data = belief.data
-        rows = list(data.get("candidates") or [])
-        chosen = data.get("chosen")
-        self.caption.setText(f"Suggestions {belief.owner} weighed after step {belief.tick}"
-                             + (f": it sends one that saves more than {data['phi']} ticks and changes more than "
-                                f"{data['eps']} of what the agent would do (φ, ε)" if "phi" in data and "eps" in data
-                                else ""))
+        weighed = read_snapshot(FeedbackCandidates, belief.data)
+        if weighed is None:
+            self.caption.setText(f"The suggestions {belief.owner} weighed after step {belief.tick} cannot be read.")
+            self.table.setRowCount(0)
+            return
+        rows, chosen = list(weighed.candidates), weighed.chosen
+        self.caption.setText(f"Suggestions {belief.owner} weighed after step {belief.tick}: it sends one that saves "
+                             f"more than {weighed.phi} ticks and changes more than {weighed.eps} of what the agent "
+                             f"would do (φ, ε)")
         self.table.setRowCount(len(rows))
         order = sorted(range(len(rows)), key=lambda k: -(rows[k].get("utility") or 0.0))
         for i, k in enumerate(order):
