@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 from collections.abc import Sequence
@@ -123,6 +122,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from agents.registry import AgentSpecError, make_agent, make_mechanisms, seat_specs
     from sim.plugins import plugin
     from sim.recording import RecordingWriter
+    from sim.redact import DictWriter
     from sim.registry import ScenarioError, load_scenario
     from sim.session import Session
 
@@ -173,7 +173,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     table_path = out / "metrics.csv"
     with open(table_path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer = DictWriter(fh, fieldnames=list(rows[0]))  # scrubbed: a spec may hold an endpoint's credentials
         writer.writeheader()
         writer.writerows(rows)
     if not args.quiet:
