@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 from collections.abc import Sequence
@@ -148,6 +147,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     from agents.registry import AgentSpecError, make_agent, make_mechanism, make_mechanisms, seat_specs
     from sim.plugins import plugin
     from sim.recording import RecordingWriter
+    from sim.redact import DictWriter
     from sim.registry import ScenarioError, load_scenario
     from sim.session import Session
 
@@ -184,7 +184,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     columns = ["scenario", "seed", "agents", "mechanisms", "success", "length", "ticks", "feedback", "team_changes",
                "messages", "message_words", "errors", "recording"]
     table = open(table_path, "w", newline="", encoding="utf-8")  # one row per episode as it ends, flushed
-    writer = csv.DictWriter(table, fieldnames=columns)
+    writer = DictWriter(table, fieldnames=columns)  # scrubbed: a spec may hold an endpoint's credentials
     writer.writeheader()
     table.flush()
     bar = tqdm(range(args.episodes), desc=f"{name}", unit="ep", disable=args.quiet or None,

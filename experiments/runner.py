@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import (Design, ExperimentError, episode_key, fingerprint, load_design, resolve_hook)
+from sim.redact import dumps
 from sim.registry import SCENARIO_DIR, ScenarioError, load_spec, scenario_paths, scenario_stem
 
 RESULTS = "episodes.jsonl"
@@ -327,7 +328,7 @@ class ResultsFile:
         return done, good
 
     def _write(self, data: Mapping[str, Any]) -> None:
-        self._fh.write(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
+        self._fh.write(dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
@@ -346,7 +347,7 @@ class ResultsFile:
         with open(tmp, "w", encoding="utf-8") as fh:
             for data in [{"record": "header", "format": FORMAT, "version": VERSION, "experiment": self.experiment},
                          *records]:
-                fh.write(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
+                fh.write(dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from sim.inputs import MAX_DEPTH, MAX_TEXT_BYTES, check_tree, read_json, read_text
-from sim.redact import register_secret
+from sim.redact import register_secret, register_url
 
 #: the base URL value that selects the embedded model even when OPENAI_BASE_URL is set
 EMBEDDED = "embedded"
@@ -102,6 +102,15 @@ class LLMSettings(BaseModel):
                              f"or 'embedded' for the embedded model, got {public_url_safe(value)!r:.200}")
         return value
 
+    @model_validator(mode="after")
+    def _register_secrets(self) -> "LLMSettings":
+        """The key and the credentials of the base URL (user name, password, query values) are
+        secrets from the moment settings hold them: scrubbed from every event, log and file."""
+        if self.api_key is not None:
+            register_secret(self.api_key.get_secret_value())
+        register_url(self.base_url)
+        return self
+
     # ------------------------------------------------------------ derived
 
     @property
@@ -155,10 +164,13 @@ def public_url(url: str) -> str:
     if not url:
         return url
     parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+def url_without_credentials(url: str) -> str:
+    """``url`` without its user name and password (the query stays)."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, parts.query, parts.fragment))
 
 
 #: environment variable -> settings field (first match in each group wins)
@@ -340,12 +352,15 @@ def load_settings(path: str | os.PathLike | None = None, *, env: Mapping[str, st
 
 def save_settings(settings: LLMSettings, path: str | os.PathLike | None = None, *,
                   include_api_key: bool = False) -> Path:
-    """Write ``settings`` as TOML (readable only by the user). The key stays out unless asked."""
+    """Write ``settings`` as TOML (readable only by the user). The key, and the credentials of
+    the base URL (``http://user:password@host/v1``), stay out unless asked."""
     path = Path(path) if path is not None else config_dir() / "llm.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     data = settings.model_dump(mode="json", exclude_none=True, exclude={"api_key"})
     if include_api_key and settings.api_key is not None:
         data["api_key"] = settings.api_key.get_secret_value()
+    if not include_api_key and data.get("base_url") and not settings.uses_embedded:
+        data["base_url"] = url_without_credentials(data["base_url"])
     embedded = data.pop("embedded", {})
     lines = ["# ToM Arena LLM settings (see docs/llm.md)"]
     lines += [f"{key} = {_toml_value(value)}" for key, value in data.items()]

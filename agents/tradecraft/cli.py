@@ -351,6 +351,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from sim.registry import ScenarioError
+    from sim.redact import write_text
     from sim.tradecraft.instance import import_paper_instances
 
     options = _rule_values(args)
@@ -368,7 +369,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             out.mkdir(parents=True, exist_ok=True)
             for spec in report.specs:
                 data = {k: v for k, v in spec.items() if k != "_entry"}
-                (out / f"{spec['name']}.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+                write_text(out / f"{spec['name']}.json", json.dumps(data, indent=2) + "\n")
         except OSError as exc:
             return _fail(f"{out}: cannot write the instances ({exc.strerror or exc})")
     for line in report.lines():
