@@ -16,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from experiments.design import ExperimentError
+from experiments.design import ExperimentError, check_hook
 
 
+@check_hook
 def check_category(path: str, world: Any, spec: Mapping[str, Any]) -> dict[str, Any]:
     """Pre-check hook: the computed category, L_ind, L_joint and the best feedback at the start;
     refuses a level whose file declares another category (or none), whose category is not

@@ -41,6 +41,7 @@ from typing import Any, BinaryIO
 
 from sim.events import Event, EventFormatError, OutcomeEvent, StepEvent, event_from_dict, event_type
 from sim.inputs import InputError, check_tree, parse_json
+from sim.redact import scrub
 
 FORMAT_NAME = "tom-arena-recording"
 FORMAT_VERSION = 2
@@ -57,7 +58,9 @@ class RecordingError(InputError):
 
 
 def _dumps(obj: Any) -> bytes:
-    """One compact JSON line (without the newline)."""
+    """One compact JSON line (without the newline), scrubbed of secrets (``sim.redact``): the
+    header, every event (whichever seat produced it) and the footer."""
+    obj = scrub(obj)
     text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
     try:
         return text.encode("utf-8")

@@ -164,7 +164,7 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
         paused = True
     if speed is not None:
         window.playback.set_speed(speed)
-        window._on_speed(window.playback.current_speed, remember=False)
+        window.set_speed(window.playback.current_speed, remember=False)
     window.show()
     try:
         launch(window, targets=targets, agents=agents, facilitator=facilitator, mechanisms=mechanisms, seed=seed,
@@ -174,8 +174,8 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
         quitter.restore()
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if first_run and window.timeline is not None and paused:
-        window.show_hint(window.timeline.scenario)
+    if first_run and window.model.timeline is not None and paused:
+        window.show_hint(window.model.timeline.scenario)
         settings.set("welcomed", True)
     try:
         code = app.exec()

@@ -44,6 +44,7 @@ from sim.kitchen.world import (
     KitchenWorld,
 )
 from sim.seats import Agent, Feedback, SeatContext
+from sim.snapshots import Plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,7 @@ class KitchenHeuristicAgent(Agent):
         self._last_move_to: int | None = None
         self._bumped = False
         self._parking: tuple[int, ...] | None = None
-        self._snapshot: dict[str, Any] | None = None
+        self._snapshot: Plan | None = None
         self.revisions = 0  # how often what it saw contradicted what it believed
 
     # ------------------------------------------------------------------ beliefs
@@ -411,7 +412,7 @@ class KitchenHeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ snapshots
 
-    def _plan_snapshot(self, here: int, action: str, noisy: bool) -> dict[str, Any]:
+    def _plan_snapshot(self, here: int, action: str, noisy: bool) -> Plan:
         w = self.world
         sub = self.subtask
         path: list[list[int]] = []
@@ -420,16 +421,16 @@ class KitchenHeuristicAgent(Agent):
             while dist[cell] > 1:
                 cell = next(n for n in w.neighbors[cell] if dist[n] == dist[cell] - 1)
                 path.append(list(w.rc(cell)))
-        return {
-            "task": sub.describe(w) if sub is not None else "wait",
-            "target": list(w.rc(w.station_cells[sub.station])) if sub is not None and sub.station is not None else None,
-            "path": path,
-            "action": action,
-            "random": noisy,
-            "following_feedback": self.task.feedback.feedback_id if self.task is not None else None,
-            "believed_objects": [[*w.rc(w.station_cells[s]), ITEM_NAMES[item]]
-                                 for s, item in enumerate(self.belief) if item != NOTHING],
-        }
+        return Plan(
+            task=sub.describe(w) if sub is not None else "wait",
+            target=list(w.rc(w.station_cells[sub.station])) if sub is not None and sub.station is not None else None,
+            path=path,
+            action=action,
+            random=noisy,
+            following_feedback=self.task.feedback.feedback_id if self.task is not None else None,
+            extra={"believed_objects": [[*w.rc(w.station_cells[s]), ITEM_NAMES[item]]
+                                        for s, item in enumerate(self.belief) if item != NOTHING]},
+        )
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         if self._snapshot is None:

@@ -38,6 +38,7 @@ from agents.protom.core import (
     select_feedback,
 )
 from sim.seats import Facilitator, Feedback, SeatContext, StepView
+from sim.snapshots import FeedbackCandidates, GoalPosterior
 from sim.world import AgentId, World
 
 GENERIC_PARAMS = ("phi", "eps", "particles", "divergence", "prune_below", "goal_prior", "respect_busy")
@@ -125,8 +126,8 @@ class ProToMFacilitator(Facilitator):
             # Actions taken while carrying out a feedback say nothing about the agent's own goal.
             self.inference.observe(before, joint_action, after, skip_goal_update=frozenset(busy))
         posts = self.posteriors()
-        self._snapshots = [("goal_posterior", {"agent": a, "goals": {
-            str(g): round(float(p), 6) for g, p in zip(adapter.goals(a), posts[a])}}) for a in adapter.agents]
+        self._snapshots = [("goal_posterior", GoalPosterior(agent=a, goals={
+            str(g): round(float(p), 6) for g, p in zip(adapter.goals(a), posts[a])})) for a in adapter.agents]
         if self.inference is not None:
             for a, belief in self.inference.beliefs.items():
                 view = adapter.particles_snapshot(after, a, belief)
@@ -146,13 +147,13 @@ class ProToMFacilitator(Facilitator):
         sel = select_feedback(adapter, after, candidates, result.utilities, posts, self.rng, self.phi, self.eps,
                               self.divergence, particles=particles)
         self.last_selection = sel
-        self._snapshots.append(("feedback_candidates", {
-            "candidates": [{"target": c.target, "label": c.label, "feedback": dict(c.payload),
-                            "text": adapter.feedback_text(after, c),
-                            "utility": round(float(result.utilities[k]), 6),
-                            "divergence": (round(sel.divergences[k], 6) if k in sel.divergences else None)}
-                           for k, c in enumerate(candidates)],
-            "chosen": sel.chosen, "phi": self.phi, "eps": self.eps, "hypotheses": result.combos}))
+        self._snapshots.append(("feedback_candidates", FeedbackCandidates(
+            candidates=[{"target": c.target, "label": c.label, "feedback": dict(c.payload),
+                         "text": adapter.feedback_text(after, c),
+                         "utility": round(float(result.utilities[k]), 6),
+                         "divergence": (round(sel.divergences[k], 6) if k in sel.divergences else None)}
+                        for k, c in enumerate(candidates)],
+            chosen=sel.chosen, phi=self.phi, eps=self.eps, hypotheses=result.combos)))
         if sel.chosen is None:
             return []
         chosen = candidates[sel.chosen]
