@@ -408,7 +408,8 @@ class ToM(SnapshotPayload):
     kind: ClassVar[str] = "tom"
     k: int
     role: str = ABSENT
-    levels: dict[str, JSON]
+    #: None when the model gave no usable answer (the fallback acted)
+    levels: dict[str, JSON] | None
     level_names: list[str]
     action: JSON = ABSENT
     source: str
