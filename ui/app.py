@@ -147,7 +147,7 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
               file=sys.stderr)
         return 1
     app = application()
-    from ui.mainwindow import MainWindow
+    from ui.mainwindow import CLOSE_GRACE, MainWindow
 
     settings = AppSettings.at(settings_file) if settings_file else AppSettings()
     window = MainWindow(settings)
@@ -176,7 +176,14 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
     try:
         code = app.exec()
     finally:
-        window.shutdown()
+        window.shutdown(CLOSE_GRACE)
         stop_model_servers()
         quitter.restore()
-    return 0 if quitter.received is not None else code
+    code = 0 if quitter.received is not None else code
+    if window.sessions.abandoned:
+        # A decision is still running in a worker (a planner, a model call that waits for its
+        # answer): its recording is closed already; end now rather than wait for it at exit.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
