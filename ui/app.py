@@ -78,7 +78,7 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
         world, scenario = load_scenario(name)
         seats = seat_specs(world.agents, list(agents) or [catalog.default_agent(world.family)])
         if facilitator is None:
-            facilitator = catalog.default_mechanism("facilitator", world.family)
+            facilitator = catalog.default_mechanism("facilitator", world.family, catalog.scenario_category(scenario))
         plan = SessionPlan(world=world, scenario=scenario, seats=seats,
                            mechanisms=tuple(s for s in (facilitator, *mechanisms) if s and s != catalog.NONE),
                            seed=seed)
