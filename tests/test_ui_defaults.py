@@ -47,3 +47,31 @@ def test_launch_gives_a_team_scenario_no_facilitator(qtbot, window):
     launch(window, targets=["team-01-six"], agents=["planner"], paused=True)
     assert window.model.timeline.scenario == "team-01-six"
     assert window.sessions.last_plan.mechanisms == ()
+
+
+def test_a_speed_given_for_one_run_is_not_remembered_and_one_step_is_singular(qtbot, window):
+    remembered = window.settings.get("speed")
+    window.playback.set_speed(2.0)  # as --speed does
+    window.set_speed(window.playback.current_speed, remember=False)
+    assert window.playback.current_speed == 2.0
+    assert window.settings.get("speed") == remembered
+    window.set_speed(window.playback.change_speed(-1))  # a person's ] or [ is remembered
+    assert window.settings.get("speed") == window.playback.current_speed != remembered
+    combo = window.playback.speed
+    labels = [combo.itemText(i) for i in range(combo.count())]
+    assert "1 step/s" in labels and "1 steps/s" not in labels and "2 steps/s" in labels
+
+
+def test_held_keys_count_once(qtbot, window):
+    from PyQt6.QtCore import QEvent, Qt
+    from PyQt6.QtGui import QKeyEvent
+    from PyQt6.QtWidgets import QApplication
+
+    assert not window.actions_by_name["ignore_feedback"].autoRepeat()
+    assert not window.actions_by_name["accept_feedback"].autoRepeat()
+    pressed = []
+    window.view.key_pressed.connect(pressed.append)
+    for repeat in (False, True, True, True, True):
+        QApplication.sendEvent(window.view, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Up,
+                                                      Qt.KeyboardModifier.NoModifier, "", repeat))
+    assert pressed == ["up"]

@@ -299,7 +299,7 @@ class MainWindow(QMainWindow):
                 labels += f"   <small>(page {page + 1}/{pages}; {renderer.page_key}: next page)</small>"
             keys = ", ".join(f"{b.keys}: {b.action}" for b in renderer.key_bindings())
             second = model.second_key_seat()
-            also = (f"<br><b>{second}</b> plays at the same time with W/A/S/D, Q (wait) and E (interact); "
+            also = (f"<br><b>{second}</b> plays at the same time with {renderer.second_seat_help}; "
                     "F6 swaps the seats.") if second else ""
             self.action_bar.setText(f"<b>Your turn, {human}.</b>  {labels}<br><small>{keys}</small>{also}")
         self.action_bar.setVisible(bool(human))
