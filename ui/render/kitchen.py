@@ -19,7 +19,7 @@ import pygame
 from sim.kitchen.world import (BOARD, COUNTER, DELIVERY, ITEM_CODE, ITEM_NAMES, NOTHING, PLATE, KitchenState,
                                KitchenWorld, is_chopped, is_dish)
 from ui.render import sprites
-from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
+from ui.render.base import SECOND_SEAT_KEYS, KeyBinding, Overlays, SpriteBook, WorldRenderer
 
 #: the belief kind of ProToM's particle snapshots (docs/kitchen.md)
 PARTICLES = "particles"
@@ -422,6 +422,10 @@ class KitchenRenderer(WorldRenderer):
             return None
         rect = self.cell_rect(*self.world.rc(state.positions[i]))
         return rect.centerx, rect.top
+
+    # no interact key: walking into a station works it
+    second_seat_keys = {k: v for k, v in SECOND_SEAT_KEYS.items() if k != "e"}
+    second_seat_help = "W/A/S/D (walking into a counter, board or hatch works it) and Q (stay)"
 
     def action_for_key(self, key: str, state: KitchenState, agent: str, legal: Sequence[str]) -> str | None:
         key = key.lower()
