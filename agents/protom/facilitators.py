@@ -130,7 +130,9 @@ class ProToMFacilitator(Facilitator):
         if not candidates:
             return []
         hypotheses = joint_hypotheses(adapter, posts, self.prune_below)
-        result = compute_utility(adapter, after, candidates, hypotheses)
+        beliefs = adapter.cost_beliefs(after, None if self.inference is None else
+                                       {a: b.particles for a, b in self.inference.beliefs.items()})
+        result = compute_utility(adapter, after, candidates, hypotheses, beliefs)
         particles = None
         if adapter.particle_divergence and self.inference is not None:
             particles = {a: b.particles for a, b in self.inference.beliefs.items()}
