@@ -419,6 +419,21 @@ class ToM(SnapshotPayload):
 
 @register_snapshot_kind
 @dataclass(frozen=True, kw_only=True)
+class Belief(SnapshotPayload):
+    """What an agent believes about the places it does not see now (a kitchen cook): ``objects``
+    as [row, column, object, tick last seen] (possibly outdated), the places it has never seen
+    (``unknown``: [row, column]), the objects it expected this tick that were gone
+    (``surprised``: {"at", "expected", "found"}) and how often that happened (``surprises``)."""
+
+    kind: ClassVar[str] = "belief"
+    objects: list[JSON]
+    unknown: list[JSON]
+    surprised: list[JSON]
+    surprises: int
+
+
+@register_snapshot_kind
+@dataclass(frozen=True, kw_only=True)
 class Verdict(SnapshotPayload):
     """A reviewer's verdict on a submission: scores for and against and the reason."""
 

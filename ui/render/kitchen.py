@@ -78,7 +78,7 @@ def particle_beliefs(snapshots: Iterable[Mapping[str, Any]] | None
                 cell = (int(r), int(c))
             except (KeyError, TypeError, ValueError):
                 continue
-            if item in ITEM_CODE:
+            if item in ITEM_CODE or item == "unknown":  # unknown: the cook has never seen it (rules 2)
                 cells.setdefault(cell, []).append((item, weight, true))
         for beliefs in cells.values():
             beliefs.sort(key=lambda b: -b[1])
@@ -274,7 +274,10 @@ class KitchenRenderer(WorldRenderer):
                 box = pygame.Rect(rect.x + dx, rect.y + dy, size, size)
                 layer = pygame.Surface(box.size, pygame.SRCALPHA)
                 pygame.draw.rect(layer, (250, 250, 250), layer.get_rect(), border_radius=max(2, size // 5))
-                if ITEM_CODE[name] == NOTHING:
+                if name == "unknown":  # never seen: three grey dots
+                    for k in (1, 2, 3):
+                        pygame.draw.circle(layer, (120, 124, 136), (k * size // 4, size // 2), max(1, size // 10))
+                elif ITEM_CODE[name] == NOTHING:
                     mid, rad = size // 2, max(2, size // 3)
                     pygame.draw.circle(layer, (90, 96, 110), (mid, mid), rad, max(1, size // 10))
                     pygame.draw.line(layer, (90, 96, 110), (mid - rad, mid + rad), (mid + rad, mid - rad), max(1, size // 10))
