@@ -31,6 +31,7 @@ import hashlib
 import io
 import json
 import os
+import threading
 import types
 import typing
 import zlib
@@ -100,6 +101,8 @@ class RecordingWriter:
                                           if compress else None)
         self.events_written = 0
         self.closed = False
+        #: a session may be abandoned mid-decision: its footer is then written from another thread
+        self._lock = threading.RLock()
         content = _dumps({"record": "header", "format": FORMAT_NAME, "version": FORMAT_VERSION, **header})
         self._chain = _link(b"", content)
         self._put(_sealed(content, _CHAIN_TAIL, self._chain))
@@ -125,15 +128,21 @@ class RecordingWriter:
         self._raw.flush()
 
     def on_event(self, event: Event) -> None:
-        if self.closed:
-            return
-        self._write(event.to_dict())
-        self.events_written += 1
-        if isinstance(event, OutcomeEvent):
-            self.close(outcome=event.outcome, metrics=event.metrics)
+        with self._lock:
+            if self.closed:
+                return
+            self._write(event.to_dict())
+            self.events_written += 1
+            if isinstance(event, OutcomeEvent):
+                self.close(outcome=event.outcome, metrics=event.metrics)
 
     def close(self, outcome: dict[str, Any] | None = None, metrics: dict[str, Any] | None = None) -> None:
-        """Write the footer (when the outcome is known) and close the file."""
+        """Write the footer (when the outcome is known) and close the file (thread-safe: events
+        that arrive later are dropped)."""
+        with self._lock:
+            self._close(outcome, metrics)
+
+    def _close(self, outcome: dict[str, Any] | None, metrics: dict[str, Any] | None) -> None:
         if self.closed:
             return
         if outcome is not None:

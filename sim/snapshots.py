@@ -408,12 +408,28 @@ class ToM(SnapshotPayload):
     kind: ClassVar[str] = "tom"
     k: int
     role: str = ABSENT
-    levels: dict[str, JSON]
+    #: None when the model gave no usable answer (the fallback acted)
+    levels: dict[str, JSON] | None
     level_names: list[str]
     action: JSON = ABSENT
     source: str
     calls: int
     following_feedback: int | None = ABSENT
+
+
+@register_snapshot_kind
+@dataclass(frozen=True, kw_only=True)
+class Belief(SnapshotPayload):
+    """What an agent believes about the places it does not see now (a kitchen cook): ``objects``
+    as [row, column, object, tick last seen] (possibly outdated), the places it has never seen
+    (``unknown``: [row, column]), the objects it expected this tick that were gone
+    (``surprised``: {"at", "expected", "found"}) and how often that happened (``surprises``)."""
+
+    kind: ClassVar[str] = "belief"
+    objects: list[JSON]
+    unknown: list[JSON]
+    surprised: list[JSON]
+    surprises: int
 
 
 @register_snapshot_kind

@@ -93,6 +93,8 @@ def test_a_hostile_endpoint_leaves_no_credential_in_any_file(tmp_path):
                            lambda d: d["task"].update(budget=4))
     debate = small_copy(SCENARIO_DIR / "teamroom" / "death-penalty.json", inputs / "debate.json",
                         lambda d: d.update(rounds=1))
+    programming = small_copy(SCENARIO_DIR / "teamroom" / "text-tools.json", inputs / "programming.json",
+                             lambda d: d.update(rounds=1))  # the engineers' code runs in the sandbox
     trade = small_copy(SCENARIO_DIR / "tradecraft" / "minecraft-1v1" / "mc1v1-01.json", inputs / "trade.json",
                        lambda d: d.setdefault("options", {}).update(max_turns=2))
     judge = "judge"  # the debate room's judge seat
@@ -129,6 +131,8 @@ def test_a_hostile_endpoint_leaves_no_credential_in_any_file(tmp_path):
             "--out", str(out / "household"), "--quiet")
         cli("debate", "run", str(debate), "--agents", "room-llm:k=2", f"{judge}={with_url('room-llm:k=0')}",
             "--out", str(out / "debate"), "--quiet")
+        cli("programming", "run", str(programming), "--agents", "room-llm:k=1", f"pm={with_url('room-llm:k=2')}",
+            "--out", str(out / "programming"), "--quiet")
         cli("trade", "run", str(trade), "--agents", with_url("llm-trader:tom=2"), "llm-trader:tom=0",
             "--out", str(out / "trade"), "--gzip", "--quiet")
         for recording in sorted((out / "dkg").glob("*.jsonl")):

@@ -255,3 +255,22 @@ def test_the_app_loads_every_plugins_panels_at_startup(qtbot, tmp_path, monkeypa
         plugin_registry._PLUGINS.pop("probe-world", None)
         sys.modules.pop("probe_panel", None)
         PANELS[:] = [k for k in PANELS if k.title != "Probe"]
+
+
+def test_the_second_cooks_keys_are_the_kitchens_and_a_key_that_counted_says_so(qtbot, tmp_path, kitchen):
+    window = make_window(qtbot, tmp_path)
+    try:
+        window.start_session(SessionPlan(world=kitchen, scenario="two-kitchens",
+                                         seats={"alice": "human", "bob": "human"}), playing=True)
+        qtbot.waitUntil(lambda: window.model.humans_to_move() == ("alice", "bob"), timeout=5000)
+        bar = window.action_bar.text()
+        assert "E (interact)" not in bar and "Q (stay)" in bar  # the kitchen has no interact key
+        window.focus_view()
+        QTest.keyClick(window.view, Qt.Key.Key_E)  # not a kitchen key (the bar does not offer it): no move
+        assert window.model.humans_to_move() == ("alice", "bob")
+        QTest.keyClick(window.view, BOB_KEYS["stay"])  # bob first: his key counted, alice still to move
+        qtbot.waitUntil(lambda: window.model.humans_to_move() == ("alice",), timeout=5000)
+        assert window.statusBar().currentMessage() == "bob: stay taken; waiting for alice"
+        assert window.model.timeline.num_steps == 0
+    finally:
+        window.shutdown()

@@ -61,6 +61,8 @@ class SessionController(QObject):
         self.settings = settings
         self.last_plan: SessionPlan | None = None
         self._finished_runners: list[SessionRunner] = []
+        #: runners whose worker was still deciding when stopped (it ends when its decision returns)
+        self.abandoned: list[SessionRunner] = []
 
     def plan_from_choice(self, choice: dict) -> SessionPlan:
         """The plan of the Session panel's choice: a new episode, or a take-over of the shown one
@@ -125,13 +127,16 @@ class SessionController(QObject):
         return (isinstance(timeline, LiveTimeline) and runner is not None and runner.alive
                 and timeline.outcome is None and timeline.num_steps > 0)
 
-    def stop(self) -> None:
-        """End the live session (its recording gets a footer) and wait for its thread."""
+    def stop(self, grace: float = 10.0) -> None:
+        """End the live session (its recording gets a footer) and wait up to ``grace`` s for its
+        thread; a decision still running then is abandoned (``SessionRunner.stop``)."""
         runner = self.model.runner
         if runner is None:
             return
         self.model.runner = None
-        runner.stop()
+        runner.stop(grace)
+        if runner.abandoned:
+            self.abandoned.append(runner)
         try:
             runner.published.disconnect(self._on_batch)
         except TypeError:
@@ -149,10 +154,13 @@ class SessionController(QObject):
             self.model.playing = False
             self.finished.emit()
 
-    def shutdown(self) -> None:
-        self.stop()
+    def shutdown(self, grace: float = 10.0) -> None:
+        """Stop every session; wait at most ``grace`` s for each decision still running."""
+        self.stop(grace)
         for runner in self._finished_runners:
-            runner.stop()
+            runner.stop(grace)
+            if runner.abandoned and runner not in self.abandoned:
+                self.abandoned.append(runner)
         self._finished_runners.clear()
 
 

@@ -9,9 +9,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QByteArray, Qt, QTimer, pyqtSignal
-from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QIcon
-from PyQt6.QtWidgets import QFileDialog, QLabel, QLineEdit, QMainWindow, QMessageBox, QStyle, QVBoxLayout, QWidget
+from PyQt6.QtCore import QByteArray, QRect, QSize, Qt, QTimer, pyqtSignal
+from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QIcon
+from PyQt6.QtWidgets import (
+    QFileDialog,
+    QFrame,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QStyle,
+    QVBoxLayout,
+    QWidget,
+)
 
 from sim.session import Session
 from ui import catalog, errors
@@ -32,6 +43,10 @@ from ui.toast import FeedbackToast, InfoCard
 from ui.worldview import WorldView
 
 RECORDING_SUFFIXES = (".jsonl", ".gz", ".json")
+#: the first window's size when the screen has room for it (else the screen's available area)
+PREFERRED_SIZE = QSize(1400, 860)
+#: seconds closing the window waits for a decision under way before abandoning it
+CLOSE_GRACE = 0.5
 
 
 class Stage(QWidget):
@@ -121,7 +136,14 @@ class MainWindow(QMainWindow):
         self.setup = SetupPanel()
         self.setup.setToolTip("Choose a scenario (by world and category), who plays each seat, who watches "
                               "(facilitator, teams) and the seed, then press Start")
-        self.setup_dock = self.panels.dock("Session", self.setup, area.LeftDockWidgetArea)
+        # the Session panel scrolls rather than making the window taller than a laptop screen
+        setup_holder = QScrollArea()
+        setup_holder.setWidgetResizable(True)
+        setup_holder.setFrameShape(QFrame.Shape.NoFrame)
+        setup_holder.setWidget(self.setup)
+        setup_holder.setMinimumWidth(self.setup.minimumSizeHint().width()
+                                     + setup_holder.verticalScrollBar().sizeHint().width())
+        self.setup_dock = self.panels.dock("Session", setup_holder, area.LeftDockWidgetArea)
         self.minds_dock = self.panels.dock("Minds", self.panels.tabs, area.RightDockWidgetArea)
         self.minds_dock.setToolTip("What the minds of the episode believe: a tab for each kind of belief it "
                                    "reports (hover a tab for what it means)")
@@ -180,10 +202,28 @@ class MainWindow(QMainWindow):
         state = self.settings.store.value("window/state")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
-        else:
-            self.resize(1400, 860)
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is not None:  # a fresh profile, or a geometry saved on a larger screen
+            self.fit_to_screen(screen.availableGeometry(), fresh=not isinstance(geometry, QByteArray))
         if isinstance(state, QByteArray):
             self.restoreState(state)
+
+    def fit_to_screen(self, available: QRect, fresh: bool = False) -> None:
+        """Keep the window inside ``available`` (the screen less its panels and task bars): a fresh
+        window takes up to 1400 x 860 of it, centred; a remembered one larger than it shrinks."""
+        frame = self.frameGeometry().size() - self.geometry().size()  # title bar and borders, once shown
+        if frame.isEmpty():
+            frame = QSize(8, 40)  # not shown yet: leave room for a window manager's title bar
+        room = QSize(max(640, available.width() - frame.width()), max(480, available.height() - frame.height()))
+        if fresh:
+            size = QSize(min(PREFERRED_SIZE.width(), room.width()), min(PREFERRED_SIZE.height(), room.height()))
+        elif self.width() > room.width() or self.height() > room.height():
+            size = self.size().boundedTo(room)
+        else:
+            return
+        self.resize(size)
+        self.move(available.x() + (available.width() - size.width() - frame.width()) // 2,
+                  available.y() + (available.height() - size.height() - frame.height()) // 2)
 
     # ================================================================== drawing the model
 
@@ -269,7 +309,7 @@ class MainWindow(QMainWindow):
                 labels += f"   <small>(page {page + 1}/{pages}; {renderer.page_key}: next page)</small>"
             keys = ", ".join(f"{b.keys}: {b.action}" for b in renderer.key_bindings())
             second = model.second_key_seat()
-            also = (f"<br><b>{second}</b> plays at the same time with W/A/S/D, Q (wait) and E (interact); "
+            also = (f"<br><b>{second}</b> plays at the same time with {renderer.second_seat_help}; "
                     "F6 swaps the seats.") if second else ""
             self.action_bar.setText(f"<b>Your turn, {human}.</b>  {labels}<br><small>{keys}</small>{also}")
         self.action_bar.setVisible(bool(human))
@@ -544,9 +584,10 @@ class MainWindow(QMainWindow):
 
     # ================================================================== shutdown
 
-    def shutdown(self) -> None:
-        """Stop the session and wait for every worker thread (window close, test teardown)."""
-        self.sessions.shutdown()
+    def shutdown(self, grace: float = 10.0) -> None:
+        """Stop the session and wait for every worker thread (window close, test teardown); a
+        decision still running after ``grace`` s is abandoned (``sessions.abandoned``)."""
+        self.sessions.shutdown(grace)
         self.loader.shutdown()
         self.panels.timer.stop()
         self.clock.stop()
@@ -555,7 +596,7 @@ class MainWindow(QMainWindow):
         errors.remove_listener(self._error_listener)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        self.shutdown()
+        self.shutdown(CLOSE_GRACE)  # closing never waits for a slow planner or model call
         self.settings.store.setValue("window/geometry", self.saveGeometry())
         self.settings.store.setValue("window/state", self.saveState())
         self.settings.sync()

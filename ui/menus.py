@@ -66,6 +66,8 @@ def make_actions(w: Any) -> dict[str, QAction]:
     a("show_plans", "Show plans on the map", "V", w.set_show_plans, checkable=True)
     a("accept_feedback", "Accept feedback", ["Return", "Enter"], w.toast.accept_feedback)
     a("ignore_feedback", "Ignore feedback", "Escape", w.toast.ignore_feedback)
+    for name in ("accept_feedback", "ignore_feedback"):  # a held key answers one pop-up, not the next ones too
+        acts[name].setAutoRepeat(False)
     a("keys", "Keyboard shortcuts", "F1", w.show_keys)
     a("how_to_play", "How to play this world", "Shift+F1", w.show_rules)
     a("about_papers", "About the papers", None, w.show_papers)

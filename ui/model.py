@@ -32,6 +32,7 @@ class Keymap(Protocol):
     """What routing keys needs from a world's renderer (``ui.render.base.WorldRenderer``)."""
 
     page_key: str
+    second_seat_keys: dict[str, str]
 
     def action_pages(self, legal: Any) -> int: ...
 
@@ -343,8 +344,9 @@ class AppModel:
             return KeyRoute()
         agent, key = self.main_key_seat(), name
         second = self.second_key_seat()
-        if second is not None and name.lower() in SECOND_SEAT_KEYS:
-            agent, key = second, SECOND_SEAT_KEYS[name.lower()]
+        second_keys = getattr(keymap, "second_seat_keys", SECOND_SEAT_KEYS)
+        if second is not None and name.lower() in second_keys:
+            agent, key = second, second_keys[name.lower()]
         if agent is None:
             return KeyRoute()
         if agent not in self.humans_to_move():
@@ -362,8 +364,10 @@ class AppModel:
         if action is None:
             return KeyRoute(agent, note=f"{name}: not possible for {agent} now")
         self.runner.submit_human(agent, action)
+        others = [a for a in self.humans_to_move() if a != agent]
         self.changed("seats")
-        return KeyRoute(agent, action)
+        # with another person still to move, say that this one's key counted
+        return KeyRoute(agent, action, note=f"{agent}: {action} taken; waiting for {', '.join(others)}" if others else "")
 
     def message_sender(self) -> str | None:
         """The human seat that may send a message now, in a world where agents talk."""

@@ -31,9 +31,10 @@ class PanelHost(QObject):
         self._key: tuple = ()
         self.tabs = QTabWidget()  # panels join as the episode's minds report what they show
         self.tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        # Several tabs in a narrow dock: short tab labels that elide, never scroll arrows over them
-        self.tabs.setUsesScrollButtons(False)
-        self.tabs.setElideMode(Qt.TextElideMode.ElideRight)
+        # Several tabs in a narrow dock: whole labels (two tabs must never look alike), and arrows
+        # to scroll the tab bar when they do not fit; the dock never widens the window for them
+        self.tabs.setUsesScrollButtons(True)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         self.tabs.tabBar().setExpanding(False)
         self.usage = LLMUsagePanel()
         self.tabs.addTab(self.usage, "LLM usage")

@@ -95,7 +95,7 @@ def take(out: Path) -> list[Path]:
     infos = list_scenarios()
     necessary = next((i for i in infos if i.category == "necessary" and i.family == "dkg"), None)
     info = necessary or catalog.default_scenario(infos)
-    facilitator = catalog.default_mechanism("facilitator", info.family)
+    facilitator = catalog.default_mechanism("facilitator", info.family, info.category)
     world, name = load_scenario(str(info.path))
     window.setup.select_scenario(name)
 

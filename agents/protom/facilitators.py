@@ -92,6 +92,12 @@ class ProToMFacilitator(Facilitator):
             self.adapter, state, self.rng, particles=self.n_particles, prior=self.goal_prior)
         self.last_selection = None
         self._snapshots = []
+        self._sent: list[list[Any]] = []
+
+    def episode_summary(self) -> dict[str, Any]:
+        """For experiment records: every feedback sent, as [tick, target, label] (the tick of the
+        state it was chosen in), so that conditions can be compared episode by episode."""
+        return {"feedback": [list(x) for x in self._sent]}
 
     def round_start(self, state: Any) -> None:
         """A new task round: goal inference starts again from the round's first state, as in a new
@@ -140,7 +146,9 @@ class ProToMFacilitator(Facilitator):
         if not candidates:
             return []
         hypotheses = joint_hypotheses(adapter, posts, self.prune_below)
-        result = compute_utility(adapter, after, candidates, hypotheses)
+        beliefs = adapter.cost_beliefs(after, None if self.inference is None else
+                                       {a: b.particles for a, b in self.inference.beliefs.items()})
+        result = compute_utility(adapter, after, candidates, hypotheses, beliefs)
         particles = None
         if adapter.particle_divergence and self.inference is not None:
             particles = {a: b.particles for a, b in self.inference.beliefs.items()}
@@ -160,6 +168,7 @@ class ProToMFacilitator(Facilitator):
         likely = most_probable_goals(adapter, posts)
         post_maps = {a: dict(zip(adapter.goals(a), map(float, posts[a]))) for a in adapter.agents}
         msg = adapter.message(after, chosen, likely, post_maps)
+        self._sent.append([int(self.world.tick_of(after)), chosen.target, chosen.label])
         return [Feedback(feedback_id=0, target=chosen.target, payload=dict(msg.payload), text=msg.text,
                          explanation=msg.explanation, utility=round(float(result.utilities[sel.chosen]), 6))]
 
