@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.snapshots import Particles
 from sim.world import AgentId, World
 
 Goal = Hashable
@@ -143,9 +144,9 @@ class ProToMAdapter(ABC):
         argument, C(f, g) being averaged over them. None (the default): plans on the true state."""
         return None
 
-    def particles_snapshot(self, state: Any, agent: AgentId, belief: "AgentBelief") -> dict[str, Any] | None:
-        """A JSON-ready view of what ``agent`` is believed to believe (a ``particles`` belief
-        snapshot), or None when the world has nothing to show."""
+    def particles_snapshot(self, state: Any, agent: AgentId, belief: "AgentBelief") -> "Particles | None":
+        """What ``agent`` is believed to believe (a ``particles`` belief snapshot), or None when
+        the world has nothing to show."""
         return None
 
 

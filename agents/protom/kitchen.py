@@ -42,6 +42,7 @@ from agents.protom.core import AgentBelief, Candidate, Goal, Message, ProToMAdap
 from sim.kitchen.level import RECIPES
 from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, INTERACT, ITEM_NAMES, N_ITEMS, NOTHING, PICKUP, PLATE, PUT_DOWN, RECIPE_DISH, UNKNOWN, KitchenState, KitchenWorld,
                                is_chopped, is_fresh)
+from sim.snapshots import Particles
 from sim.world import AgentId
 
 _FAR = 10_000
@@ -469,7 +470,7 @@ class KitchenAdapter(ProToMAdapter):
                 return None
         return KitchenState(after.t, after.positions, after.held, tuple(contents), after.delivered)
 
-    def particles_snapshot(self, state: KitchenState, agent: AgentId, belief: AgentBelief) -> dict[str, Any]:
+    def particles_snapshot(self, state: KitchenState, agent: AgentId, belief: AgentBelief) -> Particles:
         """What ``agent`` is believed to believe about the stations it does not see now:
         ``unseen``: one entry per (station, believed content) with the share of particles
         believing it (``weight``) and whether it is true (``true``); stations believed empty
@@ -492,7 +493,7 @@ class KitchenAdapter(ProToMAdapter):
                     continue
                 entries.append({"at": list(w.rc(w.station_cells[s])), "item": "unknown" if c == UNKNOWN else ITEM_NAMES[c],
                                 "weight": round(k / n, 6), "true": c == true})
-        return {"agent": agent, "particles": n, "resampled": belief.resampled, "unseen": entries}
+        return Particles(agent=agent, particles=n, resampled=belief.resampled, unseen=entries)
 
     # ----------------------------------------------------------- likelihood
 
