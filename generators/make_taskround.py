@@ -1,10 +1,10 @@
 """Write the key-rush halls of the per-task-round confirmation (``teams-task-confirm``) from a fixed
-seed: the recipe of ``scenarios/dkg/rush/make_rush.py`` (one vault per agent behind a red door,
+seed: the recipe of ``generators.make_rush`` (one vault per agent behind a red door,
 one red key per agent in the hall), drawn afresh and named ``taskround-<number>-<n in words>``.
 
-    python scenarios/dkg/taskround/make_taskround.py            # writes the shipped scenarios (seed 53)
-    python scenarios/dkg/taskround/make_taskround.py --check    # exit 1 unless the files on disk are these
-    python scenarios/dkg/taskround/make_taskround.py --out DIR --first 1 --count 8 --seed 7
+    python -m generators.make_taskround            # writes the shipped scenarios (seed 53)
+    python -m generators.make_taskround --check    # exit 1 unless the files on disk are these
+    python -m generators.make_taskround --out DIR --first 1 --count 8 --seed 7
 
 The halls are played as in ``teams-rounds-confirm`` (five task rounds, two unreliable agents); what
 the confirmation changes is the team mechanism's reading of Algorithm 1 (docs/teams.md, "Algorithm
@@ -15,20 +15,17 @@ written; the output depends on the seed only.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-if str(ROOT) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(ROOT))
+from generators.make_rush import key_rush_cli
+from sim.registry import SCENARIO_DIR
 
-from scenarios.dkg.rush.make_rush import key_rush_cli  # noqa: E402
-
+#: the folder of the shipped scenarios (the default of ``--out``)
+FOLDER = SCENARIO_DIR / "dkg" / "taskround"
 SEED = 53
 
 
 def main(argv: list[str] | None = None) -> int:
-    return key_rush_cli(argv, doc=__doc__, script="make_taskround.py", here=HERE, seed=SEED, prefix="taskround",
+    return key_rush_cli(argv, doc=__doc__, script="make_taskround", here=FOLDER, seed=SEED, prefix="taskround",
                         title="in a key rush, judged per task round")
 
 
