@@ -7,9 +7,9 @@ one red key per agent in the hall), drawn afresh and named ``rounds-<number>-<n 
     python -m generators.make_rounds --out DIR --first 1 --count 8 --seed 7
 
 What differs from the key-rush confirmation is not the halls but how they are played: five task
-rounds per episode, two of the agents unreliable (docs/teams.md, "Task rounds with unreliable
-teammates"). Every scenario is checked by ``validate_dkg`` before anything is written; the output
-depends on the seed only.
+rounds per episode, two of the agents unreliable (docs/reports/teams-rounds-confirm.md). Every
+scenario is checked by ``validate_dkg`` before anything is written; the output depends on the
+seed only.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ other's way: who takes which key is what the agents must predict of each other.
     python -m generators.make_rush --check      # exit 1 unless the files on disk are these
     python -m generators.make_rush --out DIR --first 1 --count 8 --seed 7
 
-The recipe (docs/teams.md, "Key-rush halls"):
+The recipe (docs/reports/teams-rush-confirm.md):
 
 * a 21 x 10 map: a hall of 19 x 6 floor cells (rows 1-6), a wall row (row 7) with one red door
   per agent, and below each door a vault of one cell (row 8) holding that agent's gem; no two

@@ -7,7 +7,7 @@ predict of each other, and a wrong prediction costs a detour.
     python -m generators.make_scarce --out DIR --seed 1 --count 16   # the pilot's halls
     python -m generators.make_scarce --out DIR --check ...            # exit 1 unless DIR holds these
 
-None are shipped: the halls were a pilot (docs/teams.md, "Scarce-key halls: a pilot"), which
+None are shipped: the halls were a pilot (docs/reports/teams-diagnose.md, "Scarce-key halls: a pilot"), which
 ``python main.py teams diagnose DIR/*.json`` repeats. Without ``--out`` it writes into
 scenarios/dkg/scarce, where the scenario commands find the halls by name (``scarce-01-seven``).
 

@@ -7,9 +7,9 @@ one red key per agent in the hall), drawn afresh and named ``taskround-<number>-
     python -m generators.make_taskround --out DIR --first 1 --count 8 --seed 7
 
 The halls are played as in ``teams-rounds-confirm`` (five task rounds, two unreliable agents); what
-the confirmation changes is the team mechanism's reading of Algorithm 1 (docs/teams.md, "Algorithm
-1 judged per task round"). Every scenario is checked by ``validate_dkg`` before anything is
-written; the output depends on the seed only.
+the confirmation changes is the team mechanism's reading of Algorithm 1
+(docs/reports/teams-task-confirm.md). Every scenario is checked by ``validate_dkg`` before
+anything is written; the output depends on the seed only.
 """
 
 from __future__ import annotations

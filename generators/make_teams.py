@@ -5,7 +5,7 @@ them locked in rooms whose keys lie in the hall (the scenarios of the ``teams-dk
     python -m generators.make_teams --check    # exit 1 unless the files on disk are these
     python -m generators.make_teams --out DIR --first 1 --count 8 --seed 7
 
-The recipe (docs/teams.md, "Pre-declared confirmation"):
+The recipe (docs/reports/teams-dkg-confirm.md):
 
 * a 21 x 10 map: a hall of 19 x 5 floor cells (rows 1-5), a wall row (row 6) with one door per
   room, rooms of 3 x 2 floor cells (rows 7-8) below it, the first starting at column 1 or 2, one

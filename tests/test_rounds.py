@@ -132,7 +132,7 @@ def test_run_command_takes_rounds(tmp_path, capsys):
 
 
 def test_the_per_task_round_confirmation_plays_its_shipped_halls(tmp_path):
-    """teams-task-confirm (docs/teams.md): its 48 halls are generators.make_taskround's output for seed 53,
+    """teams-task-confirm (docs/reports/teams-task-confirm.md): its 48 halls are generators.make_taskround's output for seed 53,
     and its design runs, every team mechanism judging once per task round, re-forming only at a
     round's end."""
     from generators import make_taskround
