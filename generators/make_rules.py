@@ -33,10 +33,6 @@ FOLDER = SCENARIO_DIR / "tradecraft" / "rulesets"
 NS = "minecraft"
 
 
-def mc(name: str) -> str:
-    return name if ":" in name else f"{NS}:{name}"
-
-
 class Pack:
     def __init__(self, namespace: str) -> None:
         self.ns = namespace

@@ -31,7 +31,6 @@ from agents.protom.core import (DIVERGENCES, Candidate, GoalInference, ProToMAda
 from sim.seats import Facilitator, Feedback, SeatContext, StepView
 from sim.world import AgentId, World
 
-GENERIC_PARAMS = ("phi", "eps", "particles", "divergence", "prune_below", "goal_prior", "respect_busy")
 #: belief particles per agent at most (docs/limits.md): each one is planned for at every step
 MAX_PARTICLES = 1000
 

@@ -78,7 +78,6 @@ class KitchenRollouts:
         self.world = world
         self.dist = world.station_dist
         self.kind = world.station_kind
-        self.n_stations = len(world.station_cells)
         self.horizon = world.t_max
         self._hops: dict[int, list[int]] = {}
         self._cache: dict[tuple, tuple[int | None, ...]] = {}
