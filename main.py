@@ -13,12 +13,13 @@
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from sim.outputs import file_problem, output_problem
 
 EXIT_USAGE = 2
 
@@ -33,50 +34,6 @@ MAX_SEED = 2**63 - 1
 #: the largest counts the command line accepts (docs/limits.md)
 COUNT_LIMITS = {"--episodes": 1_000_000, "--seeds": 1_000_000, "--max-turns": 1000, "--jobs": 256,
                 "--count": 100_000, "--bootstrap": 1_000_000, "--rounds": 1000}
-
-
-def output_problem(folder: str | os.PathLike) -> str | None:
-    """Why output cannot be written into ``folder`` (which need not exist yet), or None.
-
-    Checked before any episode runs, so a long run never ends in a traceback at its last
-    line. Probes the nearest existing folder with a temporary file: permissions, read-only
-    file systems and pseudo file systems all answer the same way."""
-    import errno
-    import tempfile
-
-    text = os.fspath(folder)
-    if not text.strip():
-        return "expected a folder name, got an empty one"
-    if "\x00" in text:
-        return "a path cannot hold a NUL character"
-    path = Path(text)
-    missing: list[str] = []
-    probe = path
-    try:
-        while not probe.exists():
-            if probe.is_symlink():
-                return f"{probe} is a broken symbolic link"
-            missing.append(probe.name)
-            if probe.parent == probe:
-                break
-            probe = probe.parent
-        if not probe.is_dir():
-            return f"{probe} is a file, not a folder"
-        name_max = os.pathconf(probe, "PC_NAME_MAX") if hasattr(os, "pathconf") else 255
-        long = [m for m in missing if len(os.fsencode(m)) > name_max]
-        if long:
-            return f"the folder name {long[0][:40]!r}... is longer than {name_max} bytes"
-        fd, probe_file = tempfile.mkstemp(dir=probe, prefix=".tom-arena-write-check-")
-        os.close(fd)
-        os.unlink(probe_file)
-    except ValueError as exc:  # an embedded NUL byte
-        return f"not a usable path ({exc})"
-    except OSError as exc:
-        if exc.errno == errno.ENAMETOOLONG:
-            return "a folder name in it is longer than the file system allows"
-        why = "permission denied" if exc.errno in (errno.EACCES, errno.EPERM) else (exc.strerror or str(exc))
-        return f"cannot write into {str(probe)[:200]} ({why})"
-    return None
 
 
 def argument_problem(args: argparse.Namespace) -> str | None:
@@ -106,7 +63,74 @@ def argument_problem(args: argparse.Namespace) -> str | None:
         problem = output_problem(out)
         if problem:
             return f"--out {out!r:.200}: {problem}"
+    record = getattr(args, "record", None)
+    if record is not None:
+        problem = file_problem(record)
+        if problem:
+            return f"--record {record!r:.200}: {problem}"
+    settings = getattr(args, "settings", None)
+    if settings is not None:
+        problem = settings_problem(settings)
+        if problem:
+            return f"--settings {settings!r:.200}: {problem}"
+    facilitator = getattr(args, "facilitator", None)
+    if facilitator is not None:
+        problem = facilitator_problem(facilitator)
+        if problem:
+            return f"--facilitator {facilitator!r:.200}: {problem}"
     return None
+
+
+#: the largest settings file the app reads (an INI file of a few dozen keys is a few KiB)
+MAX_SETTINGS_BYTES = 1024 * 1024
+
+
+def settings_problem(path: str) -> str | None:
+    """Why ``path`` cannot be the app's INI settings file (read and rewritten), or None: it
+    must be a file that can be written (or created), and an existing one must be INI text."""
+    problem = file_problem(path)
+    if problem:
+        return problem
+    target = Path(path)
+    if not target.exists():
+        return None
+    if not target.is_file():
+        return "not a regular file; expected an INI settings file"
+    try:
+        with open(target, "rb") as fh:
+            data = fh.read(MAX_SETTINGS_BYTES + 1)
+    except OSError as exc:
+        return f"cannot read the file ({exc.strerror or exc})"
+    if len(data) > MAX_SETTINGS_BYTES:
+        return "the file is larger than 1 MiB; expected an INI settings file"
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "the file is not UTF-8 text; expected an INI settings file"
+    if b"\x00" in data:
+        return "the file holds binary data (NUL bytes); expected an INI settings file"
+    return None
+
+
+def facilitator_problem(spec: str) -> str | None:
+    """Why ``spec`` is not a facilitator (a team mechanism, say), or None; its parameters are
+    checked against the world when the scenario is known."""
+    from agents.registry import AgentSpecError, mechanism_kinds, parse_agent_spec
+
+    try:
+        kind, _ = parse_agent_spec(spec)
+    except AgentSpecError as exc:
+        return str(exc)
+    if kind in ("none", ""):
+        return None
+    facilitators = mechanism_kinds("facilitator")
+    if kind in facilitators:
+        return None
+    known = f"expected a facilitator kind: none, {', '.join(sorted(facilitators))}"
+    other = mechanism_kinds().get(kind)
+    if other is not None:
+        return f"{kind!r} is a {other.role} mechanism, not a facilitator (give it with --mechanism); {known}"
+    return f"no mechanism kind {kind!r}; {known}"
 
 
 def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
@@ -120,9 +144,10 @@ def format_table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
 def cmd_run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from agents.registry import AgentSpecError, make_agent, make_mechanisms, seat_specs
+    from agents.registry import AgentSpecError, make_agent, make_mechanism, make_mechanisms, seat_specs
     from sim.plugins import plugin
     from sim.recording import RecordingWriter
+    from sim.redact import DictWriter
     from sim.registry import ScenarioError, load_scenario
     from sim.session import Session
 
@@ -132,6 +157,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         specs = seat_specs(world.agents, args.agents or [plugin(world.family).default_agent])
         for spec in specs.values():
             make_agent(spec, world.family)  # validate before the first episode
+        make_mechanism(args.facilitator, world.family, role="facilitator")  # not a team mechanism
         make_mechanisms(mechanism_specs, world.family)
     except (ScenarioError, AgentSpecError, ValueError) as exc:
         return _fail(str(exc))
@@ -145,37 +171,53 @@ def cmd_run(args: argparse.Namespace) -> int:
     if len(os.fsencode(longest)) > 255:
         return _fail(f"scenario name {name[:40]!r}... makes recording file names longer than 255 bytes; "
                      "expected a shorter name")
-    rows = []
     suffix = ".jsonl.gz" if args.gzip else ".jsonl"
+    table_path = out / "metrics.csv"
+    targets = [table_path] + ([] if args.no_record else
+                              [out / f"{name}-seed{args.seed + i}{suffix}" for i in range(min(args.episodes, 10_000))])
+    for k, target in enumerate(targets):  # a folder standing where a file goes, a read-only file: before any episode
+        problem = file_problem(target, probe_folder=k == 0)
+        if problem:
+            return _fail(f"cannot write {target}: {problem}")
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    columns = ["scenario", "seed", "agents", "mechanisms", "success", "length", "ticks", "feedback", "team_changes",
+               "messages", "message_words", "errors", "recording"]
+    table = open(table_path, "w", newline="", encoding="utf-8")  # one row per episode as it ends, flushed
+    writer = DictWriter(table, fieldnames=columns)  # scrubbed: a spec may hold an endpoint's credentials
+    writer.writeheader()
+    table.flush()
     bar = tqdm(range(args.episodes), desc=f"{name}", unit="ep", disable=args.quiet or None,
                file=sys.stderr, dynamic_ncols=True)
-    for i in bar:
-        seed = args.seed + i
-        seats = {a: make_agent(spec, world.family) for a, spec in specs.items()}
-        try:  # a mechanism that does not fit this world says so when it meets it (reset)
-            session = Session(world, seats, seed=seed, scenario=name,
-                              mechanisms=make_mechanisms(mechanism_specs, world.family), rounds=args.rounds)
-        except ValueError as exc:
-            return _fail(f"{name}: {exc}")
-        path = None
-        if not args.no_record:
-            path = out / f"{name}-seed{seed}{suffix}"
-            RecordingWriter.attach(session, path)
-        outcome = session.run()
-        metrics = session.metrics()
-        rows.append({"scenario": name, "seed": seed, "agents": " ".join(f"{a}={s}" for a, s in specs.items()),
-                     "mechanisms": " ".join(s for s in mechanism_specs if s != "none"),
-                     "success": outcome.get("success"), "length": outcome.get("length"),
-                     "ticks": metrics["ticks"], "feedback": metrics["feedback"],
-                     "team_changes": metrics["team_changes"], "messages": metrics["messages"],
-                     "message_words": metrics["message_words"],
-                     "errors": metrics["errors"], "recording": str(path) if path else ""})
-    out.mkdir(parents=True, exist_ok=True)
-    table_path = out / "metrics.csv"
-    with open(table_path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    with table:
+        for i in bar:
+            seed = args.seed + i
+            seats = {a: make_agent(spec, world.family) for a, spec in specs.items()}
+            try:  # a mechanism that does not fit this world says so when it meets it (reset)
+                session = Session(world, seats, seed=seed, scenario=name,
+                                  mechanisms=make_mechanisms(mechanism_specs, world.family), rounds=args.rounds)
+            except ValueError as exc:
+                return _fail(f"{name}: {exc}")
+            path = None
+            if not args.no_record:
+                path = out / f"{name}-seed{seed}{suffix}"
+                problem = file_problem(path, probe_folder=False)  # the first 10,000 were checked before
+                if problem:
+                    return _fail(f"cannot write {path}: {problem}")
+                RecordingWriter.attach(session, path)
+            outcome = session.run()
+            metrics = session.metrics()
+            row = {"scenario": name, "seed": seed, "agents": " ".join(f"{a}={s}" for a, s in specs.items()),
+                   "mechanisms": " ".join(s for s in mechanism_specs if s != "none"),
+                   "success": outcome.get("success"), "length": outcome.get("length"),
+                   "ticks": metrics["ticks"], "feedback": metrics["feedback"],
+                   "team_changes": metrics["team_changes"], "messages": metrics["messages"],
+                   "message_words": metrics["message_words"],
+                   "errors": metrics["errors"], "recording": str(path) if path else ""}
+            rows.append(row)
+            writer.writerow(row)
+            table.flush()
+            os.fsync(table.fileno())  # a killed run keeps every finished episode's row
     if not args.quiet:
         print(format_table(rows, ["seed", "success", "length", "ticks", "feedback", "errors"]))
         successes = sum(bool(r["success"]) for r in rows)

@@ -228,6 +228,9 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
         name, eq, value = part.partition("=")
         if not eq or not name.strip():
             raise AgentSpecError(f"spec {spec!r}: expected param=value, got {part!r}")
+        if name.strip() in params:
+            raise AgentSpecError(f"spec {spec!r}: parameter {name.strip()!r} is given twice; expected each "
+                                 "parameter once")
         try:
             params[name.strip()] = _value(value.strip())
         except AgentSpecError as exc:
@@ -393,6 +396,8 @@ def seat_specs(world_agents: Sequence[str], specs: Sequence[str]) -> dict[str, s
             if name not in world_agents:
                 raise AgentSpecError(f"--agents {item!r}: there is no seat named {name!r} "
                                      f"(the seats are {', '.join(world_agents)})")
+            if name in named:
+                raise AgentSpecError(f"--agents {item!r}: the seat {name!r} is given twice; expected each seat once")
             named[name] = spec
         else:
             plain.append(item)

@@ -118,29 +118,29 @@ def measure_fps(window: Any, app: Any, seconds: float, copy_frames: bool) -> dic
     """Animate step after step for ``seconds``; panels refresh at 10 Hz with new data."""
     view = window.view
     view.copy_frames = copy_frames
-    timeline = window.timeline
+    timeline = window.model.timeline
     frames = 0
     panel_updates = 0
     panel_time = 0.0
     k = 1
-    window.seek(0)
+    window.model.seek(0)
     start = time.perf_counter()
     next_panel = start
-    window._move_cursor(k)
+    window.present_feedback(window.model.move_to(k))
     while True:
         now = time.perf_counter()
         if now - start >= seconds:
             break
         if not view.animating:  # the next step, as playback shows it: state, overlays, labels, pop-ups
             k = k % timeline.num_steps + 1
-            window.cursor = k - 1
-            window._move_cursor(k)
+            window.model.cursor = k - 1
+            window.present_feedback(window.model.move_to(k))
         if now >= next_panel:
             t0 = time.perf_counter()
-            window.refresh_panels()
-            goals = window.panel("Goal inference")
-            for panel in (*([goals] if goals is not None else []), window.log_panel.viewport(),
-                          window.feedback_panel.viewport()):
+            window.panels.refresh()
+            goals = window.panels.panel("Goal inference")
+            for panel in (*([goals] if goals is not None else []), window.panels.log.viewport(),
+                          window.panels.feedback.viewport()):
                 panel.repaint()
             panel_time += time.perf_counter() - t0
             panel_updates += 1
@@ -159,8 +159,8 @@ def measure_seeks(window: Any, targets: list[int]) -> list[float]:
     times = []
     for k in targets:
         t0 = time.perf_counter()
-        window.seek(k)
-        window.refresh_panels()
+        window.model.seek(k)
+        window.panels.refresh()
         window.view.repaint()
         times.append(1000 * (time.perf_counter() - t0))
     return times
@@ -180,7 +180,7 @@ def measure_open(window: Any, app: Any, path: Path) -> dict[str, float]:
         window.view.repaint()
         app.processEvents()
     first = time.perf_counter() - t0
-    while not isinstance(window.timeline, ReplayTimeline):
+    while not isinstance(window.model.timeline, ReplayTimeline):
         app.processEvents()
         time.sleep(0.002)
     loaded = time.perf_counter() - t0
@@ -225,10 +225,10 @@ def soak(window: Any, app: Any, steps: int, recording: Path, rounds: int = 3) ->
                                            seed=7))
         finally:
             mainwindow.catalog.make_mechanisms = real
-        window.runner.set_speed(1e6)
+        window.model.runner.set_speed(1e6)
         t0 = time.perf_counter()
         peak = rss_mb()
-        while window.timeline.outcome is None or window.runner.alive:
+        while window.model.timeline.outcome is None or window.model.runner.alive:
             app.processEvents()  # the panels refresh on their timer as in use
             peak = max(peak, rss_mb())
             time.sleep(0.001)
@@ -239,12 +239,12 @@ def soak(window: Any, app: Any, steps: int, recording: Path, rounds: int = 3) ->
         rng = random.Random(3)
         for _ in range(rounds):
             window.open_recording_in_background(recording)
-            while not isinstance(window.timeline, ReplayTimeline):
+            while not isinstance(window.model.timeline, ReplayTimeline):
                 app.processEvents()
                 time.sleep(0.002)
-            for k in [rng.randrange(window.timeline.num_steps + 1) for _ in range(20)]:
-                window.seek(k)
-                window.refresh_panels()
+            for k in [rng.randrange(window.model.timeline.num_steps + 1) for _ in range(20)]:
+                window.model.seek(k)
+                window.panels.refresh()
                 window.view.repaint()
             window.close_episode()
             app.processEvents()
@@ -257,7 +257,7 @@ def soak(window: Any, app: Any, steps: int, recording: Path, rounds: int = 3) ->
     app.processEvents()
     before = rss_mb()
     seconds, peak = episode(steps)
-    live_steps = window.timeline.num_steps
+    live_steps = window.model.timeline.num_steps
     window.close_episode()
     replays()
     for _ in range(5):
@@ -307,7 +307,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     assert window.open_recording(path), window.statusBar().currentMessage()
     open_s = time.perf_counter() - t0
-    timeline = window.timeline
+    timeline = window.model.timeline
     assert timeline.num_steps == args.steps, timeline.num_steps
     surface = window.view.surface.get_size()
 
@@ -342,7 +342,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 state = world.step(state, {a: world.decode_action(x) for a, x in joint.items()}).state
             return state
 
-    window._set_timeline(FromStart(timeline.replay))
+    window.model.show(FromStart(timeline.replay))
     base_targets = targets[: max(5, args.seeks // 5)]
     base_ms = measure_seeks(window, base_targets)
     results["seek"] = {**summarize(seek_ms), "seeks": len(seek_ms), "target_ms": SEEK_TARGET_MS,

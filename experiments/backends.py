@@ -8,8 +8,13 @@ run exactly the same code on exactly the same inputs: the same seeds give the sa
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
@@ -36,8 +41,35 @@ class Backend(Protocol):
     def describe(self) -> str: ...
 
 
+#: prctl option: the signal a process gets when the thread that started it ends (Linux)
+PR_SET_PDEATHSIG = 1
+
+
+def exit_with_parent(parent: int) -> None:
+    """Pool worker initializer: the worker ends when the process that started it ends, however
+    it ends (``kill -9`` included), instead of playing on as an orphan. On Linux the kernel sends
+    it SIGKILL (``prctl(PR_SET_PDEATHSIG)``); elsewhere a thread watches the parent's id."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            if libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0:
+                if os.getppid() != parent:  # the parent died before the call
+                    os._exit(1)
+                return
+        except (OSError, AttributeError):
+            pass
+    threading.Thread(target=_watch_parent, args=(parent,), name="exit-with-parent", daemon=True).start()
+
+
+def _watch_parent(parent: int, every: float = 0.5) -> None:
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(1)
+
+
 class LocalBackend:
-    """``jobs`` worker processes (forked where the platform allows); 1 runs in this process."""
+    """``jobs`` worker processes (forked where the platform allows); 1 runs in this process.
+    The workers end with the process that started them (``exit_with_parent``)."""
 
     name = "local"
 
@@ -58,7 +90,8 @@ class LocalBackend:
                 yield fn(task)
             return
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context(method))
+        self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context(method),
+                                         initializer=exit_with_parent, initargs=(os.getpid(),))
         # A bounded window of submitted tasks: memory stays flat for big sweeps, order stays close
         # to the plan (slow scenarios first), and an interrupt leaves little to cancel.
         window = 4 * self.workers

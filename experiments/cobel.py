@@ -12,14 +12,16 @@ Named in ``scenarios/experiments/cobel-household.json`` and ``cobel-transport.js
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
-from experiments.design import ExperimentError
+from experiments.design import ExperimentError, check_hook
 
 TASKS = ("transport", "household")
 
 
-def check_task(path: str, world: Any, spec: Mapping[str, Any], task: str) -> dict[str, Any]:
+@check_hook
+def check_task(path: str, world: Any, spec: Mapping[str, Any],
+               task: Literal["transport", "household"]) -> dict[str, Any]:
     """Pre-check hook: refuses an episode of another world or another task kind than ``task``;
     returns the task kind, its category, the goal units (targets or predicate units), the budget
     (frames or steps) and the number of rooms and agents."""

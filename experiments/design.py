@@ -32,25 +32,43 @@ command line), seeds, metrics and the tests to run on them::
 
 Metric sources: ``outcome.<key>`` (the world's ``outcome()``), ``metrics.<key>``
 (``Session.metrics()``), ``events.<type>`` or ``events.<type>.<status>`` (how many events of
-that type, or with that ``status``, the episode emitted). Hooks are ``module:function`` names,
-imported when the experiment runs: a check is ``(path, world, spec, **params) -> dict`` of
-scenario attributes (raise ``ExperimentError`` to stop the experiment); a derived metric is
-``(episodes, design, **params) -> {episode key: value}``.
+that type, or with that ``status``, the episode emitted). Hooks are ``module:function`` names
+of the hook registry (``hooks()``): functions the experiments package's own modules register with
+``@check_hook`` or ``@derive_hook``; a name in a design file is looked up there, never imported. A
+check is ``(path, world, spec, **params) -> dict`` of scenario attributes (raise
+``ExperimentError`` to stop the experiment); a derived metric is ``(episodes, design, **params)
+-> {episode key: value}``. A hook's ``params`` are checked against its signature (names, and
+types without conversion) when the design is loaded, before any episode runs.
+
+The file is read by the project's strict reader (``sim.inputs.read_json``: UTF-8, at most 8 MiB,
+no duplicate keys, 64 levels, integers of at most 30 digits) and validated without conversion:
+``"42"`` is not 42, ``true`` is not 1 (docs/limits.md).
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
+import inspect
 import json
 import re
+import typing
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, StringConstraints, ValidationError, create_model,
+                      field_validator, model_validator)
+
+from sim.inputs import plain_validation_error, read_json
 
 NAME = r"^[a-z0-9][a-z0-9_-]*$"
+HOOK_NAME = r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$"
+#: a spec or pattern string of a design (an agent or mechanism spec, a scenario pattern)
+Spec = Annotated[str, StringConstraints(min_length=1, max_length=1000)]
+#: every model of a design: unknown fields refused, values never converted ("42" is not 42)
+STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class ExperimentError(ValueError):
@@ -58,7 +76,7 @@ class ExperimentError(ValueError):
 
 
 class SeedsConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
     count: int = Field(1, ge=1, le=1_000_000, description="episodes per scenario and condition")
     first: int = Field(0, ge=0, le=2**63 - 1, description="seed of the first episode")
 
@@ -69,36 +87,46 @@ class SeedsConfig(BaseModel):
 class MechanismConfig(BaseModel):
     """A mechanism with parameters a spec string cannot hold (mappings, lists)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    kind: str = Field(min_length=1)
+    model_config = STRICT
+    kind: str = Field(min_length=1, max_length=1000)
     params: dict[str, Any] = {}
 
 
 class ConditionConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    name: str = Field(pattern=NAME)
-    title: str = ""
+    model_config = STRICT
+    name: str = Field(pattern=NAME, max_length=64)
+    title: str = Field("", max_length=200)
     #: seat specs as on the command line (``planner``, ``alice=planner``); None: the design's
-    agents: list[str] | None = None
+    agents: list[Spec] | None = Field(None, max_length=64)
     #: mechanism specs (``protom:eps=0.2``) or objects with params; ``none`` entries are dropped
-    mechanisms: list[str | MechanismConfig] = []
+    mechanisms: list[Spec | MechanismConfig] = Field([], max_length=64)
+
+    @field_validator("mechanisms", mode="before")
+    @classmethod
+    def _mechanism_items(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            for k, item in enumerate(value):
+                if not isinstance(item, (str, dict)):
+                    raise ValueError(f"item {k}: expected a mechanism spec in quotes (\"protom:eps=0.2\") or an object "
+                                     f"{{\"kind\": ..., \"params\": {{...}}}}, got {item!r:.80}")
+        return value
 
     def mechanism_specs(self) -> list[tuple[str, dict[str, Any]]]:
         return [(m, {}) if isinstance(m, str) else (m.kind, dict(m.params)) for m in self.mechanisms]
 
 
 class HookConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    hook: str = Field(pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$", description="module:function")
+    model_config = STRICT
+    hook: str = Field(pattern=HOOK_NAME, max_length=200, description="module:function of the hook registry")
     params: dict[str, Any] = {}
 
 
 class MetricConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
-    label: str = ""
-    source: str | None = Field(None, pattern=r"^(outcome|metrics|events)\.[\w.-]+$")
-    derive: str | None = Field(None, pattern=r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+    model_config = STRICT
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)
+    label: str = Field("", max_length=200)
+    source: str | None = Field(None, pattern=r"^(outcome|metrics|events)\.[\w.-]+$", max_length=200)
+    derive: str | None = Field(None, pattern=HOOK_NAME, max_length=200)
     params: dict[str, Any] = {}
     #: binary: 0/1 per episode (success), tested with exact sign / McNemar tests; continuous: Wilcoxon
     kind: Literal["binary", "continuous"] = "continuous"
@@ -119,42 +147,50 @@ class MetricConfig(BaseModel):
 
 
 class GroupsConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    by: str = Field(min_length=1, description="a scenario attribute (from a check hook or the scenario file)")
+    model_config = STRICT
+    by: str = Field(min_length=1, max_length=200,
+                    description="a scenario attribute (from a check hook or the scenario file)")
     order: list[str] = []
     labels: dict[str, str] = {}
 
 
 class TestsConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = STRICT
     #: pairs to compare; default: the reference against every other condition
-    compare: list[tuple[str, str]] | None = None
+    compare: list[Annotated[list[str], Field(min_length=2, max_length=2)]] | None = None
     alpha: float = Field(0.05, gt=0, lt=1)
     bootstrap: int = Field(2000, ge=100, le=1_000_000, description="bootstrap resamples of scenarios")
     confidence: float = Field(0.95, gt=0.5, lt=1)
-    bootstrap_seed: int = Field(0, ge=0)
+    bootstrap_seed: int = Field(0, ge=0, le=2**63 - 1)
 
 
 class Design(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    experiment: str = Field(pattern=NAME)
-    title: str = ""
-    description: str = ""
-    scenarios: list[str] = Field(min_length=1, description="scenario names or shell-style patterns")
+    model_config = STRICT
+    experiment: str = Field(pattern=NAME, max_length=64)
+    title: str = Field("", max_length=200)
+    description: str = Field("", max_length=4000)
+    scenarios: list[Spec] = Field(min_length=1, max_length=1000, description="scenario names or shell-style patterns")
     seeds: SeedsConfig = SeedsConfig()
-    max_ticks: int | None = Field(None, ge=1)
+    max_ticks: int | None = Field(None, ge=1, le=1_000_000)
     rounds: int = Field(1, ge=1, le=1000, description="task rounds per episode: the scenario played again from its start, "
                                              "with the same seats and mechanisms; outcomes are the last round's")
-    agents: list[str] = []
-    conditions: list[ConditionConfig] = Field(min_length=1)
+    agents: list[Spec] = Field([], max_length=64)
+    conditions: list[ConditionConfig] = Field(min_length=1, max_length=100)
     baseline: str | None = None
     reference: str | None = None
-    checks: list[HookConfig] = []
+    checks: list[HookConfig] = Field([], max_length=100)
     groups: GroupsConfig | None = None
-    metrics: list[MetricConfig] = Field(min_length=1)
+    metrics: list[MetricConfig] = Field(min_length=1, max_length=100)
     tests: TestsConfig = TestsConfig()
     #: LLM answers are cached under <out>/llm-cache (or this folder) so re-runs do not pay twice
     llm_cache: bool | str = True
+
+    @field_validator("llm_cache", mode="before")
+    @classmethod
+    def _cache(cls, value: Any) -> Any:
+        if not isinstance(value, (bool, str)) or (isinstance(value, str) and not 0 < len(value.strip()) <= 4096):
+            raise ValueError(f"expected true, false or a folder name in quotes, got {value!r:.80}")
+        return value
 
     @field_validator("seeds", mode="before")
     @classmethod
@@ -198,46 +234,146 @@ class Design(BaseModel):
         return self.title or self.experiment
 
 
+_UNION_MEMBER = re.compile(r"\.(constrained-str|str|MechanismConfig)(?=[.\[]|$)")
+
+
 def load_design(path: str | Path) -> Design:
-    """Read and validate a design; every problem names the file and the field."""
+    """Read and validate a design; every problem is one ExperimentError naming the file and the
+    field. The hooks it names must be in the registry, with parameters their signatures take."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ExperimentError(f"{path}: cannot read the file ({exc.strerror})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ExperimentError(f"{path}: line {exc.lineno}, column {exc.colno}: invalid JSON ({exc.msg})") from None
+    data = read_json(path, ExperimentError)
     if isinstance(data, dict) and "facilitators" in data:
         raise ExperimentError(f"{path}: this is the old ProToM-only format ('facilitators', 'agents' as an "
                               "object); write 'conditions' with 'mechanisms' instead (docs/experiments.md)")
     try:
         design = Design.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        raise ExperimentError(f"{path}: field '{where}': {err['msg'].removeprefix('Value error, ')}") from None
-    for where, name in ([(f"checks.{i}.hook", h.hook) for i, h in enumerate(design.checks)]
-                        + [(f"metrics.{i}.derive", m.derive) for i, m in enumerate(design.metrics) if m.derive]):
-        try:
-            resolve_hook(name)
-        except ExperimentError as exc:
-            raise ExperimentError(f"{path}: field '{where}': {exc}") from None
+        where, message = plain_validation_error(exc, Design)
+        where = _UNION_MEMBER.sub("", where)  # which member of "text or object" pydantic tried is no field
+        raise ExperimentError(f"{path}: field '{where}': {message}") from None
+    check_hooks(design, str(path))
     return design
 
 
-def resolve_hook(name: str) -> Callable[..., Any]:
-    """``module:function`` -> the function; a clear error when either is missing."""
-    module_name, _, attr = name.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise ExperimentError(f"hook {name!r}: cannot import {module_name!r} ({exc})") from None
-    fn = getattr(module, attr, None)
-    if not callable(fn):
-        raise ExperimentError(f"hook {name!r}: {module_name} has no function {attr!r}")
-    return fn
+# ---------------------------------------------------------------------- the hook registry
+
+@dataclass(frozen=True)
+class Hook:
+    """A function a design may name: a scenario pre-check or a derived metric."""
+
+    name: str  # module:function
+    kind: Literal["check", "derive"]
+    function: Callable[..., Any]
+    #: the keyword parameters a design's ``params`` may set: name -> (annotation, default)
+    params: dict[str, tuple[Any, Any]]
+    #: optional (design, metric name, params) -> a problem with what the params refer to, or None
+    refers: Callable[[Any, str, dict[str, Any]], str | None] | None = None
+
+    def check_params(self, params: dict[str, Any], source: str, field: str) -> None:
+        """Refuse a parameter the hook does not take, one it needs but is not given, and values of
+        another type (checked strictly, as the design itself); the error names ``source`` and
+        ``field`` (``metrics[2].params``)."""
+        unknown = [n for n in params if n not in self.params]
+        if unknown:
+            takes = ", ".join(n + ("" if d is ... else f" (default {d!r})") for n, (_, d) in self.params.items())
+            raise ExperimentError(f"{source}: field '{field}': {self.name} has no parameter {unknown[0]!r}; "
+                                  "expected " + (f"one of {takes}" if takes else "no parameters"))
+        model = create_model("Params", __config__=ConfigDict(strict=True, arbitrary_types_allowed=True),
+                             **self.params)
+        try:
+            model.model_validate(params)
+        except ValidationError as exc:
+            where, message = plain_validation_error(exc, model)
+            if message.startswith("missing"):
+                message = f"missing; {self.name} needs this parameter"
+            raise ExperimentError(f"{source}: field '{field}.{where}': {message}") from None
+
+
+#: the two kinds of hooks and the positional parameters each is called with
+HOOK_CALLS = {"check": ("path", "world", "spec"), "derive": ("episodes", "design")}
+#: the modules that register hooks (imported once, by name, when a design is checked)
+HOOK_MODULES = ("experiments.cobel", "experiments.protom_dkg", "experiments.protom_kitchen", "experiments.teams")
+_HOOKS: dict[str, Hook] = {}
+_LOADED = False
+
+
+def _register(kind: Literal["check", "derive"], function: Callable[..., Any],
+              refers: Callable[..., str | None] | None = None) -> Callable[..., Any]:
+    name = f"{function.__module__}:{function.__name__}"
+    signature = inspect.signature(function)
+    parameters = list(signature.parameters.values())
+    positional = HOOK_CALLS[kind]
+    first = [p.name for p in parameters[:len(positional)]
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    if len(first) != len(positional):
+        raise TypeError(f"{kind} hook {name} must take ({', '.join(positional)}, **params) first")
+    hints = typing.get_type_hints(function, include_extras=True)
+    params: dict[str, tuple[Any, Any]] = {}
+    for p in parameters[len(positional):]:
+        if p.kind not in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY):
+            raise TypeError(f"{kind} hook {name}: parameter {p.name!r} must be a named one (no *args, **kwargs)")
+        params[p.name] = (hints.get(p.name, Any), ... if p.default is p.empty else p.default)
+    if name in _HOOKS and _HOOKS[name].function is not function:
+        raise TypeError(f"hook {name} is registered twice")
+    _HOOKS[name] = Hook(name, kind, function, params, refers)
+    return function
+
+
+def check_hook(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Register a scenario pre-check ``(path, world, spec, **params) -> dict``."""
+    return _register("check", function)
+
+
+def derive_hook(refers: Callable[..., str | None] | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a derived metric ``(episodes, design, **params) -> {episode key: value}``;
+    ``refers(design, metric, params)`` checks what its parameters name (other metrics...)."""
+    return lambda function: _register("derive", function, refers)
+
+
+def hooks() -> dict[str, Hook]:
+    """Every registered hook by its ``module:function`` name."""
+    global _LOADED
+    if not _LOADED:
+        for module in HOOK_MODULES:
+            importlib.import_module(module)
+        _LOADED = True
+    return dict(_HOOKS)
+
+
+def resolve_hook(name: str, kind: Literal["check", "derive"] | None = None) -> Hook:
+    """The registered hook of that name (and kind); a clear error naming the known ones."""
+    known = hooks()
+    hook = known.get(name)
+    if hook is None or (kind is not None and hook.kind != kind):
+        what = {"check": "pre-check", "derive": "derived-metric"}.get(kind or "", "")
+        names = sorted(n for n, h in known.items() if kind is None or h.kind == kind)
+        also = f" ({name} is a {hook.kind} hook)" if hook is not None else ""
+        raise ExperimentError(f"no {what + ' ' if what else ''}hook {name!r}{also}; hooks are looked up in the "
+                              f"registry, never imported; expected one of {', '.join(names) or 'none'}")
+    return hook
+
+
+def check_hooks(design: Design, source: str) -> None:
+    """Every hook the design names is registered, of the right kind, with parameters it takes."""
+    for i, h in enumerate(design.checks):
+        try:
+            hook = resolve_hook(h.hook, "check")
+        except ExperimentError as exc:
+            raise ExperimentError(f"{source}: field 'checks[{i}].hook': {exc}") from None
+        hook.check_params(dict(h.params), source, f"checks[{i}].params")
+    for i, m in enumerate(design.metrics):
+        if m.derive:
+            try:
+                hook = resolve_hook(m.derive, "derive")
+            except ExperimentError as exc:
+                raise ExperimentError(f"{source}: field 'metrics[{i}].derive': {exc}") from None
+            hook.check_params(dict(m.params), source, f"metrics[{i}].params")
+            problem = hook.refers(design, m.name, dict(m.params)) if hook.refers else None
+            if problem:
+                raise ExperimentError(f"{source}: field 'metrics[{i}].params': {problem}")
+        elif m.params:
+            raise ExperimentError(f"{source}: field 'metrics[{i}].params': only a derived metric ('derive') "
+                                  "takes params")
 
 
 def fingerprint(data: Any) -> str:

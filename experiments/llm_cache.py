@@ -10,6 +10,11 @@ temperature, max_tokens, seed) and of where it goes (the endpoint without creden
 embedded model), so two endpoints serving models of one name do not share answers. Entries are
 one small JSON file each (``<dir>/<2 hex>/<key>.json``, written to a temporary file and renamed),
 so several worker processes can share one cache folder without locks.
+
+Entries are scrubbed of secrets before they are written (``sim.redact``): an endpoint that
+echoes the API key leaves no key in the cache. The reply a miss returns is the scrubbed one
+that was stored, so a run that asked the endpoint and a run answered from the cache see the
+same text.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import tempfile
 import threading
 from pathlib import Path
 from typing import Any
+
+from sim.redact import dumps, scrub
 
 CACHE_FORMAT = 1
 
@@ -56,7 +63,7 @@ class ResponseCache:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"key": key, "request": request, "reply": reply}, fh, ensure_ascii=False)
+                fh.write(dumps({"key": key, "request": request, "reply": reply}, ensure_ascii=False))
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -98,8 +105,14 @@ class CachingTransport:
         reply = self._inner_client.transport.send(body, agent=agent, module=module)  # faults propagate
         with self.cache._lock:
             self.cache.misses += 1
-        self.cache.put(key, reply.to_dict(), body)
-        return reply
+        raw = reply.to_dict()
+        stored = scrub(raw)
+        self.cache.put(key, stored, body)
+        if stored is raw:
+            return reply
+        clean = Reply.from_dict(stored)  # what a cached run will read back
+        return Reply(clean.content, clean.finish_reason, clean.model, clean.prompt_tokens,
+                     clean.completion_tokens, seconds=reply.seconds)
 
 
 def install_cache(minds: list[Any], cache: ResponseCache) -> int:

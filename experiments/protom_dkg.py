@@ -13,11 +13,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
-from experiments.design import Design, ExperimentError
+from experiments.design import Design, ExperimentError, check_hook, derive_hook
 
 
+@check_hook
 def check_category(path: str, world: Any, spec: Mapping[str, Any]) -> dict[str, Any]:
     """Pre-check hook: the computed category, L_ind and L_joint; refuses a scenario whose file
     declares another category (or none) or whose agents cannot all get their gems."""
@@ -38,8 +39,26 @@ def check_category(path: str, world: Any, spec: Mapping[str, Any]) -> dict[str, 
             "joint_length": report.joint_length, "agents": len(world.agents)}
 
 
+def _speedup_refers(design: Design, metric: str, params: dict[str, Any]) -> str | None:
+    """What a speedup metric names must be there: the baseline, and ``of``, a metric computed before it."""
+    if design.baseline is None:
+        return f"metric {metric!r} compares with the baseline; expected the design to name a 'baseline' condition"
+    of = params.get("of", "length")
+    before = [m.name for m in design.metrics if m.source]
+    for m in design.metrics:
+        if m.name == metric:
+            break
+        if m.derive:
+            before.append(m.name)
+    if of not in before:
+        return (f"'of': {of!r} is not a metric computed before {metric!r}; expected one of "
+                f"{', '.join(before) or 'none'}")
+    return None
+
+
+@derive_hook(_speedup_refers)
 def speedup(episodes: Sequence[Mapping[str, Any]], design: Design, of: str = "length",
-            against: str = "seed") -> dict[str, float]:
+            against: Literal["seed", "scenario"] = "seed") -> dict[str, float]:
     """Derived metric: Speedup = L_baseline / L - 1 (Section 4.3) for each episode, with L its
     length (metric ``of``; a failed episode lasts t_max) and L_baseline the length of the
     baseline condition's episode on the same scenario with the same seed (``against="seed"``:

@@ -9,7 +9,6 @@ every metric) and ``design.json`` (the design as run).
 
 from __future__ import annotations
 
-import csv
 import html
 import platform
 import re
@@ -19,18 +18,23 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import Design
+from sim.redact import DictWriter, scrub_text, write_text
 from experiments.stats import ALL, Analysis, scenario_markdown, summary_markdown, comparisons_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
+#: the files ``write_report`` writes into the output folder (besides one figure per metric)
+REPORT_FILES = ("design.json", "summary.csv", "tests.csv", "scenarios.csv", "episodes.csv", "figure_summary.png",
+                "figure_groups.png", "figure_effects.png", "report.md", "report.html")
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
+    """A table, scrubbed of secrets (``sim.redact``) like every file the report writes."""
     if not rows:
         path.write_text("", encoding="utf-8")
         return
     fields = list(dict.fromkeys(k for r in rows for k in r))
     with open(path, "w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer = DictWriter(fh, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
 
@@ -121,7 +125,7 @@ def write_report(result: Any, *, command: str) -> Path:
     analysis: Analysis = result.analysis
     out: Path = result.out
     out.mkdir(parents=True, exist_ok=True)
-    (out / "design.json").write_text(design.model_dump_json(indent=2), encoding="utf-8")
+    write_text(out / "design.json", design.model_dump_json(indent=2))
     write_csv(out / "summary.csv", analysis.summary)
     write_csv(out / "tests.csv", analysis.tests)
     write_csv(out / "scenarios.csv", [{"scenario": s, **result.attrs.get(s, {})} for s in analysis.cells])
@@ -197,8 +201,9 @@ def write_report(result: Any, *, command: str) -> Path:
               "The same command with `--resume` finishes an interrupted sweep; `--backend ray --address ADDR` "
               "runs it on a Ray cluster with the same per-episode results.", ""]
     text = "\n".join(lines)
-    (out / "report.md").write_text(text, encoding="utf-8")
-    (out / "report.html").write_text(markdown_to_html(text, design.title_text()), encoding="utf-8")
+    text = scrub_text(text)
+    write_text(out / "report.md", text)
+    write_text(out / "report.html", markdown_to_html(text, design.title_text()))
     return out / "report.md"
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import (Design, ExperimentError, episode_key, fingerprint, load_design, resolve_hook)
+from sim.redact import dumps
 from sim.registry import SCENARIO_DIR, ScenarioError, load_spec, scenario_paths, scenario_stem
 
 RESULTS = "episodes.jsonl"
@@ -132,11 +133,11 @@ def plan(design: Design, scenarios: Sequence[ScenarioRef], seeds: Sequence[int],
                                          ref.spec_hash, cond.name, tuple((a, seats[a]) for a in ref.agents),
                                          mechanisms, seed, design.max_ticks, llm_cache, design.rounds))
             if tasks:
-                _check_start(tasks[-1])
+                check_sources(design, _check_start(tasks[-1]), tasks[-1])
     return tasks
 
 
-def _check_start(task: EpisodeTask) -> None:
+def _check_start(task: EpisodeTask) -> Any:
     """Set up the episode (seats and mechanisms reset on the world) without playing it, so a
     mechanism that cannot work in this scenario is one error line before the sweep starts."""
     from sim.session import Session
@@ -144,10 +145,24 @@ def _check_start(task: EpisodeTask) -> None:
     try:
         world = _world(task)
         seats, mechanisms = _minds(task)
-        Session(world, seats, seed=task.seed, scenario=task.scenario, mechanisms=mechanisms, max_ticks=0)
+        return Session(world, seats, seed=task.seed, scenario=task.scenario, mechanisms=mechanisms, max_ticks=0,
+                       rounds=task.rounds)
     except (ValueError, TypeError, KeyError) as exc:
         raise ExperimentError(f"condition {task.condition!r} on {task.scenario} ({task.family}): the episode "
                               f"cannot start: {exc}") from None
+
+
+def check_sources(design: Design, session: Any, task: EpisodeTask) -> None:
+    """Every ``outcome.X`` and ``metrics.X`` a metric reads is a field this world's episodes
+    have (read from an episode set up but not played), so a misspelt source is one error line
+    before the sweep, not after it. ``events.X`` counts are 0 when no such event happened."""
+    have = {"outcome": set(session.outcome()), "metrics": {*session.metrics(), "llm_tokens"}}
+    for i, m in enumerate(design.metrics):
+        section, _, path = (m.source or "").partition(".")
+        if section in have and path.split(".")[0] not in have[section]:
+            raise ExperimentError(f"metric {m.name!r} (metrics[{i}].source): {m.source!r} is not in the {section} of "
+                                  f"{task.scenario} ({task.family}) episodes; expected {section}.X with X one of "
+                                  f"{', '.join(sorted(have[section]))}")
 
 
 def _minds(task: EpisodeTask) -> tuple[dict[str, Any], list[Any]]:
@@ -173,7 +188,7 @@ def _check_scenario(item: tuple[str, str, list[tuple[str, dict[str, Any]]]]) -> 
     problems = []
     for hook, params in hooks:
         try:
-            attrs.update(resolve_hook(hook)(path, world, spec, **params) or {})
+            attrs.update(resolve_hook(hook, "check").function(path, world, spec, **params) or {})
         except ExperimentError as exc:
             problems.append(str(exc))
     return name, attrs, problems
@@ -313,7 +328,7 @@ class ResultsFile:
         return done, good
 
     def _write(self, data: Mapping[str, Any]) -> None:
-        self._fh.write(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
+        self._fh.write(dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
         self._fh.flush()
         os.fsync(self._fh.fileno())
 
@@ -332,7 +347,7 @@ class ResultsFile:
         with open(tmp, "w", encoding="utf-8") as fh:
             for data in [{"record": "header", "format": FORMAT, "version": VERSION, "experiment": self.experiment},
                          *records]:
-                fh.write(json.dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
+                fh.write(dumps(data, sort_keys=True, separators=(",", ":")) + "\n")
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, self.path)
@@ -366,7 +381,7 @@ def compute_metrics(records: list[dict[str, Any]], design: Design) -> None:
         r["values"] = {m.name: metric_value(r, m.source, m.name) for m in design.metrics if m.source}
     for m in design.metrics:
         if m.derive:
-            derived = resolve_hook(m.derive)(records, design, **m.params)
+            derived = resolve_hook(m.derive, "derive").function(records, design, **m.params)
             for r in records:
                 if r["key"] not in derived:
                     raise ExperimentError(f"metric {m.name!r}: {m.derive} gave no value for {r['key']}")
@@ -394,6 +409,32 @@ class RunResult:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+def output_files(design: Design) -> list[str]:
+    """The files a sweep and its report write into ``--out``."""
+    from experiments.report import REPORT_FILES
+
+    return [RESULTS, RESULTS + ".tmp", *REPORT_FILES, *(f"figure_{m.name}_by_scenario.png" for m in design.metrics)]
+
+
+def check_outputs(design: Design, out: Path) -> None:
+    """Before anything runs: the output folder can be written, no folder stands where one of
+    its files goes, and the LLM cache is a folder (an ExperimentError naming the path)."""
+    from sim.outputs import file_problem, output_problem
+
+    problem = output_problem(out)
+    if problem:
+        raise ExperimentError(f"output folder {out}: {problem}; choose another with --out")
+    for name in output_files(design):
+        problem = file_problem(out / name)
+        if problem:
+            raise ExperimentError(f"cannot write {out / name}: {problem}")
+    cache = cache_folder(design, out)
+    if cache is not None:
+        problem = output_problem(cache)
+        if problem:
+            raise ExperimentError(f"LLM cache folder {cache}: {problem}")
+
+
 def cache_folder(design: Design, out: Path) -> str | None:
     if design.llm_cache is False:
         return None
@@ -411,6 +452,7 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
     out = Path(out)
     if seeds is not None and seeds < 1:
         raise ExperimentError("--seeds must be at least 1")
+    check_outputs(design, out)
     seed_list = design.seeds.seeds(seeds)
     scenarios = resolve_scenarios(design.scenarios)
     attrs = run_checks(design, scenarios, jobs=jobs if backend == "local" else 1)

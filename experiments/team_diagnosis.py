@@ -28,7 +28,6 @@ N episodes with every agent teamed.
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 import math
 import sys
@@ -278,6 +277,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
     from agents.registry import AgentSpecError
     from experiments.design import ExperimentError
     from sim.inputs import InputError
+    from sim.redact import DictWriter
     from sim.registry import build_world, find_scenario, load_spec, scenario_stem
 
     if not -1.0 <= args.eps <= 1.0:
@@ -297,7 +297,7 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ExperimentError(f"cannot write {path}: {exc}") from exc
         handles.append(handle)
-        writer = csv.DictWriter(handle, fieldnames=list(columns))
+        writer = DictWriter(handle, fieldnames=list(columns))
         writer.writeheader()
         return writer
 

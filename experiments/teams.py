@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from experiments.design import Design, ExperimentError
+from experiments.design import Design, ExperimentError, check_hook, derive_hook
 
 
 def _team_play(where: str, family: str) -> Any:
@@ -46,6 +46,7 @@ def _team_play(where: str, family: str) -> Any:
         raise ExperimentError(f"{where}: {exc}") from None
 
 
+@check_hook
 def check_team_scenario(path: str, world: Any, spec: Mapping[str, Any], min_agents: int = 5,
                         max_agents: int = 8) -> dict[str, Any]:
     """Pre-check hook: a team scenario of ``min_agents``..``max_agents`` agents in a world whose
@@ -104,6 +105,7 @@ def final_team_score(world: str, outcome: Mapping[str, Any], team: Sequence[str]
         raise ExperimentError(str(exc)) from None
 
 
+@derive_hook()
 def team_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: bool = True,
                equal_sizes: bool = True) -> dict[str, float]:
     """Derived metric: the final team's task score of each episode."""
@@ -113,6 +115,7 @@ def team_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: boo
             for e in episodes}
 
 
+@derive_hook()
 def team_value(episodes: Sequence[Mapping[str, Any]], design: Design, field: str = "bas_episode",
                equal_sizes: bool = True) -> dict[str, float]:
     """Derived metric: a number of the team mechanism's summary (``bas``, ``bas_episode``,

@@ -96,7 +96,8 @@ def draw_level(number: int, n: int, rng: random.Random) -> tuple[str, list[str]]
              "teammate to pass their onions over the counter. The team formed cooks; idle cooks stand aside. "
              "Written by scenarios/kitchen/teams/make_kitchen_teams.py.",
              "category: necessary",
-             f"t_max: {40 + 10 * n}"]
+             f"t_max: {40 + 10 * n}",
+             "rules: 1"]  # designed under rules 1: doors see both rooms, cooks know every station
     lines += [f"agent {a}: {dishes[a]}" for a in names]
     lines += ["map:"] + ["".join(row) for row in grid]
     return "\n".join(lines) + "\n", alcove_cooks

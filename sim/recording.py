@@ -31,6 +31,7 @@ import hashlib
 import io
 import json
 import os
+import threading
 import types
 import typing
 import zlib
@@ -41,6 +42,7 @@ from typing import Any, BinaryIO
 
 from sim.events import Event, EventFormatError, OutcomeEvent, StepEvent, event_from_dict, event_type
 from sim.inputs import InputError, check_tree, parse_json
+from sim.redact import scrub
 
 FORMAT_NAME = "tom-arena-recording"
 FORMAT_VERSION = 2
@@ -57,7 +59,9 @@ class RecordingError(InputError):
 
 
 def _dumps(obj: Any) -> bytes:
-    """One compact JSON line (without the newline)."""
+    """One compact JSON line (without the newline), scrubbed of secrets (``sim.redact``): the
+    header, every event (whichever seat produced it) and the footer."""
+    obj = scrub(obj)
     text = json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
     try:
         return text.encode("utf-8")
@@ -97,6 +101,8 @@ class RecordingWriter:
                                           if compress else None)
         self.events_written = 0
         self.closed = False
+        #: a session may be abandoned mid-decision: its footer is then written from another thread
+        self._lock = threading.RLock()
         content = _dumps({"record": "header", "format": FORMAT_NAME, "version": FORMAT_VERSION, **header})
         self._chain = _link(b"", content)
         self._put(_sealed(content, _CHAIN_TAIL, self._chain))
@@ -122,15 +128,21 @@ class RecordingWriter:
         self._raw.flush()
 
     def on_event(self, event: Event) -> None:
-        if self.closed:
-            return
-        self._write(event.to_dict())
-        self.events_written += 1
-        if isinstance(event, OutcomeEvent):
-            self.close(outcome=event.outcome, metrics=event.metrics)
+        with self._lock:
+            if self.closed:
+                return
+            self._write(event.to_dict())
+            self.events_written += 1
+            if isinstance(event, OutcomeEvent):
+                self.close(outcome=event.outcome, metrics=event.metrics)
 
     def close(self, outcome: dict[str, Any] | None = None, metrics: dict[str, Any] | None = None) -> None:
-        """Write the footer (when the outcome is known) and close the file."""
+        """Write the footer (when the outcome is known) and close the file (thread-safe: events
+        that arrive later are dropped)."""
+        with self._lock:
+            self._close(outcome, metrics)
+
+    def _close(self, outcome: dict[str, Any] | None, metrics: dict[str, Any] | None) -> None:
         if self.closed:
             return
         if outcome is not None:

@@ -21,6 +21,7 @@ from sim.events import (BeliefEvent, ErrorEvent, Event, FeedbackEvent, LLMCallEv
 from sim.redact import scrub_event
 from sim.rounds import check_rounds, step_in_rounds, step_recorded
 from sim.seats import PENDING, Agent, Intervention, Mechanism, SeatContext, StepView
+from sim.snapshots import checked_snapshot
 from sim.text import count_tokens, count_words
 from sim.world import AgentId, World
 
@@ -146,6 +147,8 @@ class Session:
         """Add ``event`` to the episode's stream: listeners (recordings, views) and mechanisms
         see it. Every event passes here, so here secrets (API keys) are scrubbed from it."""
         event = scrub_event(event)
+        if isinstance(event, BeliefEvent):  # a snapshot must fit its registered kind (sim.snapshots)
+            checked_snapshot(event.owner, event.kind, event.data)
         self.events.append(event)
         if isinstance(event, ErrorEvent):
             self.counters["errors"] += 1
@@ -195,7 +198,8 @@ class Session:
             made = mechanism.start(self._state)
             for intervention in made:
                 self._deliver(mechanism, intervention, t)
-            for kind, data in (mechanism.belief_snapshots() if made else ()):
+            for kind, payload in (mechanism.belief_snapshots() if made else ()):
+                data = checked_snapshot(mechanism.name, kind, payload)
                 self.emit(BeliefEvent(tick=t, owner=mechanism.name, kind=kind, data=data))
 
     def advance(self) -> TickStatus:
@@ -236,7 +240,8 @@ class Session:
         beliefs: dict[str, dict[str, dict[str, Any]]] = {}
         for agent_id, seat in self.seats.items():
             seat.observe_state(result.state)
-            for kind, data in seat.belief_snapshots():
+            for kind, payload in seat.belief_snapshots():
+                data = checked_snapshot(agent_id, kind, payload)
                 beliefs.setdefault(agent_id, {})[kind] = data
                 self.emit(BeliefEvent(tick=t + 1, owner=agent_id, kind=kind, data=data))
         for mechanism in self.mechanisms:
@@ -245,7 +250,8 @@ class Session:
                             round_end=step.round_over)
             for intervention in mechanism.after_step(view):
                 self._deliver(mechanism, intervention, t + 1)
-            for kind, data in mechanism.belief_snapshots():
+            for kind, payload in mechanism.belief_snapshots():
+                data = checked_snapshot(mechanism.name, kind, payload)
                 beliefs.setdefault(mechanism.name, {})[kind] = data
                 self.emit(BeliefEvent(tick=t + 1, owner=mechanism.name, kind=kind, data=data))
 

@@ -6,9 +6,12 @@ stops when the test is done.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import threading
 from collections.abc import Callable
+from urllib.parse import quote
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -48,6 +51,46 @@ def _with_key(value: Any, schema: dict[str, Any], key: str) -> Any:
     return value
 
 
+def echoed_forms(secret: str) -> list[str]:
+    """How a hostile endpoint sends ``secret`` back: as it is, reversed, base64 (standard and
+    URL-safe, padded or not, after 0, 1 or 2 other bytes), percent-encoded and hex."""
+    raw = secret.encode()
+    forms = [secret, secret[::-1], quote(secret, safe=""), "".join(f"%{b:02X}" for b in raw), raw.hex()]
+    for prefix in (b"", b"x", b"xy"):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            text = encode(prefix + raw).decode()
+            forms += [text, text.rstrip("=")]
+    return forms
+
+
+def received_secrets(headers: Any) -> list[str]:
+    """The credentials a request carried: a Bearer key, or a Basic user name and password (and
+    the header value itself)."""
+    auth = str(headers.get("Authorization", "")).strip()
+    kind, _, value = auth.partition(" ")
+    if kind.lower() == "bearer" and value:
+        return [value]
+    if kind.lower() == "basic" and value:
+        user, _, password = base64.b64decode(value).decode("utf-8", "replace").partition(":")
+        return [s for s in (password, user, f"{user}:{password}", value) if s]
+    return []
+
+
+def _with_forms(value: Any, schema: dict[str, Any], forms: list[str], counter: Any) -> Any:
+    """``value`` with the next of ``forms`` in every free-text string where it fits (enums and
+    patterns stay valid)."""
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        return {k: _with_forms(v, props.get(k, {}), forms, counter) for k, v in value.items()}
+    if isinstance(value, str) and "enum" not in schema and "const" not in schema and "pattern" not in schema:
+        form = forms[next(counter) % len(forms)]
+        limit = schema.get("maxLength")
+        for text in (f"{value} {form}", form):
+            if limit is None or len(text) <= limit:
+                return text
+    return value
+
+
 class LoopbackLLM:
     """An OpenAI-compatible chat endpoint on 127.0.0.1 with a chosen behaviour.
 
@@ -58,8 +101,12 @@ class LoopbackLLM:
     not JSON), ``echo_key`` (a hostile endpoint that sends the caller's API key back in every
     field it can: in turn an error body cut in the middle of the key, a non-JSON answer
     quoting it, then schema-valid answers with the key in every free-text field, in the tool
-    call arguments, in the model name and in a response header). ``fail_first`` makes only
-    the first N requests misbehave, then answers ok.
+    call arguments, in the model name and in a response header), ``hostile`` (every credential
+    the request carried, Bearer key or Basic user-info, sent back in each form of
+    ``echoed_forms`` in every field: free-text answer fields, completion id, model name, tool
+    calls, non-JSON answers, HTTP 500 error bodies and response headers; which of these a request
+    gets depends only on its body, so a repeated request gets the same answer). ``fail_first``
+    makes only the first N requests misbehave, then answers ok.
     """
 
     def __init__(self, mode: str = "ok", *, fail_first: int | None = None, delay: float = 2.0,
@@ -173,6 +220,46 @@ class LoopbackLLM:
         handler.end_headers()
         handler.wfile.write(data)
 
+    def hostile(self, handler: Any, body: dict[str, Any]) -> None:
+        secrets = received_secrets(handler.headers)
+        forms = [f for secret in secrets for f in echoed_forms(secret)] or ["no-credentials"]
+        digest = int(hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest(), 16)
+        phase, start = digest % 4, digest // 4
+        every = " ".join(forms)
+        headers = {"X-Echoed-Key": secrets[0] if secrets else "",
+                   "X-Echoed-Authorization": str(handler.headers.get("Authorization", "")),
+                   "X-Echoed-Forms": every}
+        if phase == 0:  # an error whose body holds every form, twice (before and after a long detail)
+            data = json.dumps({"error": {"message": f"{every} rejected {'x' * 200} {every}", "type": every,
+                                         "code": forms[start % len(forms)], "headers": dict(handler.headers)}})
+            self._send_with(handler, 500, data.encode(), headers)
+            return
+        fmt = body.get("response_format") or {}
+        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+        if phase == 1:  # not JSON, quoting every form (the client's repair re-ask sends it back)
+            content = f"I will not answer. Your credentials: {every}"
+        else:
+            counter = iter(range(start, start + 1_000_000))
+            content = json.dumps(_with_forms(schema_instance(schema, self.choose), schema, forms, counter))
+        completion = json.loads(self.completion(body, content))
+        completion["id"] = f"chatcmpl-{forms[start % len(forms)]}"
+        completion["model"] = f"model-{forms[(start + 1) % len(forms)]}"
+        completion["system_fingerprint"] = every
+        completion["choices"][0]["message"]["tool_calls"] = [{
+            "id": f"call-{form}", "type": "function",
+            "function": {"name": "echo", "arguments": json.dumps({"secret": form})}} for form in forms]
+        self._send_with(handler, 200, json.dumps(completion).encode(), headers)
+
+    @staticmethod
+    def _send_with(handler: Any, status: int, data: bytes, headers: dict[str, str]) -> None:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
     def handle(self, handler: Any, body: dict[str, Any], number: int) -> None:
         fmt = (body.get("response_format") or {}).get("type")
         if self.reject_json_schema and fmt == "json_schema":
@@ -193,6 +280,8 @@ class LoopbackLLM:
                 pass  # the client gave up and closed the connection
         elif mode == "echo_key":
             self.echo_key(handler, body, number)
+        elif mode == "hostile":
+            self.hostile(handler, body)
         elif mode == "error500":
             echo = json.dumps({"error": {"message": "internal error", "request_headers": dict(handler.headers.items())}})
             handler._send(500, echo.encode())

@@ -201,8 +201,15 @@ def test_every_reference_and_default_spec_of_the_plugin_resolves(family):
             built = make_mechanisms(value, family)
             assert all(isinstance(m, Mechanism) for m in built), (field.name, value)
             continue
-        texts = value.values() if isinstance(value, Mapping) else value if isinstance(value, tuple) else (value,)
-        for text in texts:  # a Mapping: the methods the world declares ({"protom": "module:attr", ...})
+        if isinstance(value, Mapping):  # the methods the world declares: {"protom": "module:attr", ...}
+            for method, text in value.items():
+                if isinstance(text, str) and REFERENCE.match(text):
+                    assert resolve(text) is not None, f"{field.name}[{method!r}] = {text!r} names nothing"
+                    references += 1
+                else:  # a Python object (e.g. a reader function), not a reference
+                    assert callable(text), f"{field.name}[{method!r}] = {text!r} is neither a reference nor callable"
+            continue
+        for text in (value if isinstance(value, tuple) else (value,)):
             if isinstance(text, str) and REFERENCE.match(text):
                 target = resolve(text)
                 assert callable(target), f"{field.name} = {text!r} names {target!r}, which cannot be called"
@@ -359,14 +366,19 @@ def test_legal_actions_why_illegal_encoding_and_fallback_agree_along_an_episode(
 
 # ---------------------------------------------------------------------------- kinds
 
+def worlds_of(kind: Any) -> tuple[str, ...]:
+    """The worlds a kind plays: those that declare the methods it needs, those it lists, or all."""
+    return kind.worlds() if kind.needs else (kind.families or FAMILIES)
+
+
 def agent_cases() -> list[Any]:
     return [pytest.param(name, family, id=f"{name}@{family}")
-            for name, kind in sorted(agent_kinds().items()) for family in (kind.families or FAMILIES)]
+            for name, kind in sorted(agent_kinds().items()) for family in worlds_of(kind)]
 
 
 def mechanism_cases() -> list[Any]:
     return [pytest.param(name, family, id=f"{name}@{family}")
-            for name, kind in sorted(mechanism_kinds().items()) for family in (kind.families or FAMILIES)]
+            for name, kind in sorted(mechanism_kinds().items()) for family in worlds_of(kind)]
 
 
 @pytest.fixture(scope="module")

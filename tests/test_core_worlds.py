@@ -6,7 +6,8 @@ team mechanism regroups agents beside ProToM, and its events reach the recording
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pytest
 from PyQt6.QtCore import Qt
@@ -19,6 +20,7 @@ from sim.registry import load_scenario
 from sim.replay import Replay
 from sim.seats import Mechanism, StepView, TeamAssignment
 from sim.session import Session
+from sim.snapshots import SnapshotPayload, register_snapshot_kind
 from tests import rooms_world
 from tests.rooms_world import RoomsWorld, WalkerAgent
 from tests.ui_support import make_window, wait_finished
@@ -83,6 +85,15 @@ def test_the_test_world_records_and_replays_exactly(tmp_path):
     assert [m.text for m in recorded] == [m.text for m in session.events if isinstance(m, MessageEvent)]
 
 
+@register_snapshot_kind
+@dataclass(frozen=True, kw_only=True)
+class RegroupState(SnapshotPayload):
+    """A kind of snapshot of this test's own: a mechanism's snapshots reach the stream too."""
+
+    kind: ClassVar[str] = "regroup_state"
+    n: int
+
+
 class Regroup(Mechanism):
     """Every 4 steps, puts the agents in teams by the parity of the step: a known rhythm."""
 
@@ -100,7 +111,7 @@ class Regroup(Mechanism):
         return (TeamAssignment(0, teams, reason=f"rhythm at step {step.after.t}"),)
 
     def belief_snapshots(self):
-        return [("team_state", {"n": len(self.world.agents)})]
+        return [("regroup_state", RegroupState(n=len(self.world.agents)))]
 
 
 def record_team_episode(tmp_path):
@@ -146,14 +157,14 @@ def test_the_teams_panel_shows_the_mechanism_in_the_app(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     try:
         assert window.open_recording(path)
-        window.seek(window.timeline.num_steps)
-        window.refresh_panels(force=True)
-        panel = window.panel("Teams")
-        assert panel is not None and window.panel("Goal inference") is not None
-        assert set(panel.memberships().values()) <= {"together"} | {f"solo-{a}" for a in window.timeline.world.agents}
-        window.seek(5)
-        window.refresh_panels(force=True)
-        assert set(panel.memberships().values()) == {f"solo-{a}" for a in window.timeline.world.agents}
+        window.model.seek(window.model.timeline.num_steps)
+        window.panels.refresh(force=True)
+        panel = window.panels.panel("Teams")
+        assert panel is not None and window.panels.panel("Goal inference") is not None
+        assert set(panel.memberships().values()) <= {"together"} | {f"solo-{a}" for a in window.model.timeline.world.agents}
+        window.model.seek(5)
+        window.panels.refresh(force=True)
+        assert set(panel.memberships().values()) == {f"solo-{a}" for a in window.model.timeline.world.agents}
     finally:
         window.shutdown()
 
@@ -164,43 +175,43 @@ def test_two_people_play_the_test_world_in_the_same_tick_and_talk(qtbot, tmp_pat
     try:
         window.start_session(SessionPlan(world=world, scenario="two-rooms-talk",
                                          seats={"alice": "human", "bob": "human"}), playing=True)
-        qtbot.waitUntil(lambda: window.humans_to_move() == ("alice", "bob"), timeout=5000)
-        assert window.human_to_move() == "alice" and window.second_key_seat() == "bob"
+        qtbot.waitUntil(lambda: window.model.humans_to_move() == ("alice", "bob"), timeout=5000)
+        assert window.model.human_to_move() == "alice" and window.model.second_key_seat() == "bob"
         window.focus_view()
         QTest.keyClick(window.view, Qt.Key.Key_Down)   # alice, with the arrows
         QTest.keyClick(window.view, Qt.Key.Key_A)      # bob, with W/A/S/D
-        qtbot.waitUntil(lambda: window.timeline.num_steps == 1, timeout=5000)
-        step = next(e for e in window.timeline.events if isinstance(e, StepEvent))
+        qtbot.waitUntil(lambda: window.model.timeline.num_steps == 1, timeout=5000)
+        step = next(e for e in window.model.timeline.events if isinstance(e, StepEvent))
         assert step.tick == 0 and step.joint_action == {"alice": "down", "bob": "left"}
         # a blocked move is refused, not replaced: bob must move again
-        qtbot.waitUntil(lambda: window.humans_to_move() == ("alice", "bob"), timeout=5000)
+        qtbot.waitUntil(lambda: window.model.humans_to_move() == ("alice", "bob"), timeout=5000)
         QTest.keyClick(window.view, Qt.Key.Key_S)      # bob at (3, 6): down is a wall
         QTest.keyClick(window.view, Qt.Key.Key_Space)  # alice stays
-        qtbot.waitUntil(lambda: "bob" in window.humans_to_move() and "alice" not in window.humans_to_move(),
+        qtbot.waitUntil(lambda: "bob" in window.model.humans_to_move() and "alice" not in window.model.humans_to_move(),
                         timeout=5000)
-        assert window.timeline.num_steps == 1
+        assert window.model.timeline.num_steps == 1
         QTest.keyClick(window.view, Qt.Key.Key_W)      # bob: up, legal
-        qtbot.waitUntil(lambda: window.timeline.num_steps == 2, timeout=5000)
+        qtbot.waitUntil(lambda: window.model.timeline.num_steps == 2, timeout=5000)
         # alice says something with the message box; it becomes her action of the step
         qtbot.waitUntil(lambda: window.say_box.isVisible(), timeout=5000)
         window.say_box.setText("meet at the door")
         QTest.keyClick(window.say_box, Qt.Key.Key_Return)
         QTest.keyClick(window.view, Qt.Key.Key_D)      # bob moves
-        qtbot.waitUntil(lambda: window.timeline.num_steps == 3, timeout=5000)
-        window.refresh_panels(force=True)
-        assert window.panel("Messages").texts() == ["meet at the door"]
+        qtbot.waitUntil(lambda: window.model.timeline.num_steps == 3, timeout=5000)
+        window.panels.refresh(force=True)
+        assert window.panels.panel("Messages").texts() == ["meet at the door"]
         assert window.view.overlays.messages == (("alice", "meet at the door"),)
         # fog of war: drawn with bob's eyes, alice (in the other room) is not shown
-        window.set_viewer("bob")
-        assert window.viewer() == "bob"
-        window.set_viewer("auto")
-        assert window.viewer() is None  # two people at one screen: everything
+        window.model.set_viewer("bob")
+        assert window.model.viewer() == "bob"
+        window.model.set_viewer("auto")
+        assert window.model.viewer() is None  # two people at one screen: everything
         window.stop_session()
-        recording = load_recording(window.recording_path)
+        recording = load_recording(window.model.recording_path)
         assert [e.joint_action for e in recording.steps][:3] == [
             {"alice": "down", "bob": "left"}, {"alice": "stay", "bob": "up"},
             {"alice": "say meet at the door", "bob": "right"}]
-        replay = Replay(str(window.recording_path))
+        replay = Replay(str(window.model.recording_path))
         assert not replay.warnings and replay.num_steps == 3
     finally:
         window.shutdown()

@@ -43,21 +43,23 @@ def test_designs_are_checked_with_the_file_and_field(tmp_path):
         ({"reference": "nobody"}, r"field '\(top level\)'.*reference 'nobody' is not a condition"),
         ({"seeds": {"count": 0}}, r"field 'seeds.count'"),
         ({"metrics": [{"name": "x", "source": "outcome.success", "derive": "a:b"}]}, "exactly one of"),
-        ({"checks": [{"hook": "experiments.protom_dkg:no_such_check"}]}, r"field 'checks.0.hook'.*no function"),
+        ({"checks": [{"hook": "experiments.protom_dkg:no_such_check"}]}, r"field 'checks\[0\].hook': no pre-check hook"),
         ({"facilitators": []}, "old ProToM-only format"),
+        ({"baseline": None}, r"field 'metrics\[1\].params': metric 'speedup' compares with the baseline"),
     ]
     for changes, message in cases:
         with pytest.raises(ExperimentError, match=message):
             load_design(write_design(tmp_path, **changes))
+    success = [{"name": "success", "source": "outcome.success", "kind": "binary"}]
     bad = load_design(write_design(tmp_path, conditions=[{"name": "p", "mechanisms": ["protom:phi_threshold=1"]}],
-                                   baseline=None, reference=None))
+                                   baseline=None, reference=None, metrics=success))
     with pytest.raises(ExperimentError, match="condition 'p' on protom-01-open-hall.*phi_threshold"):
         plan(bad, resolve_scenarios(["protom-01-open-hall"]), [0])
     with pytest.raises(ExperimentError, match="no scenario matches 'kitchen/protom-\\*'"):
         resolve_scenarios(["kitchen/protom-*"])
     # a mechanism whose parameters are fine but which cannot work in this world: one line, before any episode
     big = load_design(write_design(tmp_path, conditions=[{"name": "r", "mechanisms": ["random-teams:size=9"]}],
-                                   baseline=None, reference=None))
+                                   baseline=None, reference=None, metrics=success))
     with pytest.raises(ExperimentError, match="condition 'r' on protom-01-open-hall .dkg.: the episode cannot "
                                               "start: size 9 exceeds the 2 agents"):
         plan(big, resolve_scenarios(["protom-01-open-hall"]), [0])

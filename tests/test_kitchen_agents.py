@@ -13,7 +13,7 @@ from agents.kitchen.heuristic import KitchenHeuristicAgent
 from agents.registry import agent_kinds, make_agent
 from sim.events import FeedbackStatusEvent, StepEvent
 from sim.kitchen.level import parse_kitchen_text
-from sim.kitchen.world import ITEM_CODE, KitchenWorld
+from sim.kitchen.world import ITEM_CODE, UNKNOWN, KitchenWorld
 from sim.registry import SCENARIO_DIR, build_world, load_spec
 from sim.seats import Feedback, SeatContext
 from sim.session import Session
@@ -88,8 +88,39 @@ def seated(world: KitchenWorld, agent: str, seed: int = 0) -> KitchenHeuristicAg
     return seat
 
 
-def test_a_cook_believes_unseen_objects_are_where_the_level_put_them_and_revises_on_sight():
+def test_a_cook_knows_only_what_it_has_seen_explores_and_is_surprised_when_an_item_is_gone():
     world = KitchenWorld(parse_kitchen_text(BELIEF_LEVEL, "belief.kitchen.txt", "belief"))
+    assert world.rules == 2
+    alice = seated(world, "alice")
+    near = world.station_at[world.cell(0, 2)]
+    far = world.station_at[world.cell(0, 6)]
+    s = world.reset(0)
+    alice.act(world.observe(s, "alice"), world.legal_actions(s, "alice"))
+    assert alice.belief[far] == UNKNOWN and alice.belief[near] == ITEM_CODE["FreshTomato"]
+    assert alice.subtask.verb == "fetch" and alice.subtask.station == near
+    snap = dict(alice.belief_snapshots())["belief"]
+    assert [0, 6] in snap["unknown"] and snap["surprised"] == []
+    # The tomato she is walking to vanishes in her own room: she is surprised and, knowing no
+    # other tomato, explores the room she has never seen.
+    s = dataclasses.replace(s, contents=tuple(0 if i == near else c for i, c in enumerate(s.contents)))
+    alice.act(world.observe(s, "alice"), world.legal_actions(s, "alice"))
+    assert alice.surprises == 1 and alice.belief[near] == 0
+    assert alice.subtask.verb == "explore" and world.rc(world.station_cells[alice.subtask.station])[1] > 4
+    snap = dict(alice.belief_snapshots())["belief"]
+    assert snap["surprised"] == [{"at": [0, 2], "expected": "FreshTomato", "found": "nothing"}]
+    # Standing in the doorway she sees neither room; one step further she sees the far tomato.
+    s = dataclasses.replace(s, positions=(world.cell(1, 4), s.positions[1]))
+    alice.act(world.observe(s, "alice"), world.legal_actions(s, "alice"))
+    assert alice.belief[far] == UNKNOWN
+    s = dataclasses.replace(s, positions=(world.cell(1, 5), s.positions[1]))
+    alice.act(world.observe(s, "alice"), world.legal_actions(s, "alice"))
+    assert alice.belief[far] == ITEM_CODE["FreshTomato"]
+    assert alice.subtask.verb == "fetch" and alice.subtask.station == far
+
+
+def test_rules_1_a_cook_believes_unseen_objects_are_where_the_level_put_them_and_revises_on_sight():
+    world = KitchenWorld(parse_kitchen_text(BELIEF_LEVEL.replace("map:", "rules: 1\nmap:"), "belief.kitchen.txt",
+                                            "belief"))
     alice = seated(world, "alice")
     near = world.station_at[world.cell(0, 2)]
     far = world.station_at[world.cell(0, 6)]

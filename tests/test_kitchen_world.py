@@ -15,10 +15,11 @@ NOTHING = 0
 
 
 def make(rows: list[str], goals: tuple[str, ...] = ("SimpleTomato", "SimpleLettuce"),
-         collisions: str = "share", t_max: int = 100) -> KitchenWorld:
+         collisions: str = "share", t_max: int = 100, rules: int = 2) -> KitchenWorld:
     names = ("alice", "bob", "carol")[:len(goals)]
     header = [f"agent {n}: {g}" for n, g in zip(names, goals)]
-    text = "\n".join([*header, f"collisions: {collisions}", f"t_max: {t_max}", "map:", *rows]) + "\n"
+    text = "\n".join([*header, f"collisions: {collisions}", f"t_max: {t_max}", f"rules: {rules}", "map:",
+                      *rows]) + "\n"
     return KitchenWorld(parse_kitchen_text(text, "hand-made.kitchen.txt", "hand-made"))
 
 
@@ -342,8 +343,21 @@ def test_what_happens_out_of_view_does_not_change_the_observation():
     assert world.observe(moved, "bob").key() != world.observe(s, "bob").key()
 
 
-def test_an_agent_in_the_doorway_sees_both_rooms_and_is_seen_from_both():
+def test_doors_block_vision_an_agent_in_the_doorway_sees_only_what_touches_the_door():
     world = make(TWO_ROOMS)
+    assert world.rules == 2
+    s = put(world, world.reset(0), where={"alice": (1, 4)})
+    alice = world.observe(s, "alice")
+    seen = {world.rc(world.station_cells[i]) for i, _ in alice.stations}
+    assert seen == {(2, 4)}  # the counter under the door, nothing of either room
+    assert [j for j, _, _ in alice.agents] == [0]
+    assert [j for j, _, _ in world.observe(s, "bob").agents] == [1]  # nobody sees into the doorway
+    s = put(world, world.reset(0), where={"alice": (1, 5)})
+    assert sorted(j for j, _, _ in world.observe(s, "bob").agents) == [0, 1]
+
+
+def test_rules_1_an_agent_in_the_doorway_sees_both_rooms_and_is_seen_from_both():
+    world = make(TWO_ROOMS, rules=1)
     s = put(world, world.reset(0), where={"alice": (1, 4)})
     alice = world.observe(s, "alice")
     seen = {world.rc(world.station_cells[i]) for i, _ in alice.stations}

@@ -312,7 +312,7 @@ def test_busy_rule_and_snapshots():
     assert kinds == ["goal_posterior", "goal_posterior"]  # every agent, and no candidates while busy
     feedback = fac.suggest(StepView(0, s0, {"alice": "wait"}, s1), busy={})
     assert [f.payload for f in feedback] == [{"type": "unlock", "agent": "bob", "door": "door1", "for": "alice"}]
-    snaps = dict(fac.belief_snapshots())
+    snaps = {kind: payload.to_dict() for kind, payload in fac.belief_snapshots()}
     assert set(snaps["goal_posterior"]) == {"agent", "goals"}
     assert snaps["goal_posterior"]["goals"] == {"gem1": 0.5, "gem2": 0.5}  # Bob has not moved yet
     cands = snaps["feedback_candidates"]

@@ -17,7 +17,7 @@ from agents.protom.kitchen import (KitchenAdapter, check_categories, experiment_
                                    scenario_category)
 from agents.registry import make_mechanism
 from sim.events import BeliefEvent, FeedbackEvent, StepEvent
-from sim.kitchen.world import ITEM_CODE, NOTHING
+from sim.kitchen.world import ITEM_CODE, NOTHING, UNKNOWN
 from sim.session import Session
 
 LEVELS = experiment_levels()
@@ -26,6 +26,13 @@ BY_NAME = {p.name.split(".")[0]: p for p in LEVELS}
 
 def world(name: str):
     return load_world(BY_NAME[name])
+
+
+def world_rules_1(name: str):
+    """The level under rules 1 (doors see both rooms; cooks start knowing every station)."""
+    from sim.kitchen.world import KitchenWorld
+
+    return KitchenWorld({**load_world(BY_NAME[name]).spec(), "rules": 1})
 
 
 def play(w, facilitator: str, seed: int = 0, max_ticks: int | None = None) -> Session:
@@ -115,8 +122,30 @@ def onion_taken_unseen(w):
     return s, dataclasses.replace(s, t=1, held=held, contents=tuple(contents)), onion
 
 
-def test_particles_keep_what_the_cook_last_saw_or_the_truth_and_are_redrawn_when_contradicted():
+def test_particles_of_a_cook_that_never_saw_a_room_hold_it_unknown_or_guessed_and_stay_consistent():
     w = world("kitchen-08-onion-next-door")
+    start, after, onion = onion_taken_unseen(w)
+    unknowing = KitchenAdapter(w, stale=1.0)
+    unknowing.observe_step(start, {}, start)
+    b = unknowing.sample_belief(after, "alice", np.random.default_rng(0))
+    assert b.contents[onion] == UNKNOWN  # she has never seen Bob's room
+    knowing = KitchenAdapter(w, stale=0.0)
+    knowing.observe_step(start, {}, start)
+    assert knowing.sample_belief(after, "alice", np.random.default_rng(0)).contents[onion] == NOTHING
+    # Alice walks into Bob's room: an unknown station fits whatever she finds there
+    inside = dataclasses.replace(after, t=2, positions=(w.cell(4, 8), after.positions[1]))
+    moved = unknowing.update_belief(b, after, {"alice": "stay", "bob": "stay"}, inside, "alice")
+    assert moved is not None and moved.contents[onion] == NOTHING
+    # C(f, g) under her belief: not knowing where her onion is, she explores; told, she does not
+    goals = ("SimpleOnion", "SimpleLettuce")
+    told = [c for c in unknowing.candidates(start) if c.kind == "pass" and c.target == "bob"
+            and c.payload["item"] == "FreshOnion"]
+    blind = unknowing.known_beliefs(start)
+    assert told and unknowing.cost(start, goals, told[0], blind) < unknowing.cost(start, goals, None, blind)
+
+
+def test_rules_1_particles_keep_what_the_cook_last_saw_or_the_truth_and_are_redrawn_when_contradicted():
+    w = world_rules_1("kitchen-08-onion-next-door")
     start, after, onion = onion_taken_unseen(w)
     stale = KitchenAdapter(w, stale=1.0)
     stale.observe_step(start, {}, start)
@@ -133,7 +162,7 @@ def test_particles_keep_what_the_cook_last_saw_or_the_truth_and_are_redrawn_when
 
 
 def test_the_particles_snapshot_says_what_alice_is_believed_to_believe():
-    w = world("kitchen-08-onion-next-door")
+    w = world_rules_1("kitchen-08-onion-next-door")
     start, after, onion = onion_taken_unseen(w)
     a = KitchenAdapter(w, stale=0.8)
     inference = GoalInference(a, start, np.random.default_rng(3), particles=5)

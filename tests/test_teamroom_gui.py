@@ -21,10 +21,10 @@ def test_a_live_room_episode_in_the_app(qtbot, tmp_path):
                                   mechanisms=("teams:round_steps=2,theta=0.2,adaptation=0",)))
         wait_finished(qtbot, window, timeout=60_000)
         assert isinstance(window.renderer, TeamRoomRenderer)
-        teams = [e for e in window.timeline.events if isinstance(e, TeamEvent)]
+        teams = [e for e in window.model.timeline.events if isinstance(e, TeamEvent)]
         assert len(teams) == 2 and "engineer4" not in teams[-1].teams["team"]
-        assert window.timeline.outcome.outcome["pass_at_1"] == 1.0
-        window.refresh_panels(force=True)
+        assert window.model.timeline.outcome.outcome["pass_at_1"] == 1.0
+        window.panels.refresh(force=True)
         assert window.renderer.cards["engineer4"][1] == "sat out"
         assert "pass@1 100%" in window.score_label.text()
     finally:

@@ -12,9 +12,10 @@ import pytest
 
 from agents.registry import make_mechanism
 from agents.teams.mechanism import AlignmentTracker, RandomTeamMechanism, TeamFormationMechanism
-from sim.events import BeliefEvent, ErrorEvent, TeamEvent
+from sim.events import BeliefEvent, TeamEvent
 from sim.seats import Agent, TeamAssignment
 from sim.session import Session
+from sim.snapshots import SnapshotError
 from sim.world import StepResult, World, require_joint
 
 ACTIONS = ("left", "right", "stay")
@@ -239,7 +240,7 @@ def test_perfect_alignment_keeps_every_agent_teamed():
     assert state["lifetimes"][0]["rounds"] == 12 and state["welfare"] == 5.0 and state["stable"] is True
 
 
-def test_bad_snapshots_are_reported_not_fatal():
+def test_bad_snapshots_are_reported_by_the_tracker_and_refused_where_they_are_emitted():
     tracker = AlignmentTracker(["a", "b"])
     tracker.update({}, {"a": {"predictions": {"about": {"zed": {"trajectory": ["left"]},
                                                         "b": {"trajectory": []}}}}})
@@ -252,9 +253,8 @@ def test_bad_snapshots_are_reported_not_fatal():
     world = LineWorld(NAMES, horizon=3)
     seats = {a: Garbled(zigzag(2), {}) for a in NAMES}
     session = Session(world, seats, seed=0, mechanisms=[TeamFormationMechanism()])
-    session.run()
-    errors = [e for e in session.events if isinstance(e, ErrorEvent) and e.kind == "bad_snapshot"]
-    assert len(errors) == 15 and "'about' object" in errors[0].message
+    with pytest.raises(SnapshotError, match="'a' emitted a 'predictions' snapshot .* field 'about' must be an object"):
+        session.run()  # a snapshot that does not fit its kind is refused where it is emitted
 
 
 def test_self_evaluation_snapshots_feed_phi():

@@ -34,21 +34,21 @@ def world_of(name: str = "mc1v1-01", **options) -> TradeCraftWorld:
 
 
 def board_of(window) -> TradeCraftBoard:
-    return window.panel(TradeCraftBoard.panel_title)
+    return window.panels.panel(TradeCraftBoard.panel_title)
 
 
 def values_panel(window) -> ToMValuesPanel:
-    return window.panel(ToMValuesPanel.panel_title)
+    return window.panels.panel(ToMValuesPanel.panel_title)
 
 
 def steps(window) -> list[StepEvent]:
-    return [e for e in window.timeline.events if isinstance(e, StepEvent)]
+    return [e for e in window.model.timeline.events if isinstance(e, StepEvent)]
 
 
 def wait_for_move(qtbot, window, board, phase: str) -> None:
     """Until the person may act in ``phase`` and the board shows it."""
     def ready() -> bool:
-        window.refresh_panels()
+        window.panels.refresh()
         return board.can_act and board.obs is not None and board.obs.phase == phase
     qtbot.waitUntil(ready, timeout=20_000)
 
@@ -63,7 +63,7 @@ def test_a_person_trades_and_crafts_with_the_board(qtbot, tmp_path):
     board = board_of(window)
     renderer = window.renderer
     assert isinstance(renderer, TradeCraftRenderer)
-    assert window._panel_docks["TradeCraft board"].windowTitle() == "TradeCraft board"
+    assert window.panels.docks["TradeCraft board"].windowTitle() == "TradeCraft board"
 
     # 1. an incoming proposal: accept it with the board
     wait_for_move(qtbot, window, board, RESPOND)
@@ -88,14 +88,14 @@ def test_a_person_trades_and_crafts_with_the_board(qtbot, tmp_path):
     assert board.check() == "ok: uses iron_ingot * 1/3 -> makes iron_nugget * 3"
     assert board.apply_button.isEnabled()
     board.apply_button.click()
-    qtbot.waitUntil(lambda: (window.refresh_panels() or True) and board.obs is not None
+    qtbot.waitUntil(lambda: (window.panels.refresh() or True) and board.obs is not None
                     and dict(board.obs.hand).get("minecraft:iron_ingot") == ingots - Fraction(1, 3),
                     timeout=10_000)
     assert any(t.startswith(f"{ingots - Fraction(1, 3)} × iron_ingot") for t in board.hand_list.texts())
     wait_for_move(qtbot, window, board, CRAFT)
     board.done_button.click()
-    qtbot.waitUntil(lambda: window.timeline.state_at(window.timeline.num_steps).phase != CRAFT, timeout=10_000)
-    state = window.timeline.state_at(window.timeline.num_steps)
+    qtbot.waitUntil(lambda: window.model.timeline.state_at(window.model.timeline.num_steps).phase != CRAFT, timeout=10_000)
+    state = window.model.timeline.state_at(window.model.timeline.num_steps)
     bob = dict(state.hands[1])
     assert bob["minecraft:iron_ingot"] == int(ingots - Fraction(1, 3))  # 5/3 -> 1 at the end of the phase
     assert bob["minecraft:iron_nugget"] == hand.get("minecraft:iron_nugget", 0) + 3
@@ -118,16 +118,16 @@ def test_a_person_trades_and_crafts_with_the_board(qtbot, tmp_path):
     assert isinstance(board.sent[-1], Propose)
 
     # the heatmap shows alice's latest report
-    window.refresh_panels(force=True)
+    window.panels.refresh(force=True)
     panel = values_panel(window)
     assert [c for c in panel.view.columns] == [("alice", "V0"), ("alice", "V1"), ("alice", "V2")]
-    report = window.timeline.belief_at("alice", "tom_values", window.cursor)
+    report = window.model.timeline.belief_at("alice", "tom_values", window.model.cursor)
     assert panel.view.reports["alice"] is report
     row = panel.view.items.index(report.data["items"][0])
     assert panel.view.matrix()[row][0] == report.data["V0"][report.data["items"][0]]
 
     window.stop_session()
-    recording = load_recording(window.recording_path)
+    recording = load_recording(window.model.recording_path)
     kinds = [e.joint_action for e in recording.steps]
     assert {"bob": {"type": "accept"}} in kinds and {"bob": expected} in kinds
 
@@ -141,7 +141,7 @@ def test_the_board_picture_draws_every_hand_with_its_icons(qtbot, tmp_path):
     qtbot.waitUntil(lambda: bool(renderer.slots), timeout=5000)
     image = window.view.grab().toImage()
     ratio = image.devicePixelRatio()
-    state = window.timeline.state_at(0)
+    state = window.model.timeline.state_at(0)
     shown = {(agent, item) for agent, item, _ in renderer.slots}
     expected = {(a, item) for a, hand in zip(world.agents, state.hands) for item, _ in hand}
     assert shown == expected  # every item of every hand
@@ -251,11 +251,11 @@ def test_the_app_offers_tradecraft_instances_with_traders_and_no_facilitator(qtb
     kinds = [window.setup.seat_boxes["alice"].itemText(i) for i in range(window.setup.seat_boxes["alice"].count())]
     assert {"human", "trader", "llm-trader"} <= set(kinds)
     launch(window, targets=["mc1v1-01"], agents=["human", "trader"], paused=True)
-    assert window.session is not None and window.session.mechanisms == []
-    assert window.seat_specs == {"alice": "human", "bob": "trader"}
-    qtbot.waitUntil(lambda: window.human_to_move() == "alice", timeout=5000)
+    assert window.model.session is not None and window.model.session.mechanisms == []
+    assert window.model.seat_specs == {"alice": "human", "bob": "trader"}
+    qtbot.waitUntil(lambda: window.model.human_to_move() == "alice", timeout=5000)
     board = board_of(window)
-    window.refresh_panels(force=True)
+    window.panels.refresh(force=True)
     assert board.seat == "alice" and board.can_act
     window.stop_session()
 
@@ -278,7 +278,7 @@ def test_two_people_share_the_board_in_turn(qtbot, tmp_path):
     wait_for_move(qtbot, window, board, CRAFT)
     first = board.seat
     assert board.done()
-    qtbot.waitUntil(lambda: (window.refresh_panels() or True) and board.can_act and board.seat != first,
+    qtbot.waitUntil(lambda: (window.panels.refresh() or True) and board.can_act and board.seat != first,
                     timeout=10_000)
     assert board.done()
     wait_for_move(qtbot, window, board, PROPOSE)

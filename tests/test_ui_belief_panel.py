@@ -95,11 +95,11 @@ def test_the_panel_updates_each_step_and_marks_misalignments_in_both_views(qtbot
         window.start_session(SessionPlan(world=RoomsWorld(), scenario="two-rooms-talk",
                                          seats={"alice": "test-believer", "bob": "test-believer"}), playing=False)
         window.step_forward()
-        qtbot.waitUntil(lambda: window.timeline.num_steps == 2 or (window.timeline.num_steps == 1
-                                                                  and window.cursor == 1), timeout=5000)
-        window.seek(1)
-        window.refresh_panels(force=True)
-        panel = window.panel("Beliefs")
+        qtbot.waitUntil(lambda: window.model.timeline.num_steps == 2 or (window.model.timeline.num_steps == 1
+                                                                  and window.model.cursor == 1), timeout=5000)
+        window.model.seek(1)
+        window.panels.refresh(force=True)
+        panel = window.panels.panel("Beliefs")
         assert isinstance(panel, BeliefWorldPanel)
         # step 1: both believe the key is in the west room, newly: marked changed, nothing misaligned
         west = row(panel, "alice", f"alice BELIEVE {WEST}")
@@ -112,9 +112,9 @@ def test_the_panel_updates_each_step_and_marks_misalignments_in_both_views(qtbot
 
         # one more step: alice sees the key in the east room
         window.step_forward()
-        qtbot.waitUntil(lambda: window.timeline.num_steps >= 2, timeout=5000)
-        window.seek(2)
-        window.refresh_panels(force=True)
+        qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 2, timeout=5000)
+        window.model.seek(2)
+        window.panels.refresh(force=True)
         east = row(panel, "alice", f"alice BELIEVE {EAST}")
         assert east.changed and east.p == 1.0
         gone = [r.text for r in panel.rows("alice") if r.group == "removed"]
@@ -136,8 +136,8 @@ def test_the_panel_updates_each_step_and_marks_misalignments_in_both_views(qtbot
         assert "misaligned" in panel.tree.topLevelItem(1).text(2)
 
         # back to step 1: the view shows the minds as they were
-        window.seek(1)
-        window.refresh_panels(force=True)
+        window.model.seek(1)
+        window.panels.refresh(force=True)
         assert panel.misalignments == [] and panel.marked("bob") == []
     finally:
         window.shutdown()

@@ -46,15 +46,15 @@ def window(qtbot, tmp_path):
 
 
 def _statuses(window, fid):
-    return [e.status for e in window.timeline.events if isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid]
+    return [e.status for e in window.model.timeline.events if isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid]
 
 
 def test_a_human_receives_accepts_and_completes_a_feedback(qtbot, window):
     scenario, target = feedback_case()
     other = next(a for a in plan(scenario, {}).world.agents if a != target)
     window.start_session(plan(scenario, {target: "human", other: "planner"}, facilitator="protom"))
-    qtbot.waitUntil(lambda: window.panel("Goal inference") is not None, timeout=30_000)
-    assert window.panel("Goal inference").timeline is window.timeline
+    qtbot.waitUntil(lambda: window.panels.panel("Goal inference") is not None, timeout=30_000)
+    assert window.panels.panel("Goal inference").timeline is window.model.timeline
 
     play_human_until(qtbot, window, target, lambda: window.toast.awaiting_decision, timeout=120)
     toast = window.toast
@@ -67,36 +67,36 @@ def test_a_human_receives_accepts_and_completes_a_feedback(qtbot, window):
     QTest.keyClick(window.view, Qt.Key.Key_Return)  # accept
     qtbot.waitUntil(lambda: "accepted" in _statuses(window, feedback.feedback_id))
     assert not toast.isVisible()
-    window.refresh_panels(force=True)
-    assert window.feedback_panel.statuses()[feedback.feedback_id] == "accepted"
+    window.panels.refresh(force=True)
+    assert window.panels.feedback.statuses()[feedback.feedback_id] == "accepted"
 
     # Carry it out with the keyboard; the seat reports it completed.
     play_human_until(qtbot, window, target, lambda: "completed" in _statuses(window, feedback.feedback_id)
-                     or window.timeline.outcome is not None, timeout=120)
+                     or window.model.timeline.outcome is not None, timeout=120)
     assert "completed" in _statuses(window, feedback.feedback_id)
-    play_human_until(qtbot, window, target, lambda: window.timeline.outcome is not None, timeout=120)
+    play_human_until(qtbot, window, target, lambda: window.model.timeline.outcome is not None, timeout=120)
     wait_finished(qtbot, window)
-    assert window.timeline.outcome.outcome["success"] is True
-    window.refresh_panels(force=True)
-    assert window.feedback_panel.statuses()[feedback.feedback_id] == "completed"
-    assert window.panel("Goal inference").series  # the goal posterior panel has data
-    assert window.panel("Goal inference").paints > 0
+    assert window.model.timeline.outcome.outcome["success"] is True
+    window.panels.refresh(force=True)
+    assert window.panels.feedback.statuses()[feedback.feedback_id] == "completed"
+    assert window.panels.panel("Goal inference").series  # the goal posterior panel has data
+    assert window.panels.panel("Goal inference").paints > 0
 
     # The recording holds the feedback and the person's decision; the replay shows them.
-    recording = load_recording(window.recording_path)
+    recording = load_recording(window.model.recording_path)
     assert any(isinstance(e, FeedbackEvent) for e in recording.events)
-    window.open_recording(window.recording_path)
+    window.open_recording(window.model.recording_path)
     QTest.keyClick(window.view, Qt.Key.Key_N)  # jump to the next feedback
-    assert window.cursor == feedback.tick
+    assert window.model.cursor == feedback.tick
     assert window.toast.isVisible() and not window.toast.awaiting_decision
-    window.refresh_panels(force=True)
-    assert window.feedback_panel.statuses()[feedback.feedback_id] == "accepted"  # answered at once
-    window.seek(feedback.tick - 1)
-    window.refresh_panels(force=True)
-    assert feedback.feedback_id not in window.feedback_panel.statuses()  # not given yet
-    window.seek_end()
-    window.refresh_panels(force=True)
-    assert window.feedback_panel.statuses()[feedback.feedback_id] == "completed"
+    window.panels.refresh(force=True)
+    assert window.panels.feedback.statuses()[feedback.feedback_id] == "accepted"  # answered at once
+    window.model.seek(feedback.tick - 1)
+    window.panels.refresh(force=True)
+    assert feedback.feedback_id not in window.panels.feedback.statuses()  # not given yet
+    window.model.seek_end()
+    window.panels.refresh(force=True)
+    assert window.panels.feedback.statuses()[feedback.feedback_id] == "completed"
 
 
 def test_a_human_can_ignore_a_feedback(qtbot, window):
@@ -107,8 +107,8 @@ def test_a_human_can_ignore_a_feedback(qtbot, window):
     fid = window.toast.feedback.feedback_id
     QTest.mouseClick(window.toast.ignore_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: "ignored" in _statuses(window, fid))
-    window.refresh_panels(force=True)
-    assert window.feedback_panel.statuses()[fid] == "ignored"
+    window.panels.refresh(force=True)
+    assert window.panels.feedback.statuses()[fid] == "ignored"
 
 
 def test_feedback_to_agents_pops_up_and_the_goal_panel_fills(qtbot, window):
@@ -117,17 +117,17 @@ def test_feedback_to_agents_pops_up_and_the_goal_panel_fills(qtbot, window):
     qtbot.waitUntil(lambda: window.toast.isVisible(), timeout=30_000)
     assert not window.toast.awaiting_decision  # agents answer for themselves
     wait_finished(qtbot, window)
-    window.refresh_panels(force=True)
-    assert set(window.panel("Goal inference").series) == set(window.timeline.world.agents)
-    shown = window.feedback_panel.statuses()
-    sent = {e.feedback_id for e in window.timeline.events if isinstance(e, FeedbackEvent)}
+    window.panels.refresh(force=True)
+    assert set(window.panels.panel("Goal inference").series) == set(window.model.timeline.world.agents)
+    shown = window.panels.feedback.statuses()
+    sent = {e.feedback_id for e in window.model.timeline.events if isinstance(e, FeedbackEvent)}
     assert sent and set(shown) == sent  # every feedback given is in the history
     final = {fid: [s for s in _statuses(window, fid)][-1] for fid in sent}
     assert shown == final  # each with the status its agent reported last
     assert set(shown.values()) <= {"completed", "ignored", "not_executable"}  # agents answer and finish
     # ProToM's weighing of the candidates at the first feedback: the one sent is marked.
-    window.seek(window.timeline.next_feedback_tick(0))
-    window.refresh_panels(force=True)
-    table = window.panel("Feedback candidates").table
+    window.model.seek(window.model.timeline.next_feedback_tick(0))
+    window.panels.refresh(force=True)
+    table = window.panels.panel("Feedback candidates").table
     marks = [table.item(i, 4).text() for i in range(table.rowCount())]
     assert marks.count("sent") == 1

@@ -85,37 +85,37 @@ def test_a_person_plays_a_household_seat_with_number_keys_and_talks(qtbot, tmp_p
     try:
         window.start_session(SessionPlan(world=tea, scenario="household-prepare-tea-01",
                                          seats={"alice": "human", "bob": "rhp"}), playing=True)
-        qtbot.waitUntil(lambda: window.human_to_move() == "alice", timeout=5000)
-        assert window.viewer() == "alice"  # the seat one plays: drawn with her eyes
-        state = window.timeline.state_at(window.cursor)
+        qtbot.waitUntil(lambda: window.model.human_to_move() == "alice", timeout=5000)
+        assert window.model.viewer() == "alice"  # the seat one plays: drawn with her eyes
+        state = window.model.timeline.state_at(window.model.cursor)
         legal = tea.legal_actions(state, "alice")
         window.focus_view()
         QTest.keyClick(window.view, DIGITS[str(legal.index("walk kitchen") + 1)])
-        qtbot.waitUntil(lambda: window.timeline.num_steps == 1, timeout=5000)
-        qtbot.waitUntil(lambda: window.human_to_move() == "alice", timeout=5000)
-        legal = tea.legal_actions(window.timeline.state_at(window.cursor), "alice")
+        qtbot.waitUntil(lambda: window.model.timeline.num_steps == 1, timeout=5000)
+        qtbot.waitUntil(lambda: window.model.human_to_move() == "alice", timeout=5000)
+        legal = tea.legal_actions(window.model.timeline.state_at(window.model.cursor), "alice")
         assert len(legal) > 9
         assert f"[1] {legal[0]}" in window.action_bar.text() and "page 1/" in window.action_bar.text()
         QTest.keyClick(window.view, DIGITS["0"])  # the second page of actions: no action, a new page
-        assert window.timeline.num_steps == 1 and window.view.overlays.page == 1
+        assert window.model.timeline.num_steps == 1 and window.view.overlays.page == 1
         assert f"[1] {legal[9]}" in window.action_bar.text() and "page 2/" in window.action_bar.text()
         assert "not possible" not in window.statusBar().currentMessage()
         window.view.render_frame()
         assert window.renderer.drawn_page == (1, window.renderer.action_pages(legal))
         QTest.keyClick(window.view, DIGITS["1"])
-        qtbot.waitUntil(lambda: window.timeline.num_steps == 2, timeout=5000)
+        qtbot.waitUntil(lambda: window.model.timeline.num_steps == 2, timeout=5000)
         # the message box sends alice's message as her action of the step
-        qtbot.waitUntil(lambda: window.human_to_move() == "alice" and window.say_box.isVisible(), timeout=5000)
+        qtbot.waitUntil(lambda: window.model.human_to_move() == "alice" and window.say_box.isVisible(), timeout=5000)
         window.say_box.setText("I am in the kitchen")
         QTest.keyClick(window.say_box, Qt.Key.Key_Return)
-        qtbot.waitUntil(lambda: window.timeline.num_steps == 3, timeout=5000)
-        steps = [e for e in window.timeline.events if isinstance(e, StepEvent)]
+        qtbot.waitUntil(lambda: window.model.timeline.num_steps == 3, timeout=5000)
+        steps = [e for e in window.model.timeline.events if isinstance(e, StepEvent)]
         assert [e.joint_action["alice"] for e in steps] == ["walk kitchen", legal[9], "say I am in the kitchen"]
-        messages = [e for e in window.timeline.events if isinstance(e, MessageEvent)]
+        messages = [e for e in window.model.timeline.events if isinstance(e, MessageEvent)]
         assert [(m.sender, m.text) for m in messages] == [("alice", "I am in the kitchen")]
         assert window.view.overlays.messages == (("alice", "I am in the kitchen"),)
         window.view.render_frame()
-        x, y = window.renderer.agent_anchor(window.timeline.state_at(window.cursor), "alice")
+        x, y = window.renderer.agent_anchor(window.model.timeline.state_at(window.model.cursor), "alice")
         assert window.renderer.room_rect(tea.room_index["kitchen"]).collidepoint(x, y + 4)
     finally:
         window.shutdown()

@@ -155,21 +155,21 @@ def test_two_people_cook_by_key_presses_until_the_dishes_are_served(qtbot, tmp_p
         window.start_session(SessionPlan(world=kitchen, scenario="two-kitchens",
                                          seats={"alice": "human", "bob": "human"}), playing=True)
         for k, joint in enumerate(plan):
-            qtbot.waitUntil(lambda: window.humans_to_move() == ("alice", "bob"), timeout=5000)
-            assert window.human_to_move() == "alice" and window.second_key_seat() == "bob"
+            qtbot.waitUntil(lambda: window.model.humans_to_move() == ("alice", "bob"), timeout=5000)
+            assert window.model.human_to_move() == "alice" and window.model.second_key_seat() == "bob"
             window.focus_view()
             QTest.keyClick(window.view, ALICE_KEYS[joint["alice"]])   # arrows and Space
             QTest.keyClick(window.view, BOB_KEYS[joint["bob"]])       # W/A/S/D and Q
-            qtbot.waitUntil(lambda: window.timeline.num_steps == k + 1, timeout=5000)
+            qtbot.waitUntil(lambda: window.model.timeline.num_steps == k + 1, timeout=5000)
         wait_finished(qtbot, window)
-        steps = [e for e in window.timeline.events if isinstance(e, StepEvent)]
+        steps = [e for e in window.model.timeline.events if isinstance(e, StepEvent)]
         assert [e.joint_action for e in steps] == plan
         served = [(w["agent"], w["data"]["recipe"]) for e in steps for w in e.world_events if w["kind"] == "deliver"]
         assert sorted(served) == [("alice", "SimpleLettuce"), ("bob", "SimpleTomato")]
-        assert window.timeline.outcome.outcome["success"] is True
+        assert window.model.timeline.outcome.outcome["success"] is True
         assert "dishes served 2/2" in window.score_label.text()
         # drawn with alice's eyes the map shows her room only
-        window.set_viewer("alice")
+        window.model.set_viewer("alice")
         window.view.render_frame()
         assert window.renderer.drawn_agents == ["alice"]
     finally:
@@ -188,9 +188,9 @@ def test_the_particles_panel_feeds_the_map_and_has_a_view_menu_switch(qtbot, tmp
     window = make_window(qtbot, tmp_path)
     try:
         assert window.open_recording(path)
-        window.seek(4)
-        window.refresh_panels(force=True)
-        panel = window.panel("Particles")
+        window.model.seek(4)
+        window.panels.refresh(force=True)
+        panel = window.panels.panel("Particles")
         assert panel is not None
         agents = {s["agent"] for s in panel.snapshots}
         assert agents == set(world.agents) and all(s["particles"] == 5 for s in panel.snapshots)
@@ -202,7 +202,7 @@ def test_the_particles_panel_feeds_the_map_and_has_a_view_menu_switch(qtbot, tmp
         assert window.view.overlays.beliefs["particles"] == tuple(panel.snapshots)
         frames = window.view.frames_drawn
         switch.trigger()  # off
-        assert "particles" not in window.view.overlays.beliefs and "particles" in window.hidden_beliefs
+        assert "particles" not in window.view.overlays.beliefs and "particles" in window.model.hidden_beliefs
         window.view.render_frame()
         assert window.renderer.drawn_particles == [] and not switch.isChecked()
         switch.trigger()  # on again
@@ -211,10 +211,10 @@ def test_the_particles_panel_feeds_the_map_and_has_a_view_menu_switch(qtbot, tmp
         # the switch outlives the episode: off, then the recording opened again starts without them
         switch.trigger()
         assert window.open_recording(path)
-        window.seek(4)
-        window.refresh_panels(force=True)
+        window.model.seek(4)
+        window.panels.refresh(force=True)
         assert "particles" not in window.view.overlays.beliefs
-        assert not window.panel("Particles").action.isChecked()
+        assert not window.panels.panel("Particles").action.isChecked()
         assert frames >= 1
     finally:
         window.shutdown()
@@ -246,7 +246,7 @@ def test_the_app_loads_every_plugins_panels_at_startup(qtbot, tmp_path, monkeypa
         window = make_window(qtbot, tmp_path)
         try:
             assert "Probe" in [k.title for k in PANELS]
-            assert any("no_such_module:Panel" in problem for problem in window.panel_problems)
+            assert any("no_such_module:Panel" in problem for problem in window.panels.problems)
             assert "Particles" in [k.title for k in PANELS]  # the kitchen's, by its kind of data
         finally:
             window.shutdown()
@@ -255,3 +255,22 @@ def test_the_app_loads_every_plugins_panels_at_startup(qtbot, tmp_path, monkeypa
         plugin_registry._PLUGINS.pop("probe-world", None)
         sys.modules.pop("probe_panel", None)
         PANELS[:] = [k for k in PANELS if k.title != "Probe"]
+
+
+def test_the_second_cooks_keys_are_the_kitchens_and_a_key_that_counted_says_so(qtbot, tmp_path, kitchen):
+    window = make_window(qtbot, tmp_path)
+    try:
+        window.start_session(SessionPlan(world=kitchen, scenario="two-kitchens",
+                                         seats={"alice": "human", "bob": "human"}), playing=True)
+        qtbot.waitUntil(lambda: window.model.humans_to_move() == ("alice", "bob"), timeout=5000)
+        bar = window.action_bar.text()
+        assert "E (interact)" not in bar and "Q (stay)" in bar  # the kitchen has no interact key
+        window.focus_view()
+        QTest.keyClick(window.view, Qt.Key.Key_E)  # not a kitchen key (the bar does not offer it): no move
+        assert window.model.humans_to_move() == ("alice", "bob")
+        QTest.keyClick(window.view, BOB_KEYS["stay"])  # bob first: his key counted, alice still to move
+        qtbot.waitUntil(lambda: window.model.humans_to_move() == ("alice",), timeout=5000)
+        assert window.statusBar().currentMessage() == "bob: stay taken; waiting for alice"
+        assert window.model.timeline.num_steps == 0
+    finally:
+        window.shutdown()

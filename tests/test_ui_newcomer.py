@@ -38,7 +38,7 @@ def window(qtbot, tmp_path):
 
 
 def statuses(window, fid):
-    return [e.status for e in window.timeline.events if isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid]
+    return [e.status for e in window.model.timeline.events if isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid]
 
 
 # ------------------------------------------------------------------ feedback and episodes
@@ -54,28 +54,28 @@ def test_an_ignored_suggestion_is_not_put_again_until_the_world_changes(qtbot, w
     qtbot.waitUntil(lambda: "ignored" in statuses(window, first.feedback_id))
     # The facilitator keeps suggesting the same thing while nothing happens in the world (steps
     # without world events): the person is not asked again.
-    timeline = window.timeline
+    timeline = window.model.timeline
     changes_at_ignore = sum(1 for e in timeline.events if isinstance(e, StepEvent) and e.world_events)
 
     def repeats():
         return [e for e in timeline.events if isinstance(e, FeedbackEvent) and e.feedback_id != first.feedback_id
                 and e.target == target and e.feedback == first.feedback]
 
-    play_human_until(qtbot, window, target, lambda: len(repeats()) >= 2 or window.timeline.outcome is not None
+    play_human_until(qtbot, window, target, lambda: len(repeats()) >= 2 or window.model.timeline.outcome is not None
                      or window.toast.awaiting_decision, timeout=120)
     unchanged = [e for e in repeats()
                  if sum(1 for s in timeline.events[:timeline.events.index(e)]
                         if isinstance(s, StepEvent) and s.world_events) == changes_at_ignore]
     assert unchanged, "the facilitator did not repeat its suggestion (the rule had nothing to do)"
     for repeat in unchanged:
-        assert repeat.feedback_id in window.runner.auto_declined
+        assert repeat.feedback_id in window.model.runner.auto_declined
         qtbot.waitUntil(lambda r=repeat: "ignored" in statuses(window, r.feedback_id))
     assert not (window.toast.isVisible() and window.toast.feedback.feedback_id in {r.feedback_id for r in unchanged})
     # The history shows one row for the suggestion and its repeats, not a row per tick.
-    window.refresh_panels(force=True)
-    rows = [r for r in window.feedback_panel.rows_shown if r[2] == target and r[3] == first.text]
+    window.panels.refresh(force=True)
+    rows = [r for r in window.panels.feedback.rows_shown if r[2] == target and r[3] == first.text]
     assert rows[0][0] == first.feedback_id and rows[0][6] == 1 + len(unchanged)
-    assert window.feedback_panel.item(0, 4).text() == f"Ignored ×{1 + len(unchanged)}"
+    assert window.panels.feedback.item(0, 4).text() == f"Ignored ×{1 + len(unchanged)}"
 
 
 def test_the_rule_shows_a_suggestion_again_once_the_world_changed():
@@ -105,12 +105,12 @@ def test_pop_ups_can_be_turned_off_for_the_episode(qtbot, window):
     play_human_until(qtbot, window, target, lambda: window.toast.awaiting_decision, timeout=120)
     fid = window.toast.feedback.feedback_id
     QTest.mouseClick(window.toast.off_button, Qt.MouseButton.LeftButton)
-    assert not window.toast.isVisible() and not window.popups and not window.runner.popups
+    assert not window.toast.isVisible() and not window.model.popups and not window.model.runner.popups
     qtbot.waitUntil(lambda: "ignored" in statuses(window, fid))  # the open one is declined for the person
-    play_human_until(qtbot, window, target, lambda: window.timeline.outcome is not None, timeout=120)
-    later = [e for e in window.timeline.events if isinstance(e, FeedbackEvent) and e.feedback_id > fid
+    play_human_until(qtbot, window, target, lambda: window.model.timeline.outcome is not None, timeout=120)
+    later = [e for e in window.model.timeline.events if isinstance(e, FeedbackEvent) and e.feedback_id > fid
              and e.target == target]
-    assert all(e.feedback_id in window.runner.auto_declined for e in later)
+    assert all(e.feedback_id in window.model.runner.auto_declined for e in later)
     assert not window.toast.awaiting_decision
 
 
@@ -127,15 +127,15 @@ def test_a_finished_episode_shows_a_summary_with_choices(qtbot, window):
     assert set(card.button_widgets) == {"Play again", "Take over…", "Open recording"}
     assert "success - success" not in window.statusBar().currentMessage() + window.mode_label.text()
     assert window.mode_label.text().endswith("— Solved in 25 ticks")
-    first = window.timeline
+    first = window.model.timeline
     QTest.mouseClick(card.button_widgets["Play again"], Qt.MouseButton.LeftButton)
-    assert window.timeline is not first and isinstance(window.timeline, LiveTimeline) and not card.isVisible()
+    assert window.model.timeline is not first and isinstance(window.model.timeline, LiveTimeline) and not card.isVisible()
     wait_finished(qtbot, window)
     qtbot.waitUntil(card.isVisible)
-    path = window.recording_path
+    path = window.model.recording_path
     QTest.mouseClick(card.button_widgets["Open recording"], Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: isinstance(window.timeline, ReplayTimeline))
-    assert Path(window.timeline.path) == path
+    qtbot.waitUntil(lambda: isinstance(window.model.timeline, ReplayTimeline))
+    assert Path(window.model.timeline.path) == path
 
 
 def test_the_summary_names_the_winner_of_a_tradecraft_game(qtbot, window):
@@ -157,40 +157,40 @@ def answer_discard_question(qtbot, window, end_it: bool) -> None:
 def test_starting_or_opening_asks_before_ending_a_live_game(qtbot, window, tmp_path):
     window.start_session(plan("two-rooms", ["planner", "planner"]))
     wait_finished(qtbot, window)
-    finished = window.recording_path
+    finished = window.model.recording_path
     window.start_session(plan("two-rooms", {"alice": "human", "bob": "planner"}))
-    qtbot.waitUntil(lambda: window.human_to_move() == "alice")
+    qtbot.waitUntil(lambda: window.model.human_to_move() == "alice")
     QTest.keyClick(window.view, Qt.Key.Key_Down)
-    qtbot.waitUntil(lambda: window.timeline.num_steps >= 2)
-    live, live_path = window.timeline, window.recording_path
-    assert window.has_live_game()
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 2)
+    live, live_path = window.model.timeline, window.model.recording_path
+    assert window.sessions.has_live_game()
     QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)  # Start
     answer_discard_question(qtbot, window, end_it=False)
-    assert window.timeline is live and window.runner is not None and window.runner.alive  # kept
+    assert window.model.timeline is live and window.model.runner is not None and window.model.runner.alive  # kept
     window.open_recording_asking(finished)  # File > Open, recent files and drops come here
     answer_discard_question(qtbot, window, end_it=False)
-    assert window.timeline is live
+    assert window.model.timeline is live
     window.open_recording_asking(finished)
     answer_discard_question(qtbot, window, end_it=True)
-    qtbot.waitUntil(lambda: isinstance(window.timeline, ReplayTimeline))
+    qtbot.waitUntil(lambda: isinstance(window.model.timeline, ReplayTimeline))
     assert load_recording(live_path).footer["outcome"]["stopped"] is True  # the game's file got its footer
-    made = window.timeline
+    made = window.model.timeline
     window.start_session(plan("two-rooms", ["planner", "planner"]))  # nothing live to lose: no question
-    assert window.discard_box is None and window.timeline is not made
+    assert window.discard_box is None and window.model.timeline is not made
 
 
 def test_close_episode_empties_every_view(qtbot, window):
     window.start_session(plan("mc1v1-01", {"alice": "trader", "bob": "human"}))
-    qtbot.waitUntil(lambda: window.panel("TradeCraft board") is not None)
-    qtbot.waitUntil(lambda: window.timeline.num_steps >= 1)
-    window.seek(1)
+    qtbot.waitUntil(lambda: window.panels.panel("TradeCraft board") is not None)
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 1)
+    window.model.seek(1)
     assert window.playback.slider.maximum() >= 1
     QTest.keyClick(window.view, Qt.Key.Key_W, Qt.KeyboardModifier.ControlModifier)  # Close episode
-    assert window.timeline is None and window.renderer is None
-    assert window.panel_widgets == {} and window.panel("TradeCraft board") is None
-    assert window.panel_tabs.count() == 1  # only LLM usage, which is empty
-    assert window.usage_panel.rowCount() == 0 and window.log_panel.model_.count == 0
-    assert window.feedback_panel.rowCount() == 0
+    assert window.model.timeline is None and window.renderer is None
+    assert window.panels.widgets == {} and window.panels.panel("TradeCraft board") is None
+    assert window.panels.tabs.count() == 1  # only LLM usage, which is empty
+    assert window.panels.usage.rowCount() == 0 and window.panels.log.model_.count == 0
+    assert window.panels.feedback.rowCount() == 0
     assert window.playback.slider.maximum() == 0 and window.playback.label.text() == "0 / 0"
     assert window.score_label.text() == "" and window.step_label.text() == ""
     assert window.windowTitle() == "ToM Arena" and window.mode_label.text() == "no episode"
@@ -199,15 +199,15 @@ def test_close_episode_empties_every_view(qtbot, window):
 def test_watching_a_tradecraft_game_the_board_lists_no_recipes_it_does_not_show(qtbot, window):
     window.start_session(plan("mc1v1-01", ["trader", "trader"]))
     wait_finished(qtbot, window)
-    window.refresh_panels(force=True)
-    board = window.panel("TradeCraft board")
+    window.panels.refresh(force=True)
+    board = window.panels.panel("TradeCraft board")
     assert board.recipes.count() == 0 and "(" not in board.recipes_label.text().split("recipes")[-1][:4]
 
 
 def test_a_replay_shows_its_scenario_in_the_session_panel_and_the_title(qtbot, window):
     window.start_session(plan("protom-07-passing-by", ["boltzmann", "planner"], seed=4))
     wait_finished(qtbot, window)
-    path = window.recording_path
+    path = window.model.recording_path
     assert window.windowTitle().startswith("protom-07-passing-by (seed 4, finished)")
     window.setup.select_scenario("two-rooms")  # the panel shows something else
     assert window.open_recording(path)
@@ -224,12 +224,12 @@ def test_a_recording_shows_its_first_state_before_it_is_loaded(qtbot, window, tm
     path = make_long_recording(tmp_path / "long.jsonl", 3000)
     assert window.open_recording_in_background(path)
     # at once, from the header alone: the first state is on screen, the rest still loading
-    assert isinstance(window.timeline, PreviewTimeline)
-    assert window.view.state == window.timeline.world.reset(window.timeline.seed)
+    assert isinstance(window.model.timeline, PreviewTimeline)
+    assert window.view.state == window.model.timeline.world.reset(window.model.timeline.seed)
     assert "loading" in window.mode_label.text()
     window.set_playing(True)  # asked while loading: plays once loaded
-    qtbot.waitUntil(lambda: isinstance(window.timeline, ReplayTimeline), timeout=60_000)
-    assert window.timeline.num_steps == 3000 and window.playing
+    qtbot.waitUntil(lambda: isinstance(window.model.timeline, ReplayTimeline), timeout=60_000)
+    assert window.model.timeline.num_steps == 3000 and window.model.playing
     assert window.open_recording_in_background(tmp_path / "missing.jsonl") is False
 
 
@@ -283,14 +283,14 @@ def test_launch_with_a_seat_the_map_does_not_have_says_so(qtbot, window):
 def test_tradecraft_log_and_history_read_as_words(qtbot, window):
     window.start_session(plan("mc1v1-01", ["trader", "trader"]))
     wait_finished(qtbot, window)
-    window.refresh_panels(force=True)
-    lines = window.log_panel.lines()
+    window.panels.refresh(force=True)
+    lines = window.panels.log.lines()
     steps = [line for line in lines if "alice:" in line or "bob:" in line]
     assert steps and not any("{" in line or "'type'" in line for line in lines), lines
     assert any("offers bob" in line and " for " in line for line in steps)
     assert any("bob trade" in line and "accepted" in line for line in lines)
     # the map's history and the board's header agree with the status bar on the turn
-    window.seek(window.timeline.num_steps)
+    window.model.seek(window.model.timeline.num_steps)
     window.view.render_frame()
     renderer = window.renderer
     assert renderer.history_lines and not any("*" in line or "{" in line for line in renderer.history_lines)
@@ -301,12 +301,12 @@ def test_tradecraft_log_and_history_read_as_words(qtbot, window):
 def test_the_last_trade_line_is_the_trade_of_this_turn(qtbot, window):
     window.start_session(plan("mc1v1-01", {"alice": "trader", "bob": "human"}))
     board = None
-    qtbot.waitUntil(lambda: window.panel("TradeCraft board") is not None)
-    board = window.panel("TradeCraft board")
-    qtbot.waitUntil(lambda: (window.refresh_panels() or True) and board.can_act and board.obs.phase == "respond",
+    qtbot.waitUntil(lambda: window.panels.panel("TradeCraft board") is not None)
+    board = window.panels.panel("TradeCraft board")
+    qtbot.waitUntil(lambda: (window.panels.refresh() or True) and board.can_act and board.obs.phase == "respond",
                     timeout=30_000)
     QTest.mouseClick(board.accept_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: (window.refresh_panels() or True) and board.obs is not None and board.obs.phase == "craft",
+    qtbot.waitUntil(lambda: (window.panels.refresh() or True) and board.obs is not None and board.obs.phase == "craft",
                     timeout=30_000)
     assert board.last_trade_text.startswith("turn 1: alice offered bob") and "(accepted)" in board.last_trade_text
     from ui.tradecraft.renderer import turn_number
@@ -340,7 +340,7 @@ def test_the_tom_values_heatmap_fits_a_narrow_dock(qtbot):
 
 def test_the_window_fits_a_1366x768_laptop_with_the_tradecraft_board(qtbot, window):
     window.start_session(plan("mc1v1-01", {"alice": "trader", "bob": "human"}))
-    qtbot.waitUntil(lambda: window.panel("TradeCraft board") is not None)
+    qtbot.waitUntil(lambda: window.panels.panel("TradeCraft board") is not None)
     window.resize(1366, 700)
     qtbot.wait(50)
     assert window.minimumSizeHint().height() <= 700 and window.minimumSize().height() <= 700
@@ -351,12 +351,12 @@ def test_every_panel_and_seat_kind_has_a_tooltip_in_plain_words(qtbot, window):
     scenario, _ = feedback_case()
     window.start_session(plan(scenario, ["planner", "planner"], facilitator="protom"))
     wait_finished(qtbot, window)
-    window.refresh_panels(force=True)
-    tabs = window.panel_tabs
+    window.panels.refresh(force=True)
+    tabs = window.panels.tabs
     assert tabs.count() >= 3
     for i in range(tabs.count()):
         assert len(tabs.tabToolTip(i)) > 30, tabs.tabText(i)
-    for dock in (window.setup, window.feedback_panel, window.log_panel):
+    for dock in (window.setup, window.panels.feedback, window.panels.log):
         assert dock.toolTip()
     from ui import catalog
 
@@ -373,7 +373,7 @@ def test_every_panel_and_seat_kind_has_a_tooltip_in_plain_words(qtbot, window):
     for i in range(box.count()):
         assert box.itemData(i, Qt.ItemDataRole.ToolTipRole), box.itemText(i)
     assert "recipe step" in catalog.plain_description("chain length 1 (depth 1), at least 1 trade(s)")
-    candidates = window.panel("Feedback candidates")
+    candidates = window.panels.panel("Feedback candidates")
     assert "ticks" in candidates.caption.text() and candidates.table.horizontalHeaderItem(2).toolTip()
 
 

@@ -79,3 +79,33 @@ def test_timeout_ends_the_app_in_time(tmp_path):
     assert elapsed < 8 + 5
     (path,) = list((tmp_path / "recordings").glob("*.jsonl"))
     assert load_recording(path).complete  # paused, no steps, but a complete file
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_while_protom_decides_closes_within_two_seconds(tmp_path, sig):
+    """Six tom-planner agents watched by ProToM: a step takes ProToM seconds. A signal in the
+    middle of it abandons the decision: the app is gone within 2 s, exit code 0, and the
+    recording ends there as stopped."""
+    proc = start_app(tmp_path, "gui", "team-01-six", "--agents", "tom-planner", "--facilitator", "protom",
+                     "--speed", "64")
+    path = wait_for_steps(proc, tmp_path / "recordings", 1, timeout=120)
+    time.sleep(0.5)  # ProToM is now weighing the next step (seconds per step with six agents)
+    lines_before = path.read_text().count("\n")
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    try:
+        _, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError(f"{sig.name}: the app was still running 30 s later")
+    exited_after = time.monotonic() - sent
+    assert proc.returncode == 0, err[-2000:]
+    assert exited_after < 2.0, f"{sig.name}: the app took {exited_after:.1f} s to exit"
+    assert "Traceback" not in err, err[-2000:]
+    recording = load_recording(path)
+    assert recording.complete, "the recording has no footer"
+    assert recording.footer["outcome"]["stopped"] is True
+    steps = len(recording.steps)
+    assert 1 <= steps < 20, steps
+    assert lines_before > 0

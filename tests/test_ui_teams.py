@@ -34,16 +34,16 @@ def lanes_plugin():
 
 def step_to(qtbot, window, k: int) -> None:
     """Step the paused live episode to step ``k`` with the Step action, as a person would."""
-    while window.timeline.num_steps < k:
-        before = window.timeline.num_steps
+    while window.model.timeline.num_steps < k:
+        before = window.model.timeline.num_steps
         window.step_forward()
-        qtbot.waitUntil(lambda: window.timeline.num_steps > before, timeout=10_000)
-    qtbot.waitUntil(lambda: window.cursor == k, timeout=5_000)
-    window.refresh_panels(force=True)
+        qtbot.waitUntil(lambda: window.model.timeline.num_steps > before, timeout=10_000)
+    qtbot.waitUntil(lambda: window.model.cursor == k, timeout=5_000)
+    window.panels.refresh(force=True)
 
 
 def snapshot(window, kind: str, tick: int) -> dict:
-    belief = window.timeline.belief_at("teams", kind, tick)
+    belief = window.model.timeline.belief_at("teams", kind, tick)
     assert belief is not None and belief.tick == tick
     return belief.data
 
@@ -54,9 +54,9 @@ def test_matrix_timeline_indicators_and_badges_follow_a_live_team_episode(qtbot,
         window.start_session(SessionPlan(world=LanesWorld(), scenario="five-lanes", seats=SEATS,
                                          mechanisms=("teams:window=1",)), playing=False)
         step_to(qtbot, window, 2)
-        matrix_panel = window.panel("Alignment")
-        timeline_panel = window.panel("Teams")
-        stability = window.panel("Team stability")
+        matrix_panel = window.panels.panel("Alignment")
+        timeline_panel = window.panels.panel("Teams")
+        stability = window.panels.panel("Team stability")
         assert isinstance(matrix_panel, AlignmentPanel) and isinstance(timeline_panel, TeamTimelinePanel)
         assert isinstance(stability, TeamStabilityPanel)
         view = matrix_panel.view
@@ -108,7 +108,7 @@ def test_matrix_timeline_indicators_and_badges_follow_a_live_team_episode(qtbot,
         assert rows["d"] == ["d", "idle", "0", "—", "+1.00", "0.00"]
         assert rows["e"] == ["e", "idle", "0", "—", "+1.00", "0.00"]
         assert any(line.strip().startswith("4  ⚑ teams: team: a, b, c — re-formed: 40%")
-                   for line in window.log_panel.lines())
+                   for line in window.panels.log.lines())
         lifetimes = stability.lifetime_rows()
         assert [r[:3] for r in lifetimes] == [["2", "a, b, c", "step 4"], ["1", "a, b, c, d, e", "start"]]
         assert lifetimes[0][4].startswith("re-formed: 40%")
@@ -130,32 +130,32 @@ def test_matrix_timeline_indicators_and_badges_follow_a_live_team_episode(qtbot,
         assert len(renderer.badge_rects) == 5
         badge = renderer.badge_rects[0]
         assert tuple(window.view.surface.get_at((badge.x + 3, badge.centery)))[:3] == BLUE
-        anchor = renderer.agent_anchor(window.timeline.state_at(5), "a")
+        anchor = renderer.agent_anchor(window.model.timeline.state_at(5), "a")
         assert badge.left > anchor[0] and abs(badge.centery - anchor[1]) <= badge.height
         # seen through e's eyes (fog of war: e sees its lane and d's), no badge gives away a, b or c
-        window.set_viewer("e")
+        window.model.set_viewer("e")
         window.view.render_frame()
         assert renderer.drawn_agents == ["d", "e"] and len(renderer.badge_rects) == 2
-        window.set_viewer("auto")
+        window.model.set_viewer("auto")
 
         # c turns round at tick 12 unannounced: its teammates' predictions fail and the team re-forms
         step_to(qtbot, window, 15)
-        team_events = [e for e in window.timeline.events if isinstance(e, TeamEvent)]
+        team_events = [e for e in window.model.timeline.events if isinstance(e, TeamEvent)]
         assert [e.tick for e in team_events] == [0, 4, 14]
         assert timeline_panel.memberships() == {"a": "team", "b": "team", "c": None, "d": "team", "e": None}
         assert timeline_panel.segments("c") == [(0, 4, "team"), (4, 14, "team"), (14, 15, None)]
         assert len(timeline_panel.reasons()) == 3 and "chose a, b, d" in timeline_panel.reasons()[2]
         assert view.cell_text(0, 2) == "-1.00" and ("a", "c") in view.below_eps()
         assert view.team == ["a", "b", "d"]
-        assert level_badges(window.timeline, 15)["c"] == ("k1", IDLE_COLOR)
+        assert level_badges(window.model.timeline, 15)["c"] == ("k1", IDLE_COLOR)
 
         # seeking back shows the matrix and the timeline as they were
-        window.seek(5)
-        window.refresh_panels(force=True)
+        window.model.seek(5)
+        window.panels.refresh(force=True)
         assert view.cell_text(0, 2) == "+1.00" and view.team == ["a", "b", "c"]
         assert len(timeline_panel.reasons()) == 2
         paints = view.paints
-        window.refresh_panels(force=True)  # nothing changed: the matrix is not recomputed
+        window.panels.refresh(force=True)  # nothing changed: the matrix is not recomputed
         assert view.paints == paints
         window.stop_session()
     finally:
@@ -171,41 +171,41 @@ def test_a_person_plays_a_seat_of_the_team_and_is_shown_and_scored_like_the_othe
         messages: list[str] = []
         window.statusBar().messageChanged.connect(messages.append)
         keys = {"left": Qt.Key.Key_Left, "right": Qt.Key.Key_Right}
-        while window.timeline.num_steps < 16:
-            qtbot.waitUntil(lambda: window.human_to_move() == "d", timeout=10_000)
-            before = window.timeline.num_steps
+        while window.model.timeline.num_steps < 16:
+            qtbot.waitUntil(lambda: window.model.human_to_move() == "d", timeout=10_000)
+            before = window.model.timeline.num_steps
             window.focus_view()
             QTest.keyClick(window.view, keys[steady("d", before)])  # d keeps to its schedule
-            qtbot.waitUntil(lambda: window.timeline.num_steps > before, timeout=10_000)
-            qtbot.waitUntil(lambda: window.cursor == window.timeline.num_steps, timeout=5_000)
-            window.refresh_panels(force=True)
+            qtbot.waitUntil(lambda: window.model.timeline.num_steps > before, timeout=10_000)
+            qtbot.waitUntil(lambda: window.model.cursor == window.model.timeline.num_steps, timeout=5_000)
+            window.panels.refresh(force=True)
             if before + 1 == 3:
                 # the others predict the person; the person predicts nobody
-                view = window.panel("Alignment").view
+                view = window.panels.panel("Alignment").view
                 assert [view.cell_text(i, 3) for i in range(5)] == ["+1.00", "+1.00", "+1.00", "", "-1.00"]
                 assert [view.cell_text(3, j) for j in range(5)] == ["?", "?", "?", "", "?"]
                 assert "d (you)" in view._row_label("d")
-                stability = window.panel("Team stability")
+                stability = window.panels.panel("Team stability")
                 row = next(r for r in stability.member_rows() if r[0] == "d (you)")
                 # B_d(T) is unknown (no predictions), how well the team predicts d is scored: (1 + 1 + 1 - 1) / 4
                 assert row == ["d (you)", "team", "", "—", "+0.50", "—"]
                 assert not stability.you.isHidden() and stability.you.text() == \
                     "You play <b>d</b>: in <b>team</b> with a, b, c, e."
-                timeline = window.panel("Teams")
+                timeline = window.panels.panel("Teams")
                 assert timeline.humans == ["d"] and timeline._label("d") == "d (you)"
         # c turned round at tick 12: the team re-forms at 14; the person, predictable to a and b, stays in
-        changes = [e for e in window.timeline.events if isinstance(e, TeamEvent)]
+        changes = [e for e in window.model.timeline.events if isinstance(e, TeamEvent)]
         assert [(e.tick, e.teams) for e in changes] == [(0, {"team": list("abcde")}), (14, {"team": ["a", "b", "d"]})]
-        stability = window.panel("Team stability")
+        stability = window.panels.panel("Team stability")
         row = next(r for r in stability.member_rows() if r[0] == "d (you)")
         assert row[:2] == ["d (you)", "team"] and row[4] == "+1.00"  # a and b predict d exactly
         assert stability.you.text() == "You play <b>d</b>: in <b>team</b> with a, b."
-        assert window.panel("Teams").segments("d") == [(0, 14, "team"), (14, 16, "team")]
+        assert window.panels.panel("Teams").segments("d") == [(0, 14, "team"), (14, 16, "team")]
         # the person was told that the team changed around them, with the mechanism's reason
         told = [m for m in messages if m.startswith("d: you are now")]
         assert told == [f"d: you are now in team with a, b — {changes[1].reason}"]
         window.stop_session()
-        recording = load_recording(window.recording_path)
+        recording = load_recording(window.model.recording_path)
         assert recording.header["seats"]["d"]["kind"] == "human"
         assert any(isinstance(e, BeliefEvent) and e.kind == "alignment_matrix" for e in recording.events)
     finally:
@@ -217,13 +217,13 @@ def test_the_panels_open_a_recorded_team_episode_and_show_a_mechanism_without_al
     try:
         window.start_session(SessionPlan(world=LanesWorld(), scenario="five-lanes", seats=SEATS,
                                          mechanisms=("teams:window=1", "random-teams:size=2")), playing=True)
-        qtbot.waitUntil(lambda: window.timeline.outcome is not None, timeout=30_000)
+        qtbot.waitUntil(lambda: window.model.timeline.outcome is not None, timeout=30_000)
         window.stop_session()
-        path = window.recording_path
+        path = window.model.recording_path
         assert window.open_recording(path)
-        window.seek(6)
-        window.refresh_panels(force=True)
-        panel = window.panel("Alignment")
+        window.model.seek(6)
+        window.panels.refresh(force=True)
+        panel = window.panels.panel("Alignment")
         # two team mechanisms: a choice of which one is shown
         assert [panel.owner.box.itemText(i) for i in range(panel.owner.box.count())] == ["random-teams", "teams"]
         panel.owner.box.setCurrentText("random-teams")
@@ -244,11 +244,11 @@ def test_the_panels_name_the_printed_counter_and_scale_its_plot(qtbot, tmp_path)
         window.start_session(SessionPlan(world=LanesWorld(), scenario="five-lanes", seats=SEATS,
                                          mechanisms=("teams:window=1,counter=literal",)), playing=False)
         step_to(qtbot, window, 3)  # d's and e's rows below eps: c = 8 pairs, c / |T| = 8 / 5
-        view, stability = window.panel("Alignment").view, window.panel("Team stability")
+        view, stability = window.panels.panel("Alignment").view, window.panels.panel("Team stability")
         assert view.theta_text() == "c / |T| 1.60 (theta 0.3): over theta"
         assert stability.value("misaligned") == "1.60 = c / |T| (theta 0.3)" and stability.value("phase") == "adapting"
         step_to(qtbot, window, 5)  # c = 16 after the adaptation round: re-formed, and c starts again
-        timeline_panel = window.panel("Teams")
+        timeline_panel = window.panels.panel("Teams")
         assert timeline_panel.monitor_series()[3:] == [(3, 1.6, "adapting"), (4, 3.2, "monitoring"),
                                                        (5, 0.0, "monitoring")]
         assert timeline_panel.reasons()[1].startswith("2. after step 4 (teams): re-formed: c / |T| = 3.20")

@@ -75,7 +75,7 @@ def test_the_seat_reports_its_ratings_once_per_round_and_nothing_when_nobody_is_
     # headless and by default: nothing rated, nothing reported, the person's row unknown
     quiet, _ = headless({})
     assert evaluations(quiet.events) == []
-    assert all(v is None for v in quiet.mechanisms[0].belief_snapshots()[0][1]["phi"][3])
+    assert all(v is None for v in quiet.mechanisms[0].belief_snapshots()[0][1].phi[3])
     assert RATING_SCORES == {1: -1.0, 2: -0.5, 3: 0.0, 4: 0.5, 5: 1.0}
 
 
@@ -134,23 +134,23 @@ def test_a_person_rates_teammates_in_the_app_and_the_team_keeps_them(qtbot, tmp_
         messages: list[str] = []
         window.statusBar().messageChanged.connect(messages.append)
         keys = {"left": Qt.Key.Key_Left, "right": Qt.Key.Key_Right}
-        person = window.humans["d"]
+        person = window.model.humans["d"]
 
         def move() -> None:
             """d's next move by the arrow keys on the map, as the person plays."""
-            qtbot.waitUntil(lambda: window.human_to_move() == "d", timeout=10_000)
-            before = window.timeline.num_steps
+            qtbot.waitUntil(lambda: window.model.human_to_move() == "d", timeout=10_000)
+            before = window.model.timeline.num_steps
             window.focus_view()
             QTest.keyClick(window.view, keys[steady("d", before)])
-            qtbot.waitUntil(lambda: window.timeline.num_steps > before, timeout=10_000)
-            qtbot.waitUntil(lambda: window.cursor == window.timeline.num_steps, timeout=5_000)
-            window.refresh_panels(force=True)
+            qtbot.waitUntil(lambda: window.model.timeline.num_steps > before, timeout=10_000)
+            qtbot.waitUntil(lambda: window.model.cursor == window.model.timeline.num_steps, timeout=5_000)
+            window.panels.refresh(force=True)
 
         def typed(key: Qt.Key) -> None:
             QTest.keyClick(QApplication.focusWidget(), key)  # to whatever has the keyboard now
 
         move()
-        panel = window.panel("Alignment")
+        panel = window.panels.panel("Alignment")
         strip = panel.ratings
         assert isinstance(strip, RatingStrip) and not strip.isHidden() and not strip.open  # one folded line
         # round 1 ended: the person is asked (the strip, and once the status bar), play goes on
@@ -158,11 +158,11 @@ def test_a_person_rates_teammates_in_the_app_and_the_team_keeps_them(qtbot, tmp_
         assert strip.order == ["a", "b", "c", "e"] and strip.teammates == ["a", "b", "c", "e"]
         assert strip.row_texts() == [("a", "?"), ("b", "?"), ("c", "?"), ("e", "?")]
         assert any("Rate them in the Alignment tab (Ctrl+R)" in m for m in messages)
-        assert window.human_to_move() == "d"  # nothing waits for the ratings
+        assert window.model.human_to_move() == "d"  # nothing waits for the ratings
 
         # Ctrl+R from the map gives the strip the keys; 5, 5 rate a and b; c's "5" is clicked
         QTest.keyClick(window.view, Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
-        assert QApplication.focusWidget() is strip and window.panel_tabs.currentWidget() is panel
+        assert QApplication.focusWidget() is strip and window.panels.tabs.currentWidget() is panel
         assert strip.open and strip.selected_agent() == "a"
         typed(Qt.Key.Key_5)
         typed(Qt.Key.Key_5)
@@ -190,10 +190,10 @@ def test_a_person_rates_teammates_in_the_app_and_the_team_keeps_them(qtbot, tmp_
         for _ in range(3):
             move()
         # step 4: e's wrong-way predictions made the team re-form; Eq. 5 keeps the person
-        changes = [e for e in window.timeline.events if isinstance(e, TeamEvent)]
+        changes = [e for e in window.model.timeline.events if isinstance(e, TeamEvent)]
         assert [(e.tick, e.teams["team"]) for e in changes] == [(0, list("abcde")), (4, ["a", "b", "c", "d"])]
         assert "Eq. 5 (eps-filtered) chose a, b, c, d" in changes[1].reason
-        stability = window.panel("Team stability")
+        stability = window.panels.panel("Team stability")
         row = next(r for r in stability.member_rows() if r[0] == "d (you)")
         assert row[:2] == ["d (you)", "team"] and row[3:] == ["+1.00", "+1.00", "0.75"]
         # predicts (B_d(T) from the ratings), predicted, FTM: 3 of the 4 others trusted (e unrated)
@@ -216,7 +216,7 @@ def test_a_person_rates_teammates_in_the_app_and_the_team_keeps_them(qtbot, tmp_
         assert [view.cell_text(3, j) for j in range(5)] == ["+1.00", "+1.00", "+1.00", "", "+0.50"]
         window.stop_session()
 
-        recording = load_recording(window.recording_path)
+        recording = load_recording(window.model.recording_path)
         found = evaluations(recording.events)
         assert [e.tick for e in found] == [2, 3, 4, 5, 6]  # every round from the first rating on
         assert found[0].data["scores"] == {"a": 1.0, "b": 1.0, "c": 1.0}
@@ -236,28 +236,28 @@ def test_two_people_each_rate_as_themselves(qtbot, tmp_path):
                              playing=True)
 
         def both_move() -> None:
-            qtbot.waitUntil(lambda: set(window.humans_to_move()) == {"d", "e"}, timeout=10_000)
-            before = window.timeline.num_steps
+            qtbot.waitUntil(lambda: set(window.model.humans_to_move()) == {"d", "e"}, timeout=10_000)
+            before = window.model.timeline.num_steps
             for agent in ("d", "e"):
-                window.runner.submit_human(agent, steady(agent, before))
-            qtbot.waitUntil(lambda: window.timeline.num_steps > before, timeout=10_000)
-            qtbot.waitUntil(lambda: window.cursor == window.timeline.num_steps, timeout=5_000)
-            window.refresh_panels(force=True)
+                window.model.runner.submit_human(agent, steady(agent, before))
+            qtbot.waitUntil(lambda: window.model.timeline.num_steps > before, timeout=10_000)
+            qtbot.waitUntil(lambda: window.model.cursor == window.model.timeline.num_steps, timeout=5_000)
+            window.panels.refresh(force=True)
 
         both_move()
-        strip = window.panel("Alignment").ratings
+        strip = window.panels.panel("Alignment").ratings
         assert not strip.seat_box.isHidden() and strip.seat == "d" and strip.order == ["a", "b", "c", "e"]
         QTest.mouseClick(strip.toggle, Qt.MouseButton.LeftButton)
         QTest.mouseClick(strip.rows["a"].buttons[5], Qt.MouseButton.LeftButton)
         strip.seat_box.setCurrentText("e")  # the other person rates as e
         assert strip.order == ["a", "b", "c", "d"] and strip.row_texts()[0] == ("a", "?")
         QTest.mouseClick(strip.rows["d"].buttons[4], Qt.MouseButton.LeftButton)
-        assert window.humans["d"].ratings == {"a": 5} and window.humans["e"].ratings == {"d": 4}
+        assert window.model.humans["d"].ratings == {"a": 5} and window.model.humans["e"].ratings == {"d": 4}
         both_move()
-        found = {e.owner: e.data["scores"] for e in window.timeline.events
+        found = {e.owner: e.data["scores"] for e in window.model.timeline.events
                  if isinstance(e, BeliefEvent) and e.kind == KIND}
         assert found == {"d": {"a": 1.0}, "e": {"d": 0.5}}
-        view = window.panel("Alignment").view
+        view = window.panels.panel("Alignment").view
         assert view.cell_text(3, 0) == "+1.00" and view.cell_text(4, 3) == "+0.50"
         window.stop_session()
     finally:

@@ -49,15 +49,15 @@ def test_the_window_shows_tokens_as_of_the_shown_step(qtbot, tmp_path):
     window = make_window(qtbot, tmp_path)
     try:
         assert window.open_recording(path)
-        window.seek(window.timeline.num_steps)
-        window.refresh_panels(force=True)
+        window.model.seek(window.model.timeline.num_steps)
+        window.panels.refresh(force=True)
         total = (sum(c.prompt_tokens for c in calls), sum(c.completion_tokens for c in calls))
-        assert window.usage_panel.totals() == total
+        assert window.panels.usage.totals() == total
         assert window.tokens_label.text() == f"LLM tokens {total[0]}+{total[1]}"
-        assert window.usage_panel.item(0, 0).text() == "alice" and window.usage_panel.item(0, 2).text() == "3"
+        assert window.panels.usage.item(0, 0).text() == "alice" and window.panels.usage.item(0, 2).text() == "3"
 
-        window.seek(1)  # only alice's first decision has happened
-        window.refresh_panels(force=True)
-        assert window.usage_panel.totals() == (calls[0].prompt_tokens, calls[0].completion_tokens)
+        window.model.seek(1)  # only alice's first decision has happened
+        window.panels.refresh(force=True)
+        assert window.panels.usage.totals() == (calls[0].prompt_tokens, calls[0].completion_tokens)
     finally:
         window.shutdown()

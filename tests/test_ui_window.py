@@ -35,133 +35,133 @@ def window(qtbot, tmp_path):
 def finished_recording(qtbot, window, seats=("planner", "planner"), seed=0):
     window.start_session(plan("two-rooms", list(seats), seed=seed))
     wait_finished(qtbot, window)
-    return window.recording_path
+    return window.model.recording_path
 
 
 def test_a_scenario_plays_by_itself_and_is_recorded(qtbot, window):
     path = finished_recording(qtbot, window)
-    timeline = window.timeline
+    timeline = window.model.timeline
     assert isinstance(timeline, LiveTimeline)
     assert timeline.outcome.outcome["success"] is True
-    assert window.cursor == timeline.num_steps == 25  # the view followed the episode to its end
+    assert window.model.cursor == timeline.num_steps == 25  # the view followed the episode to its end
     assert path is not None and path.parent == window.settings.recordings_dir
     recording = load_recording(path)
     assert recording.complete and recording.footer["outcome"]["success"] is True
     assert len(recording.steps) == timeline.num_steps
     assert "gems held 2/2" in window.score_label.text()
-    assert window.log_panel.model_.count > 0
+    assert window.panels.log.model_.count > 0
     assert str(path) in window.settings.recent_files()[0]
 
 
 def test_a_human_moves_with_key_presses_and_the_game_waits_for_them(qtbot, window):
     window.start_session(plan("two-rooms", {"alice": "human", "bob": "planner"}))
-    qtbot.waitUntil(lambda: window.human_to_move() == "alice")
+    qtbot.waitUntil(lambda: window.model.human_to_move() == "alice")
     assert window.view.overlays.human == "alice"
     assert set(window.view.overlays.legal) == {"down", "right", "wait"}  # highlighted on the map
     assert window.action_bar.isVisible() and "Your turn, alice" in window.action_bar.text()
     qtbot.wait(300)
-    assert window.timeline.num_steps == 0  # nobody moves while the human thinks
+    assert window.model.timeline.num_steps == 0  # nobody moves while the human thinks
 
     QTest.keyClick(window.view, Qt.Key.Key_Up)  # a wall: nothing happens
     qtbot.wait(200)
-    assert window.timeline.num_steps == 0
+    assert window.model.timeline.num_steps == 0
     QTest.keyClick(window.view, Qt.Key.Key_Down)
-    qtbot.waitUntil(lambda: window.timeline.num_steps >= 2)  # alice moved, then bob (planner)
-    steps = [e for e in window.timeline.events if isinstance(e, StepEvent)]
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 2)  # alice moved, then bob (planner)
+    steps = [e for e in window.model.timeline.events if isinstance(e, StepEvent)]
     assert steps[0].joint_action == {"alice": "down"}
     assert "bob" in steps[1].joint_action
-    qtbot.waitUntil(lambda: window.human_to_move() == "alice")
+    qtbot.waitUntil(lambda: window.model.human_to_move() == "alice")
     QTest.keyClick(window.view, Qt.Key.Key_D)  # WASD works too
-    qtbot.waitUntil(lambda: window.timeline.num_steps >= 3)
-    assert window.timeline.joint_action(2) == {"alice": "right"}
-    world = window.timeline.world
-    assert world.rc(window.timeline.state_at(3).agent_cells[0]) == (2, 2)
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 3)
+    assert window.model.timeline.joint_action(2) == {"alice": "right"}
+    world = window.model.timeline.world
+    assert world.rc(window.model.timeline.state_at(3).agent_cells[0]) == (2, 2)
 
 
 def test_a_human_can_play_a_whole_episode(qtbot, window):
     window.start_session(plan("two-rooms", {"alice": "human", "bob": "planner"}))
-    play_human_until(qtbot, window, "alice", lambda: window.timeline.outcome is not None)
-    assert window.timeline.outcome.outcome["success"] is True
+    play_human_until(qtbot, window, "alice", lambda: window.model.timeline.outcome is not None)
+    assert window.model.timeline.outcome.outcome["success"] is True
 
 
 def test_reopen_a_recording_and_seek_backwards(qtbot, window):
     path = finished_recording(qtbot, window)
-    live = window.timeline
+    live = window.model.timeline
     live_states = [live.state_at(k) for k in range(live.num_steps + 1)]
     assert window.open_recording(path)
-    timeline = window.timeline
+    timeline = window.model.timeline
     assert isinstance(timeline, ReplayTimeline) and timeline.num_steps == len(live_states) - 1
-    assert window.cursor == 0 and "replay" in window.mode_label.text()
+    assert window.model.cursor == 0 and "replay" in window.mode_label.text()
 
-    window.seek_end()
+    window.model.seek_end()
     QTest.keyClick(window.view, Qt.Key.Key_J)  # step back
-    assert window.cursor == timeline.num_steps - 1
+    assert window.model.cursor == timeline.num_steps - 1
     QTest.keyClick(window.view, Qt.Key.Key_PageUp)  # 10 back
-    assert window.cursor == timeline.num_steps - 11
+    assert window.model.cursor == timeline.num_steps - 11
     QTest.keyClick(window.view, Qt.Key.Key_Home)
-    assert window.cursor == 0
+    assert window.model.cursor == 0
     QTest.keyClick(window.view, Qt.Key.Key_L)  # step forward
-    assert window.cursor == 1
+    assert window.model.cursor == 1
     for k in (20, 3, 17, 0, 25):
         window.playback.slider.setValue(k)  # the scrubber
-        assert window.cursor == k
+        assert window.model.cursor == k
         assert window.view.state == live_states[k]
-    window.refresh_panels()
-    assert window.log_panel.model_.count == timeline.log_count(25)
-    window.seek(4)
-    window.refresh_panels()
-    assert window.log_panel.model_.count == timeline.log_count(4) < timeline.log_count(25)
+    window.panels.refresh()
+    assert window.panels.log.model_.count == timeline.log_count(25)
+    window.model.seek(4)
+    window.panels.refresh()
+    assert window.panels.log.model_.count == timeline.log_count(4) < timeline.log_count(25)
 
 
 def test_replay_plays_at_its_speed(qtbot, window, monkeypatch):
     path = finished_recording(qtbot, window)
     window.open_recording(path)
     clock = [1000.0]  # the playback clock, moved by hand: steps follow elapsed time at the chosen speed
-    monkeypatch.setattr("ui.mainwindow.time.monotonic", lambda: clock[0])
-    window._play_timer.setInterval(10**6)  # only the ticks below advance the cursor
+    monkeypatch.setattr("ui.controllers.time.monotonic", lambda: clock[0])
+    window.clock.timer.setInterval(10**6)  # only the ticks below advance the cursor
     window.playback.set_speed(8.0)
     QTest.keyClick(window.view, Qt.Key.Key_K)  # play
-    assert window.playing and window.cursor == 0
+    assert window.model.playing and window.model.cursor == 0
     clock[0] += 0.5
-    window._on_play_tick()
-    assert window.cursor == 4  # 0.5 s at 8 steps/s
+    window.clock.tick()
+    assert window.model.cursor == 4  # 0.5 s at 8 steps/s
     clock[0] += 0.1
-    window._on_play_tick()
-    assert window.cursor == 4  # 0.8 of a step owed: not yet
+    window.clock.tick()
+    assert window.model.cursor == 4  # 0.8 of a step owed: not yet
     clock[0] += 0.025
-    window._on_play_tick()
-    assert window.cursor == 5
+    window.clock.tick()
+    assert window.model.cursor == 5
     QTest.keyClick(window.view, Qt.Key.Key_BracketRight)  # faster: 16 steps/s
     clock[0] += 0.25
-    window._on_play_tick()
-    assert window.cursor == 9
+    window.clock.tick()
+    assert window.model.cursor == 9
     clock[0] += 100
-    window._on_play_tick()
-    assert window.cursor == window.timeline.num_steps and not window.playing  # stops at the end
+    window.clock.tick()
+    assert window.model.cursor == window.model.timeline.num_steps and not window.model.playing  # stops at the end
 
 
 def test_take_over_from_a_replayed_step_with_a_human_seat(qtbot, window):
     path = finished_recording(qtbot, window)
     window.open_recording(path)
     replay = Replay(str(path))
-    window.seek(6)
+    window.model.seek(6)
     QTest.keyClick(window.view, Qt.Key.Key_T)  # take over from here
     assert window.setup.takeover_step == 6 and window.setup_dock.isVisible()
     assert window.setup.seats() == {"alice": "planner:compliance=1.0", "bob": "planner:compliance=1.0"}
     window.setup.set_seat("alice", "human")
     QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
-    timeline = window.timeline
+    timeline = window.model.timeline
     assert isinstance(timeline, LiveTimeline)
     assert timeline.num_steps >= 6
     assert timeline.world.state_hash(timeline.state_at(6)) == replay.world.state_hash(replay.state_at(6))
     assert window.setup.takeover_step is None
-    qtbot.waitUntil(lambda: window.human_to_move() == "alice")  # step 6 is alice's turn
+    qtbot.waitUntil(lambda: window.model.human_to_move() == "alice")  # step 6 is alice's turn
     QTest.keyClick(window.view, Qt.Key.Key_Space)
     qtbot.waitUntil(lambda: timeline.num_steps >= 8)
     assert timeline.joint_action(6) == {"alice": "wait"}
     assert "bob" in timeline.joint_action(7)
     window.stop_session()
-    recording = load_recording(window.recording_path)
+    recording = load_recording(window.model.recording_path)
     assert len(recording.header["prefix"]) == 6
     assert recording.header["seats"]["alice"]["kind"] == "human"
     assert Replay(recording).num_steps >= 8  # the new file replays from the start through the take-over
@@ -175,8 +175,8 @@ def test_drag_and_drop_opens_a_recording_and_recent_files_remember_it(qtbot, win
     drop = QDropEvent(QPointF(100, 100), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                       Qt.KeyboardModifier.NoModifier)
     window.dropEvent(drop)  # opens in the background: the window keeps running meanwhile
-    qtbot.waitUntil(lambda: isinstance(window.timeline, ReplayTimeline))
-    assert window.timeline.num_steps == 25
+    qtbot.waitUntil(lambda: isinstance(window.model.timeline, ReplayTimeline))
+    assert window.model.timeline.num_steps == 25
     again = AppSettings.at(tmp_path / "settings.ini")
     assert again.recent_files()[0] == str(path.resolve())
 
@@ -186,7 +186,7 @@ def test_a_broken_recording_is_reported_not_fatal(qtbot, window, tmp_path):
     bad.write_text("this is not a recording\n")
     assert window.open_recording(bad) is False
     assert "not a ToM Arena recording" in window.statusBar().currentMessage()
-    assert window.timeline is None
+    assert window.model.timeline is None
 
 
 def test_the_world_view_draws_walls_floor_and_agents(qtbot, window):
@@ -201,7 +201,7 @@ def test_the_world_view_draws_walls_floor_and_agents(qtbot, window):
     floor = renderer.cell_rect(1, 3)  # not next to alice (her moves are highlighted)
     assert close_to(pixel(image, floor.x + t * 0.5, floor.y + t * 0.5), sprites.FLOOR)
     for a, agent in enumerate(("alice", "bob")):
-        x, y = renderer.agent_point(window.timeline.state_at(0), a)
+        x, y = renderer.agent_point(window.model.timeline.state_at(0), a)
         assert close_to(pixel(image, x + t * 0.5, y + t * 0.30), sprites.agent_color(a)), agent
     door = renderer.cell_rect(2, 4)
     assert close_to(pixel(image, door.x + t * 0.2, door.y + t * 0.8), sprites.ITEM_COLORS["red"])
@@ -235,7 +235,7 @@ def test_a_slow_agent_shows_a_thinking_indicator_and_the_window_stays_responsive
     qtbot.waitUntil(lambda: "thinking" in window.thinking_label.text(), timeout=5000)
     assert window.view.overlays.thinking
     ticks = []
-    window._panel_timer.timeout.connect(lambda: ticks.append(1))
+    window.panels.timer.timeout.connect(lambda: ticks.append(1))
     qtbot.wait(600)
     assert len(ticks) >= 3  # the 10 Hz panel timer kept running while the agent thought
 
@@ -260,7 +260,7 @@ def test_settings_are_remembered_between_runs(qtbot, window, tmp_path, monkeypat
     assert again.get("speed") == 8.0 and again.get("record") is False
     assert window.playback.current_speed == 8.0
     window.start_session(plan("two-rooms", ["planner", "planner"]))
-    assert window.recording_path is None and "not recording" in window.mode_label.text()
+    assert window.model.recording_path is None and "not recording" in window.mode_label.text()
     llm_file = tmp_path / "config" / "llm.toml"
     assert not llm_file.exists()  # nothing changed on the LLM page: the user's file is left alone
     page = dialog.llm_page
@@ -291,14 +291,14 @@ def test_speed_keys_change_the_playback_speed(qtbot, window):
 def test_typing_a_seat_spec_does_not_trigger_single_key_shortcuts(qtbot, window):
     path = finished_recording(qtbot, window)
     window.open_recording(path)
-    window.seek(3)
+    window.model.seek(3)
     box = window.setup.seat_boxes["alice"]
     box.lineEdit().setFocus()
     box.lineEdit().clear()
     QTest.keyClicks(box.lineEdit(), "boltzmann:temperature=1.5,k")
     QTest.keyClick(box.lineEdit(), Qt.Key.Key_Return)
     assert box.currentText() == "boltzmann:temperature=1.5,k"
-    assert window.cursor == 3 and not window.playing and window.setup.takeover_step is None
+    assert window.model.cursor == 3 and not window.model.playing and window.setup.takeover_step is None
 
 
 def test_a_world_family_can_add_its_own_panels_to_the_minds_dock(qtbot, tmp_path, monkeypatch):
@@ -325,11 +325,11 @@ def test_a_world_family_can_add_its_own_panels_to_the_minds_dock(qtbot, tmp_path
     try:
         window.start_session(plan("two-rooms", ["planner", "planner"]))
         wait_finished(qtbot, window)
-        window.seek(7)
-        window.refresh_panels(force=True)
-        titles = [window.panel_tabs.tabText(i) for i in range(window.panel_tabs.count())]
+        window.model.seek(7)
+        window.panels.refresh(force=True)
+        titles = [window.panels.tabs.tabText(i) for i in range(window.panels.tabs.count())]
         assert "Counter" in titles
-        assert window.panel("Counter").text() == "step 7 of 25"
+        assert window.panels.panel("Counter").text() == "step 7 of 25"
     finally:
         window.shutdown()
 
@@ -337,21 +337,21 @@ def test_a_world_family_can_add_its_own_panels_to_the_minds_dock(qtbot, tmp_path
 def test_take_over_from_a_live_session_looking_back(qtbot, window):
     window.playback.set_speed(8)  # slow enough to look back before the episode ends
     window.start_session(plan("two-rooms", ["planner", "planner"]))
-    first = window.recording_path
-    qtbot.waitUntil(lambda: window.timeline.num_steps >= 6)
+    first = window.model.recording_path
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 6)
     QTest.keyClick(window.view, Qt.Key.Key_J)  # step back: the live session pauses
-    assert not window.playing and not window.follow
-    window.seek(3)
-    old = window.timeline
+    assert not window.model.playing and not window.model.follow
+    window.model.seek(3)
+    old = window.model.timeline
     QTest.keyClick(window.view, Qt.Key.Key_T)
     window.setup.set_seat("bob", "human")
     QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
-    new = window.timeline
+    new = window.model.timeline
     assert new is not old and isinstance(new, LiveTimeline)
     assert new.world.state_hash(new.state_at(3)) == old.world.state_hash(old.state_at(3))
     assert [e.joint_action for e in new.events if isinstance(e, StepEvent)][:3] == \
         [old.joint_action(k) for k in range(3)]  # the earlier steps stay in the log
-    qtbot.waitUntil(lambda: window.human_to_move() == "bob")
+    qtbot.waitUntil(lambda: window.model.human_to_move() == "bob")
     assert load_recording(first).footer["outcome"]["stopped"] is True  # the first session ended cleanly
 
 
@@ -363,34 +363,34 @@ def test_an_episode_of_task_rounds_plays_replays_and_takes_over_across_a_round(q
     window.setup.rounds.setValue(2)  # the session panel's Task rounds
     QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
     wait_finished(qtbot, window)
-    live = window.timeline
+    live = window.model.timeline
     assert live.rounds == 2 and live.num_steps == 50  # 25 steps a round for these planners
     title, lines = episode_summary(live)  # the end card speaks of the last round and lists the others
     assert title == "Round 2 of 2: solved in 25 ticks" and lines[0] == "round 1: solved in 25 ticks"
     assert live.state_at(25) == world.reset(0)  # round 2 starts from the scenario's layout
-    path = window.recording_path
+    path = window.model.recording_path
     window.setup.rounds.setValue(1)
     assert window.open_recording(path)
-    replay = window.timeline
+    replay = window.model.timeline
     assert isinstance(replay, ReplayTimeline) and replay.rounds == 2 and replay.num_steps == 50
     assert window.setup.rounds.value() == 2  # the panel shows the recording's rounds
     for k in (24, 25, 26, 49, 3):
-        window.seek(k)
+        window.model.seek(k)
         assert window.view.state == live.state_at(k)
-    window.seek(30)
+    window.model.seek(30)
     QTest.keyClick(window.view, Qt.Key.Key_T)  # take over in the second round
     assert window.setup.rounds.value() == 2 and not window.setup.rounds.isEnabled()  # kept from the recording
     QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
     wait_finished(qtbot, window)
-    again = window.timeline
+    again = window.model.timeline
     assert isinstance(again, LiveTimeline) and again.rounds == 2 and again.num_steps == 50
     assert again.state_at(30) == live.state_at(30) and again.state_at(50) == live.state_at(50)
-    header = load_recording(window.recording_path).header
+    header = load_recording(window.model.recording_path).header
     assert header["rounds"] == 2 and len(header["prefix"]) == 30
     # the event log marks the round's end
     assert any(line.strip() == "25  ↻ round 1 over: success; round 2 starts from the beginning"
-               for line in window.log_panel.lines())
+               for line in window.panels.log.lines())
     assert window.setup.rounds.isEnabled()  # the take-over is over: rounds can be chosen again
     window.play_again()  # the end card's Play again: from the start, with the same rounds
     wait_finished(qtbot, window)
-    assert window.timeline.rounds == 2 and window.timeline.num_steps == 50
+    assert window.model.timeline.rounds == 2 and window.model.timeline.num_steps == 50

@@ -43,15 +43,15 @@ def plan(scenario: str, seats: dict[str, str] | list[str], facilitator: str = "n
 
 
 def wait_finished(qtbot: Any, window: MainWindow, timeout: int = 30_000) -> None:
-    qtbot.waitUntil(lambda: window.timeline is not None and window.timeline.outcome is not None
-                    and (window.runner is None or not window.runner.alive), timeout=timeout)
+    qtbot.waitUntil(lambda: window.model.timeline is not None and window.model.timeline.outcome is not None
+                    and (window.model.runner is None or not window.model.runner.alive), timeout=timeout)
 
 
 def human_action(window: MainWindow, agent: str) -> str:
     """What a sensible person would do: follow an accepted suggestion, else go for their gem."""
-    world = window.timeline.world
-    state = window.timeline.state_at(window.cursor)
-    human = window.humans[agent]
+    world = window.model.timeline.world
+    state = window.model.timeline.state_at(window.model.cursor)
+    human = window.model.humans[agent]
     task = (task_from_feedback(world, human.following.payload) if human.following is not None
             else goal_task(world, agent))
     planner = planner_for(world)
@@ -70,8 +70,8 @@ def press_action(window: MainWindow, agent: str, action: str) -> None:
     elif action == "wait":
         QTest.keyClick(view, Qt.Key.Key_Space)
     else:
-        state = window.timeline.state_at(window.cursor)
-        legal = list(window.timeline.world.legal_actions(state, agent))
+        state = window.model.timeline.state_at(window.model.cursor)
+        legal = list(window.model.timeline.world.legal_actions(state, agent))
         QTest.keyClick(view, DIGITS[legal.index(action)])
 
 
@@ -80,10 +80,10 @@ def play_human_until(qtbot: Any, window: MainWindow, agent: str, done: Any, time
     end = time.monotonic() + timeout
     while not done():
         assert time.monotonic() < end, "the condition did not come true while playing"
-        if window.human_to_move() == agent and not window.toast.awaiting_decision:
-            before = window.timeline.num_steps
+        if window.model.human_to_move() == agent and not window.toast.awaiting_decision:
+            before = window.model.timeline.num_steps
             press_action(window, agent, human_action(window, agent))
-            qtbot.waitUntil(lambda: window.timeline.num_steps > before or done(), timeout=10_000)
+            qtbot.waitUntil(lambda: window.model.timeline.num_steps > before or done(), timeout=10_000)
         else:
             qtbot.wait(20)
 

@@ -44,41 +44,41 @@ def test_screenshot_from_the_x_server_shows_walls_and_agents(qtbot, window):
     wall = renderer.cell_rect(0, 0)
     assert close_to(at(wall.x + t * 0.3, wall.y + t * 0.25), sprites.WALL)
     for a in range(2):
-        x, y = renderer.agent_point(window.timeline.state_at(0), a)
+        x, y = renderer.agent_point(window.model.timeline.state_at(0), a)
         assert close_to(at(x + t * 0.5, y + t * 0.30), sprites.agent_color(a))
     shot.save(str(window.settings.recordings_dir.parent / "xvfb-window.png"))
 
 
 def test_human_key_presses_under_x(qtbot, window):
     window.start_session(plan("two-rooms", {"alice": "human", "bob": "planner"}))
-    qtbot.waitUntil(lambda: window.human_to_move() == "alice")
+    qtbot.waitUntil(lambda: window.model.human_to_move() == "alice")
     window.focus_view()
     qtbot.waitUntil(lambda: window.view.hasFocus())
     QTest.keyClick(window.view, Qt.Key.Key_Down)
-    qtbot.waitUntil(lambda: window.timeline.num_steps >= 2)
-    assert window.timeline.joint_action(0) == {"alice": "down"}
-    play_human_until(qtbot, window, "alice", lambda: window.timeline.outcome is not None)
-    assert window.timeline.outcome.outcome["success"] is True
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 2)
+    assert window.model.timeline.joint_action(0) == {"alice": "down"}
+    play_human_until(qtbot, window, "alice", lambda: window.model.timeline.outcome is not None)
+    assert window.model.timeline.outcome.outcome["success"] is True
 
 
 def test_record_reopen_seek_back_and_take_over_under_x(qtbot, window):
     window.start_session(plan("two-rooms", ["planner", "boltzmann"]))
     wait_finished(qtbot, window)
-    path = window.recording_path
+    path = window.model.recording_path
     assert load_recording(path).complete
     assert window.open_recording(path)
-    assert isinstance(window.timeline, ReplayTimeline)
-    window.seek_end()
-    end = window.cursor
+    assert isinstance(window.model.timeline, ReplayTimeline)
+    window.model.seek_end()
+    end = window.model.cursor
     QTest.keyClick(window.view, Qt.Key.Key_J)
     QTest.keyClick(window.view, Qt.Key.Key_J)
-    assert window.cursor == end - 2
-    window.seek(4)
+    assert window.model.cursor == end - 2
+    window.model.seek(4)
     QTest.keyClick(window.view, Qt.Key.Key_T)
     window.setup.set_seat("bob", "human")
     QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
-    assert isinstance(window.timeline, LiveTimeline) and window.timeline.num_steps >= 4
-    play_human_until(qtbot, window, "bob", lambda: window.timeline.num_steps >= 8)
+    assert isinstance(window.model.timeline, LiveTimeline) and window.model.timeline.num_steps >= 4
+    play_human_until(qtbot, window, "bob", lambda: window.model.timeline.num_steps >= 8)
 
 
 def test_receive_and_accept_feedback_under_x(qtbot, window):
@@ -91,4 +91,4 @@ def test_receive_and_accept_feedback_under_x(qtbot, window):
     fid = window.toast.feedback.feedback_id
     QTest.keyClick(window.view, Qt.Key.Key_Return)  # accept
     qtbot.waitUntil(lambda: any(isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid
-                                and e.status == "accepted" for e in window.timeline.events))
+                                and e.status == "accepted" for e in window.model.timeline.events))

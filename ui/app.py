@@ -78,7 +78,7 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
         world, scenario = load_scenario(name)
         seats = seat_specs(world.agents, list(agents) or [catalog.default_agent(world.family)])
         if facilitator is None:
-            facilitator = catalog.default_mechanism("facilitator", world.family)
+            facilitator = catalog.default_mechanism("facilitator", world.family, catalog.scenario_category(scenario))
         plan = SessionPlan(world=world, scenario=scenario, seats=seats,
                            mechanisms=tuple(s for s in (facilitator, *mechanisms) if s and s != catalog.NONE),
                            seed=seed)
@@ -147,7 +147,7 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
               file=sys.stderr)
         return 1
     app = application()
-    from ui.mainwindow import MainWindow
+    from ui.mainwindow import CLOSE_GRACE, MainWindow
 
     settings = AppSettings.at(settings_file) if settings_file else AppSettings()
     window = MainWindow(settings)
@@ -160,7 +160,7 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
         paused = True
     if speed is not None:
         window.playback.set_speed(speed)
-        window._on_speed(window.playback.current_speed, remember=False)
+        window.set_speed(window.playback.current_speed, remember=False)
     window.show()
     try:
         launch(window, targets=targets, agents=agents, facilitator=facilitator, mechanisms=mechanisms, seed=seed,
@@ -170,13 +170,20 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
         quitter.restore()
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if first_run and window.timeline is not None and paused:
-        window.show_hint(window.timeline.scenario)
+    if first_run and window.model.timeline is not None and paused:
+        window.show_hint(window.model.timeline.scenario)
         settings.set("welcomed", True)
     try:
         code = app.exec()
     finally:
-        window.shutdown()
+        window.shutdown(CLOSE_GRACE)
         stop_model_servers()
         quitter.restore()
-    return 0 if quitter.received is not None else code
+    code = 0 if quitter.received is not None else code
+    if window.sessions.abandoned:
+        # A decision is still running in a worker (a planner, a model call that waits for its
+        # answer): its recording is closed already; end now rather than wait for it at exit.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code

@@ -64,6 +64,11 @@ def category_title(family: str, category: str | None) -> str:
     return titles.get(category, category or "other")
 
 
+def scenario_category(name: str) -> str | None:
+    """The category of the shipped scenario called ``name`` (None: none, or not shipped)."""
+    return next((i.category for i in scenarios() if i.name == name), None)
+
+
 def default_scenario(infos: list[ScenarioInfo], preferred: str = "") -> ScenarioInfo | None:
     """The preferred one, else the first of a world's default category (the first world that
     has one), else the first."""
@@ -95,9 +100,14 @@ def mechanism_choices(role: str, family: str | None = None) -> list[tuple[str, s
     return [(k.name, k.summary) for k in mechanism_kinds(role).values() if k.plays(family)]
 
 
-def default_mechanism(role: str, family: str | None) -> str:
-    """The world's default mechanism of ``role`` when it is available, else none."""
+def default_mechanism(role: str, family: str | None, category: str | None = None) -> str:
+    """The world's default mechanism of ``role`` for a scenario of ``category`` when it is
+    available, else none. A world's default mechanisms are for the scenarios of its own
+    categories (the study they come from); a scenario outside them (a team task, task rounds, an
+    experiment's) starts with none, as ``python main.py run`` does."""
     plugin = plugins().get(family) if family else None
+    if plugin is not None and category not in dict(plugin.categories):
+        return NONE
     available = {k for k, _ in mechanism_choices(role, family)}
     for spec in (plugin.default_mechanisms if plugin else ()):
         if spec.split(":", 1)[0] in available:
@@ -139,7 +149,7 @@ class SessionPlan:
 
 
 __all__ = ["NONE", "ROLES", "SessionPlan", "agent_choices", "category_title", "default_agent",
-           "default_mechanism", "default_scenario", "has_view", "make_mechanism", "make_mechanisms",
+           "default_mechanism", "default_scenario", "scenario_category", "has_view", "make_mechanism", "make_mechanisms",
            "mechanism_choices", "mechanism_works", "scan_scenarios", "scenarios"]
 
 

@@ -182,7 +182,8 @@ class HelpDialog(QDialog):
         from ui import catalog
 
         renderer = getattr(self.window_, "renderer", None)
-        shown = self.window_.timeline.world.family if getattr(self.window_, "timeline", None) is not None else None
+        timeline = self.window_.model.timeline
+        shown = timeline.world.family if timeline is not None else None
         families = sorted({i.family for i in catalog.scenarios()}, key=lambda f: plugins()[f].title)
         for family in families:
             title = page_title(family)
@@ -209,6 +210,12 @@ class HelpDialog(QDialog):
         self.show()
         self.raise_()
         self.activateWindow()
+
+    def rules_page(self, family: str | None) -> str:
+        """The page of how to play ``family``'s world (the first page when it has none)."""
+        if family and plugins().get(family) is not None:
+            return page_title(family)
+        return self.index.item(0).text() if self.index.count() else ""
 
     def page_text(self) -> str:
         return self.text.toPlainText()

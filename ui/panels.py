@@ -18,6 +18,7 @@ from PyQt6.QtWidgets import (QAbstractItemView, QHeaderView, QListView, QSizePol
 
 from sim.events import (ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent, LLMCallEvent, MessageEvent,
                         OutcomeEvent, RoundEvent, StepEvent, TeamEvent)
+from sim.snapshots import FeedbackCandidates, GoalPosterior, read_snapshot
 from ui.timeline import Timeline
 
 FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 188), (41, 182, 246),
@@ -50,8 +51,6 @@ class GoalSeries:
 
     def until(self, tick: int, last: int | None = None) -> tuple[list[int], np.ndarray]:
         """Ticks and probabilities (rows x goals) reported at or before ``tick``."""
-        import bisect
-
         n = bisect.bisect_right(self.ticks, tick)
         start = 0 if last is None else max(0, n - last)
         return self.ticks[start:n], np.asarray(self.rows[start:n], dtype=float).reshape(-1, len(self.goals))
@@ -93,8 +92,9 @@ class GoalPosteriorPanel(QWidget):
         if seen_timeline is not timeline or read > len(snapshots):
             self.series, read = {}, 0
         for event in snapshots[read:]:
-            if isinstance(event.data.get("goals"), dict):
-                self.series.setdefault(str(event.data.get("agent")), GoalSeries()).add(event.tick, event.data["goals"])
+            posterior = read_snapshot(GoalPosterior, event.data)
+            if posterior is not None:
+                self.series.setdefault(posterior.agent, GoalSeries()).add(event.tick, posterior.goals)
         self._read = (timeline, len(snapshots))
         self.setMinimumHeight(max(120, len(self.series) * self.ROW_HEIGHT + 12))
         self.update()
@@ -341,22 +341,34 @@ class MessageLogPanel(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(self.COLUMNS), parent)
         read_only_table(self, self.COLUMNS, stretch=3)
-        self._shown: tuple = ()
+        self._shown: list[tuple] = []
+        self._timeline: Timeline | None = None
+        #: messages read by the last refresh (it reads only those it had not drawn)
+        self.visited = 0
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
-        events = [e for e in timeline.log[:timeline.log_count(tick)]
-                  if isinstance(e, MessageEvent)] if timeline is not None else []
-        rows = tuple((e.tick, e.sender, ", ".join(e.recipients), e.text, e.words, e.cost) for e in events)
-        if rows == self._shown:
+        count = timeline.count_of(MessageEvent, tick) if timeline is not None else 0
+        if timeline is not self._timeline:
+            self._timeline, self._shown = timeline, []
+            self.setRowCount(0)
+        self.visited = 0
+        if count == len(self._shown):
             return
-        self._shown = rows
-        self.setRowCount(len(rows))
-        for i, row in enumerate(rows):
+        if count < len(self._shown):  # looking back: drop the rows after the cursor
+            del self._shown[count:]
+            self.setRowCount(count)
+            return
+        new = timeline.of_type(MessageEvent)[len(self._shown):count] if timeline is not None else []
+        self.visited = len(new)
+        self.setRowCount(count)
+        for e in new:
+            row = (e.tick, e.sender, ", ".join(e.recipients), e.text, e.words, e.cost)
             for j, value in enumerate(row):
                 item = QTableWidgetItem(f"{value:g}" if isinstance(value, float) else str(value))
                 if j == 3:
                     item.setToolTip(str(value))
-                self.setItem(i, j, item)
+                self.setItem(len(self._shown), j, item)
+            self._shown.append(row)
         self.scrollToBottom()
 
     def texts(self) -> list[str]:
@@ -375,40 +387,77 @@ class FeedbackHistoryPanel(QTableWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(self.COLUMNS), parent)
         read_only_table(self, self.COLUMNS, stretch=3)
-        self._shown: tuple = ()
-        self.rows_shown: list[tuple] = []
         self.horizontalHeaderItem(4).setToolTip("sent: not answered yet; accepted: being carried out; Completed: "
                                                 "done; Ignored: declined; Not Executable: could no longer be done")
+        self._reset(None)
+
+    def _reset(self, timeline: Timeline | None) -> None:
+        self._timeline = timeline
+        #: one row per feedback given up to the cursor: (id, tick, to, text, status, explanation)
+        self._shown: list[tuple] = []
+        self._row_of: dict[int, int] = {}
+        self._statuses_read = 0
+        #: the rows as drawn: the same suggestion ignored again and again is one row with a count
+        self.rows_shown: list[tuple] = []
+        self._folded_from: list[int] = []  # the first of ``_shown``'s rows each drawn row folds
+        #: events and rows read by the last refresh (it reads only what it had not drawn)
+        self.visited = 0
+        self.setRowCount(0)
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
-        records = timeline.feedback_until(tick) if timeline is not None else []
-        rows = tuple((r.event.feedback_id, r.event.tick, r.event.target, r.event.text, r.status_at(tick),
-                      r.event.explanation) for r in records)
-        if rows == self._shown:
+        given = timeline.count_of(FeedbackEvent, tick) if timeline is not None else 0
+        answered = timeline.count_of(FeedbackStatusEvent, tick) if timeline is not None else 0
+        if timeline is not self._timeline or given < len(self._shown) or answered < self._statuses_read:
+            self._reset(timeline)  # another episode, or looking back: read again from the start
+        self.visited = 0
+        if timeline is None or (given == len(self._shown) and answered == self._statuses_read):
             return
-        self._shown = rows
-        # The same suggestion ignored again and again (a facilitator repeating itself while the
-        # person's seat declines the repeats) is one row with a count, not a screenful.
+        changed = len(self._shown)
+        for event in timeline.of_type(FeedbackEvent)[len(self._shown):given]:
+            self._row_of[event.feedback_id] = len(self._shown)
+            self._shown.append((event.feedback_id, event.tick, event.target, event.text, "sent", event.explanation))
+        for event in timeline.of_type(FeedbackStatusEvent)[self._statuses_read:answered]:
+            row = self._row_of.get(event.feedback_id)
+            if row is not None:
+                self._shown[row] = self._shown[row][:4] + (event.status,) + self._shown[row][5:]
+                changed = min(changed, row)
+        self.visited = (given - changed) + (answered - self._statuses_read)
+        self._statuses_read = answered
+        self._fold_from(changed)
+        self.scrollToBottom()
+
+    def _fold_from(self, changed: int) -> None:
+        """Fold and draw the rows again from the drawn row before the one holding row ``changed``
+        (a row newly ignored may fold into the one before it); the rows above stay as drawn."""
+        drawn = max(0, bisect.bisect_right(self._folded_from, changed) - 2)
+        start = self._folded_from[drawn] if self._folded_from else 0
+        del self.rows_shown[drawn:], self._folded_from[drawn:]
         folded: list[list[Any]] = []
-        for fid, t, target, text, status, explanation in rows:
+        for i in range(start, len(self._shown)):
+            fid, t, target, text, status, explanation = self._shown[i]
             last = folded[-1] if folded else None
+            self.visited += 1
             if last is not None and status == "ignored" and last[4] == "ignored" and (last[2], last[3]) == (target, text):
                 last[6] += 1
                 continue
             folded.append([fid, t, target, text, status, explanation, 1])
-        self.rows_shown = [tuple(r) for r in folded]
-        self.setRowCount(len(folded))
-        for i, (fid, t, target, text, status, explanation, repeats) in enumerate(folded):
-            shown_status = STATUS_LABELS.get(status, status) + (f" ×{repeats}" if repeats > 1 else "")
-            for j, value in enumerate((fid, t, target, text, shown_status)):
-                item = QTableWidgetItem(str(value))
-                item.setToolTip(explanation + (f"\n(suggested {repeats} times, ignored each time)" if repeats > 1 else ""))
-                if j == 4:
-                    rgb = {"completed": (20, 130, 60), "ignored": (150, 90, 20),
-                           "not_executable": (190, 40, 40)}.get(status, (30, 90, 180))
-                    item.setForeground(QBrush(QColor(*rgb)))
-                self.setItem(i, j, item)
-        self.scrollToBottom()
+            self._folded_from.append(i)
+        self.rows_shown += [tuple(r) for r in folded]
+        self.setRowCount(len(self.rows_shown))
+        for i in range(drawn, len(self.rows_shown)):
+            self._draw_row(i, *self.rows_shown[i])
+
+    def _draw_row(self, i: int, fid: int, t: int, target: str, text: str, status: str, explanation: str,
+                  repeats: int) -> None:
+        shown_status = STATUS_LABELS.get(status, status) + (f" ×{repeats}" if repeats > 1 else "")
+        for j, value in enumerate((fid, t, target, text, shown_status)):
+            item = QTableWidgetItem(str(value))
+            item.setToolTip(explanation + (f"\n(suggested {repeats} times, ignored each time)" if repeats > 1 else ""))
+            if j == 4:
+                rgb = {"completed": (20, 130, 60), "ignored": (150, 90, 20),
+                       "not_executable": (190, 40, 40)}.get(status, (30, 90, 180))
+                item.setForeground(QBrush(QColor(*rgb)))
+            self.setItem(i, j, item)
 
     def statuses(self) -> dict[int, str]:
         """Feedback id -> status as shown (for tests and exports)."""
@@ -452,13 +501,15 @@ class FeedbackCandidatesPanel(QWidget):
             self.caption.setText("No feedback has been weighed yet.")
             self.table.setRowCount(0)
             return
-        data = belief.data
-        rows = list(data.get("candidates") or [])
-        chosen = data.get("chosen")
-        self.caption.setText(f"Suggestions {belief.owner} weighed after step {belief.tick}"
-                             + (f": it sends one that saves more than {data['phi']} ticks and changes more than "
-                                f"{data['eps']} of what the agent would do (φ, ε)" if "phi" in data and "eps" in data
-                                else ""))
+        weighed = read_snapshot(FeedbackCandidates, belief.data)
+        if weighed is None:
+            self.caption.setText(f"The suggestions {belief.owner} weighed after step {belief.tick} cannot be read.")
+            self.table.setRowCount(0)
+            return
+        rows, chosen = list(weighed.candidates), weighed.chosen
+        self.caption.setText(f"Suggestions {belief.owner} weighed after step {belief.tick}: it sends one that saves "
+                             f"more than {weighed.phi} ticks and changes more than {weighed.eps} of what the agent "
+                             f"would do (φ, ε)")
         self.table.setRowCount(len(rows))
         order = sorted(range(len(rows)), key=lambda k: -(rows[k].get("utility") or 0.0))
         for i, k in enumerate(order):
@@ -533,20 +584,6 @@ def load_plugin_panels() -> list[str]:
                                 f"{type(exc).__name__}: {exc}")
                 logging.getLogger(__name__).warning(problems[-1])
     return problems
-
-
-def latest_beliefs(timeline: Timeline | None, kind: str, tick: int) -> tuple[dict[str, Any], ...]:
-    """Each agent's latest ``kind`` snapshot at or before ``tick`` (the data's ``agent``, else the
-    owner), whoever reported it. Several agents' snapshots may share one owner and tick (ProToM
-    reports one per agent), so they are read from the belief log, not the per-owner index."""
-    if timeline is None:
-        return ()
-    log = timeline.belief_log.get(kind, [])
-    end = bisect.bisect_right([e.tick for e in log], tick)
-    latest: dict[str, dict[str, Any]] = {}
-    for event in log[:end]:
-        latest[str(event.data.get("agent", event.owner))] = dict(event.data)
-    return tuple(latest.values())
 
 
 def family_panels(family: str) -> list[PanelKind]:

@@ -20,7 +20,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtGui import QAction, QBrush, QColor
 from PyQt6.QtWidgets import QLabel, QMenu, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from ui.panels import latest_beliefs, read_only_table, register_panel
+from ui.panels import read_only_table, register_panel
 from ui.timeline import Timeline
 
 PARTICLES = "particles"
@@ -28,7 +28,7 @@ PARTICLES = "particles"
 
 def particles_at(timeline: Timeline | None, tick: int) -> list[dict[str, Any]]:
     """Each agent's latest ``particles`` snapshot at or before ``tick``, whoever reported them."""
-    return list(latest_beliefs(timeline, PARTICLES, tick))
+    return list(timeline.latest_by_subject(PARTICLES, tick) if timeline is not None else ())
 
 
 class ParticlesPanel(QWidget):
@@ -62,7 +62,7 @@ class ParticlesPanel(QWidget):
         """Add the View menu action (the window's View menu; a menu of its own if there is none),
         checked as the window draws particles now (the choice outlives the episode)."""
         self.window_ = window
-        hidden = getattr(window, "hidden_beliefs", set())
+        hidden = window.model.hidden_beliefs
         self.action.blockSignals(True)
         self.action.setChecked(PARTICLES not in hidden)
         self.action.blockSignals(False)
@@ -76,8 +76,8 @@ class ParticlesPanel(QWidget):
 
     def set_on_map(self, on: bool) -> None:
         """Draw the particles on the map, or not (the window keeps the choice)."""
-        if self.window_ is not None and hasattr(self.window_, "show_beliefs_on_map"):
-            self.window_.show_beliefs_on_map(PARTICLES, bool(on))
+        if self.window_ is not None:
+            self.window_.model.show_beliefs(PARTICLES, bool(on))
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
         snapshots = particles_at(timeline, tick)

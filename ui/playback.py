@@ -45,7 +45,7 @@ class PlaybackBar(QWidget):
         self.speed = QComboBox()
         self.speed.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         for s in SPEEDS:
-            self.speed.addItem(f"{s:g} steps/s", s)
+            self.speed.addItem(f"{s:g} step/s" if s == 1 else f"{s:g} steps/s", s)
         self.speed.setToolTip("playback speed ([ slower, ] faster)")
         self.speed.currentIndexChanged.connect(lambda i: self.speed_changed.emit(float(self.speed.itemData(i))))
         layout.addWidget(self.speed)
@@ -67,8 +67,12 @@ class PlaybackBar(QWidget):
         self.label.setText(f"{cursor} / {total}" + (" live" if live and cursor == total else ""))
 
     def set_speed(self, speed: float) -> None:
+        """Show ``speed`` (the nearest offered); no ``speed_changed``: the caller applies it (a
+        ``--speed`` or the settings' speed is not a person's new choice to remember)."""
         best = min(range(len(SPEEDS)), key=lambda i: abs(SPEEDS[i] - speed))
+        self.speed.blockSignals(True)
         self.speed.setCurrentIndex(best)
+        self.speed.blockSignals(False)
 
     def change_speed(self, direction: int) -> float:
         i = max(0, min(len(SPEEDS) - 1, self.speed.currentIndex() + direction))

@@ -24,7 +24,7 @@ from typing import Any
 from PyQt6.QtCore import QObject, pyqtSignal
 
 from agents.human import HumanAgent
-from sim.events import ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent, StepEvent
+from sim.events import ErrorEvent, Event, FeedbackEvent, FeedbackStatusEvent, OutcomeEvent, StepEvent
 from sim.recording import RecordingWriter
 from sim.session import Session, TickStatus
 
@@ -110,6 +110,8 @@ class SessionRunner(QObject):
         for agent, human in self.humans.items():  # a refused action: that person moves again
             human.on_refused = lambda _action, _reason, a=agent: self._refused(a)
             human.on_feedback = lambda feedback, a=agent: self._offered(a, feedback)
+        #: True once ``stop`` gave up waiting for a decision (the worker ends when it returns)
+        self.abandoned = False
         self._thread = threading.Thread(target=self._run, name="tom-arena-session", daemon=True)
 
     # ------------------------------------------------------------ GUI thread
@@ -183,14 +185,26 @@ class SessionRunner(QObject):
             self._cond.notify_all()
 
     def stop(self, timeout: float = 10.0) -> None:
-        """End the episode (the recording gets its footer) and wait for the worker."""
+        """End the episode (the recording gets its footer) and wait up to ``timeout`` s for the
+        worker. A worker still deciding then (a planner or a model call that takes long) is
+        abandoned: the recording ends here as stopped, and whatever the decision brings later is
+        dropped (``abandoned``)."""
         with self._cond:
             self._stop = True
             self._cond.notify_all()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout)
+            if self._thread.is_alive():
+                self._abandon()
         if not self._thread.is_alive() and not self._thread.ident:
             self._finish_unstarted()
+
+    def _abandon(self) -> None:
+        self.abandoned = True
+        session, writer = self.session, self.writer
+        if writer is not None and not writer.closed:
+            writer.on_event(OutcomeEvent(tick=session.tick, outcome=session.outcome(stopped=True),
+                                         metrics=session.metrics()))
 
     def _finish_unstarted(self) -> None:
         if not self.session.finished:
@@ -285,6 +299,8 @@ class SessionRunner(QObject):
                                     message=message + "\n" + traceback.format_exc(limit=6)))
             self.failed.emit(message)
         finally:
+            if self.abandoned:  # the window has moved on (it may be gone): nothing to tell it
+                return
             if not session.finished:
                 session.stop()
             if self.writer is not None and not self.writer.closed:

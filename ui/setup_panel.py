@@ -77,6 +77,8 @@ class SetupPanel(QWidget):
         options = QFormLayout()
         #: one editable choice per mechanism role ("facilitator", "team")
         self.mechanism_boxes: dict[str, QComboBox] = {}
+        #: the default each role's box was last given (a choice equal to it is not the person's)
+        self._defaults: dict[str, str] = {}
         tips = {"facilitator": "who watches, infers goals and sends feedback (KIND or KIND:param=value,...)",
                 "team": "who forms teams from how well agents predict each other (KIND or KIND:param=value,...)"}
         for role, label in catalog.ROLES:
@@ -173,13 +175,13 @@ class SetupPanel(QWidget):
             self.error.setText(str(exc))
             return
         self.error.clear()
-        self.set_world(world, name, title=info.title, description=_description(info))
+        self.set_world(world, name, title=info.title, description=_description(info), category=info.category)
 
     def set_world(self, world: World, scenario: str, *, title: str = "", description: str = "",
-                  seats: Mapping[str, str] | None = None) -> None:
+                  seats: Mapping[str, str] | None = None, category: str | None = None) -> None:
         self.world, self.scenario = world, scenario
         self.preview.setPixmap(preview_pixmap(world))
-        self._fill_mechanisms(world.family)
+        self._fill_mechanisms(world.family, category)
         self.description.setText(f"<b>{title or scenario}</b><br>{catalog.plain_description(description)}")
         while self.seats_form.rowCount():
             self.seats_form.removeRow(0)
@@ -201,8 +203,9 @@ class SetupPanel(QWidget):
             label.setToolTip(f"who plays {agent}: a computer player, a language model, or you (human)")
             self.seats_form.addRow(label, box)
 
-    def _fill_mechanisms(self, family: str | None) -> None:
-        """Offer the mechanisms that work in ``family``; keep a choice that still works."""
+    def _fill_mechanisms(self, family: str | None, category: str | None = None) -> None:
+        """Offer the mechanisms that work in ``family``; keep a choice the person made that still
+        works, else the scenario's default (``catalog.default_mechanism``)."""
         for role, box in self.mechanism_boxes.items():
             current = box.currentText().strip()
             box.blockSignals(True)
@@ -214,8 +217,13 @@ class SetupPanel(QWidget):
             for kind, summary in choices:
                 box.addItem(kind)
                 _describe_item(box, kind, summary, "mechanism", llm_problem)
-            keep = current and current != catalog.NONE and (family is None or catalog.mechanism_works(current, family))
-            box.setCurrentText(current if keep else catalog.default_mechanism(role, family))
+            chosen = current != self._defaults.get(role)  # not the previous scenario's default
+            keep = (chosen and current and current != catalog.NONE
+                    and (family is None or catalog.mechanism_works(current, family)))
+            default = catalog.default_mechanism(role, family, category)
+            box.setCurrentText(current if keep else default)
+            if not keep:
+                self._defaults[role] = box.currentText().strip()
             box.blockSignals(False)
 
     def set_mechanisms(self, specs: Sequence[str]) -> None:

@@ -96,20 +96,20 @@ def take(out: Path) -> list[Path]:
     infos = list_scenarios()
     necessary = next((i for i in infos if i.category == "necessary" and i.family == "dkg"), None)
     info = necessary or catalog.default_scenario(infos)
-    facilitator = catalog.default_mechanism("facilitator", info.family)
+    facilitator = catalog.default_mechanism("facilitator", info.family, info.category)
     world, name = load_scenario(str(info.path))
     window.setup.select_scenario(name)
 
     # 1. agents playing with the facilitator watching
     window.start_session(SessionPlan(world=world, scenario=name, seats={a: "boltzmann" for a in world.agents},
                                      mechanisms=(facilitator,), seed=3))
-    _wait(app, lambda: window.timeline.num_steps >= 9, 30)
+    _wait(app, lambda: window.model.timeline.num_steps >= 9, 30)
     window.set_playing(False)
     grab("live.png")
     window.playback.set_speed(64)
     window.set_playing(True)
-    _wait(app, lambda: window.timeline.outcome is not None, 60)
-    played = window.recording_path
+    _wait(app, lambda: window.model.timeline.outcome is not None, 60)
+    played = window.model.recording_path
 
     # 2. and 3. a human seat: highlighted moves, then the feedback pop-up
     target = first_feedback_target(str(info.path), facilitator) or world.agents[0]
@@ -118,36 +118,36 @@ def take(out: Path) -> list[Path]:
     seats = {a: "planner" for a in world.agents}
     seats[target] = "human"
     window.start_session(SessionPlan(world=world, scenario=name, seats=seats, mechanisms=(facilitator,), seed=0))
-    _wait(app, lambda: window.human_to_move() == target, 30)
+    _wait(app, lambda: window.model.human_to_move() == target, 30)
     planner = planner_for(world)
     end = time.monotonic() + 60
-    while time.monotonic() < end and not window.toast.awaiting_decision and window.timeline.outcome is None:
-        if window.human_to_move() == target:
-            state = window.timeline.state_at(window.cursor)
+    while time.monotonic() < end and not window.toast.awaiting_decision and window.model.timeline.outcome is None:
+        if window.model.human_to_move() == target:
+            state = window.model.timeline.state_at(window.model.cursor)
             a = world.agent_index[target]
             plan = planner.plan(state, a, goal_task(world, target))
             action = planner.first_action(state, a, plan) or "wait"
             legal = world.legal_actions(state, target)
-            before = window.timeline.num_steps
-            window.runner.submit_human(target, action if action in legal else "wait")
-            _wait(app, lambda: window.timeline.num_steps > before or window.toast.awaiting_decision, 10)
+            before = window.model.timeline.num_steps
+            window.model.runner.submit_human(target, action if action in legal else "wait")
+            _wait(app, lambda: window.model.timeline.num_steps > before or window.toast.awaiting_decision, 10)
         else:
             _settle(app, 0.05)
     if window.toast.awaiting_decision:
         grab("feedback.png")
         window.toast.accept_feedback()
     # the human's next turn: legal moves highlighted, the accepted suggestion as an arrow
-    before = window.timeline.num_steps
-    if window.human_to_move() == target:
-        window.runner.submit_human(target, "left" if "left" in world.legal_actions(
-            window.timeline.state_at(window.cursor), target) else "wait")
-    _wait(app, lambda: window.timeline.num_steps > before and window.human_to_move() == target, 30)
+    before = window.model.timeline.num_steps
+    if window.model.human_to_move() == target:
+        window.model.runner.submit_human(target, "left" if "left" in world.legal_actions(
+            window.model.timeline.state_at(window.model.cursor), target) else "wait")
+    _wait(app, lambda: window.model.timeline.num_steps > before and window.model.human_to_move() == target, 30)
     grab("human.png")
     window.stop_session()
 
     # 4. the first episode replayed at its first feedback, with the take-over panel open
     if played is not None and window.open_recording(played):
-        window.seek(window.timeline.next_feedback_tick(0) or window.timeline.num_steps // 2)
+        window.model.seek(window.model.timeline.next_feedback_tick(0) or window.model.timeline.num_steps // 2)
         window.take_over()
         window.setup.set_seat(target, "human")
         grab("replay.png")
@@ -175,11 +175,11 @@ def take_newcomer(out: Path) -> list[Path]:
         shots.append(path)
 
     launch(window, paused=True)
-    window.show_hint(window.timeline.scenario)
+    window.show_hint(window.model.timeline.scenario)
     grab("first-screen.png")
     window.card.hide()
     window.set_playing(True)
-    _wait(app, lambda: window.timeline.outcome is not None and window.card.isVisible(), 120)
+    _wait(app, lambda: window.model.timeline.outcome is not None and window.card.isVisible(), 120)
     grab("summary.png")
     window.show_rules()
     dialog = window.help_dialog

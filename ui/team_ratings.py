@@ -164,7 +164,7 @@ class RatingStrip(QFrame):
         return self.seat_box.currentText() or None
 
     def _agent(self) -> Any:
-        humans = getattr(self.window_, "humans", {}) or {}
+        humans = self.window_.model.humans if self.window_ is not None else {}
         return humans.get(self.seat) if self.seat else None
 
     def ratings(self) -> dict[str, int]:
@@ -210,10 +210,10 @@ class RatingStrip(QFrame):
                     colors: Mapping[str, tuple[int, int, int]]) -> None:
         """Follow the live episode: who is rated (teammates first), the round length, the rounds."""
         window = self.window_
-        seats = (getattr(window, "humans", None) or {}) if window is not None else {}
+        seats = window.model.humans if window is not None else {}
         humans = [a for a in timeline.world.agents if a in seats] if timeline is not None else []
-        live = (timeline is not None and getattr(timeline, "live", False) and getattr(window, "runner", None)
-                is not None and timeline.outcome is None)
+        live = (timeline is not None and getattr(timeline, "live", False) and window is not None
+                and window.model.runner is not None and timeline.outcome is None)
         if not live or not humans or owner is None:
             self.hide()
             return
@@ -227,7 +227,7 @@ class RatingStrip(QFrame):
         self.seat_box.setVisible(len(humans) > 1)
         self.round_steps = round_steps_of(timeline.header, owner)
         for agent in humans:
-            seat = window.humans[agent]
+            seat = window.model.humans[agent]
             if seat.rating_round != self.round_steps:
                 seat.set_rating_round(self.round_steps)
         latest = timeline.belief_at(owner, TEAM_STATE, timeline.num_steps)

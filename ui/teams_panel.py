@@ -24,7 +24,6 @@ so the panels follow every step of a live episode.
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -94,25 +93,10 @@ def monitor_value(value: float | None, theta: float | None, counter: str | None)
 
 # ---------------------------------------------------------------------- shared readings of a timeline
 
-_TEAM_LOGS: "weakref.WeakKeyDictionary[Timeline, tuple[int, list[tuple[int, TeamEvent]]]]" = \
-    weakref.WeakKeyDictionary()
-
-
 def team_events(timeline: Timeline, tick: int | None = None) -> list[TeamEvent]:
-    """The timeline's team events in order (those visible at ``tick`` when given); read once,
-    then only what was added since."""
-    read, found = _TEAM_LOGS.get(timeline, (0, []))
-    log = timeline.log
-    if read > len(log):
-        read, found = 0, []
-    for i in range(read, len(log)):
-        if isinstance(log[i], TeamEvent):
-            found.append((i, log[i]))
-    _TEAM_LOGS[timeline] = (len(log), found)
-    if tick is None:
-        return [e for _, e in found]
-    visible = timeline.log_count(tick)
-    return [e for i, e in found if i < visible]
+    """The timeline's team events in order (those visible at ``tick`` when given), from its index."""
+    events = timeline.of_type(TeamEvent)
+    return list(events) if tick is None else events[:timeline.count_of(TeamEvent, tick)]
 
 
 def team_colors(events: Sequence[TeamEvent]) -> dict[str, tuple[int, int, int]]:

@@ -50,23 +50,23 @@ def take(out: Path) -> list[Path]:
     index = world.agent_index[PERSON]
 
     def play_to(steps: int) -> None:
-        while window.timeline.num_steps < steps and window.timeline.outcome is None:
-            if window.human_to_move() != PERSON:
+        while window.model.timeline.num_steps < steps and window.model.timeline.outcome is None:
+            if window.model.human_to_move() != PERSON:
                 _settle(app, 0.02)
                 continue
-            state = window.timeline.state_at(window.cursor)
+            state = window.model.timeline.state_at(window.model.cursor)
             plan = planner.plan(state, index, goal_task(world, PERSON))
             action = planner.first_action(state, index, plan) or "wait"
             legal = world.legal_actions(state, PERSON)
-            before = window.timeline.num_steps
-            window.runner.submit_human(PERSON, action if action in legal else "wait")
-            if not _wait(app, lambda: window.timeline.num_steps > before, 20):
+            before = window.model.timeline.num_steps
+            window.model.runner.submit_human(PERSON, action if action in legal else "wait")
+            if not _wait(app, lambda: window.model.timeline.num_steps > before, 20):
                 raise RuntimeError(f"the episode did not advance after step {before}")
 
     play_to(STEPS)
     window.set_playing(False)
-    _wait(app, lambda: window.cursor == window.timeline.num_steps, 10)
-    window.refresh_panels(force=True)
+    _wait(app, lambda: window.model.cursor == window.model.timeline.num_steps, 10)
+    window.panels.refresh(force=True)
     window.setup_dock.hide()
     window.feedback_dock.hide()  # no facilitator here: room for the team panels
     window.resizeDocks([window.minds_dock], [520], Qt.Orientation.Horizontal)
@@ -75,8 +75,8 @@ def take(out: Path) -> list[Path]:
     shots = []
 
     def grab(file: str, tab: str) -> None:
-        window.panel_tabs.setCurrentWidget(window.panel_widgets[tab])
-        window.refresh_panels(force=True)
+        window.panels.tabs.setCurrentWidget(window.panels.widgets[tab])
+        window.panels.refresh(force=True)
         _settle(app, 0.6)
         path = out / file
         window.screen().grabWindow(0, 0, 0, window.frameGeometry().width(),
@@ -88,13 +88,13 @@ def take(out: Path) -> list[Path]:
     grab("teams-stability.png", "Team stability")
     # the person's own alignment scores: ben rates the others in the rating strip, the episode
     # goes on past the end of the next round (when the seat reports them), the strip unfolded
-    strip = window.panel("Alignment").ratings
+    strip = window.panels.panel("Alignment").ratings
     for other, rating in RATINGS.items():
         strip.rate(other, rating, advance=True)
     window.set_playing(True)
     play_to(STEPS + 6)
     window.set_playing(False)
-    _wait(app, lambda: window.cursor == window.timeline.num_steps, 10)
+    _wait(app, lambda: window.model.cursor == window.model.timeline.num_steps, 10)
     window.focus_ratings()
     grab("teams-rating.png", "Alignment")
     window.shutdown()

@@ -66,6 +66,15 @@ class Timeline:
         self._beliefs: dict[tuple[str, str], tuple[list[int], list[BeliefEvent]]] = {}
         #: every belief snapshot of a kind, in the order they were emitted
         self.belief_log: dict[str, list[BeliefEvent]] = {}
+        #: the log by event class: class -> (display ticks, events), so a view finds what is
+        #: visible at a step by bisection and reads only what it has not read yet
+        self._by_type: dict[type, tuple[list[int], list[Event]]] = {}
+        #: kind -> subject -> (ticks, snapshots): each agent's snapshots of a kind (the data's
+        #: ``agent``, else the owner), subjects in the order they first reported
+        self._by_subject: dict[str, dict[str, tuple[list[int], list[BeliefEvent]]]] = {}
+        #: the feedback records in the order given, and the step each was given at
+        self._feedback_records: list[FeedbackRecord] = []
+        self._record_ticks: list[int] = []
         self.type_counts: Counter[str] = Counter()
         self.outcome: OutcomeEvent | None = None
         self.version = 0  # bumped on every change, so views redraw only when needed
@@ -98,6 +107,10 @@ class Timeline:
             self.events.append(event)
         if isinstance(event, BeliefEvent):
             self.belief_log.setdefault(event.kind, []).append(event)
+            subject = str(event.data.get("agent", event.owner))
+            sticks, sevs = self._by_subject.setdefault(event.kind, {}).setdefault(subject, ([], []))
+            sticks.append(event.tick)
+            sevs.append(event)
             ticks, evs = self._beliefs.setdefault((event.owner, event.kind), ([], []))
             if ticks and ticks[-1] == event.tick:
                 evs[-1] = event
@@ -108,7 +121,14 @@ class Timeline:
         if isinstance(event, ObservationEvent):
             return
         if isinstance(event, FeedbackEvent):
-            self.feedback[event.feedback_id] = FeedbackRecord(event)
+            record = FeedbackRecord(event)
+            old = self.feedback.get(event.feedback_id)
+            if old is not None:  # a repeated id replaces its record where it stood
+                self._feedback_records[self._feedback_records.index(old)] = record
+            else:
+                self._feedback_records.append(record)
+                self._record_ticks.append(event.tick)
+            self.feedback[event.feedback_id] = record
             self.feedback_ticks.append(event.tick)
         elif isinstance(event, FeedbackStatusEvent) and event.feedback_id in self.feedback:
             self.feedback[event.feedback_id].statuses.append((event.tick, event.status))
@@ -119,10 +139,21 @@ class Timeline:
             t = self.log_ticks[-1]  # keep the index sorted even for out-of-order stamps
         self.log.append(event)
         self.log_ticks.append(t)
+        ticks, events = self._by_type.setdefault(type(event), ([], []))
+        ticks.append(t)
+        events.append(event)
 
     def log_count(self, tick: int) -> int:
         """How many log entries are visible at step ``tick``."""
         return bisect.bisect_right(self.log_ticks, tick)
+
+    def of_type(self, cls: type) -> list[Event]:
+        """Every log event of class ``cls``, in order (read with ``count_of`` for a step)."""
+        return self._by_type.get(cls, ([], []))[1]
+
+    def count_of(self, cls: type, tick: int) -> int:
+        """How many log events of class ``cls`` are visible at step ``tick`` (a bisection)."""
+        return bisect.bisect_right(self._by_type.get(cls, ([], []))[0], tick)
 
     def belief_at(self, owner: str, kind: str, tick: int) -> BeliefEvent | None:
         entry = self._beliefs.get((owner, kind))
@@ -142,6 +173,18 @@ class Timeline:
         found = [b for b in (self.belief_at(o, kind, tick) for o in self.belief_owners(kind)) if b is not None]
         return max(found, key=lambda b: b.tick) if found else None
 
+    def latest_by_subject(self, kind: str, tick: int) -> tuple[dict[str, Any], ...]:
+        """Each agent's latest ``kind`` snapshot data at or before ``tick`` (the data's ``agent``,
+        else the owner), whoever reported it, in the order the agents first reported. Several
+        agents' snapshots may share one owner and tick (ProToM reports one per agent). A
+        bisection per agent: the cost does not grow with the log."""
+        found = []
+        for ticks, events in self._by_subject.get(kind, {}).values():
+            i = bisect.bisect_right(ticks, tick) - 1
+            if i >= 0:
+                found.append((ticks[0], dict(events[i].data)))
+        return tuple(data for _, data in found)
+
     def event_count(self, event_type: str) -> int:
         return self.type_counts[event_type]
 
@@ -149,7 +192,7 @@ class Timeline:
         return [e for e in self.events if display_tick(e) <= tick and not isinstance(e, OutcomeEvent)]
 
     def feedback_until(self, tick: int) -> list[FeedbackRecord]:
-        return [r for r in self.feedback.values() if r.event.tick <= tick]
+        return self._feedback_records[:bisect.bisect_right(self._record_ticks, tick)]
 
     def next_feedback_tick(self, after: int) -> int | None:
         i = bisect.bisect_right(self.feedback_ticks, after)
@@ -160,7 +203,8 @@ class Timeline:
         return self.feedback_ticks[i] if i >= 0 else None
 
     def feedback_at(self, tick: int) -> list[FeedbackEvent]:
-        return [r.event for r in self.feedback.values() if r.event.tick == tick]
+        lo, hi = bisect.bisect_left(self._record_ticks, tick), bisect.bisect_right(self._record_ticks, tick)
+        return [r.event for r in self._feedback_records[lo:hi]]
 
 
 class LiveTimeline(Timeline):

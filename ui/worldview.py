@@ -222,6 +222,9 @@ class WorldView(QWidget):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         name = key_name(event)
+        if event.isAutoRepeat() and name is not None:  # a held key is one press, not a queue of moves
+            event.accept()
+            return
         if name is None or event.modifiers() & (Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
             super().keyPressEvent(event)
             return

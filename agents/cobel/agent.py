@@ -48,6 +48,7 @@ from agents.household.coordination import CoordinatingAgent
 from agents.household.planner import Intent
 from sim.household.world import HouseholdObservation, HouseholdWorld
 from sim.seats import SeatContext
+from sim.snapshots import Plan
 
 INTENTS_KIND = "intents"
 
@@ -543,4 +544,4 @@ class CoBelAgent(CoordinatingAgent):
         else:  # nothing new since the last step: the same beliefs, no changes to highlight
             self._snapshot = {**self._snapshot, "changed": [], "removed": []}
         return ((SNAPSHOT_KIND, self._snapshot), (INTENTS_KIND, self.intents_snapshot()),
-                ("plan", {"rule": self.rule, "subgoal": self.subgoal}))
+                ("plan", Plan(rule=self.rule, subgoal=self.subgoal)))

@@ -22,6 +22,7 @@ from agents.params import Positive, Probability
 from sim.dkg.world import DKGObservation, DKGState, DKGWorld
 from sim.events import FeedbackStatusEvent
 from sim.seats import Agent, Feedback, SeatContext
+from sim.snapshots import Plan
 
 _PLANNERS: "weakref.WeakKeyDictionary[DKGWorld, DKGPlanner]" = weakref.WeakKeyDictionary()
 
@@ -166,10 +167,10 @@ class DKGPlanningAgent(Agent):
             return ()
         task, plan, state = self._last_plan
         self._last_plan = None
-        return (("plan", {"task": task.describe(self.world),
-                          "cost": None if plan.cost == INF else plan.cost,
-                          "path": [list(self.world.rc(c)) for c in self.planner.path(state, self.index, plan)],
-                          "following_feedback": self.feedback.feedback_id if self.feedback else None}),)
+        return (("plan", Plan(task=task.describe(self.world),
+                              cost=None if plan.cost == INF else plan.cost,
+                              path=[list(self.world.rc(c)) for c in self.planner.path(state, self.index, plan)],
+                              following_feedback=self.feedback.feedback_id if self.feedback else None)),)
 
 
 class PlannerAgent(DKGPlanningAgent):

@@ -34,6 +34,7 @@ from pydantic import Field
 from agents.household.coela import CoELAAgent
 from sim.household.world import HouseholdObservation
 from sim.seats import SeatContext
+from sim.snapshots import Plan
 
 _VERSION = re.compile(r"Meta-plan (\d+)\.")
 _EXPLORES = re.compile(r"(\w+) explores ([\w, ]+)")
@@ -69,8 +70,8 @@ class CaPoAgent(CoELAAgent):
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         plan = {a: {"explore": sorted(r), "fetch": sorted(o)} for a, (r, o) in self.assigned.items()}
-        return (("plan", {"rule": self.rule, "subgoal": self.subgoal, "meta_plan": self.version,
-                          "assigned": plan, "agreed": sorted(self.agreed)}),)
+        return (("plan", Plan(rule=self.rule, subgoal=self.subgoal,
+                              extra={"meta_plan": self.version, "assigned": plan, "agreed": sorted(self.agreed)})),)
 
     # ------------------------------------------------------------------ hooks
 

@@ -28,6 +28,7 @@ from agents.household.coordination import CoordinatingAgent
 from agents.household.planner import Intent
 from sim.household.world import HouseholdObservation
 from sim.seats import SeatContext
+from sim.snapshots import Plan
 
 _INTENTS = (
     (re.compile(r"^grab (\S+) in the (\S+)$"), lambda m: ("fetch", m[1], m[2])),
@@ -63,7 +64,7 @@ class CoELAAgent(CoordinatingAgent):
         return {**super().describe(), "kind": self.kind}
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
-        return (("plan", {"rule": self.rule, "subgoal": self.subgoal, **self.describe_state()}),)
+        return (("plan", Plan(rule=self.rule, subgoal=self.subgoal, extra=self.describe_state())),)
 
     # ------------------------------------------------------------------ reading
 

@@ -28,6 +28,7 @@ from pydantic import Field
 
 from agents.household.planner import SubgoalAgent
 from sim.household.world import HouseholdObservation
+from sim.snapshots import Plan
 
 Option = tuple[str, ...]
 
@@ -64,8 +65,8 @@ class MHPAgent(SubgoalAgent):
         self._hidden: tuple[tuple[str, float], ...] = ()
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
-        return (("plan", {"rule": self.rule, "subgoal": self.subgoal,
-                          "belief": {r: round(v, 3) for r, v in self._hidden}}),)
+        return (("plan", Plan(rule=self.rule, subgoal=self.subgoal,
+                              extra={"belief": {r: round(v, 3) for r, v in self._hidden}})),)
 
     # ------------------------------------------------------------------ belief
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from sim.household.world import HouseholdObservation, HouseholdWorld
 from sim.seats import Agent, SeatContext
+from sim.snapshots import Plan
 
 TRANSPORT_GO_HOME_FRAME = 2300
 TRANSPORT_CONTAINER_UNTIL = 1600
@@ -80,7 +81,7 @@ class SubgoalAgent(Agent):
         return {"kind": self.kind, "go_home_frame": self.go_home_frame, "container_until": self.container_until}
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
-        return (("plan", {"rule": self.rule, "subgoal": self.subgoal}),)
+        return (("plan", Plan(rule=self.rule, subgoal=self.subgoal)),)
 
     # ------------------------------------------------------------------ coordination hooks
 

@@ -2,10 +2,12 @@
 
 Each tick the agent
 1. revises its beliefs: every station it sees now holds what it sees; a station out of view
-   holds what the agent last saw there, or, if never seen, what the level put there;
+   holds what the agent last saw there (possibly outdated). A station never seen is unknown
+   (rules 2, the paper's: the agent knows the layout only) or holds what the level put there
+   (rules 1). An object it expected that is gone surprises it, and it chooses again;
 2. picks a subtask from what it holds and believes (deliver, get a plate, merge, chop, get the
-   ingredient, put down something useless, or explore the station seen longest ago), or the
-   feedback it is following (pick up an item; pass an item over a counter the partner can reach);
+   ingredient, put down something useless, or, when nothing it needs is known, explore: walk
+   towards the station seen longest ago, never-seen ones first), or the feedback it is following (pick up an item; pass an item over a counter the partner can reach);
 3. walks the shortest path to the subtask's station (breadth-first distances of the World), with
    ties broken at random, and moves into the station to work it;
 4. with probability ``epsilon`` takes instead a uniformly random one of the actions that do not
@@ -29,9 +31,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.events import FeedbackStatusEvent
-from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, ITEM_CODE, ITEM_NAMES, NOTHING, PLATE,
+from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, ITEM_CODE, ITEM_NAMES, NOTHING, PLATE, UNKNOWN,
                                KitchenObservation, KitchenWorld, RECIPE_DISH)
 from sim.seats import Agent, Feedback, SeatContext
+from sim.snapshots import Plan
 from agents.params import Probability
 
 
@@ -98,11 +101,12 @@ class KitchenHeuristicAgent(Agent):
         self.chopped = self.dish - 1
         self.fresh = self.dish - 2
         initial = world.initial_state
-        #: what the agent believes lies on each station
-        self.belief: list[int] = list(initial.contents)
-        #: tick at which each station was last seen (-1: only known from the level)
+        #: what the agent believes lies on each station (UNKNOWN: never seen, under rules 2)
+        self.belief: list[int] = (list(initial.contents) if world.rules < 2
+                                  else [UNKNOWN] * len(initial.contents))
+        #: tick at which each station was last seen (-1: never)
         self.last_seen: list[int] = [-1] * len(initial.contents)
-        #: last cell where each other agent was seen (its start cell until then)
+        #: last cell where each other agent was seen (its start cell, part of the layout, until then)
         self.partner_cells: dict[int, int] = {j: c for j, c in enumerate(initial.positions) if j != self.index}
         self.subtask: Subtask | None = None
         self.task: FeedbackTask | None = None
@@ -110,17 +114,30 @@ class KitchenHeuristicAgent(Agent):
         self._last_move_to: int | None = None
         self._bumped = False
         self._parking: tuple[int, ...] | None = None
-        self._snapshot: dict[str, Any] | None = None
+        self._snapshot: Plan | None = None
         self.revisions = 0  # how often what it saw contradicted what it believed
+        self.surprises = 0  # how often an object it expected on a station was gone
+        #: this tick's surprises: (station, expected object, object found)
+        self._surprised: list[tuple[int, int, int]] = []
+        self._obs_t = -1  # the tick of the last observation
 
     # ------------------------------------------------------------------ beliefs
 
     def update_beliefs(self, obs: KitchenObservation) -> None:
         belief, seen = self.belief, self.last_seen
+        self._surprised = []
+        self._obs_t = obs.t
         for s, content in obs.stations:
-            if belief[s] != content:
+            was = belief[s]
+            if was != content:
                 belief[s] = content
-                self.revisions += 1
+                if was != UNKNOWN:
+                    self.revisions += 1
+                    if was != NOTHING:  # an object it expected is gone: it chooses afresh
+                        self._surprised.append((s, was, content))
+                        self.surprises += 1
+                        if self.subtask is not None and self.subtask.station == s:
+                            self.subtask = None
             seen[s] = obs.t
         for j, cell, _ in obs.agents:
             if j != self.index:
@@ -388,6 +405,13 @@ class KitchenHeuristicAgent(Agent):
         except (KeyError, ValueError, TypeError):
             self._status(feedback, "not_executable")
             return
+        if self.world.rules >= 2:
+            # The feedback tells where the item lies (and that the counter to use is free); a
+            # station in view keeps what the agent sees there.
+            if self._obs_t < 0 or self.last_seen[task.source] != self._obs_t:
+                self.belief[task.source] = task.item
+            if task.via is not None and self.belief[task.via] == UNKNOWN:
+                self.belief[task.via] = NOTHING
         if self.task is not None:  # a newer suggestion replaces an unfinished one
             self._status(self.task.feedback, "ignored")
         self.task = task
@@ -400,7 +424,7 @@ class KitchenHeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ snapshots
 
-    def _plan_snapshot(self, here: int, action: str, noisy: bool) -> dict[str, Any]:
+    def _plan_snapshot(self, here: int, action: str, noisy: bool) -> Plan:
         w = self.world
         sub = self.subtask
         path: list[list[int]] = []
@@ -409,19 +433,40 @@ class KitchenHeuristicAgent(Agent):
             while dist[cell] > 1:
                 cell = next(n for n in w.neighbors[cell] if dist[n] == dist[cell] - 1)
                 path.append(list(w.rc(cell)))
-        return {
-            "task": sub.describe(w) if sub is not None else "wait",
-            "target": list(w.rc(w.station_cells[sub.station])) if sub is not None and sub.station is not None else None,
-            "path": path,
-            "action": action,
-            "random": noisy,
-            "following_feedback": self.task.feedback.feedback_id if self.task is not None else None,
-            "believed_objects": [[*w.rc(w.station_cells[s]), ITEM_NAMES[item]]
-                                 for s, item in enumerate(self.belief) if item != NOTHING],
-        }
+        return Plan(
+            task=sub.describe(w) if sub is not None else "wait",
+            target=list(w.rc(w.station_cells[sub.station])) if sub is not None and sub.station is not None else None,
+            path=path,
+            action=action,
+            random=noisy,
+            following_feedback=self.task.feedback.feedback_id if self.task is not None else None,
+            extra={"believed_objects": [[*w.rc(w.station_cells[s]), ITEM_NAMES[item]]
+                                        for s, item in enumerate(self.belief) if item not in (NOTHING, UNKNOWN)]},
+        )
+
+    def _belief_snapshot(self, t: int) -> dict[str, Any]:
+        """What the agent believes lies on every station it does not see now (``objects``:
+        [row, col, object, tick last seen], possibly outdated), which stations it has never seen
+        (``unknown``) and the objects it expected that were gone this tick (``surprised``)."""
+        w = self.world
+        objects, unknown = [], []
+        for s, item in enumerate(self.belief):
+            if w.station_kind[s] == DELIVERY or self.last_seen[s] == t:
+                continue
+            r, c = w.rc(w.station_cells[s])
+            if item == UNKNOWN:
+                unknown.append([r, c])
+            elif item != NOTHING:
+                objects.append([r, c, ITEM_NAMES[item], self.last_seen[s]])
+        return {"objects": objects, "unknown": unknown,
+                "surprised": [{"at": list(w.rc(w.station_cells[s])), "expected": ITEM_NAMES[was],
+                               "found": ITEM_NAMES[now]} for s, was, now in self._surprised],
+                "surprises": self.surprises}
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         if self._snapshot is None:
             return ()
         snapshot, self._snapshot = self._snapshot, None
-        return (("plan", snapshot),)
+        if self.world.rules < 2:
+            return (("plan", snapshot),)
+        return (("plan", snapshot), ("belief", self._belief_snapshot(self._obs_t)))

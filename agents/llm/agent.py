@@ -24,6 +24,7 @@ from agents.llm.tom import check_k, final_action, level_names, tom_schema
 from agents.llm.world import LLMWorld, llm_world
 from sim.events import ErrorEvent, Event
 from sim.seats import PENDING, Agent, Feedback, SeatContext
+from sim.snapshots import ToM
 
 #: agent parameters that override settings fields (the key is deliberately not one of them)
 SETTING_PARAMS = ("base_url", "model", "temperature", "max_tokens", "timeout", "max_retries",
@@ -40,7 +41,7 @@ def settings_from_params(params: Mapping[str, Any], config: str | None = None) -
 class Decision:
     action: Any
     events: list[Event] = field(default_factory=list)
-    snapshot: tuple[str, dict[str, Any]] | None = None
+    snapshot: tuple[str, Any] | None = None
 
 
 class LLMSeat(Agent):
@@ -181,9 +182,8 @@ class LLMAgent(LLMSeat):
             events.append(ErrorEvent(tick=tick, source=me, kind="llm_fallback",
                                      message=f"{why}; took the {play.fallback_name}'s action {action!r}"))
         shown = action if isinstance(action, str) else self.ctx.world.encode_action(action)
-        snapshot = ("tom", {"k": self.k, "levels": levels, "level_names": level_names(self.k), "action": shown,
-                            "source": source, "calls": outcome.attempts,
-                            "following_feedback": play.following_feedback()})
+        snapshot = ("tom", ToM(k=self.k, levels=levels, level_names=level_names(self.k), action=shown,
+                               source=source, calls=outcome.attempts, following_feedback=play.following_feedback()))
         return Decision(action=action, events=events, snapshot=snapshot)
 
 

@@ -384,8 +384,8 @@ class LLMClient:
                 prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
                 seconds=round(seconds, 4)))
             self.ledger.add(agent, module, reply.prompt_tokens, reply.completion_tokens)
-            try:
-                value = extract_json(reply.content)
+            try:  # the scrubbed text: what a recording, a transcript re-run and the cache hold
+                value = extract_json(response["content"])
                 problem = (validation_problem(value, schema) if isinstance(value, dict)
                            else "the answer must be a JSON object")
             except json.JSONDecodeError as exc:

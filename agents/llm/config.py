@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from sim.inputs import MAX_DEPTH, MAX_TEXT_BYTES, check_tree, read_json, read_text
-from sim.redact import register_secret
+from sim.redact import register_secret, register_url
 
 #: the base URL value that selects the embedded model even when OPENAI_BASE_URL is set
 EMBEDDED = "embedded"
@@ -85,6 +85,32 @@ class LLMSettings(BaseModel):
     send_seed: bool = Field(True, description="send a per-seat seed with each request")
     embedded: EmbeddedSettings = Field(default_factory=EmbeddedSettings)
 
+    @field_validator("base_url")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        """An http(s) URL with a host, or empty / 'embedded' for the embedded model."""
+        if value is None or not value.strip() or value.strip().lower() == EMBEDDED:
+            return value
+        try:
+            parts = urlsplit(value.strip())
+            scheme, host = parts.scheme.lower(), parts.hostname
+            parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+        except ValueError:
+            scheme, host = "", None
+        if scheme not in ("http", "https") or not host:
+            raise ValueError(f"expected an http:// or https:// URL with a host (e.g. http://127.0.0.1:11434/v1), "
+                             f"or 'embedded' for the embedded model, got {public_url_safe(value)!r:.200}")
+        return value
+
+    @model_validator(mode="after")
+    def _register_secrets(self) -> "LLMSettings":
+        """The key and the credentials of the base URL (user name, password, query values) are
+        secrets from the moment settings hold them: scrubbed from every event, log and file."""
+        if self.api_key is not None:
+            register_secret(self.api_key.get_secret_value())
+        register_url(self.base_url)
+        return self
+
     # ------------------------------------------------------------ derived
 
     @property
@@ -125,15 +151,26 @@ class LLMSettings(BaseModel):
         return _validate(data, "overrides")
 
 
+def public_url_safe(url: str) -> str:
+    """``public_url`` of anything, also of text that is no URL (user info and query still removed)."""
+    try:
+        return public_url(url)
+    except ValueError:
+        return url.rpartition("@")[2].partition("?")[0]
+
+
 def public_url(url: str) -> str:
     """``url`` without user name, password, query or fragment (where keys sometimes hide)."""
     if not url:
         return url
     parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+
+
+def url_without_credentials(url: str) -> str:
+    """``url`` without its user name and password (the query stays)."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, parts.query, parts.fragment))
 
 
 #: environment variable -> settings field (first match in each group wins)
@@ -272,8 +309,9 @@ def _validate(data: Mapping[str, Any], source: str, strict: bool = False) -> LLM
         for err in exc.errors():
             field = ".".join(str(p) for p in err["loc"]) or "(top level)"
             value = err.get("input")
-            shown = "" if err["type"] == "missing" or field.endswith("api_key") else f", got {value!r:.80}"
-            problems.append(f"field '{field}': {err['msg']}{shown}")
+            shown = "" if err["type"] in ("missing", "value_error") or field.endswith("api_key") \
+                else f", got {value!r:.80}"
+            problems.append(f"field '{field}': {err['msg'].removeprefix('Value error, ')}{shown}")
         raise LLMConfigError(f"{source}: " + "; ".join(problems)) from None
 
 
@@ -314,12 +352,15 @@ def load_settings(path: str | os.PathLike | None = None, *, env: Mapping[str, st
 
 def save_settings(settings: LLMSettings, path: str | os.PathLike | None = None, *,
                   include_api_key: bool = False) -> Path:
-    """Write ``settings`` as TOML (readable only by the user). The key stays out unless asked."""
+    """Write ``settings`` as TOML (readable only by the user). The key, and the credentials of
+    the base URL (``http://user:password@host/v1``), stay out unless asked."""
     path = Path(path) if path is not None else config_dir() / "llm.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     data = settings.model_dump(mode="json", exclude_none=True, exclude={"api_key"})
     if include_api_key and settings.api_key is not None:
         data["api_key"] = settings.api_key.get_secret_value()
+    if not include_api_key and data.get("base_url") and not settings.uses_embedded:
+        data["base_url"] = url_without_credentials(data["base_url"])
     embedded = data.pop("embedded", {})
     lines = ["# ToM Arena LLM settings (see docs/llm.md)"]
     lines += [f"{key} = {_toml_value(value)}" for key, value in data.items()]

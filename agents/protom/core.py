@@ -163,6 +163,13 @@ class ProToMAdapter(ABC):
         """Called once per step before the particles move on (e.g. to track what every agent has
         seen, which ``sample_belief`` draws from). Fully observable worlds need nothing."""
 
+    def cost_beliefs(self, state: Any, particles: Mapping[AgentId, Sequence["Particle"]] | None
+                     ) -> Sequence[tuple[float, Any]] | None:
+        """Where the agents' plans depend on what they believe: weighted joint belief states
+        (from the particles; ProToM-Oracle passes None) that ``cost`` takes as its ``beliefs``
+        argument, C(f, g) being averaged over them. None (the default): plans on the true state."""
+        return None
+
     def particles_snapshot(self, state: Any, agent: AgentId, belief: "AgentBelief") -> dict[str, Any] | None:
         """A JSON-ready view of what ``agent`` is believed to believe (a ``particles`` belief
         snapshot), or None when the world has nothing to show."""
@@ -319,17 +326,26 @@ def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.nda
 
 
 def compute_utility(adapter: ProToMAdapter, state: Any, candidates: Sequence[Candidate],
-                    hypotheses: Sequence[tuple[tuple[Goal, ...], float]]) -> UtilityResult:
-    """Algorithm 2: U(f) = sum_g P(g) * (C(none, g) - C(f, g)), once per distinct effect."""
+                    hypotheses: Sequence[tuple[tuple[Goal, ...], float]],
+                    beliefs: Sequence[tuple[float, Any]] | None = None) -> UtilityResult:
+    """Algorithm 2: U(f) = sum_g P(g) * (C(none, g) - C(f, g)), once per distinct effect.
+    With ``beliefs`` (weighted joint belief states, ``ProToMAdapter.cost_beliefs``) each C is
+    the weighted mean of ``cost(..., beliefs=b)`` over them."""
     effects: dict[Hashable, int] = {}
     for c in candidates:
         effects.setdefault(c.effect, len(effects))
     representative = {e: next(c for c in candidates if c.effect == e) for e in effects}
     u = np.zeros(len(effects))
     for goals, w in hypotheses:
-        base = adapter.cost(state, goals, None)
-        for e, k in effects.items():
-            u[k] += w * (base - adapter.cost(state, goals, representative[e]))
+        if beliefs is None:
+            base = adapter.cost(state, goals, None)
+            for e, k in effects.items():
+                u[k] += w * (base - adapter.cost(state, goals, representative[e]))
+            continue
+        for bw, b in beliefs:
+            base = adapter.cost(state, goals, None, beliefs=b)
+            for e, k in effects.items():
+                u[k] += w * bw * (base - adapter.cost(state, goals, representative[e], beliefs=b))
     return UtilityResult(np.array([u[effects[c.effect]] for c in candidates]), len(hypotheses),
                          sum(w for _, w in hypotheses))
 

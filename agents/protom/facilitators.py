@@ -30,6 +30,7 @@ from agents.protom.core import (DIVERGENCES, Candidate, GoalInference, ProToMAda
                                 compute_utility, joint_hypotheses, most_probable_goals, select_feedback)
 from sim.seats import Facilitator, Feedback, SeatContext, StepView
 from sim.world import AgentId, World
+from sim.snapshots import FeedbackCandidates, GoalPosterior
 
 #: belief particles per agent at most (docs/limits.md): each one is planned for at every step
 MAX_PARTICLES = 1000
@@ -81,6 +82,12 @@ class ProToMFacilitator(Facilitator):
             self.adapter, state, self.rng, particles=self.n_particles, prior=self.goal_prior)
         self.last_selection = None
         self._snapshots = []
+        self._sent: list[list[Any]] = []
+
+    def episode_summary(self) -> dict[str, Any]:
+        """For experiment records: every feedback sent, as [tick, target, label] (the tick of the
+        state it was chosen in), so that conditions can be compared episode by episode."""
+        return {"feedback": [list(x) for x in self._sent]}
 
     def round_start(self, state: Any) -> None:
         """A new task round: goal inference starts again from the round's first state, as in a new
@@ -115,8 +122,8 @@ class ProToMFacilitator(Facilitator):
             # Actions taken while carrying out a feedback say nothing about the agent's own goal.
             self.inference.observe(before, joint_action, after, skip_goal_update=frozenset(busy))
         posts = self.posteriors()
-        self._snapshots = [("goal_posterior", {"agent": a, "goals": {
-            str(g): round(float(p), 6) for g, p in zip(adapter.goals(a), posts[a])}}) for a in adapter.agents]
+        self._snapshots = [("goal_posterior", GoalPosterior(agent=a, goals={
+            str(g): round(float(p), 6) for g, p in zip(adapter.goals(a), posts[a])})) for a in adapter.agents]
         if self.inference is not None:
             for a, belief in self.inference.beliefs.items():
                 view = adapter.particles_snapshot(after, a, belief)
@@ -129,26 +136,29 @@ class ProToMFacilitator(Facilitator):
         if not candidates:
             return []
         hypotheses = joint_hypotheses(adapter, posts, self.prune_below)
-        result = compute_utility(adapter, after, candidates, hypotheses)
+        beliefs = adapter.cost_beliefs(after, None if self.inference is None else
+                                       {a: b.particles for a, b in self.inference.beliefs.items()})
+        result = compute_utility(adapter, after, candidates, hypotheses, beliefs)
         particles = None
         if adapter.particle_divergence and self.inference is not None:
             particles = {a: b.particles for a, b in self.inference.beliefs.items()}
         sel = select_feedback(adapter, after, candidates, result.utilities, posts, self.rng, self.phi, self.eps,
                               self.divergence, particles=particles)
         self.last_selection = sel
-        self._snapshots.append(("feedback_candidates", {
-            "candidates": [{"target": c.target, "label": c.label, "feedback": dict(c.payload),
-                            "text": adapter.feedback_text(after, c),
-                            "utility": round(float(result.utilities[k]), 6),
-                            "divergence": (round(sel.divergences[k], 6) if k in sel.divergences else None)}
-                           for k, c in enumerate(candidates)],
-            "chosen": sel.chosen, "phi": self.phi, "eps": self.eps, "hypotheses": result.combos}))
+        self._snapshots.append(("feedback_candidates", FeedbackCandidates(
+            candidates=[{"target": c.target, "label": c.label, "feedback": dict(c.payload),
+                         "text": adapter.feedback_text(after, c),
+                         "utility": round(float(result.utilities[k]), 6),
+                         "divergence": (round(sel.divergences[k], 6) if k in sel.divergences else None)}
+                        for k, c in enumerate(candidates)],
+            chosen=sel.chosen, phi=self.phi, eps=self.eps, hypotheses=result.combos)))
         if sel.chosen is None:
             return []
         chosen = candidates[sel.chosen]
         likely = most_probable_goals(adapter, posts)
         post_maps = {a: dict(zip(adapter.goals(a), map(float, posts[a]))) for a in adapter.agents}
         msg = adapter.message(after, chosen, likely, post_maps)
+        self._sent.append([int(self.world.tick_of(after)), chosen.target, chosen.label])
         return [Feedback(feedback_id=0, target=chosen.target, payload=dict(msg.payload), text=msg.text,
                          explanation=msg.explanation, utility=round(float(result.utilities[sel.chosen]), 6))]
 

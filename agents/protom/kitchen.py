@@ -40,7 +40,7 @@ from agents.protom.categories import CategoryError  # a level whose category is 
 from agents.params import BelowOne, Positive, Probability
 from agents.protom.core import AgentBelief, Candidate, Goal, Message, ProToMAdapter, Rollout
 from sim.kitchen.level import RECIPES
-from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, INTERACT, ITEM_NAMES, N_ITEMS, NOTHING, PICKUP, PLATE, PUT_DOWN, RECIPE_DISH, KitchenState, KitchenWorld,
+from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, INTERACT, ITEM_NAMES, N_ITEMS, NOTHING, PICKUP, PLATE, PUT_DOWN, RECIPE_DISH, UNKNOWN, KitchenState, KitchenWorld,
                                is_chopped, is_fresh)
 from sim.world import AgentId
 
@@ -52,6 +52,8 @@ _FAR = 10_000
 #: a feedback as the simulated plans carry it out: (agent index, "pickup" | "pass", item code,
 #: source station, via station or -1)
 Plan = tuple[int, str, int, int, int]
+#: per cook, what it believes lies on every station (``UNKNOWN``: never seen)
+Beliefs = tuple[tuple[int, ...], ...]
 
 
 class KitchenRollouts:
@@ -67,8 +69,15 @@ class KitchenRollouts:
     take the item, for a Pass leave it on the ``via`` counter), then resumes its goal. A cook
     with nothing to do waits where it is.
 
+    With ``beliefs`` (rules 2) each cook chooses on what it believes, not on the truth: it takes
+    in what it sees from every cell it stands on (its room), goes for what it believes is there,
+    chooses again when what it sees differs, and when nothing it needs is known walks towards the
+    nearest station it has never seen (the heuristic's exploring). A feedback tells its target
+    where the item lies (and that the ``via`` counter is free).
+
     Cooks walk shortest paths (``station_dist``) and, with ``collisions: share``, never block
-    one another, so the simulation jumps from one station interaction to the next. Two cooks
+    one another, so the simulation jumps from one station interaction (or, with beliefs, one
+    change of what a cook sees) to the next. Two cooks
     working one station in the same tick would clash in the world; here the lower index works
     it and the other tries again the next tick (the noise of real cooks breaks such ties).
     Levels with ``collisions: block`` are simulated the same way (blocking is ignored).
@@ -80,6 +89,7 @@ class KitchenRollouts:
         self.kind = world.station_kind
         self.horizon = world.t_max
         self._hops: dict[int, list[int]] = {}
+        self._sight: dict[int, list[int]] = {}
         self._cache: dict[tuple, tuple[int | None, ...]] = {}
         self._max_cached = max_cached
         self.stats = {"rollouts": 0, "hits": 0, "events": 0}
@@ -102,13 +112,29 @@ class KitchenRollouts:
             self._hops[s] = hops
         return hops
 
-    def run(self, state: KitchenState, dishes: tuple[int, ...], plan: Plan | None = None) -> Rollout:
+    def sight_change(self, s: int) -> list[int]:
+        """For every cell, the moves along ``hops(s)`` until the walker sees something else (enters
+        another room or a door); ``_FAR`` when it works ``s`` first."""
+        found = self._sight.get(s)
+        if found is None:
+            view, dist, hops = self.world.view, self.dist[s], self.hops(s)
+            found = [_FAR] * len(dist)
+            for cell in sorted((c for c, d in enumerate(dist) if d > 1), key=lambda c: dist[c]):
+                nxt = hops[cell]
+                found[cell] = 1 if view[nxt] != view[cell] else min(_FAR, 1 + found[nxt])
+            self._sight[s] = found
+        return found
+
+    def run(self, state: KitchenState, dishes: tuple[int, ...], plan: Plan | None = None,
+            beliefs: Beliefs | None = None) -> Rollout:
         """Roll out from ``state`` with goal dish codes ``dishes`` (one per cook) and an optional
-        feedback ``plan``; capped at the ticks left in the episode."""
-        key = (state.positions, state.held, state.contents, state.delivered, dishes, plan)
+        feedback ``plan``; capped at the ticks left in the episode. ``beliefs``: what each cook
+        believes lies on every station (``UNKNOWN`` where it has never looked); None: every cook
+        knows the true contents throughout (rules 1)."""
+        key = (state.positions, state.held, state.contents, state.delivered, dishes, plan, beliefs)
         finish = self._cache.get(key)
         if finish is None:
-            finish = self._simulate(state, dishes, plan)
+            finish = self._simulate(state, dishes, plan, beliefs)
             if len(self._cache) >= self._max_cached:
                 self._cache.clear()
             self._cache[key] = finish
@@ -130,6 +156,11 @@ class KitchenRollouts:
             if d < best_d:
                 best, best_d = s, d
         return best
+
+    def _explore(self, here: int, belief: Sequence[int]) -> int | None:
+        """The nearest reachable station the cook has never seen (not a delivery station)."""
+        kind = self.kind
+        return self._nearest(here, (s for s, c in enumerate(belief) if c == UNKNOWN and kind[s] != DELIVERY), None)
 
     def _goal_target(self, here: int, held: int, dish: int, contents: Sequence[int], keep: int | None) -> int | None:
         kind = self.kind
@@ -153,13 +184,21 @@ class KitchenRollouts:
                 return s
         return None
 
-    def _simulate(self, state: KitchenState, dishes: tuple[int, ...], plan: Plan | None) -> tuple[int | None, ...]:
+    def _simulate(self, state: KitchenState, dishes: tuple[int, ...], plan: Plan | None,
+                  beliefs: Beliefs | None = None) -> tuple[int | None, ...]:
         self.stats["rollouts"] += 1
         dist, kind = self.dist, self.kind
         n = len(dishes)
         cells = list(state.positions)
         hands = list(state.held)
         contents = list(state.contents)
+        visible = self.world.visible_stations
+        # what each cook believes (the true contents themselves when beliefs are not modelled)
+        bel: list[list[int]] = [contents] * n if beliefs is None else [list(b) for b in beliefs]
+        if beliefs is not None and plan is not None:  # the feedback tells where the item lies
+            bel[plan[0]][plan[3]] = plan[2]
+            if plan[4] >= 0 and bel[plan[0]][plan[4]] == UNKNOWN:
+                bel[plan[0]][plan[4]] = NOTHING
         finish: list[int | None] = [0 if d >= 0 else None for d in state.delivered]
         task: list[Plan | None] = [None] * n
         picked = [False] * n
@@ -170,32 +209,45 @@ class KitchenRollouts:
         now, horizon = 0, self.horizon
         while True:
             step = _FAR
+            if beliefs is not None:  # every cook takes in what it sees where it stands
+                for i in range(n):
+                    mine = bel[i]
+                    for x in visible[cells[i]]:
+                        if mine[x] != contents[x]:
+                            mine[x] = contents[x]
+                            if target[i] == x:
+                                target[i] = None  # not what it expected there: choose again
             for i in range(n):
                 here, held = cells[i], hands[i]
+                mine = bel[i]
                 keep = target[i]
                 s = None
                 t = task[i]
                 if t is not None:
                     _, verb, item, source, via = t
                     if not picked[i]:
-                        if contents[source] != item or dist[source][here] < 0:
+                        if mine[source] != item or dist[source][here] < 0:
                             task[i] = None
                         elif held != NOTHING:
-                            s = self._nearest(here, (x for x, c in enumerate(contents)
+                            s = self._nearest(here, (x for x, c in enumerate(mine)
                                                      if c == NOTHING and kind[x] == COUNTER and x != source), keep)
                             if s is None:
                                 task[i] = None
                         else:
                             s = source
-                    elif contents[via] == NOTHING and dist[via][here] >= 0 and held == item:
+                    elif mine[via] == NOTHING and dist[via][here] >= 0 and held == item:
                         s = via
                     else:
                         task[i] = None
                 if task[i] is None and finish[i] is None:
-                    s = self._goal_target(here, held, dishes[i], contents, keep)
+                    s = self._goal_target(here, held, dishes[i], mine, keep)
+                    if s is None and beliefs is not None:
+                        s = self._explore(here, mine)
                 target[i] = s
                 if s is not None:
                     d = togo[i] = dist[s][here]
+                    if beliefs is not None and d > 1:
+                        d = min(d, self.sight_change(s)[here])  # it may see something new on the way
                     if d < step:
                         step = d
             if step == _FAR or now + step > horizon:
@@ -300,11 +352,12 @@ class KitchenAdapter(ProToMAdapter):
         self.stale = float(stale)
         self.recipes: tuple[str, ...] = RECIPES
         w = world
-        #: per agent, what it last saw on every station (the level's contents where never seen)
+        #: per agent, what it last saw on every station; where never seen, UNKNOWN (rules 2) or
+        #: the level's contents (rules 1)
         self.memory: list[list[int]] = []
         start = w.initial_state
         for i in range(w.n_agents):
-            seen = list(start.contents)
+            seen = list(start.contents) if w.rules < 2 else [UNKNOWN] * len(start.contents)
             self.memory.append(seen)
         self._memory_tick = -1
         self._border = tuple(w.rc(c)[0] in (0, w.height - 1) or w.rc(c)[1] in (0, w.width - 1)
@@ -337,7 +390,9 @@ class KitchenAdapter(ProToMAdapter):
 
     def sample_belief(self, state: KitchenState, agent: AgentId, rng: np.random.Generator) -> KitchenState:
         """b ~ P(b | o) (Eq. 7): seen stations as they are; unseen ones as last seen (with
-        probability ``stale``) or as they are. One draw per unseen station that changed."""
+        probability ``stale``) or as they are. A station the cook has never seen (rules 2) is
+        unknown to it (probability ``stale``) or believed as it is (it guessed, or was told).
+        One draw per unseen station whose memory differs from the truth."""
         i = self.world.agent_index[agent]
         if state.t == 0 and self._memory_tick < 0:
             self.observe_step(state, {}, state)
@@ -349,6 +404,31 @@ class KitchenAdapter(ProToMAdapter):
                 contents[s] = memory[s]
         return KitchenState(state.t, state.positions, state.held, tuple(contents), state.delivered)
 
+    def known_beliefs(self, state: KitchenState) -> Beliefs:
+        """What every cook has seen (``memory``; UNKNOWN where never seen): the belief of a cook
+        that remembers everything it saw and guesses nothing."""
+        if state.t == 0 and self._memory_tick < 0:
+            self.observe_step(state, {}, state)
+        return tuple(tuple(m) for m in self.memory)
+
+    def cost_beliefs(self, state: KitchenState,
+                     particles: Mapping[AgentId, Sequence[Any]] | None) -> list[tuple[float, Beliefs]] | None:
+        """The cooks' belief states C(f, g) is computed under (rules 2; None under rules 1, where
+        the plans use the true contents): the k-th particle of every cook together, k = 1..N,
+        equal joint beliefs merged with their weights; without particles (ProToM-Oracle) what
+        every cook has seen (``known_beliefs``)."""
+        if self.world.rules < 2:
+            return None
+        if not particles:
+            return [(1.0, self.known_beliefs(state))]
+        agents = self.world.agents
+        n = min(len(particles[a]) for a in agents)
+        merged: dict[Beliefs, float] = {}
+        for k in range(n):
+            joint = tuple(particles[a][k].belief.contents for a in agents)
+            merged[joint] = merged.get(joint, 0.0) + 1.0 / n
+        return sorted(((w, b) for b, w in merged.items()), key=lambda wb: -wb[0])
+
     def update_belief(self, belief: KitchenState, before: KitchenState, joint_action: Mapping[AgentId, Any],
                       after: KitchenState, agent: AgentId) -> KitchenState | None:
         """Stations the cook watched (in view before and after) take their new contents; one
@@ -357,7 +437,7 @@ class KitchenAdapter(ProToMAdapter):
         watched = set(self.visible(before, i))
         contents = list(belief.contents)
         for s in self.visible(after, i):
-            if s in watched:
+            if s in watched or contents[s] == UNKNOWN:
                 contents[s] = after.contents[s]
             elif contents[s] != after.contents[s]:
                 return None
@@ -384,7 +464,7 @@ class KitchenAdapter(ProToMAdapter):
             for c, k in sorted(counts.items()):
                 if c == NOTHING and true == NOTHING:
                     continue
-                entries.append({"at": list(w.rc(w.station_cells[s])), "item": ITEM_NAMES[c],
+                entries.append({"at": list(w.rc(w.station_cells[s])), "item": "unknown" if c == UNKNOWN else ITEM_NAMES[c],
                                 "weight": round(k / n, 6), "true": c == true})
         return {"agent": agent, "particles": n, "resampled": belief.resampled, "unseen": entries}
 
@@ -426,6 +506,9 @@ class KitchenAdapter(ProToMAdapter):
                     if found:
                         break
         found = tuple(s for s in found if reach[s][here] >= 0)
+        if not found and plan is None and w.rules >= 2:  # it explores: towards stations never seen
+            found = tuple(s for s, c in enumerate(contents)
+                          if c == UNKNOWN and kind[s] != DELIVERY and reach[s][here] >= 0)
         return found or None
 
     def _distribution(self, belief: KitchenState, i: int, dish: int | None, plan: Plan | None) -> np.ndarray:
@@ -553,12 +636,14 @@ class KitchenAdapter(ProToMAdapter):
 
     # ----------------------------------------------------------------- cost
 
-    def rollout(self, state: KitchenState, goals: Sequence[Goal], candidate: Candidate | None) -> Rollout:
+    def rollout(self, state: KitchenState, goals: Sequence[Goal], candidate: Candidate | None,
+                beliefs: Beliefs | None = None) -> Rollout:
         dishes = tuple(RECIPE_DISH[g] for g in goals)
-        return self.rollouts.run(state, dishes, self.plan(candidate) if candidate is not None else None)
+        return self.rollouts.run(state, dishes, self.plan(candidate) if candidate is not None else None, beliefs)
 
-    def cost(self, state: KitchenState, goals: tuple[Goal, ...], candidate: Candidate | None) -> float:
-        return float(self.rollout(state, goals, candidate).length)
+    def cost(self, state: KitchenState, goals: tuple[Goal, ...], candidate: Candidate | None,
+             beliefs: Beliefs | None = None) -> float:
+        return float(self.rollout(state, goals, candidate, beliefs).length)
 
     # ------------------------------------------------------------ templates
 
@@ -653,7 +738,8 @@ class KitchenCategoryReport:
 
 def scenario_category(world: KitchenWorld) -> KitchenCategoryReport:
     """The category of a kitchen level, computed from the start state and the true goals with
-    the simulated plans of ``KitchenRollouts`` (the facilitator's own model of the cooks):
+    the simulated plans of ``KitchenRollouts`` (the facilitator's own model of the cooks; under
+    rules 2 each cook plans on what it sees at the start and explores the rest):
 
     - ``L_ind``: the episode length when every cook follows its own plan (no feedback), or
       *fails* when a cook does not deliver within ``t_max``;
@@ -667,10 +753,11 @@ def scenario_category(world: KitchenWorld) -> KitchenCategoryReport:
     adapter = KitchenAdapter(world)
     state = world.reset(0)
     goals = tuple(world.goals[a] for a in world.agents)
-    base = adapter.rollout(state, goals, None)
+    beliefs = adapter.known_beliefs(state) if world.rules >= 2 else None
+    base = adapter.rollout(state, goals, None, beliefs)
     best_len, best_label = base.length if base.success else None, None
     for c in adapter.candidates(state):
-        r = adapter.rollout(state, goals, c)
+        r = adapter.rollout(state, goals, c, beliefs)
         if r.success and (best_len is None or r.length < best_len):
             best_len, best_label = r.length, c.label
     independent = base.length if base.success else None

@@ -66,6 +66,7 @@ from sim.events import ErrorEvent
 from sim.rounds import TASK_ROUND
 from sim.seats import Intervention, Mechanism, SeatContext, StepView, TeamAssignment
 from sim.world import AgentId, World
+from sim.snapshots import AlignmentMatrix, TeamState
 
 PREDICTIONS_KIND = "predictions"
 SELF_EVALUATION_KIND = "alignment_self_evaluation"
@@ -526,29 +527,29 @@ class _TeamMechanismBase(Mechanism):
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         phi = self.tracker.matrix()
-        matrix = {"agents": list(self.agents), "phi": _json_matrix(phi), "samples": self.tracker.sample_counts(),
-                  "eps": self.eps, "theta": self.theta}
+        matrix = AlignmentMatrix(agents=list(self.agents), phi=_json_matrix(phi), samples=self.tracker.sample_counts(),
+                                 eps=self.eps, theta=self.theta)
         problem = self._problem(phi, None)
         idx = [self.tracker.index[a] for a in self.team]
         local = self._local(self.team)
         stable = StabilityChecker(problem).check(tuple(local)).stable if local else None
         ftm_values = ftm(phi, self.eps) if len(self.agents) > 1 else np.zeros(len(self.agents))
-        state = {
-            "teams": {TEAM_NAME: list(self.team)},
-            "idle": [a for a in self.pool if a not in self.team],
-            "outside": list(self.outside),
-            "welfare": round(welfare(problem, local), 6) if local else None,
-            "stable": stable,
-            "bas": round(bas(phi, idx), 6) if idx else None,
-            "ftm": {a: round(float(v), 6) for a, v in zip(self.agents, ftm_values)},
-            "phase": self.phase,
-            "misaligned": None if self.misaligned is None else round(self.misaligned, 6),
-            "counter": self.counter,
-            "rounds": self.rounds,
-            "lifetimes": [dict(entry) for entry in self.lifetimes],
-            "levels": dict(self.tracker.levels),
-            "solver": self._solver_summary(),
-        }
+        state = TeamState(
+            teams={TEAM_NAME: list(self.team)},
+            idle=[a for a in self.pool if a not in self.team],
+            outside=list(self.outside),
+            welfare=round(welfare(problem, local), 6) if local else None,
+            stable=stable,
+            bas=round(bas(phi, idx), 6) if idx else None,
+            ftm={a: round(float(v), 6) for a, v in zip(self.agents, ftm_values)},
+            phase=self.phase,
+            misaligned=None if self.misaligned is None else round(self.misaligned, 6),
+            counter=self.counter,
+            rounds=self.rounds,
+            lifetimes=[dict(entry) for entry in self.lifetimes],
+            levels=dict(self.tracker.levels),
+            solver=self._solver_summary(),
+        )
         return [("alignment_matrix", matrix), ("team_state", state)]
 
     def episode_summary(self) -> dict[str, Any]:

@@ -47,6 +47,7 @@ from agents.teams.tom import (Horizon, Level, TeamPlay, ToMTeamMember, check_lev
                               member_indices, personal_score)
 from sim.dkg.world import CONSUMED, MOVES, DKGObservation, DKGState, DKGWorld
 from sim.seats import Agent, SeatContext
+from sim.snapshots import Skill
 
 
 
@@ -272,11 +273,11 @@ class DKGToMAgent(ToMTeamMember, Agent):
         self._acted = False
         return (("predictions", self.predictions(self.last_state)), ("skill", self.skill(self.last_state)))
 
-    def skill(self, state: DKGState) -> dict[str, Any]:
+    def skill(self, state: DKGState) -> Skill:
         """The agent's skill test for its own task (seed 000 Section 5.2's alpha by a skill test):
         1 when it holds its gem or can get it on its own from ``state``, else 0."""
         alone = not self.policies.stuck(state, self.index)
-        return {"alpha": 1.0 if alone else 0.0, "test": "can get its gem on its own"}
+        return Skill(alpha=1.0 if alone else 0.0, test="can get its gem on its own")
 
 
 

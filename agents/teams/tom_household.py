@@ -52,6 +52,7 @@ from agents.teams.tom import (Horizon, Level, TeamPlay, ToMTeamMember, check_lev
                               member_indices)
 from sim.household.world import MESSAGES, HouseholdObservation, HouseholdState, HouseholdWorld
 from sim.seats import SeatContext
+from sim.snapshots import Plan
 
 WAIT = "wait"
 
@@ -292,7 +293,7 @@ class HouseholdToMAgent(ToMTeamMember, _Rules):
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         """The plan, and the predictions once after each of this helper's choices."""
-        out: list[tuple[str, dict[str, Any]]] = [("plan", {"rule": self.rule, "subgoal": self.subgoal})]
+        out: list[tuple[str, Any]] = [("plan", Plan(rule=self.rule, subgoal=self.subgoal))]
         if self._acted and not self.world.done(self.state):
             self._acted = False
             out.append(("predictions", self.predictions(self.state)))

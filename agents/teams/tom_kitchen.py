@@ -54,6 +54,7 @@ from agents.teams.tom import (Horizon, Level, TeamPlay, ToMTeamMember, check_lev
 from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, NOTHING, PLATE, KitchenObservation, KitchenState,
                                KitchenWorld)
 from sim.seats import Agent, SeatContext
+from sim.snapshots import Skill
 
 STAY = "stay"
 
@@ -363,11 +364,11 @@ class KitchenToMAgent(ToMTeamMember, Agent):
         action = self.policies.policy(self.level, self.state, self.index, self.team)
         return action if action in legal_actions else STAY
 
-    def skill(self, state: KitchenState) -> dict[str, Any]:
+    def skill(self, state: KitchenState) -> Skill:
         """The cook's skill test for its own dish (seed 000 Section 5.2's alpha): 1 when it has
         delivered or can go on alone from ``state``, else 0."""
-        return {"alpha": 0.0 if self.policies.stuck(state, self.index) else 1.0,
-                "test": "can finish its dish on its own"}
+        return Skill(alpha=0.0 if self.policies.stuck(state, self.index) else 1.0,
+                     test="can finish its dish on its own")
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         """The predictions and the skill test, once after each of this cook's actions."""

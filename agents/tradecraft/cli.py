@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -157,6 +158,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
         return _fail(f"--count must be 1 to 1000, got {args.count}")
     if args.max_bill_units < 1:
         return _fail(f"--max-bill-units must be at least 1, got {args.max_bill_units}")
+    known = sorted(name for name, _ in SHIPPED_SETS)
+    unknown = sorted(set(args.sets or []) - set(known))
+    if unknown:
+        return _fail(f"--set {unknown[0]!r:.80}: no such shipped set; expected one of {', '.join(known)}")
+    if args.sets and args.out:
+        return _fail("--set names a shipped set to rewrite, --out a new set to write; expected one of the two")
     try:
         check_prefix(args.prefix)
     except ValueError as exc:
@@ -175,10 +182,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
                                      prefix=args.prefix, max_bill_units=args.max_bill_units)
             jobs = [(Path(args.out), config)]
         else:
-            known = {name for name, _ in SHIPPED_SETS}
-            unknown = sorted(set(args.sets or []) - known)
-            if unknown:
-                return _fail(f"unknown set(s) {', '.join(unknown)}; shipped sets: {', '.join(sorted(known))}")
             jobs = [(ROOT / "scenarios" / "tradecraft" / name, config) for name, config in SHIPPED_SETS
                     if not args.sets or name in args.sets]
         for folder, config in jobs:
@@ -285,6 +288,7 @@ def _rules(name: str):
 
 def cmd_tool(args: argparse.Namespace) -> int:
     from sim.registry import ScenarioError
+    from sim.tradecraft.instance import MAX_AMOUNT
     from sim.tradecraft.rules import RuleSetError
     from sim.tradecraft.tools import item_info, possible_recipes_from_hands
 
@@ -293,15 +297,32 @@ def cmd_tool(args: argparse.Namespace) -> int:
     except (ScenarioError, RuleSetError) as exc:
         return _fail(str(exc))
     if args.name == "item_info":
-        print(item_info(rules, " ".join(args.args)))
+        name = " ".join(args.args).strip()
+        try:
+            rules.resolve(name)
+        except KeyError:
+            text = item_info(rules, name)  # the tool's own answer: the unknown item and close names
+            return _fail(f"item_info {name!r:.80}: {text.removeprefix('item_info: ')}; expected an item the rule set "
+                         "holds ('tradecraft rules' lists them)")
+        print(item_info(rules, name))
         return 0
-    hand = {}
+    hand: dict[str, int] = {}
     for part in args.args:
         name, eq, amount = part.partition("=")
         try:
-            hand[rules.resolve(name)] = int(amount) if eq else 1
-        except (KeyError, ValueError) as exc:
-            return _fail(f"{part!r}: expected ITEM=N ({exc})")
+            item = rules.resolve(name.strip())
+        except KeyError as exc:
+            return _fail(f"possible_recipes {part!r:.80}: {exc.args[0]}; expected ITEM=N with an item of rule set "
+                         f"{rules.name!r}")
+        if eq and not re.fullmatch(r"[0-9]{1,12}", amount.strip()):
+            return _fail(f"possible_recipes {part!r:.80}: the amount {amount!r:.40} is not a whole number; expected "
+                         f"ITEM=N with N from 1 to {MAX_AMOUNT:,}")
+        count = int(amount) if eq else 1
+        if not 1 <= count <= MAX_AMOUNT:
+            return _fail(f"possible_recipes {part!r:.80}: expected ITEM=N with N from 1 to {MAX_AMOUNT:,}, got {count}")
+        if item in hand:
+            return _fail(f"possible_recipes {part!r:.80}: {item} is given twice; expected each item once")
+        hand[item] = count
     print(possible_recipes_from_hands(rules, hand, args.crafting or "fractional", args.recipe_list or "any_scale"))
     return 0
 
@@ -330,6 +351,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from sim.registry import ScenarioError
+    from sim.redact import write_text
     from sim.tradecraft.instance import import_paper_instances
 
     options = _rule_values(args)
@@ -347,7 +369,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             out.mkdir(parents=True, exist_ok=True)
             for spec in report.specs:
                 data = {k: v for k, v in spec.items() if k != "_entry"}
-                (out / f"{spec['name']}.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+                write_text(out / f"{spec['name']}.json", json.dumps(data, indent=2) + "\n")
         except OSError as exc:
             return _fail(f"{out}: cannot write the instances ({exc.strerror or exc})")
     for line in report.lines():

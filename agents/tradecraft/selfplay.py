@@ -7,7 +7,6 @@ recording (the analyses read them) and one row of ``selfplay.csv``.
 from __future__ import annotations
 
 import copy
-import csv
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +16,7 @@ from typing import Any
 
 from agents.registry import make_agent
 from sim.recording import RecordingWriter
+from sim.redact import DictWriter
 from sim.registry import find_scenario, load_spec, scenario_paths
 from sim.session import Session
 from sim.tradecraft.world import TradeCraftWorld
@@ -98,7 +98,7 @@ def run_selfplay(games: Sequence[Game], agent_specs: Sequence[str], seeds: Seque
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
         with open(out_dir / "selfplay.csv", "w", newline="") as fh:
-            writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+            writer = DictWriter(fh, fieldnames=COLUMNS)
             writer.writeheader()
             writer.writerows(rows)
     return rows

@@ -27,7 +27,6 @@ proposal and decision actions, and the turn boundaries (``craft_phase_end`` worl
 
 from __future__ import annotations
 
-import csv
 import itertools
 import math
 from collections import defaultdict
@@ -472,9 +471,11 @@ def recovery(fit_row: Mapping[str, Any], truth: Mapping[str, float]) -> dict[str
 # ------------------------------------------------------------------ output
 
 def _write_csv(path: Path, rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> None:
+    from sim.redact import DictWriter
+
     columns = list(columns or (rows[0].keys() if rows else []))
     with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=columns, extrasaction="ignore")
+        writer = DictWriter(fh, fieldnames=columns, extrasaction="ignore")
         writer.writeheader()
         for r in rows:
             writer.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})

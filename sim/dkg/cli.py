@@ -45,6 +45,7 @@ def _sources(src: Path) -> list[Path]:
 
 def cmd_import(args: argparse.Namespace) -> int:
     from sim.dkg.reference import import_reference, scenario_name
+    from sim.redact import write_text
     from sim.registry import ScenarioError
 
     src = Path(args.src)
@@ -81,7 +82,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             print(f"error: {exc}", file=sys.stderr)
             continue
         out.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+        write_text(target, json.dumps(data, indent=2) + "\n")
         helpers = [a for a in spec["options"]["turn_order"] if a not in spec["goals"]]
         wants = ", ".join(f"{a} wants {g}" for a, g in spec["goals"].items())
         print(f"{path} -> {target}: {len(spec['map'][0])} x {len(spec['map'])}, {wants}"

@@ -8,7 +8,11 @@ checks and ``KitchenWorld`` builds from::
      "format": "kitchen" | "gym-cooking" | "json",
      "map": ["#######", "#-t-/-#", ...],           # MAP_CHARS, no agent digits
      "agents": [{"name": "alice", "goal": "SimpleTomato", "start": [row, col]}, ...],
-     "t_max": 100, "collisions": "share" | "block"}
+     "t_max": 100, "collisions": "share" | "block", "rules": 1 | 2}
+
+``rules`` (docs/kitchen.md, "Rules versions"): 2, what the paper states (doors block vision,
+cooks know nothing of other rooms at the start), is what every level file gets; a spec without
+``rules`` (a recording written before rules 2) plays by rules 1.
 
 Every problem is reported as one ``ScenarioError`` naming the file, the 1-based line and
 column, and what was expected. See docs/kitchen.md for both formats.
@@ -25,6 +29,11 @@ from sim.inputs import read_text
 from sim.registry import ScenarioError
 
 RECIPES: tuple[str, ...] = ("SimpleTomato", "SimpleLettuce", "SimpleOnion")
+#: the kitchen's rules versions: 1, doors see both rooms and cooks start knowing every station's
+#: contents; 2, the paper's partial observability (doors block vision; nothing about other rooms
+#: is known at the start). Level files get RULES; specs that name none are rules 1.
+RULES_VERSIONS: tuple[int, ...] = (1, 2)
+RULES = 2
 #: the ingredient each recipe needs
 RECIPE_INGREDIENT = {"SimpleTomato": "Tomato", "SimpleLettuce": "Lettuce", "SimpleOnion": "Onion"}
 #: gym-cooking recipes this kitchen cannot express, with the reason
@@ -110,9 +119,10 @@ def parse_kitchen_text(text: str, source: str, name: str) -> dict[str, Any]:
                             f"expected a recipe ({', '.join(RECIPES)}) for agent {agent!r}, got {value!r}")
             agents.append((agent, value, number, value_col))
             continue
-        if key not in ("name", "title", "description", "category", "t_max", "collisions"):
+        if key not in ("name", "title", "description", "category", "t_max", "collisions", "rules"):
             raise _fail(source, number, 1, f"unknown header key {key!r}; expected one of name, title, "
-                                           "description, category, t_max, collisions, 'agent <name>', or 'map:'")
+                                           "description, category, t_max, collisions, rules, 'agent <name>', "
+                                           "or 'map:'")
         if key in header:
             raise _fail(source, number, 1, f"header key {key!r} appears twice (first on line {header[key][1]})")
         header[key] = (value, number, value_col)
@@ -173,6 +183,10 @@ def parse_kitchen_text(text: str, source: str, name: str) -> dict[str, Any]:
     collisions, k_line, k_col = header_value("collisions", "share")
     if collisions not in COLLISIONS:
         raise _fail(source, k_line, k_col, f"expected collisions to be 'share' or 'block', got {collisions!r}")
+    rules_text, r_line, r_col = header_value("rules", str(RULES))
+    if rules_text not in tuple(str(v) for v in RULES_VERSIONS):
+        raise _fail(source, r_line, r_col, f"expected rules to be one of {', '.join(map(str, RULES_VERSIONS))}, "
+                                           f"got {rules_text!r}")
     level_name, n_line, n_col = header_value("name", name)
     if not _NAME.match(level_name):
         raise _fail(source, n_line, n_col, "expected a name of lowercase letters, digits, '-' or '_' "
@@ -189,6 +203,7 @@ def parse_kitchen_text(text: str, source: str, name: str) -> dict[str, Any]:
                    for k, (a, g, _, _) in enumerate(agents, start=1)],
         "t_max": int(t_max_text),
         "collisions": collisions,
+        "rules": int(rules_text),
     }
     # Checks that need the whole level, reported at the place that caused them.
     _check_layout(spec,
@@ -299,6 +314,7 @@ def parse_gym_cooking_text(text: str, source: str, name: str) -> dict[str, Any]:
         "t_max": T_MAX,
         # gym-cooking's own rule: agents never share a cell or swap places
         "collisions": "block",
+        "rules": RULES,
     }
     _check_layout(spec,
                   cell_at=lambda r, c: _where(source, grid_lines[r][0], c + 1),
@@ -435,6 +451,10 @@ def validate_kitchen(data: dict[str, Any], source: str) -> dict[str, Any]:
     collisions = data.get("collisions", "share")
     if collisions not in COLLISIONS:
         raise ScenarioError(f"{source}: field 'collisions': expected 'share' or 'block', got {collisions!r}")
+    rules = data.get("rules", 1)  # a spec from before rules 2 (an older recording) names none
+    if rules not in RULES_VERSIONS or isinstance(rules, bool):
+        raise ScenarioError(f"{source}: field 'rules': expected one of {', '.join(map(str, RULES_VERSIONS))}, "
+                            f"got {rules!r}")
     category = data.get("category")
     if category is not None and category not in CATEGORIES:
         raise ScenarioError(f"{source}: field 'category': expected one of {', '.join(CATEGORIES)}, got {category!r}")
@@ -450,6 +470,7 @@ def validate_kitchen(data: dict[str, Any], source: str) -> dict[str, Any]:
                    for a in agents],
         "t_max": t_max,
         "collisions": collisions,
+        "rules": rules,
     }
     if spec["format"] == "json":  # the text readers checked their levels already, with lines
         _check_layout(spec,
@@ -465,7 +486,7 @@ def spec_text(spec: Mapping[str, Any]) -> str:
         out.append(f"description: {spec['description']}")
     if spec.get("category"):
         out.append(f"category: {spec['category']}")
-    out += [f"t_max: {spec['t_max']}", f"collisions: {spec['collisions']}"]
+    out += [f"t_max: {spec['t_max']}", f"collisions: {spec['collisions']}", f"rules: {spec.get('rules', 1)}"]
     out += [f"agent {a['name']}: {a['goal']}" for a in spec["agents"]]
     rows = [list(row) for row in spec["map"]]
     for k, agent in enumerate(spec["agents"], start=1):

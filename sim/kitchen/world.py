@@ -14,7 +14,9 @@ Objects: FreshTomato/FreshLettuce/FreshOnion --chop on a board--> Chopped* --mer
 Plate--> Chopped*-Plate --deliver--> the recipe SimpleTomato/SimpleLettuce/SimpleOnion.
 Each agent has its own goal dish and completes it by delivering that dish itself; the episode
 ends when every agent has delivered, or after ``t_max`` ticks. An agent sees the objects and
-agents of its own room only (docs/kitchen.md states every rule and conflict).
+agents of its own room only (docs/kitchen.md states every rule and conflict). The spec's
+``rules`` says what an agent on a door sees: under rules 2 (the paper's: doors block vision) only
+the stations next to that door and agents on it; under rules 1 (specs written before) both rooms.
 
 For speed a state is four small tuples, and the layout's geometry (moves, rooms, what each
 cell sees, distances) is computed once per World.
@@ -38,6 +40,8 @@ MOVES: tuple[tuple[int, int], ...] = ((-1, 0), (1, 0), (0, -1), (0, 1), (0, 0))
 # plated dish 3+3k, so chopping adds 1 and plating the chopped one adds 1 more.
 NOTHING = 0
 PLATE = 10
+#: in a belief (never in a state): a station whose contents the believer has never seen
+UNKNOWN = -1
 ITEM_NAMES: tuple[str, ...] = (
     "nothing",
     "FreshTomato", "ChoppedTomato", "ChoppedTomato-Plate",
@@ -156,6 +160,9 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
         self.name: str = spec["name"]
         self.t_max: int = int(spec["t_max"])
         self.agents_block: bool = spec["collisions"] == "block"
+        #: 2: doors block vision and cooks know nothing of other rooms at the start; 1: the rules
+        #: older recordings were made with (docs/kitchen.md, "Rules versions")
+        self.rules: int = int(spec.get("rules", 1))
         grid: list[str] = spec["map"]
         self.grid = tuple(grid)
         self.height, self.width = len(grid), len(grid[0])
@@ -213,8 +220,10 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
 
     def _build_rooms(self, n_cells: int) -> None:
         """Rooms are the 4-connected groups of floor cells; doors, walls and stations split them.
-        ``view[cell]`` is a bit set of rooms: a floor cell sees its room, a door the rooms it
-        joins, a station the rooms of the floor cells next to it (or of a door next to it)."""
+        ``view[cell]`` is a bit set of rooms: a floor cell sees its room, a station the rooms of
+        the floor cells next to it. Under rules 2 each door cell is a view of its own (doors block
+        vision: an agent on a door sees the stations next to it and agents on that door); under
+        rules 1 a door sees the rooms it joins and a station touched only by doors their rooms."""
         room = [-1] * n_cells
         floors = [cell for cell in range(n_cells) if self.walkable[cell] and not self.is_door[cell]]
         n_rooms = 0
@@ -236,21 +245,31 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
         for cell in range(n_cells):
             if room[cell] >= 0:
                 view[cell] = 1 << room[cell]
-        for cell in range(n_cells):
-            if self.is_door[cell]:
-                for other in self.neighbors[cell]:
-                    if room[other] >= 0:
-                        view[cell] |= 1 << room[other]
-        for cell in self.station_cells:
-            adjacent = self._adjacent_walkable(cell)
-            floor_rooms = 0
-            for other in adjacent:
-                if room[other] >= 0:
-                    floor_rooms |= 1 << room[other]
-            if not floor_rooms:
+        if self.rules >= 2:
+            doors = [cell for cell in range(n_cells) if self.is_door[cell]]
+            for k, cell in enumerate(doors):
+                view[cell] = 1 << (n_rooms + k)
+            for cell in self.station_cells:
+                seen_from = 0
+                for other in self._adjacent_walkable(cell):
+                    seen_from |= view[other]
+                view[cell] = seen_from
+        else:
+            for cell in range(n_cells):
+                if self.is_door[cell]:
+                    for other in self.neighbors[cell]:
+                        if room[other] >= 0:
+                            view[cell] |= 1 << room[other]
+            for cell in self.station_cells:
+                adjacent = self._adjacent_walkable(cell)
+                floor_rooms = 0
                 for other in adjacent:
-                    floor_rooms |= view[other]
-            view[cell] = floor_rooms
+                    if room[other] >= 0:
+                        floor_rooms |= 1 << room[other]
+                if not floor_rooms:
+                    for other in adjacent:
+                        floor_rooms |= view[other]
+                view[cell] = floor_rooms
         self.view: tuple[int, ...] = tuple(view)
         # What an agent standing on each walkable cell sees, precomputed for observe().
         self.visible_stations: tuple[tuple[int, ...], ...] = tuple(

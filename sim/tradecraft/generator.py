@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.redact import write_text
 from sim.tradecraft.instance import DEFAULT_PLAYERS, difficulty, instance_problems, rules_folder
 from sim.tradecraft.rules import RuleSet, load_ruleset
 from sim.tradecraft.solver import plan_crafts
@@ -204,7 +205,7 @@ def write_instances(specs: Sequence[dict[str, Any]], folder: str | Path) -> list
         old.unlink()
     paths = []
     for spec, path in zip(specs, targets):
-        path.write_text(json.dumps(spec, indent=2) + "\n", encoding="utf-8")
+        write_text(path, json.dumps(spec, indent=2) + "\n")
         paths.append(path)
     return paths
 

@@ -89,6 +89,10 @@ SECOND_SEAT_KEYS = {"w": "up", "a": "left", "s": "down", "d": "right", "q": "spa
 
 class WorldRenderer(ABC):
     family: str = ""
+    #: the keys of a second person at the same keyboard (simultaneous worlds): key -> the main key it stands for
+    second_seat_keys: dict[str, str] = SECOND_SEAT_KEYS
+    #: those keys in words, for the bar under the map
+    second_seat_help: str = "W/A/S/D, Q (wait) and E (interact)"
 
     def __init__(self, world: Any) -> None:
         self.world = world

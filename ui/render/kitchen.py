@@ -19,7 +19,7 @@ import pygame
 from sim.kitchen.world import (BOARD, COUNTER, DELIVERY, ITEM_CODE, ITEM_NAMES, NOTHING, PLATE, KitchenState,
                                KitchenWorld, is_chopped, is_dish)
 from ui.render import sprites
-from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
+from ui.render.base import SECOND_SEAT_KEYS, KeyBinding, Overlays, SpriteBook, WorldRenderer
 
 #: the belief kind of ProToM's particle snapshots (docs/kitchen.md)
 PARTICLES = "particles"
@@ -78,7 +78,7 @@ def particle_beliefs(snapshots: Iterable[Mapping[str, Any]] | None
                 cell = (int(r), int(c))
             except (KeyError, TypeError, ValueError):
                 continue
-            if item in ITEM_CODE:
+            if item in ITEM_CODE or item == "unknown":  # unknown: the cook has never seen it (rules 2)
                 cells.setdefault(cell, []).append((item, weight, true))
         for beliefs in cells.values():
             beliefs.sort(key=lambda b: -b[1])
@@ -274,7 +274,10 @@ class KitchenRenderer(WorldRenderer):
                 box = pygame.Rect(rect.x + dx, rect.y + dy, size, size)
                 layer = pygame.Surface(box.size, pygame.SRCALPHA)
                 pygame.draw.rect(layer, (250, 250, 250), layer.get_rect(), border_radius=max(2, size // 5))
-                if ITEM_CODE[name] == NOTHING:
+                if name == "unknown":  # never seen: three grey dots
+                    for k in (1, 2, 3):
+                        pygame.draw.circle(layer, (120, 124, 136), (k * size // 4, size // 2), max(1, size // 10))
+                elif ITEM_CODE[name] == NOTHING:
                     mid, rad = size // 2, max(2, size // 3)
                     pygame.draw.circle(layer, (90, 96, 110), (mid, mid), rad, max(1, size // 10))
                     pygame.draw.line(layer, (90, 96, 110), (mid - rad, mid + rad), (mid + rad, mid - rad), max(1, size // 10))
@@ -422,6 +425,10 @@ class KitchenRenderer(WorldRenderer):
             return None
         rect = self.cell_rect(*self.world.rc(state.positions[i]))
         return rect.centerx, rect.top
+
+    # no interact key: walking into a station works it
+    second_seat_keys = {k: v for k, v in SECOND_SEAT_KEYS.items() if k != "e"}
+    second_seat_help = "W/A/S/D (walking into a counter, board or hatch works it) and Q (stay)"
 
     def action_for_key(self, key: str, state: KitchenState, agent: str, legal: Sequence[str]) -> str | None:
         key = key.lower()

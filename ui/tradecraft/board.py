@@ -354,9 +354,9 @@ class TradeCraftBoard(QWidget):
             self.recipe_box.blockSignals(True)
             self.recipe_box.clear()
             self.recipe_box.blockSignals(False)
-        humans = sorted(getattr(window, "humans", {}) or {}) if window is not None else []
+        humans = sorted(window.model.humans) if window is not None else []
         state = timeline.state_at(tick)
-        live_edge = (window is not None and getattr(window, "runner", None) is not None and timeline.live
+        live_edge = (window is not None and window.model.runner is not None and timeline.live
                      and tick == timeline.num_steps and timeline.outcome is None)
         if any(n != timeline.num_steps for n in self._sent_at.values()):  # the session took a step
             self._sent_at = {a: n for a, n in self._sent_at.items() if n == timeline.num_steps}
@@ -415,7 +415,7 @@ class TradeCraftBoard(QWidget):
         self.seat = seat or None
         self._key = ()
         if self.window_ is not None:
-            self.window_.refresh_panels(force=True)
+            self.window_.panels.refresh(force=True)
 
     # ================================================================== filling
 
@@ -430,7 +430,7 @@ class TradeCraftBoard(QWidget):
             state = f"<b>{you}</b>"
         elif not live_edge:
             state = "looking back (End returns to the game)" if self.window_ is not None and \
-                getattr(self.window_, "runner", None) is not None else "replay"
+                self.window_.model.runner is not None else "replay"
         elif can_act:
             state = "<b style='color:#1b5e20'>your move</b>"
         else:
@@ -441,7 +441,7 @@ class TradeCraftBoard(QWidget):
 
     def _state(self) -> Any:
         window = self.window_
-        return window.timeline.state_at(window.cursor)
+        return window.model.timeline.state_at(window.model.cursor)
 
     def _show_idle(self, text: str) -> None:
         self.idle_label.setText(text)
@@ -673,7 +673,7 @@ class TradeCraftBoard(QWidget):
     def _send(self, action: Any, what: str) -> bool:
         """Hand the action to the session's human seat after the world's own check."""
         window, obs = self.window_, self.obs
-        if window is None or obs is None or window.runner is None or not self.can_act:
+        if window is None or obs is None or window.model.runner is None or not self.can_act:
             self._say(what, "not your move now")
             return False
         if obs.agent in self._sent_at:
@@ -683,13 +683,13 @@ class TradeCraftBoard(QWidget):
         if reason is not None:
             self._say(what, reason)
             return False
-        self._sent_at[obs.agent] = window.timeline.num_steps
+        self._sent_at[obs.agent] = window.model.timeline.num_steps
         self._retry.start()
         self.sent.append(action)
         for button in (self.propose_button, self.pass_button, self.accept_button, self.reject_button,
                        self.apply_button, self.done_button):
             button.setEnabled(False)
-        window.runner.submit_human(obs.agent, action)
+        window.model.runner.submit_human(obs.agent, action)
         return True
 
     def _say(self, what: str, reason: str) -> None:
@@ -701,4 +701,4 @@ class TradeCraftBoard(QWidget):
         self._sent_at.clear()
         self._key = ()
         if self.window_ is not None:
-            self.window_.refresh_panels(force=True)
+            self.window_.panels.refresh(force=True)

@@ -37,19 +37,19 @@ def take(out: Path) -> Path:
     window.setup.set_seat("bob", "human")
     window.start_session(SessionPlan(world=world, scenario="mc1v1-01", seats={"alice": "trader", "bob": "human"},
                                      seed=0))
-    board = window.panel(TradeCraftBoard.panel_title)
-    values = window.panel_widgets[ToMValuesPanel.panel_title]
-    ready = _wait(app, lambda: (window.refresh_panels() or True) and board.can_act and board.obs is not None
+    board = window.panels.panel(TradeCraftBoard.panel_title)
+    values = window.panels.widgets[ToMValuesPanel.panel_title]
+    ready = _wait(app, lambda: (window.panels.refresh() or True) and board.can_act and board.obs is not None
                   and board.obs.phase == RESPOND, 30)
     if not ready:
         raise RuntimeError("the human seat never got alice's proposal")
-    window.panel_tabs.setCurrentWidget(values)
+    window.panels.tabs.setCurrentWidget(values)
     window.minds_dock.raise_()
     window.feedback_dock.hide()  # no facilitator in TradeCraft: room for the heatmap
     window.setup_dock.hide()  # the scenario is chosen: room for the board on a laptop screen
     window.resizeDocks([window.minds_dock], [400], Qt.Orientation.Horizontal)
     window.resizeDocks([window.minds_dock, window.log_dock], [330, 110], Qt.Orientation.Vertical)
-    window.resizeDocks([window._panel_docks[TradeCraftBoard.panel_title]], [300], Qt.Orientation.Vertical)
+    window.resizeDocks([window.panels.docks[TradeCraftBoard.panel_title]], [300], Qt.Orientation.Vertical)
     board.look_up("iron_helmet")
     board.recipe_box.setCurrentText("minecraft:iron_nugget")
     board.times.setText("1/3")

@@ -1,0 +1,80 @@
+"""The window on a 1366 x 768 laptop screen (offscreen, the screen's available area given to
+the window as it would come from QScreen.availableGeometry): a fresh window fits it with its play
+controls on screen, every world's layout fits it, and the Minds tabs keep their whole labels."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from PyQt6.QtCore import QPoint, QRect, Qt
+
+from agents.registry import seat_specs
+from sim.registry import load_scenario
+from ui import catalog
+from ui.catalog import SessionPlan
+from ui.mainwindow import PREFERRED_SIZE
+
+from ui_support import make_window
+
+LAPTOP = QRect(0, 0, 1366, 768)
+#: what a desktop leaves of 1366 x 768 under a top bar and a window title (GNOME: 27 + 37)
+LAPTOP_ROOM = (1366, 768 - 64)
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    w = make_window(qtbot, tmp_path, record=False)
+    yield w
+    w.shutdown()
+    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
+
+
+def inside(window, widget) -> bool:
+    top_left = widget.mapTo(window, QPoint(0, 0))
+    return window.rect().contains(QRect(top_left, widget.size()))
+
+
+def test_a_fresh_window_fits_the_available_screen_with_its_play_controls(qtbot, window):
+    window.fit_to_screen(LAPTOP, fresh=True)
+    qtbot.waitUntil(lambda: window.width() <= 1366 and window.height() <= 768)
+    frame = window.frameGeometry()
+    assert LAPTOP.contains(frame), (frame, LAPTOP)
+    assert inside(window, window.playback) and window.playback.isVisible()
+    # a large screen gets the preferred size, not the whole screen
+    window.fit_to_screen(QRect(0, 0, 2560, 1440), fresh=True)
+    qtbot.waitUntil(lambda: window.size() == PREFERRED_SIZE)
+
+
+def test_a_remembered_window_larger_than_the_screen_shrinks_to_it(qtbot, window):
+    window.resize(1600, 1000)
+    window.fit_to_screen(LAPTOP)
+    qtbot.waitUntil(lambda: window.width() <= 1366 and window.height() <= 768)
+    window.resize(1200, 650)
+    window.fit_to_screen(LAPTOP)  # one that fits is left as it is
+    qtbot.waitUntil(lambda: (window.width(), window.height()) == (1200, 650))
+
+
+
+@pytest.mark.parametrize("scenario,mechanisms", [
+    ("team-04-seven", ("teams",)), ("divided-kitchen", ("protom",)),
+    ("household-prepare-meal-01", ()), ("al1v1-01", ()), ("car-free-centres", ("teams:round_steps=2",))])
+def test_every_world_fits_a_laptop_screen(qtbot, window, scenario, mechanisms):
+    world, name = load_scenario(scenario)
+    seats = seat_specs(world.agents, [catalog.default_agent(world.family)])
+    window.start_session(SessionPlan(world=world, scenario=name, seats=seats, mechanisms=mechanisms, seed=0),
+                         playing=True)
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 3 or window.model.timeline.outcome is not None,
+                    timeout=60_000)
+    window.set_playing(False)
+    window.panels.refresh(force=True)
+    qtbot.wait(50)
+    hint = window.minimumSizeHint()
+    assert hint.width() <= LAPTOP_ROOM[0] and hint.height() <= LAPTOP_ROOM[1], (scenario, hint)
+    window.fit_to_screen(LAPTOP, fresh=True)
+    qtbot.waitUntil(lambda: window.width() <= 1366 and window.height() <= 768)
+    assert inside(window, window.playback), scenario
+    tabs = window.panels.tabs
+    labels = [tabs.tabText(i) for i in range(tabs.count())]
+    assert len(set(labels)) == len(labels) and not any("…" in t for t in labels), labels
+    assert tabs.elideMode() == Qt.TextElideMode.ElideNone and tabs.usesScrollButtons()

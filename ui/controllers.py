@@ -1,0 +1,249 @@
+"""Controllers: they turn threads, timers and a person's intents into changes of the app model
+(``ui/model.py``). They may use Qt's timers, threads and signals but hold no widget; the window
+(``ui/mainwindow.py``) connects their signals to what it draws.
+
+- ``SessionController``: starts a live session (new, or a take-over continuing an episode from a
+  step), feeds the model the runner's batches, stops it (its recording gets a footer).
+- ``RecordingLoader``: reads a recording now, or in a worker thread while its first state shows.
+- ``PlaybackClock``: advances the cursor by elapsed time while playing.
+Human keys are routed by the model itself (``AppModel.route_key``): the window forwards them.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PyQt6.QtCore import QObject, QTimer, pyqtSignal
+
+from agents.human import HumanAgent
+from sim.recording import RecordingError
+from sim.registry import ScenarioError
+from sim.replay import Replay
+from sim.session import Session
+from ui import catalog
+from ui.catalog import SessionPlan
+from ui.model import AppModel
+from ui.render import renderer_for
+from ui.runner import Batch, SessionRunner
+from ui.settings import AppSettings
+from ui.timeline import LiveTimeline, PreviewTimeline, ReplayTimeline
+
+LOAD_ERRORS = (RecordingError, ScenarioError, LookupError, KeyError, ValueError, OSError)
+
+
+def spec_from_description(described: Any) -> str:
+    """An agent spec ("boltzmann:temperature=0.5") from a recording header's describe() dict."""
+    if not isinstance(described, dict) or not described.get("kind"):
+        return ""
+    params = [f"{k}={v}" for k, v in described.items()
+              if k not in ("kind", "name") and isinstance(v, (int, float, str, bool))]
+    return described["kind"] + (":" + ",".join(params) if params else "")
+
+
+class SessionController(QObject):
+    """Live sessions: start (new or a take-over), the runner's batches into the model, stop."""
+
+    #: feedback events the window should present (a list), as the model decided
+    feedback = pyqtSignal(object)
+    finished = pyqtSignal()          # the episode ended (its last batch arrived)
+    runner_finished = pyqtSignal()   # the worker thread ended
+    failed = pyqtSignal(str)
+    thinking = pyqtSignal(object)    # frozenset of agents whose decision takes a while
+
+    def __init__(self, model: AppModel, settings: AppSettings, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.settings = settings
+        self.last_plan: SessionPlan | None = None
+        self._finished_runners: list[SessionRunner] = []
+        #: runners whose worker was still deciding when stopped (it ends when its decision returns)
+        self.abandoned: list[SessionRunner] = []
+
+    def plan_from_choice(self, choice: dict) -> SessionPlan:
+        """The plan of the Session panel's choice: a new episode, or a take-over of the shown one
+        from its step ``choice["takeover"]`` (its joint actions and events up to there)."""
+        step, timeline = choice.get("takeover"), self.model.timeline
+        if step is not None and timeline is not None:
+            return SessionPlan(world=timeline.world, scenario=timeline.scenario, seats=choice["seats"],
+                               mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"],
+                               prefix=tuple(timeline.joint_actions(step)),
+                               earlier_events=tuple(timeline.events_until(step)), rounds=timeline.rounds)
+        return SessionPlan(world=choice["world"], scenario=choice["scenario"], seats=choice["seats"],
+                           mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"],
+                           rounds=choice.get("rounds", 1))
+
+    def recording_path(self, plan: SessionPlan) -> Path | None:
+        """A fresh file under the recordings folder, or None when recording is off."""
+        if not self.settings.get("record"):
+            return None
+        stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+        suffix = ".jsonl.gz" if self.settings.get("compress") else ".jsonl"
+        base = self.settings.recordings_dir / f"{plan.scenario}-{stamp}-seed{plan.seed}"
+        path, n = base.with_suffix(suffix), 1
+        while path.exists():
+            n += 1
+            path = Path(f"{base}-{n}{suffix}")
+        return path
+
+    def start(self, plan: SessionPlan, speed: float, playing: bool = True) -> Session:
+        """Start a live session and show it (raises ValueError with a message a person can act on)."""
+        seats = plan.build_seats()
+        mechanisms = catalog.make_mechanisms(plan.mechanisms, plan.world)
+        session = Session(plan.world, seats, seed=plan.seed, scenario=plan.scenario, mechanisms=mechanisms,
+                          prefix=list(plan.prefix), rounds=plan.rounds)
+        self.stop()
+        path = self.recording_path(plan)
+        timeline = LiveTimeline(plan.world, session.header(), session.state, earlier=plan.earlier_events)
+        runner = SessionRunner(session, speed=speed, playing=playing,
+                               recording_path=str(path) if path else None, parent=self)
+        runner.published.connect(self._on_batch)
+        runner.thinking.connect(self.thinking.emit)
+        runner.failed.connect(lambda message: self.failed.emit(f"the session stopped: {message}"))
+        runner.finished.connect(self.runner_finished.emit)
+        self.model.describe_seats(dict(plan.seats), tuple(plan.mechanisms))
+        self.model.show(timeline, humans={a: s for a, s in seats.items() if isinstance(s, HumanAgent)},
+                        session=session, runner=runner, recording_path=path)
+        self.model.playing = playing
+        self.last_plan = plan
+        runner.start()
+        self.model.changed("playing")  # a human seat's turn shows once the runner runs
+        return session
+
+    def play_again_plan(self) -> SessionPlan | None:
+        plan = self.last_plan
+        if plan is None:
+            return None
+        return SessionPlan(world=plan.world, scenario=plan.scenario, seats=plan.seats, mechanisms=plan.mechanisms,
+                           seed=plan.seed, rounds=plan.rounds)
+
+    def has_live_game(self) -> bool:
+        """True while a live episode runs that has steps to lose (not yet over)."""
+        timeline, runner = self.model.timeline, self.model.runner
+        return (isinstance(timeline, LiveTimeline) and runner is not None and runner.alive
+                and timeline.outcome is None and timeline.num_steps > 0)
+
+    def stop(self, grace: float = 10.0) -> None:
+        """End the live session (its recording gets a footer) and wait up to ``grace`` s for its
+        thread; a decision still running then is abandoned (``SessionRunner.stop``)."""
+        runner = self.model.runner
+        if runner is None:
+            return
+        self.model.runner = None
+        runner.stop(grace)
+        if runner.abandoned:
+            self.abandoned.append(runner)
+        try:
+            runner.published.disconnect(self._on_batch)
+        except TypeError:
+            pass
+        self._finished_runners.append(runner)
+        self.thinking.emit(frozenset())
+
+    def _on_batch(self, batch: Batch) -> None:
+        if self.sender() is not self.model.runner:
+            return  # a batch of a session that was replaced
+        shown = self.model.extend(batch.events, batch.state)
+        if shown:
+            self.feedback.emit(shown)
+        if batch.finished:
+            self.model.playing = False
+            self.finished.emit()
+
+    def shutdown(self, grace: float = 10.0) -> None:
+        """Stop every session; wait at most ``grace`` s for each decision still running."""
+        self.stop(grace)
+        for runner in self._finished_runners:
+            runner.stop(grace)
+            if runner.abandoned and runner not in self.abandoned:
+                self.abandoned.append(runner)
+        self._finished_runners.clear()
+
+
+class RecordingLoader(QObject):
+    """Reads recordings: now (the window waits) or in a worker thread (it does not)."""
+
+    #: (path, ReplayTimeline or an error message, seconds) from a background load
+    loaded = pyqtSignal(object, object, float)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._threads: list[threading.Thread] = []
+        #: seconds from the request to the first state shown, of the last background load
+        self.first_frame_seconds = 0.0
+
+    @staticmethod
+    def load(path: Path) -> ReplayTimeline:
+        """Read a recording and rebuild its states (pure: safe in any thread); raises LOAD_ERRORS."""
+        replay = Replay(str(path))
+        renderer_for(replay.world)  # a world without a view cannot be shown: say so now
+        return ReplayTimeline(replay)
+
+    @staticmethod
+    def preview(path: Path) -> PreviewTimeline:
+        """The first state from the header alone (milliseconds); raises LOAD_ERRORS."""
+        preview = PreviewTimeline.from_file(path)
+        renderer_for(preview.world)
+        return preview
+
+    def load_in_background(self, path: Path, started: float) -> None:
+        """Read ``path`` in a worker thread; ``loaded`` tells when it is done."""
+
+        def work() -> None:
+            begun = time.perf_counter()
+            try:
+                result: ReplayTimeline | str = self.load(path)
+            except LOAD_ERRORS as exc:
+                result = f"cannot open {path}: {exc}"
+            self.loaded.emit(path, result, time.perf_counter() - begun)
+
+        thread = threading.Thread(target=work, name="tom-arena-open", daemon=True)
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
+        self.first_frame_seconds = time.perf_counter() - started
+
+    def shutdown(self) -> None:
+        for thread in self._threads:
+            thread.join(30)
+        self._threads.clear()
+
+
+class PlaybackClock(QObject):
+    """While playing away from the live edge, moves the model's cursor by elapsed time."""
+
+    #: feedback events passed over (a list), for the window to present
+    feedback = pyqtSignal(object)
+    #: the cursor reached the end of a replay while playing
+    ended = pyqtSignal()
+
+    def __init__(self, model: AppModel, speed: Callable[[], float], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.speed = speed
+        self.timer = QTimer(self)
+        self.timer.setInterval(15)
+        self.timer.timeout.connect(self.tick)
+
+    def set_playing(self, playing: bool) -> None:
+        if self.model.set_playing(playing, time.monotonic()):
+            self.timer.start()
+        else:  # paused, still loading, or at the live edge (the session paces itself)
+            self.timer.stop()
+
+    def tick(self) -> None:
+        """Advance the cursor by elapsed time (QTimer drops ticks under load)."""
+        shown, go_on = self.model.advance(time.monotonic(), self.speed())
+        if shown:
+            self.feedback.emit(shown)
+        if not go_on:
+            self.timer.stop()
+            timeline = self.model.timeline
+            if timeline is not None and not self.model.playing and self.model.cursor >= timeline.num_steps:
+                self.ended.emit()
+
+    def stop(self) -> None:
+        self.timer.stop()

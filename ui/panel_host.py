@@ -1,0 +1,129 @@
+"""The panels of the window: the Minds tabs, the docks panels ask for, the feedback history and the
+event log, refreshed from the app model at 10 Hz or more (only when the episode or the cursor
+changed). Panels are QWidgets with ``show_at(timeline, tick)`` (``ui/panels.py``); each keeps
+what it drew and reads only what is new, so a refresh costs the same at step 10 and 10,000."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PyQt6.QtCore import QObject, Qt, QTimer
+from PyQt6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QTabWidget, QWidget
+
+from ui.model import AppModel
+from ui.panels import PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels, load_plugin_panels
+from ui.teams_panel import level_badges  # noqa: F401  (registers the team panels)
+from ui.timeline import Timeline
+from ui.usage import LLMUsagePanel
+
+
+class PanelHost(QObject):
+    """Creates, docks, removes and refreshes the panels of the shown episode."""
+
+    def __init__(self, window: QMainWindow, model: AppModel, tokens_label: QLabel) -> None:
+        super().__init__(window)
+        self.window, self.model, self.tokens_label = window, model, tokens_label
+        #: panels that plug-ins name, imported now so that they show for any world's episodes
+        self.problems = load_plugin_panels()
+        #: panels shown for the current episode: title -> widget (tabs of the Minds dock, or docks)
+        self.widgets: dict[str, QWidget] = {}
+        self.docks: dict[str, QDockWidget] = {}
+        self._key: tuple = ()
+        self.tabs = QTabWidget()  # panels join as the episode's minds report what they show
+        self.tabs.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        # Several tabs in a narrow dock: whole labels (two tabs must never look alike), and arrows
+        # to scroll the tab bar when they do not fit; the dock never widens the window for them
+        self.tabs.setUsesScrollButtons(True)
+        self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
+        self.tabs.tabBar().setExpanding(False)
+        self.usage = LLMUsagePanel()
+        self.tabs.addTab(self.usage, "LLM usage")
+        self.tabs.setTabToolTip(0, "Calls to a language model by LLM seats and facilitators: how many, the words "
+                                   "sent (prompt tokens) and received (completion tokens), failures and time, up "
+                                   "to the shown step")
+        self.feedback = FeedbackHistoryPanel()
+        self.feedback.setToolTip("Every suggestion a facilitator made, to whom, and what became of it: sent, "
+                                 "accepted, Completed, Ignored, Not Executable")
+        self.log = EventLogPanel()
+        self.log.setToolTip("Everything that happened, step by step: moves, feedback, messages, model calls, "
+                            "errors (it follows the shown step)")
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self.refresh)
+
+    def dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self.window)
+        dock.setObjectName(title.replace(" ", "_"))
+        dock.setWidget(widget)
+        self.window.addDockWidget(area, dock)
+        return dock
+
+    def set_rate(self, hz: float) -> None:
+        self.timer.setInterval(int(1000 / max(10, hz)))
+        self.timer.start()
+
+    def install(self, timeline: Timeline | None, action_label: Any = None) -> None:
+        """Start the panels of a new episode afresh: the world family's own panels at once, the
+        generic ones (goal inference, teams, messages...) as their data arrives."""
+        for title in list(self.widgets):
+            widget = self.widgets.pop(title)
+            dock = self.docks.pop(title, None)
+            if dock is not None:
+                self.window.removeDockWidget(dock)
+                dock.deleteLater()
+            else:
+                self.tabs.removeTab(self.tabs.indexOf(widget))
+                widget.deleteLater()
+        self.log.set_action_label(action_label)
+        if timeline is not None:
+            for kind in family_panels(timeline.world.family):
+                self.add(kind)
+            self.sync()
+
+    def add(self, kind: PanelKind) -> QWidget:
+        panel = kind.factory()
+        area = getattr(panel, "dock_area", None)  # a panel that wants a dock of its own (a board's controls)
+        if area is None:  # before the LLM usage tab, which stays last; the first mind panel shows
+            showing_usage = self.tabs.currentWidget() is self.usage
+            index = self.tabs.insertTab(self.tabs.indexOf(self.usage), panel, kind.title)
+            self.tabs.setTabToolTip(index, kind.tooltip)
+            if showing_usage:
+                self.tabs.setCurrentIndex(index)
+        else:  # scrolls rather than forcing the window taller than a laptop screen
+            holder = QScrollArea()
+            holder.setWidgetResizable(True)
+            holder.setWidget(panel)
+            holder.inner = panel  # type: ignore[attr-defined]
+            holder.setToolTip(kind.tooltip)
+            self.docks[kind.title] = self.dock(kind.title, holder, area)
+            self.docks[kind.title].show()
+        if hasattr(panel, "bind_window"):  # panels that send intents or read the renderer's colours
+            panel.bind_window(self.window)
+        self.widgets[kind.title] = panel
+        return panel
+
+    def sync(self) -> None:
+        """Add the registered panels whose kind of data the episode now holds."""
+        timeline = self.model.timeline
+        if timeline is None:
+            return
+        for kind in PANELS:
+            if kind.title not in self.widgets and kind.shows(timeline):
+                self.add(kind)
+
+    def panel(self, title: str) -> QWidget | None:
+        """The panel shown under ``title`` (its inner widget when it scrolls), if any."""
+        widget = self.widgets.get(title)
+        return getattr(widget, "inner", widget)
+
+    def refresh(self, force: bool = False) -> None:
+        """Redraw the panels when the timeline or the cursor changed (runs at >= 10 Hz)."""
+        timeline, cursor = self.model.timeline, self.model.cursor
+        key = (id(timeline), timeline.version if timeline else 0, cursor)
+        if key == self._key and not force:
+            return
+        self._key = key
+        self.sync()
+        for panel in (self.log, self.feedback, self.usage, *self.widgets.values()):
+            panel.show_at(timeline, cursor)
+        prompt, completion = self.usage.totals()
+        self.tokens_label.setText(f"LLM tokens {prompt}+{completion}" if prompt or completion else "")
