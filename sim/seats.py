@@ -277,12 +277,3 @@ class Facilitator(Mechanism):
     @abstractmethod
     def suggest(self, step: StepView, busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
         """Update beliefs with a step; return feedback to send now (possibly none)."""
-
-
-@dataclass
-class SeatSpec:
-    """How a seat was filled, as written into a recording header."""
-
-    agent: AgentId
-    kind: str
-    params: dict[str, Any] = field(default_factory=dict)

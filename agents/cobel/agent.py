@@ -37,13 +37,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld
 from agents.cobel.sbl import (
     DEFAULT_VOCABULARY, Agent as SBLAgent, Atom, Belief, PredicateSpec, Property, Relation, SBLError,
-    Statement, Thing, parse_document,
+    Thing, parse_document,
 )
 from agents.household.coordination import CoordinatingAgent
 from agents.household.planner import Intent
@@ -546,7 +546,3 @@ class CoBelAgent(CoordinatingAgent):
             self._snapshot = dataclasses.replace(self._snapshot, changed=[], removed=[])
         return ((SNAPSHOT_KIND, self._snapshot), (INTENTS_KIND, self.intents_snapshot()),
                 ("plan", Plan(rule=self.rule, subgoal=self.subgoal)))
-
-
-def statements_text(statements: Iterable[Statement]) -> str:
-    return "\n".join(str(s) for s in statements)

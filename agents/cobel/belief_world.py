@@ -89,10 +89,6 @@ def value_of(atom: Atom, vocabulary: Vocabulary = DEFAULT_VOCABULARY) -> Entity 
     return atom
 
 
-def _sorted_atoms(atoms: Iterable[Atom]) -> list[Atom]:
-    return sorted(atoms, key=str)
-
-
 # --------------------------------------------------------------------------- store
 
 class BeliefStore:
@@ -194,9 +190,6 @@ class BeliefStore:
         for atom, w in zip(atoms, weights):
             dist[atom] = dist.get(atom, 0.0) + w / total
         self._store(slots.pop(), dist)
-
-    def forget(self, slot: Slot) -> None:
-        self._slots.pop(slot, None)
 
 
 # --------------------------------------------------------------------------- rules

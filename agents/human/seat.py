@@ -108,9 +108,6 @@ class HumanAgent(Agent):
     def has_decisions(self) -> bool:
         return not self._decisions.empty()
 
-    def clear_actions(self) -> None:
-        self._drain(self._actions)
-
     def rate(self, other: str, rating: int | None) -> None:
         """The person's rating of ``other`` (1..5, see ``RATING_SCORES``), remembered until changed;
         None withdraws it (``other`` is unknown again)."""

@@ -38,7 +38,7 @@ import numpy as np
 
 from agents.protom.categories import CategoryError  # a level whose category is unclear or mis-declared
 from agents.params import BelowOne, Positive, Probability
-from agents.protom.core import AgentBelief, Candidate, Goal, Message, ProToMAdapter
+from agents.protom.core import AgentBelief, Candidate, Goal, Message, ProToMAdapter, Rollout
 from sim.kitchen.level import RECIPES
 from sim.kitchen.world import (ACTIONS, BOARD, COUNTER, DELIVERY, INTERACT, ITEM_NAMES, N_ITEMS, NOTHING, PICKUP, PLATE, PUT_DOWN, RECIPE_DISH, UNKNOWN, KitchenState, KitchenWorld,
                                is_chopped, is_fresh)
@@ -48,31 +48,6 @@ from sim.world import AgentId
 _FAR = 10_000
 
 # --------------------------------------------------------------------------- simulated plans
-
-
-@dataclass(frozen=True, slots=True)
-class Rollout:
-    """Ticks (from the start state) at which each cook delivers (0: already had; None: not
-    within the horizon). ``length`` is the episode length this predicts: the last delivery, or
-    the horizon when a cook never delivers."""
-
-    finish: tuple[int | None, ...]
-    horizon: int
-
-    @property
-    def success(self) -> bool:
-        return all(f is not None for f in self.finish)
-
-    @property
-    def length(self) -> int:
-        if not self.success:
-            return self.horizon
-        return max((f for f in self.finish if f is not None), default=0)
-
-    def capped(self, budget: int) -> "Rollout":
-        if budget >= self.horizon:
-            return self
-        return Rollout(tuple(f if f is not None and f <= budget else None for f in self.finish), budget)
 
 
 #: a feedback as the simulated plans carry it out: (agent index, "pickup" | "pass", item code,
@@ -113,7 +88,6 @@ class KitchenRollouts:
         self.world = world
         self.dist = world.station_dist
         self.kind = world.station_kind
-        self.n_stations = len(world.station_cells)
         self.horizon = world.t_max
         self._hops: dict[int, list[int]] = {}
         self._sight: dict[int, list[int]] = {}
@@ -836,5 +810,5 @@ def load_world(path: Path) -> KitchenWorld:
     return build_world(*load_spec(path))
 
 
-__all__ = ["CategoryError", "KitchenAdapter", "KitchenCategoryReport", "KitchenRollouts", "Rollout",
+__all__ = ["CategoryError", "KitchenAdapter", "KitchenCategoryReport", "KitchenRollouts",
            "check_categories", "experiment_levels", "load_world", "rollouts_for", "scenario_category"]
