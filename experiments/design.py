@@ -394,11 +394,6 @@ def episode_key(scenario: str, condition: str, seed: int) -> str:
     return f"{scenario}|{condition}|{seed}"
 
 
-def split_key(key: str) -> tuple[str, str, int]:
-    scenario, condition, seed = key.rsplit("|", 2)
-    return scenario, condition, int(seed)
-
-
 _SPEC_SAFE = re.compile(r"^[\w.:=,/-]+$")
 
 

@@ -209,7 +209,3 @@ class OutcomeEvent(Event):
     type: ClassVar[str] = "outcome"
     outcome: dict[str, Any]
     metrics: dict[str, Any]
-
-
-def event_types() -> Mapping[str, type[Event]]:
-    return dict(_EVENT_TYPES)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from sim.events import Event, FeedbackEvent, FeedbackStatusEvent, TeamEvent
+from sim.snapshots import P, SnapshotPayload, as_payload
 from sim.world import AgentId, Message, World, WorldEvent
 
 
@@ -175,8 +176,9 @@ class Agent(ABC):
 @dataclass(frozen=True, slots=True)
 class StepView:
     """One step as a mechanism sees it: the state before, the joint action, the state after,
-    what the rules reported, and every mind's belief snapshots after the step
-    (``beliefs[owner][kind] = data``)."""
+    what the rules reported, and every mind's belief snapshots after the step as their
+    registered payload types (``beliefs[owner][kind]``, e.g. a ``Predictions``; read one with
+    ``snapshot(owner, Predictions)``)."""
 
     tick: int
     before: Any
@@ -184,10 +186,15 @@ class StepView:
     after: Any
     world_events: tuple[WorldEvent, ...] = ()
     messages: tuple[Message, ...] = ()
-    beliefs: Mapping[str, Mapping[str, dict[str, Any]]] = field(default_factory=dict)
+    beliefs: Mapping[str, Mapping[str, SnapshotPayload]] = field(default_factory=dict)
     #: the step ended a task round (``Session(rounds=...)``), the last one included; play goes on
     #: from the starting layout when another round follows
     round_end: bool = False
+
+    def snapshot(self, owner: str, cls: type[P]) -> P | None:
+        """``owner``'s snapshot of ``cls.kind`` after this step, or None when it gave none."""
+        payload = self.beliefs.get(owner, {}).get(cls.kind)
+        return None if payload is None else as_payload(cls, payload)
 
 
 class Mechanism(ABC):
@@ -270,12 +277,3 @@ class Facilitator(Mechanism):
     @abstractmethod
     def suggest(self, step: StepView, busy: Mapping[AgentId, int]) -> Sequence[Feedback]:
         """Update beliefs with a step; return feedback to send now (possibly none)."""
-
-
-@dataclass
-class SeatSpec:
-    """How a seat was filled, as written into a recording header."""
-
-    agent: AgentId
-    kind: str
-    params: dict[str, Any] = field(default_factory=dict)

@@ -32,7 +32,7 @@ from sim.events import (
 from sim.redact import scrub_event
 from sim.rounds import check_rounds, step_in_rounds, step_recorded
 from sim.seats import PENDING, Agent, Intervention, Mechanism, SeatContext, StepView
-from sim.snapshots import checked_snapshot
+from sim.snapshots import SnapshotPayload, checked_payload, checked_snapshot
 from sim.text import count_tokens, count_words
 from sim.world import AgentId, World
 
@@ -248,13 +248,13 @@ class Session:
                                    chars=len(m.text), words=count_words(m.text), tokens=count_tokens(m.text),
                                    cost=m.cost))
 
-        beliefs: dict[str, dict[str, dict[str, Any]]] = {}
+        beliefs: dict[str, dict[str, SnapshotPayload]] = {}
         for agent_id, seat in self.seats.items():
             seat.observe_state(result.state)
             for kind, payload in seat.belief_snapshots():
-                data = checked_snapshot(agent_id, kind, payload)
-                beliefs.setdefault(agent_id, {})[kind] = data
-                self.emit(BeliefEvent(tick=t + 1, owner=agent_id, kind=kind, data=data))
+                typed = checked_payload(agent_id, kind, payload)
+                beliefs.setdefault(agent_id, {})[kind] = typed
+                self.emit(BeliefEvent(tick=t + 1, owner=agent_id, kind=kind, data=typed.to_dict()))
         for mechanism in self.mechanisms:
             view = StepView(tick=t, before=state, joint_action=joint, after=result.state,
                             world_events=result.events, messages=result.messages, beliefs=beliefs,
@@ -262,9 +262,9 @@ class Session:
             for intervention in mechanism.after_step(view):
                 self._deliver(mechanism, intervention, t + 1)
             for kind, payload in mechanism.belief_snapshots():
-                data = checked_snapshot(mechanism.name, kind, payload)
-                beliefs.setdefault(mechanism.name, {})[kind] = data
-                self.emit(BeliefEvent(tick=t + 1, owner=mechanism.name, kind=kind, data=data))
+                typed = checked_payload(mechanism.name, kind, payload)
+                beliefs.setdefault(mechanism.name, {})[kind] = typed
+                self.emit(BeliefEvent(tick=t + 1, owner=mechanism.name, kind=kind, data=typed.to_dict()))
 
         last_round_over = step.round_over and step.round == self.round
         if step.round != self.round:

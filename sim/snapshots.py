@@ -207,10 +207,10 @@ class SnapshotPayload:
         """Rules across fields; raise ``SnapshotError`` when one is broken."""
 
 
-def checked_snapshot(owner: str, kind: Any, payload: Any) -> dict[str, Any]:
-    """The dict to record for ``owner``'s snapshot ``(kind, payload)``: ``payload`` is the kind's
-    payload type or a dict that fits it. Anything else is a ``SnapshotError`` naming the owner,
-    the kind and the field."""
+def checked_payload(owner: str, kind: Any, payload: Any) -> "SnapshotPayload":
+    """``owner``'s snapshot ``(kind, payload)`` as the kind's payload type: ``payload`` is that
+    type or a dict that fits it. Anything else is a ``SnapshotError`` naming the owner, the kind
+    and the field."""
     cls = snapshot_type(kind)
     if cls is None:
         known = ", ".join(sorted(_KINDS))
@@ -221,9 +221,20 @@ def checked_snapshot(owner: str, kind: Any, payload: Any) -> dict[str, Any]:
                             f"the kind's payload type is {cls.__name__}")
     data = payload.to_dict() if isinstance(payload, SnapshotPayload) else payload
     try:
-        return cls.from_dict(data).to_dict()
+        return cls.from_dict(data)
     except SnapshotError as exc:
         raise SnapshotError(f"{owner!r} emitted a {kind!r} snapshot that does not fit it: {exc}") from None
+
+
+def checked_snapshot(owner: str, kind: Any, payload: Any) -> dict[str, Any]:
+    """The dict to record for ``owner``'s snapshot ``(kind, payload)`` (``checked_payload``)."""
+    return checked_payload(owner, kind, payload).to_dict()
+
+
+def as_payload(cls: type[P], value: Any) -> P:
+    """``value`` as ``cls``: itself when it is one, else the dict read with ``cls.from_dict``
+    (a ``SnapshotError`` when it does not fit). For readers handed either form."""
+    return value if isinstance(value, cls) else cls.from_dict(value)
 
 
 def read_snapshot(cls: type[P], data: Any) -> P | None:
@@ -471,7 +482,8 @@ class LLMTrader(SnapshotPayload):
 @register_snapshot_kind
 @dataclass(frozen=True, kw_only=True)
 class ToMValues(SnapshotPayload):
-    """A trader's value estimates at each order (``V0``..``V2``, per item), its beliefs about the
+    """A trader's value estimates at each order up to its own (``V0``, and ``V1``, ``V2`` at
+    orders 1 and 2; per item), its beliefs about the
     opponent, the utilities of its options and the action taken."""
 
     kind: ClassVar[str] = "tom_values"
@@ -483,8 +495,8 @@ class ToMValues(SnapshotPayload):
     scale: list[Number]
     items: list[str]
     V0: dict[str, Number | None]
-    V1: dict[str, Number | None]
-    V2: dict[str, Number | None]
+    V1: dict[str, Number | None] = ABSENT
+    V2: dict[str, Number | None] = ABSENT
     beliefs: dict[str, JSON]
     utility: dict[str, JSON]
     action: dict[str, JSON]

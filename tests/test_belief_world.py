@@ -225,7 +225,7 @@ def test_perceived_misalignments_in_one_agents_own_world():
 def test_snapshot_shape_changes_and_removals():
     alice = BeliefWorld("alice", ["bob"])
     alice.set_candidates(APPLE, [in_(APPLE, KITCHEN), in_(APPLE, BEDROOM), in_(APPLE, OFFICE)])
-    first = alice.to_snapshot()
+    first = alice.to_snapshot().to_dict()
     assert SNAPSHOT_KIND == "symbolic_beliefs"
     assert set(first) == {"agent", "zero_order", "first_order", "changed", "removed", "misaligned"}
     assert first["agent"] == "alice" and first["first_order"] == {"bob": []}
@@ -234,13 +234,13 @@ def test_snapshot_shape_changes_and_removals():
     assert len(first["changed"]) == 3 and first["removed"] == []
     alice.observe([at(ALICE, KITCHEN)])
     alice.send(["bob"], [in_(BOWL, KITCHEN)])
-    second = alice.to_snapshot()
+    second = alice.to_snapshot().to_dict()
     assert second["changed"] == ["alice BELIEVE <apple>(10) IN <bedroom>(3)",
                                  "alice BELIEVE <apple>(10) IN <office>(4)",
                                  "alice BELIEVE alice AT <kitchen>(1)",
                                  "alice BELIEVE bob BELIEVE <bowl>(30) IN <kitchen>(1)"]
     assert second["removed"] == ["alice BELIEVE <apple>(10) IN <kitchen>(1)"]
-    assert alice.to_snapshot()["changed"] == []       # nothing happened since
+    assert alice.to_snapshot().changed == []       # nothing happened since
     json.dumps(second)                                # JSON-ready
 
 
@@ -249,10 +249,10 @@ def test_a_snapshot_restores_the_world_it_shows():
     alice.set_candidates(APPLE, [in_(APPLE, room) for room in ROOMS[:3]])
     alice.observe([at(ALICE, OFFICE), at(BOB, OFFICE), in_(BOWL, OFFICE)])
     snapshot = alice.to_snapshot(mark=False)
-    restored = BeliefWorld.from_snapshot(json.loads(json.dumps(snapshot)))
+    restored = BeliefWorld.from_snapshot(json.loads(json.dumps(snapshot.to_dict())))
     again = restored.to_snapshot(mark=False)
-    assert again["zero_order"] == snapshot["zero_order"]
-    assert again["first_order"] == snapshot["first_order"]
+    assert again.zero_order == snapshot.zero_order
+    assert again.first_order == snapshot.first_order
     with pytest.raises(ValueError, match="expected a belief held by alice"):
         BeliefWorld.from_snapshot({"agent": "alice", "zero_order": [
             {"text": "bob BELIEVE <a>(1) IN <b>(2)", "p": 1.0}]})

@@ -3,7 +3,6 @@ each rule with a known answer, determinism, and its transport rates through the 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -26,10 +25,9 @@ EPISODES = sorted((ROOT / "scenarios" / "household").glob("*.json"))
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location("make_household_episodes", ROOT / "scripts" / "make_household_episodes.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    from generators import make_household_episodes
+
+    return make_household_episodes
 
 
 # ---------------------------------------------------------------- the episode files

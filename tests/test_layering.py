@@ -1,11 +1,13 @@
 """The import directions of the layers, and no import cycles between project modules.
 
 Layers, from the bottom: ``sim/`` (worlds and the core), ``agents/``, ``ui/``, then
-``experiments/`` and ``main.py``. A layer imports only layers below it:
+``experiments/`` and ``main.py``; beside ``ui/``, ``generators/`` (the scenario generators). A
+layer imports only layers below it:
 
-* nothing in ``sim/`` imports ``agents/``, ``ui/``, ``experiments/`` or ``main``;
-* nothing in ``agents/`` imports ``ui/``, ``experiments/`` or ``main``;
-* nothing in ``ui/`` imports ``main`` or ``experiments/``.
+* nothing in ``sim/`` imports ``agents/``, ``ui/``, ``generators/``, ``experiments/`` or ``main``;
+* nothing in ``agents/`` imports ``ui/``, ``generators/``, ``experiments/`` or ``main``;
+* nothing in ``ui/`` imports ``main``, ``generators/`` or ``experiments/``;
+* nothing in ``generators/`` imports ``ui/``, ``experiments/`` or ``main``.
 
 Every import counts, at any depth (also inside functions and ``if TYPE_CHECKING:``), and so
 does ``importlib.import_module("...")`` with a literal name. Modules named in plug-in
@@ -24,12 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("sim", "agents", "ui", "experiments")
+PACKAGES = ("sim", "agents", "ui", "generators", "experiments")
 SCRIPTS = ("main.py",)
 FORBIDDEN = {
-    "sim": ("agents", "ui", "experiments", "main"),
-    "agents": ("ui", "experiments", "main"),
-    "ui": ("main", "experiments"),
+    "sim": ("agents", "ui", "generators", "experiments", "main"),
+    "agents": ("ui", "generators", "experiments", "main"),
+    "ui": ("main", "generators", "experiments"),
+    "generators": ("ui", "experiments", "main"),
 }
 
 #: Layer violations in the tree when this test was written, each (importing file, imported

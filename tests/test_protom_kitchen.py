@@ -167,13 +167,13 @@ def test_the_particles_snapshot_says_what_alice_is_believed_to_believe():
     inference = GoalInference(a, start, np.random.default_rng(3), particles=5)
     inference.observe(start, {"alice": "stay", "bob": "stay"}, after)
     snap = a.particles_snapshot(after, "alice", inference.beliefs["alice"])
-    assert snap["agent"] == "alice" and snap["particles"] == 5
-    onion_entries = [e for e in snap["unseen"] if e["at"] == [0, 8]]
+    assert snap.agent == "alice" and snap.particles == 5
+    onion_entries = [e for e in snap.unseen if e["at"] == [0, 8]]
     assert {e["item"] for e in onion_entries} <= {"FreshOnion", "nothing"}
     assert sum(e["weight"] for e in onion_entries) == pytest.approx(1.0)
     believed = next(e for e in onion_entries if e["item"] == "FreshOnion")
     assert believed["true"] is False and 0 < believed["weight"] <= 1
-    assert all(set(e) == {"at", "item", "weight", "true"} for e in snap["unseen"])
+    assert all(set(e) == {"at", "item", "weight", "true"} for e in snap.unseen)
 
 
 def test_goal_inference_finds_both_dishes():

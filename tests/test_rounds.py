@@ -132,15 +132,11 @@ def test_run_command_takes_rounds(tmp_path, capsys):
 
 
 def test_the_per_task_round_confirmation_plays_its_shipped_halls(tmp_path):
-    """teams-task-confirm (docs/teams.md): its 48 halls are make_taskround.py's output for seed 53,
+    """teams-task-confirm (docs/reports/teams-task-confirm.md): its 48 halls are generators.make_taskround's output for seed 53,
     and its design runs, every team mechanism judging once per task round, re-forming only at a
     round's end."""
-    import importlib.util
+    from generators import make_taskround
 
-    spec = importlib.util.spec_from_file_location(
-        "make_taskround", SCENARIO_DIR / "dkg" / "taskround" / "make_taskround.py")
-    make_taskround = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make_taskround)
     assert make_taskround.main(["--check"]) == 0
     design = json.loads((SCENARIO_DIR / "experiments" / "teams-task-confirm.json").read_text())
     assert design["tests"]["alpha"] == 0.0125 and design["rounds"] == 5

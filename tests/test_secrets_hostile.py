@@ -185,7 +185,7 @@ def test_a_hostile_endpoint_leaves_no_credential_in_any_file(tmp_path):
         if found:
             leaks[str(path.relative_to(tmp_path))] = found[:3]
     kinds = {p.parent.name for p in (out).rglob("*.jsonl*")}
-    assert {"dkg", "kitchen", "household", "debate", "trade"} <= kinds
+    assert {"dkg", "kitchen", "household", "debate", "programming", "trade"} <= kinds
     assert (tmp_path / "cache").is_dir() and any((tmp_path / "cache").rglob("*.json"))
     assert (tmp_path / "config" / "llm.toml").is_file()
     assert redacted > 0  # the echoes were there, and were scrubbed

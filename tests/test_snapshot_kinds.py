@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from agents.registry import AgentSpecError, agent_kinds, make_agent, make_mechanism, mechanism_kinds
+from agents.registry import agent_kinds, make_agent, make_mechanism, mechanism_kinds
 from sim.events import BeliefEvent
 from sim.plugins import plugins
 from sim.registry import load_scenario
@@ -31,7 +31,7 @@ from sim.snapshots import (
     snapshot_type,
 )
 from tests.llm_loopback import LoopbackLLM
-from tests.test_conformance import FAMILIES, first_scenario, loopback_or_plain, play
+from tests.test_conformance import first_scenario, loopback_or_plain, play, worlds_of
 
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
@@ -39,8 +39,9 @@ STEPS = 6
 
 
 def _cases(kinds: dict[str, Any]) -> list[Any]:
+    """Every kind in every world it plays (``worlds_of``: those that declare what it needs)."""
     return [pytest.param(name, family, id=f"{name}@{family}")
-            for name, kind in sorted(kinds.items()) for family in (kind.families or FAMILIES)]
+            for name, kind in sorted(kinds.items()) for family in worlds_of(kind)]
 
 
 @pytest.fixture(scope="module")
@@ -68,10 +69,7 @@ def _check_all(snapshots: list[BeliefEvent]) -> None:
 @pytest.mark.parametrize("kind, family", _cases(agent_kinds()))
 def test_every_kind_an_agent_emits_is_registered_and_round_trips(kind, family, llm_server):
     world, name = load_scenario(str(first_scenario(family)))
-    try:
-        made = {a: loopback_or_plain(make_agent, kind, family, llm_server)[0] for a in world.agents}
-    except AgentSpecError as exc:
-        pytest.skip(str(exc))
+    made = {a: loopback_or_plain(make_agent, kind, family, llm_server)[0] for a in world.agents}
     _check_all(_snapshots(Session(world, made, seed=1, scenario=name)))
 
 
@@ -79,10 +77,7 @@ def test_every_kind_an_agent_emits_is_registered_and_round_trips(kind, family, l
 @pytest.mark.parametrize("kind, family", _cases(mechanism_kinds()))
 def test_every_kind_a_mechanism_emits_is_registered_and_round_trips(kind, family, llm_server):
     world, name = load_scenario(str(first_scenario(family)))
-    try:
-        mechanism, _ = loopback_or_plain(make_mechanism, kind, family, llm_server)
-    except AgentSpecError as exc:
-        pytest.skip(str(exc))
+    mechanism, _ = loopback_or_plain(make_mechanism, kind, family, llm_server)
     seats = {a: make_agent(plugins()[family].default_agent, family) for a in world.agents}
     _check_all(_snapshots(Session(world, seats, seed=1, scenario=name, mechanisms=[mechanism])))
 

@@ -1,23 +1,20 @@
-"""The Doors, Keys and Gems team scenario generator (scenarios/dkg/teams/make_teams.py): its
+"""The Doors, Keys and Gems team scenario generator (generators/make_teams.py): its
 scenarios validate, follow the recipe, depend on the seed only, and are the files shipped for
 the teams-dkg-confirm design."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 
 from experiments.runner import SCENARIO_DIR
 from experiments.teams import check_team_scenario
+from generators import make_teams
 from sim.dkg.scenario import COLORS, validate_dkg
 from sim.registry import build_world, load_spec
 
 TEAMS = SCENARIO_DIR / "dkg" / "teams"
-_spec = importlib.util.spec_from_file_location("make_teams", TEAMS / "make_teams.py")
-make_teams = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_teams)
 
 
 @pytest.fixture(scope="module")

@@ -327,29 +327,18 @@ def test_seats_that_follow_the_episode_can_take_over_after_recorded_steps(name, 
     assert world.state_hash(taken.state) == world.state_hash(whole.state)
 
 
-def _kitchen_generator():
-    import importlib.util
-
-    from sim.registry import SCENARIO_DIR
-
-    spec = importlib.util.spec_from_file_location(
-        "make_kitchen_teams", SCENARIO_DIR / "kitchen" / "teams" / "make_kitchen_teams.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.slow
 def test_the_kitchen_team_generator_writes_levels_the_cooks_can_do(tmp_path: Path, capsys):
-    """scenarios/kitchen/teams/make_kitchen_teams.py: the shipped kitchen-team-03..18 are seed 61's
+    """generators/make_kitchen_teams.py: the shipped kitchen-team-03..18 are seed 61's
     levels; every level has its alcove cooks stuck without a pass (level 0) and every dish delivered
     by level-1 cooks; its command line writes elsewhere and refuses the hand-made numbers."""
-    make = _kitchen_generator()
+    from generators import make_kitchen_teams as make
+
     assert make.main(["--check"]) == 0
     assert make.main(["--out", str(tmp_path), "--count", "2", "--seed", "3"]) == 0
     written = sorted(tmp_path.glob("*.kitchen.txt"))
     assert [p.name[:16] for p in written] == ["kitchen-team-03-", "kitchen-team-04-"]
-    assert written[0].read_text() != (make.HERE / "kitchen-team-03-seven.kitchen.txt").read_text()  # another seed
+    assert written[0].read_text() != (make.FOLDER / "kitchen-team-03-seven.kitchen.txt").read_text()  # another seed
     for path in written:
         world, _ = load_scenario(str(path))
         stuck = [a for a, goal in world.goals.items() if goal == "SimpleOnion"]

@@ -1,12 +1,11 @@
 """Key-rush halls: the k-level ToM planner's key choices (a level-k agent leaves teammates the keys
-its level-(k-1) model of them would take), the generator scenarios/dkg/rush/make_rush.py, the
+its level-(k-1) model of them would take), the generator generators/make_rush.py, the
 matched random baseline (Algorithm 1's monitor with a random team in place of Eq. 5's) and the
 pre-declared design teams-rush-confirm on a small sample."""
 
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 
 import pytest
@@ -15,6 +14,7 @@ from agents.registry import make_agent
 from agents.teams.tom_dkg import DKGTeamPolicies, TeamView
 from experiments.runner import SCENARIO_DIR, main
 from experiments.teams import check_team_scenario, final_team_score
+from generators import make_rush, make_scarce
 from sim.dkg.scenario import validate_dkg
 from sim.dkg.world import DKGWorld
 from sim.events import StepEvent, TeamEvent
@@ -83,9 +83,6 @@ def test_right_models_split_the_keys_and_wrong_ones_collide_or_both_yield():
     assert times[1, 1] == max(times.values())
 
 
-_spec = importlib.util.spec_from_file_location("make_rush", SCENARIO_DIR / "dkg" / "rush" / "make_rush.py")
-make_rush = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(make_rush)
 
 
 def test_rush_generator_recipe_and_shipped_files():
@@ -114,9 +111,6 @@ def test_rush_generator_command_line(tmp_path, capsys):
 
 
 def test_scarce_key_halls_hold_one_key_per_member_of_a_team_of_ceil_half(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("make_scarce", SCENARIO_DIR / "dkg" / "scarce" / "make_scarce.py")
-    make_scarce = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(make_scarce)
     made = make_scarce.generate(seed=1, count=8)
     assert [d["name"][:9] for d in made] == [f"scarce-{i:02d}" for i in range(1, 9)]
     for d in made:

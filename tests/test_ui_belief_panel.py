@@ -23,6 +23,7 @@ from agents.cobel.belief_world import BeliefWorld
 from agents.cobel.sbl import parse_atom
 from agents.registry import AgentKind
 from sim.seats import Agent
+from sim.snapshots import SymbolicBeliefs
 from tests import rooms_world
 from tests.rooms_world import RoomsWorld
 from tests.ui_support import make_window
@@ -159,18 +160,21 @@ def test_rows_and_marks_without_a_window():
     assert not lacking.present and lacking.group == "zero" and lacking.p is None
 
 
+def beliefs(agent: str, zero_order: list, first_order: dict) -> SymbolicBeliefs:
+    return SymbolicBeliefs(agent=agent, zero_order=zero_order, first_order=first_order, changed=[], removed=[])
+
+
 def test_a_worlds_own_predicates_do_not_stop_the_comparison():
-    snapshot = {"agent": "alice", "zero_order": [
+    snapshot = beliefs("alice", [
         {"text": "alice BELIEVE bob WILL_FETCH <apple>(3)", "atom": "bob WILL_FETCH <apple>(3)", "p": 1.0},
         {"text": "alice BELIEVE <fridge>(4) DOOR_STATE ajar", "atom": "<fridge>(4) DOOR_STATE ajar", "p": 1.0}],
-        "first_order": {"bob": []}}
+        {"bob": []})
     vocabulary = vocabulary_for([snapshot])
     assert vocabulary.predicate("WILL_FETCH") is not None and vocabulary.attribute("DOOR_STATE") is not None
-    other = {"agent": "bob", "zero_order": [
+    other = beliefs("bob", [
         {"text": "bob BELIEVE <fridge>(4) DOOR_STATE shut", "atom": "<fridge>(4) DOOR_STATE shut", "p": 1.0}],
-        "first_order": {"alice": []}}
+        {"alice": []})
     assert [m["kind"] for m in between_minds([snapshot, other])] == ["conflict"]
     # a snapshot that is not SBL at all is left out rather than breaking the panel
-    broken = {"agent": "carol", "zero_order": [{"text": "carol BELIEVE ???", "atom": "???", "p": 1.0}],
-              "first_order": {}}
+    broken = beliefs("carol", [{"text": "carol BELIEVE ???", "atom": "???", "p": 1.0}], {})
     assert [m["kind"] for m in between_minds([snapshot, other, broken])] == ["conflict"]

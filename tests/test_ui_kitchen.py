@@ -127,7 +127,7 @@ def test_keys_speech_bubbles_and_sprites(kitchen):
 
 def test_particles_are_drawn_where_the_cook_cannot_see(kitchen):
     state = kitchen.reset(0)
-    snapshots = [{"agent": "alice", "particles": 5, "unseen": [
+    snapshots = [{"agent": "alice", "particles": 5, "resampled": 0, "unseen": [
         {"at": [0, 6], "item": "FreshTomato", "weight": 0.6, "true": True},
         {"at": [0, 6], "item": "nothing", "weight": 0.4, "true": False},
         {"at": [2, 8], "item": "FreshOnion", "weight": 1.0, "true": False},
@@ -192,14 +192,14 @@ def test_the_particles_panel_feeds_the_map_and_has_a_view_menu_switch(qtbot, tmp
         window.panels.refresh(force=True)
         panel = window.panels.panel("Particles")
         assert panel is not None
-        agents = {s["agent"] for s in panel.snapshots}
-        assert agents == set(world.agents) and all(s["particles"] == 5 for s in panel.snapshots)
-        expected = {(s["agent"], tuple(e["at"])) for s in panel.snapshots for e in s["unseen"]}
+        agents = {s.agent for s in panel.snapshots}
+        assert agents == set(world.agents) and all(s.particles == 5 for s in panel.snapshots)
+        expected = {(s.agent, tuple(e["at"])) for s in panel.snapshots for e in s.unseen}
         window.view.render_frame()
         assert {(a, cell) for a, cell, *_ in window.renderer.drawn_particles} == expected
         view_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
         switch = next(a for a in view_menu.actions() if "particles" in a.text())
-        assert window.view.overlays.beliefs["particles"] == tuple(panel.snapshots)
+        assert window.view.overlays.beliefs["particles"] == tuple(s.to_dict() for s in panel.snapshots)
         frames = window.view.frames_drawn
         switch.trigger()  # off
         assert "particles" not in window.view.overlays.beliefs and "particles" in window.model.hidden_beliefs

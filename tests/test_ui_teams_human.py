@@ -83,7 +83,7 @@ def test_with_task_rounds_the_seat_reports_at_the_end_of_each_task_round():
     """round_steps=task: a team round is a task round of the episode (Session(rounds=R)); the seat
     reports the ratings in force when a round's last state is shown, and the mechanism counts them
     as one score per round."""
-    session, person = headless({"a": 4}, mechanism=MECHANISM + ",round_steps=task,window=round",
+    session, person = headless({"a": 4}, mechanism="teams:theta=0.1,round_steps=task,window=round",
                                round_steps="task", steps=2 * teams_lanes.HORIZON, rounds=2)
     found = evaluations(session.events)
     assert [e.tick for e in found] == [teams_lanes.HORIZON, 2 * teams_lanes.HORIZON]

@@ -33,10 +33,11 @@ from PyQt6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, Q
 
 from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld, team_misalignments
 from agents.cobel.sbl import DEFAULT_VOCABULARY, AttributeSpec, PredicateSpec, Vocabulary
+from sim.snapshots import Intents, SymbolicBeliefs, read_snapshot
 from ui.panels import register_panel
 from ui.timeline import Timeline
 
-INTENTS_KIND = "intents"
+INTENTS_KIND = Intents.kind
 CHANGED = QColor(255, 241, 168)
 BETWEEN = QColor(255, 196, 200)
 PERCEIVED = QColor(255, 222, 184)
@@ -57,7 +58,7 @@ class BeliefRow:
     perceived: list[str] = field(default_factory=list)  # summaries of the agent's own perceived ones
 
 
-def vocabulary_for(snapshots: Iterable[Mapping[str, Any]]) -> Vocabulary:
+def vocabulary_for(snapshots: Iterable[SymbolicBeliefs]) -> Vocabulary:
     """The default SBL vocabulary, extended with any keyword the snapshots use that it lacks (a
     world's own predicates, e.g. the household's WILL_FETCH), so any agent's snapshots compare:
     ``X KEYWORD <thing>(n)`` becomes a predicate that places nothing (a fact), ``X KEYWORD word``
@@ -65,10 +66,7 @@ def vocabulary_for(snapshots: Iterable[Mapping[str, Any]]) -> Vocabulary:
     predicates: dict[str, PredicateSpec] = {}
     attributes: dict[str, AttributeSpec] = {}
     for snapshot in snapshots:
-        entries = list(snapshot.get("zero_order") or ())
-        for group in (snapshot.get("first_order") or {}).values():
-            entries += list(group or ())
-        for entry in entries:
+        for entry in _entries(snapshot):
             atom = re.sub(r"<[^<>()]*>\(\d+\)", "<x>(0)", str(entry.get("atom", "")))
             words = atom.split()
             if len(words) != 3 or not re.fullmatch(r"[A-Z][A-Z0-9_]*", words[1]):
@@ -85,7 +83,7 @@ def vocabulary_for(snapshots: Iterable[Mapping[str, Any]]) -> Vocabulary:
     return DEFAULT_VOCABULARY.extend(predicates=predicates.values(), attributes=attributes.values())
 
 
-def between_minds(snapshots: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def between_minds(snapshots: Sequence[SymbolicBeliefs]) -> list[dict[str, Any]]:
     """Misalignments between every pair of the given agents' snapshots (JSON, with marks); a
     snapshot the SBL cannot read is left out of the comparison rather than breaking the view."""
     vocabulary = vocabulary_for(snapshots)
@@ -105,8 +103,8 @@ def _shown(text: str, owner: str, partner: str | None = None) -> str:
     return text[len(prefix):] if text.startswith(prefix) else text
 
 
-def agent_rows(owner: str, data: Mapping[str, Any], previous: Mapping[str, Any] | None,
-               intents: Mapping[str, Any] | None, between: Sequence[Mapping[str, Any]],
+def agent_rows(owner: str, data: SymbolicBeliefs, previous: SymbolicBeliefs | None,
+               intents: Intents | None, between: Sequence[Mapping[str, Any]],
                highlight: bool) -> list[BeliefRow]:
     """Every row of ``owner``'s view: its beliefs, what it believes each partner believes, the
     partners' predicted intents, what it no longer holds; marked as described above."""
@@ -114,23 +112,23 @@ def agent_rows(owner: str, data: Mapping[str, Any], previous: Mapping[str, Any] 
     before: dict[str, float] | None = None
     if previous is not None:
         before = {e["text"]: e["p"] for e in _entries(previous)}
-    changed_listed = set(data.get("changed") or ())
+    changed_listed = set(data.changed)
 
     def is_changed(text: str, p: float) -> bool:
         if not highlight:
             return False
         return before.get(text) != p if before is not None else text in changed_listed
 
-    for entry in data.get("zero_order") or ():
+    for entry in data.zero_order:
         rows.append(BeliefRow("zero", entry["text"], _shown(entry["text"], owner), float(entry["p"]),
                               is_changed(entry["text"], entry["p"])))
-    for partner, entries in (data.get("first_order") or {}).items():
+    for partner, entries in data.first_order.items():
         for entry in entries or ():
             rows.append(BeliefRow(f"first:{partner}", entry["text"], _shown(entry["text"], owner, partner),
                                   float(entry["p"]), is_changed(entry["text"], entry["p"])))
     if highlight:
         current = {r.text for r in rows}
-        gone = [t for t in before if t not in current] if before is not None else list(data.get("removed") or ())
+        gone = [t for t in before if t not in current] if before is not None else list(data.removed)
         rows += [BeliefRow("removed", t, t, None, changed=True) for t in sorted(gone)]
 
     by_text = {r.text: r for r in rows if r.group != "removed"}
@@ -152,19 +150,19 @@ def agent_rows(owner: str, data: Mapping[str, Any], previous: Mapping[str, Any] 
 
     for m in between:
         mark(m, perceived=False)
-    for m in data.get("misaligned") or ():
+    for m in data.misaligned or ():
         mark(m, perceived=True)
 
-    for partner, hypotheses in ((intents or {}).get("about") or {}).items():
+    for partner, hypotheses in (intents.about if intents is not None else {}).items():
         for h in hypotheses or ():
             rows.append(BeliefRow(f"intents:{partner}", str(h.get("intent")), str(h.get("intent")),
                                   float(h.get("p", 0.0))))
     return rows
 
 
-def _entries(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    out = list(data.get("zero_order") or ())
-    for entries in (data.get("first_order") or {}).values():
+def _entries(data: SymbolicBeliefs) -> list[Mapping[str, Any]]:
+    out = list(data.zero_order)
+    for entries in data.first_order.values():
         out += list(entries or ())
     return out
 
@@ -242,24 +240,27 @@ class BeliefWorldPanel(QWidget):
                 self.caption.setText("Belief worlds appear here once an agent reports them.")
             return
         owners = sorted(timeline.belief_owners(SNAPSHOT_KIND))
-        snaps = {o: timeline.belief_at(o, SNAPSHOT_KIND, tick) for o in owners}
-        snaps = {o: s for o, s in snaps.items() if s is not None}
+        events = {o: timeline.belief_at(o, SNAPSHOT_KIND, tick) for o in owners}
+        # a snapshot that does not fit its kind (a hand-edited recording) is left out
+        snaps = {o: (e, typed) for o, e in events.items()
+                 if e is not None and (typed := read_snapshot(SymbolicBeliefs, e.data)) is not None}
         intents = {o: timeline.belief_at(o, INTENTS_KIND, tick) for o in owners}
-        key = (id(timeline), tick, tuple((o, id(s)) for o, s in snaps.items()),
+        key = (id(timeline), tick, tuple((o, id(e)) for o, (e, _) in snaps.items()),
                tuple(id(i) for i in intents.values()))
         if key == self._shown_key:
             return
         self._shown_key = key
         self.shown_tick = tick
-        between = between_minds([s.data for s in snaps.values()])
+        between = between_minds([typed for _, typed in snaps.values()])
         self.misalignments = between
         self.views = {}
-        for owner, snap in snaps.items():
+        for owner, (snap, typed) in snaps.items():
             previous = timeline.belief_at(owner, SNAPSHOT_KIND, snap.tick - 1)
             intent = intents.get(owner)
-            self.views[owner] = agent_rows(owner, snap.data, previous.data if previous is not None else None,
-                                           intent.data if intent is not None else None, between,
-                                           highlight=snap.tick == tick)
+            self.views[owner] = agent_rows(
+                owner, typed, read_snapshot(SymbolicBeliefs, previous.data) if previous is not None else None,
+                read_snapshot(Intents, intent.data) if intent is not None else None, between,
+                highlight=snap.tick == tick)
         changed = sum(r.changed for rows in self.views.values() for r in rows)
         self.caption.setText(
             f"Belief worlds at step {tick}: <span style='background:#fff1a8'>&nbsp;{changed} changed&nbsp;</span> "

@@ -19,15 +19,19 @@ from typing import Any
 from PyQt6.QtGui import QAction, QBrush, QColor
 from PyQt6.QtWidgets import QLabel, QMenu, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from sim.snapshots import Particles, read_snapshot
 from ui.panels import read_only_table, register_panel
 from ui.timeline import Timeline
 
-PARTICLES = "particles"
+PARTICLES = Particles.kind
 
 
-def particles_at(timeline: Timeline | None, tick: int) -> list[dict[str, Any]]:
-    """Each agent's latest ``particles`` snapshot at or before ``tick``, whoever reported them."""
-    return list(timeline.latest_by_subject(PARTICLES, tick) if timeline is not None else ())
+def particles_at(timeline: Timeline | None, tick: int) -> list[Particles]:
+    """Each agent's latest ``particles`` snapshot at or before ``tick``, whoever reported them
+    (one that does not fit its kind, from a hand-edited recording, is left out)."""
+    found = (read_snapshot(Particles, data) for data in
+             (timeline.latest_by_subject(PARTICLES, tick) if timeline is not None else ()))
+    return [p for p in found if p is not None]
 
 
 class ParticlesPanel(QWidget):
@@ -54,7 +58,7 @@ class ParticlesPanel(QWidget):
         self.action.setChecked(True)
         self.action.setToolTip("Draw what each agent is believed to believe about rooms it cannot see")
         self.action.toggled.connect(self.set_on_map)
-        self.snapshots: list[dict[str, Any]] = []
+        self.snapshots: list[Particles] = []
         self._shown: Any = None
 
     def bind_window(self, window: Any) -> None:
@@ -85,11 +89,11 @@ class ParticlesPanel(QWidget):
             return
         self._shown = key
         self.snapshots = snapshots
-        rows = [(s.get("agent", ""), e) for s in snapshots for e in s.get("unseen") or ()]
+        rows = [(s.agent, e) for s in snapshots for e in s.unseen]
         if not snapshots:
             self.caption.setText("No particles yet.")
         else:
-            counts = ", ".join(f"{s.get('agent')}: {s.get('particles', '?')}" for s in snapshots)
+            counts = ", ".join(f"{s.agent}: {s.particles}" for s in snapshots)
             wrong = sum(1 for _, e in rows if not e.get("true", True))
             self.caption.setText(f"Particles per agent ({counts}); {len(rows)} beliefs about unseen stations, "
                                  f"{wrong} false. View > Show particles on the map draws them.")

@@ -30,8 +30,9 @@ from PyQt6.QtWidgets import QComboBox, QFrame, QGridLayout, QHBoxLayout, QLabel,
 
 from agents.human.seat import RATING_SCORES, RATING_WORDS
 from sim.rounds import TASK_ROUND
+from sim.snapshots import TeamState, read_snapshot
 
-TEAM_STATE = "team_state"
+TEAM_STATE = TeamState.kind
 ASKING = "#fff3cd"  # the question's background while a round's answer is awaited
 DIGITS = {getattr(Qt.Key, f"Key_{k}"): k for k in RATING_SCORES}
 CLEAR_KEYS = (Qt.Key.Key_0, Qt.Key.Key_Delete, Qt.Key.Key_Backspace, Qt.Key.Key_Minus)
@@ -231,9 +232,9 @@ class RatingStrip(QFrame):
             if seat.rating_round != self.round_steps:
                 seat.set_rating_round(self.round_steps)
         latest = timeline.belief_at(owner, TEAM_STATE, timeline.num_steps)
-        data = latest.data if latest is not None and isinstance(latest.data, Mapping) else {}
-        rounds = data.get("rounds")
-        if isinstance(rounds, int) and not isinstance(rounds, bool) and rounds > self.round:
+        state = read_snapshot(TeamState, latest.data) if latest is not None else None
+        rounds = state.rounds if state is not None else None
+        if rounds is not None and rounds > self.round:
             self.round = rounds
             self._hint()
         self.teams = {t: list(members) for t, members in teams.items()}

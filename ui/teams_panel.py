@@ -44,13 +44,14 @@ from PyQt6.QtWidgets import (
 )
 
 from sim.events import BeliefEvent, TeamEvent
+from sim.snapshots import ABSENT, AlignmentMatrix, Predictions, TeamState, read_snapshot
 from ui.panels import _scrolled, read_only_table, register_panel
 from ui.team_ratings import RatingStrip
 from ui.timeline import Timeline
 
-ALIGNMENT = "alignment_matrix"
-TEAM_STATE = "team_state"
-PREDICTIONS = "predictions"
+ALIGNMENT = AlignmentMatrix.kind
+TEAM_STATE = TeamState.kind
+PREDICTIONS = Predictions.kind
 
 #: team colours in the order teams first appear in an episode
 TEAM_PALETTE = [(30, 136, 229), (255, 143, 0), (0, 150, 136), (216, 27, 96), (124, 179, 66), (94, 53, 177),
@@ -132,13 +133,13 @@ def tom_levels(timeline: Timeline, tick: int) -> dict[str, int]:
     levels: dict[str, int] = {}
     for agent in timeline.world.agents:
         belief = timeline.belief_at(agent, PREDICTIONS, tick)
-        level = belief.data.get("level") if belief is not None and isinstance(belief.data, Mapping) else None
-        if isinstance(level, int) and not isinstance(level, bool):
-            levels[agent] = level
+        predictions = read_snapshot(Predictions, belief.data) if belief is not None else None
+        if predictions is not None and predictions.level is not ABSENT:
+            levels[agent] = predictions.level
     state = timeline.latest_belief(TEAM_STATE, tick) if timeline.has_belief_kind(TEAM_STATE) else None
-    reported = state.data.get("levels") if state is not None and isinstance(state.data, Mapping) else None
-    if isinstance(reported, Mapping):
-        for agent, level in reported.items():
+    typed = read_snapshot(TeamState, state.data) if state is not None else None
+    if typed is not None:
+        for agent, level in typed.levels.items():
             if agent in timeline.world.agents and isinstance(level, int) and not isinstance(level, bool):
                 levels[agent] = level
     return levels
@@ -241,11 +242,11 @@ class AlignmentMatrixView(QWidget):
     def set_data(self, matrix: BeliefEvent | None, state: BeliefEvent | None, *, humans: Sequence[str] = (),
                  levels: Mapping[str, int] | None = None, colors: Mapping[str, tuple[int, int, int]] | None = None
                  ) -> None:
-        data = matrix.data if matrix is not None and isinstance(matrix.data, Mapping) else {}
-        agents = [str(a) for a in data.get("agents") or []]
+        data = read_snapshot(AlignmentMatrix, matrix.data) if matrix is not None else None
+        agents = list(data.agents) if data is not None else []
         n = len(agents)
-        phi = data.get("phi") if isinstance(data.get("phi"), list) else []
-        samples = data.get("samples") if isinstance(data.get("samples"), list) else []
+        phi = data.phi if data is not None else []
+        samples = data.samples if data is not None else []
 
         def cell(rows: Any, i: int, j: int) -> Any:
             return rows[i][j] if i < len(rows) and isinstance(rows[i], list) and j < len(rows[i]) else None
@@ -254,13 +255,13 @@ class AlignmentMatrixView(QWidget):
         self.phi = [[None if i == j else _number(cell(phi, i, j)) for j in range(n)] for i in range(n)]
         self.samples = [[int(cell(samples, i, j) or 0) if isinstance(cell(samples, i, j), int) else 0
                          for j in range(n)] for i in range(n)]
-        self.eps, self.theta = _number(data.get("eps")), _number(data.get("theta"))
-        sdata = state.data if state is not None and isinstance(state.data, Mapping) else {}
-        teams = sdata.get("teams") if isinstance(sdata.get("teams"), Mapping) else {}
+        self.eps, self.theta = (_number(data.eps), _number(data.theta)) if data is not None else (None, None)
+        sdata = read_snapshot(TeamState, state.data) if state is not None else None
+        teams = sdata.teams if sdata is not None else {}
         self.team_name = next(iter(teams), None)
         self.team = [a for a in agents if self.team_name is not None and a in (teams.get(self.team_name) or [])]
-        reported = _number(sdata.get("misaligned")) if "misaligned" in sdata else None
-        self.counter = sdata.get("counter") if isinstance(sdata.get("counter"), str) else None
+        reported = _number(sdata.misaligned) if sdata is not None else None
+        self.counter = sdata.counter if sdata is not None else None
         self.misaligned = reported if reported is not None else self.computed_misaligned()
         self.levels = dict(levels or {})
         self.humans = set(humans)
@@ -518,8 +519,8 @@ class AlignmentPanel(QWidget):
         matrix = timeline.belief_at(owner, ALIGNMENT, tick) if owner else None
         state = timeline.belief_at(owner, TEAM_STATE, tick) if owner else None
         latest = timeline.belief_at(owner, TEAM_STATE, timeline.num_steps) if owner else None
-        teams = latest.data.get("teams") if latest is not None and isinstance(latest.data, Mapping) else None
-        self.ratings.update_from(timeline, owner, teams if isinstance(teams, Mapping) else {},
+        typed = read_snapshot(TeamState, latest.data) if latest is not None else None
+        self.ratings.update_from(timeline, owner, typed.teams if typed is not None else {},
                                  team_colors(team_events(timeline)))
         key = (id(timeline), matrix, state, self.view.width())
         if key == self._shown:
@@ -630,52 +631,47 @@ class TeamStabilityPanel(QWidget):
         if key == self._shown:
             return
         self._shown = key
-        data = state.data if state is not None and isinstance(state.data, Mapping) else {}
-        mdata = matrix.data if matrix is not None and isinstance(matrix.data, Mapping) else {}
-        theta = _number(mdata.get("theta"))
-        welfare, bas = _number(data.get("welfare")), _number(data.get("bas"))
+        data = read_snapshot(TeamState, state.data) if state is not None else None
+        mdata = read_snapshot(AlignmentMatrix, matrix.data) if matrix is not None else None
+        theta = _number(mdata.theta) if mdata is not None else None
+        welfare, bas = (_number(data.welfare), _number(data.bas)) if data is not None else (None, None)
         self._set("welfare", "—" if welfare is None else f"{welfare:.3f}")
-        stable = data.get("stable")
+        stable = data.stable if data is not None else None
         self._set("stable", "—" if not isinstance(stable, bool) else ("yes" if stable else "no"),
                   None if not isinstance(stable, bool) else (UNDER_THETA if stable else OVER_THETA))
         self._set("bas", "—" if bas is None else f"{bas:+.3f}")
-        phase = data.get("phase")
+        phase = data.phase if data is not None else None
         self._set("phase", str(phase) if phase else "—", QColor(230, 81, 0) if phase == "adapting" else None)
-        share = _number(data.get("misaligned"))
+        share = _number(data.misaligned) if data is not None else None
         over = share is not None and theta is not None and share > theta
-        literal = data.get("counter") == "literal"
+        literal = data is not None and data.counter == "literal"
         self._set("misaligned", "—" if share is None else (f"{share:.2f} = c / |T|" if literal else f"{share:.0%}")
                   + ("" if theta is None else f" (theta {theta:g})" if literal else f" (theta {theta:.0%})"),
                   None if share is None or theta is None else (OVER_THETA if over else UNDER_THETA))
-        rounds = data.get("rounds")
-        self._set("rounds", str(rounds) if isinstance(rounds, int) else "—")
-        solver = data.get("solver") if isinstance(data.get("solver"), Mapping) else None
+        self._set("rounds", str(data.rounds) if data is not None else "—")
+        solver = data.solver if data is not None else None
         if solver:
             gap = _number(solver.get("gap"))
             proof = "optimal" if solver.get("optimal") else (f"gap {gap:.1%}" if gap is not None else "not proved")
             self._set("solver", f"{solver.get('method', '?')}, {proof}")
         else:
-            self._set("solver", "—" if not data else "initial team")
+            self._set("solver", "—" if data is None else "initial team")
         self._fill_members(timeline, tick, data, mdata)
         self._fill_lifetimes(data)
 
-    def _fill_members(self, timeline: Timeline | None, tick: int, data: Mapping[str, Any],
-                      mdata: Mapping[str, Any]) -> None:
-        if timeline is None or not data:
+    def _fill_members(self, timeline: Timeline | None, tick: int, data: TeamState | None,
+                      mdata: AlignmentMatrix | None) -> None:
+        if timeline is None or data is None:
             self.members.setRowCount(0)
             self.you.hide()
             return
         agents = list(timeline.world.agents)
-        teams = data.get("teams")
-        if not isinstance(teams, Mapping):  # a mechanism whose state omits them: its latest team event
-            owner = self.owner.current(timeline)
-            made = [e for e in team_events(timeline, tick) if e.mechanism == owner]
-            teams = made[-1].teams if made else {}
+        teams = data.teams
         levels = tom_levels(timeline, tick)
         humans = set(human_seats(timeline))
-        phi_agents = [str(a) for a in mdata.get("agents") or []]
-        phi = mdata.get("phi") if isinstance(mdata.get("phi"), list) and len(mdata["phi"]) == len(phi_agents) else None
-        ftm = data.get("ftm") if isinstance(data.get("ftm"), Mapping) else {}
+        phi_agents = list(mdata.agents) if mdata is not None else []
+        phi = mdata.phi if mdata is not None and len(mdata.phi) == len(phi_agents) else None
+        ftm = data.ftm
         self.members.setRowCount(len(agents))
         for r, agent in enumerate(agents):
             team = team_of(teams, agent)
@@ -720,8 +716,8 @@ class TeamStabilityPanel(QWidget):
         else:
             self.you.hide()
 
-    def _fill_lifetimes(self, data: Mapping[str, Any]) -> None:
-        entries = [e for e in data.get("lifetimes") or [] if isinstance(e, Mapping)]
+    def _fill_lifetimes(self, data: TeamState | None) -> None:
+        entries = [e for e in (data.lifetimes if data is not None else []) if isinstance(e, Mapping)]
         self.lifetimes.setRowCount(len(entries))
         for r, entry in enumerate(reversed(entries)):  # the newest first
             formed = entry.get("formed_tick")
@@ -799,7 +795,8 @@ class TeamTimelinePanel(QWidget):
         self.humans = human_seats(timeline)
         owner = self.changes[-1].mechanism if self.changes else None
         matrix = timeline.belief_at(owner, ALIGNMENT, tick) if owner else None
-        self.theta = _number(matrix.data.get("theta")) if matrix is not None else None
+        typed = read_snapshot(AlignmentMatrix, matrix.data) if matrix is not None else None
+        self.theta = _number(typed.theta) if typed is not None else None
         self._read_series(timeline, owner)
         self.setMinimumHeight(self._content_height())
         self.setToolTip("\n".join(f"{when(e.tick)}: {e.reason}" for e in self.changes[-8:]))
@@ -813,10 +810,11 @@ class TeamTimelinePanel(QWidget):
         if seen is not timeline or who != owner or read > len(snapshots):
             series, read = [], 0
         for event in snapshots[read:]:
-            if event.owner != owner or not isinstance(event.data, Mapping):
+            state = read_snapshot(TeamState, event.data) if event.owner == owner else None
+            if state is None:
                 continue
-            entry = (event.tick, _number(event.data.get("misaligned")), str(event.data.get("phase") or ""))
-            self.counter = event.data.get("counter") if isinstance(event.data.get("counter"), str) else None
+            entry = (event.tick, _number(state.misaligned), state.phase)
+            self.counter = state.counter
             if series and series[-1][0] == event.tick:
                 series[-1] = entry
             else:

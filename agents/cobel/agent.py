@@ -35,8 +35,9 @@ Each step ``belief_snapshots()`` gives ``symbolic_beliefs`` (``BeliefWorld.to_sn
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld
@@ -49,7 +50,6 @@ from agents.cobel.sbl import (
     Property,
     Relation,
     SBLError,
-    Statement,
     Thing,
     parse_document,
 )
@@ -57,9 +57,9 @@ from agents.household.coordination import CoordinatingAgent
 from agents.household.planner import Intent
 from sim.household.world import HouseholdObservation, HouseholdWorld
 from sim.seats import SeatContext
-from sim.snapshots import Plan
+from sim.snapshots import Intents, Plan, SnapshotPayload
 
-INTENTS_KIND = "intents"
+INTENTS_KIND = Intents.kind
 
 #: SBL for the household: the paper's vocabulary with two intent predicates (facts, not places)
 HOUSEHOLD_VOCABULARY = DEFAULT_VOCABULARY.extend(predicates=[
@@ -541,20 +541,16 @@ class CoBelAgent(CoordinatingAgent):
     def topics(self) -> list[Any]:
         return [self.names.obj(oid) for oid in sorted(getattr(self, "_fetchable_set", ()))]
 
-    def intents_snapshot(self) -> dict[str, Any]:
-        return {"about": {p: [{"intent": intent_text(h), "p": round(v, 4)} for h, v in self.top_intents(p)]
-                          for p in self.partners},
-                "own": intent_text(self.intent), "told": self.sent, "reason": self.last_reason}
+    def intents_snapshot(self) -> Intents:
+        return Intents(about={p: [{"intent": intent_text(h), "p": round(v, 4)} for h, v in self.top_intents(p)]
+                              for p in self.partners},
+                       own=intent_text(self.intent), told=self.sent, reason=self.last_reason)
 
-    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+    def belief_snapshots(self) -> Sequence[tuple[str, SnapshotPayload]]:
         if self._acted or self._snapshot is None:
             self._snapshot = self.beliefs.to_snapshot(topics=self.topics())
             self._acted = False
         else:  # nothing new since the last step: the same beliefs, no changes to highlight
-            self._snapshot = {**self._snapshot, "changed": [], "removed": []}
+            self._snapshot = dataclasses.replace(self._snapshot, changed=[], removed=[])
         return ((SNAPSHOT_KIND, self._snapshot), (INTENTS_KIND, self.intents_snapshot()),
                 ("plan", Plan(rule=self.rule, subgoal=self.subgoal)))
-
-
-def statements_text(statements: Iterable[Statement]) -> str:
-    return "\n".join(str(s) for s in statements)

@@ -35,6 +35,7 @@ from agents.cobel.sbl import (
     Vocabulary,
     parse,
 )
+from sim.snapshots import SymbolicBeliefs
 
 __all__ = [
     "Slot", "slot_of", "value_of", "BeliefStore", "BeliefRule", "BeliefRules", "DEFAULT_RULES",
@@ -42,7 +43,7 @@ __all__ = [
     "SNAPSHOT_KIND",
 ]
 
-SNAPSHOT_KIND = "symbolic_beliefs"  # the BeliefEvent kind a BeliefWorld snapshot is emitted as
+SNAPSHOT_KIND = SymbolicBeliefs.kind  # the BeliefEvent kind a BeliefWorld snapshot is emitted as
 _NEGLIGIBLE = 1e-9                  # probability mass below this is dropped, not kept as noise
 _P_DECIMALS = 4                     # snapshots round p so that float noise is not a "change"
 OPEN_STATE, CLOSED = "OPEN_STATE", "closed"
@@ -96,10 +97,6 @@ def value_of(atom: Atom, vocabulary: Vocabulary = DEFAULT_VOCABULARY) -> Entity 
     if spec is not None and spec.locates == "object":
         return atom.subject
     return atom
-
-
-def _sorted_atoms(atoms: Iterable[Atom]) -> list[Atom]:
-    return sorted(atoms, key=str)
 
 
 # --------------------------------------------------------------------------- store
@@ -203,9 +200,6 @@ class BeliefStore:
         for atom, w in zip(atoms, weights):
             dist[atom] = dist.get(atom, 0.0) + w / total
         self._store(slots.pop(), dist)
-
-    def forget(self, slot: Slot) -> None:
-        self._slots.pop(slot, None)
 
 
 # --------------------------------------------------------------------------- rules
@@ -528,8 +522,8 @@ class BeliefWorld:
 
     # ---- snapshots -------------------------------------------------------------------------
 
-    def to_snapshot(self, *, topics: Iterable[Entity] | None = None, mark: bool = True) -> dict[str, Any]:
-        """JSON-ready data for a BeliefEvent of kind ``symbolic_beliefs`` (see docs/cobel.md).
+    def to_snapshot(self, *, topics: Iterable[Entity] | None = None, mark: bool = True) -> SymbolicBeliefs:
+        """The ``symbolic_beliefs`` belief snapshot of this world (see docs/cobel.md).
 
         ``changed`` and ``removed`` compare with the previous snapshot taken with ``mark=True``."""
         zero = [_entry(belief, p) for belief, p in
@@ -546,19 +540,16 @@ class BeliefWorld:
         removed = sorted(text for text in self._last_snapshot if text not in current)
         if mark:
             self._last_snapshot = current
-        return {
-            "agent": self.name,
-            "zero_order": zero,
-            "first_order": first,
-            "changed": changed,
-            "removed": removed,
-            "misaligned": [m.to_json() for m in self.perceived_misalignments(topics)],
-        }
+        return SymbolicBeliefs(agent=self.name, zero_order=zero, first_order=first, changed=changed, removed=removed,
+                               misaligned=[m.to_json() for m in self.perceived_misalignments(topics)])
 
     @classmethod
-    def from_snapshot(cls, data: Mapping[str, Any], *, vocabulary: Vocabulary = DEFAULT_VOCABULARY,
+    def from_snapshot(cls, data: SymbolicBeliefs | Mapping[str, Any], *, vocabulary: Vocabulary = DEFAULT_VOCABULARY,
                       threshold: float = 0.5) -> "BeliefWorld":
-        """The belief world a snapshot shows (e.g. to compare two agents' minds in a viewer)."""
+        """The belief world a snapshot (or its recorded dict) shows (e.g. to compare two agents'
+        minds in a viewer)."""
+        if isinstance(data, SymbolicBeliefs):
+            data = data.to_dict()
         try:
             owner = _agent(data["agent"], "snapshot 'agent'")
             first_order = data.get("first_order", {})
@@ -631,7 +622,7 @@ def misalignments(a: BeliefWorld, b: BeliefWorld) -> list[Misalignment]:
     return out
 
 
-def team_misalignments(snapshots: Sequence[Mapping[str, Any]], *,
+def team_misalignments(snapshots: Sequence[SymbolicBeliefs | Mapping[str, Any]], *,
                        vocabulary: Vocabulary = DEFAULT_VOCABULARY) -> list[dict[str, Any]]:
     """Misalignments between every pair of agents whose ``symbolic_beliefs`` snapshots are given
     (as JSON, each with ``marks`` in both agents' views); for a viewer that sees every mind."""

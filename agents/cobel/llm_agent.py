@@ -30,6 +30,7 @@ llama.cpp) and with any OpenAI-compatible endpoint (``base_url=...``).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,6 +42,7 @@ from agents.llm.server import require_runnable
 from sim.events import ErrorEvent
 from sim.household.world import HouseholdObservation
 from sim.seats import SeatContext
+from sim.snapshots import Intents
 
 MODULES = ("rules", "belief_update", "prediction", "collaboration", "planning")
 MAX_STATEMENT_CHARS = 160
@@ -270,8 +272,8 @@ class CoBelLLMAgent(CoBelAgent):
             return self.llm_planning(obs, legal_actions, planned, tick)
         return planned
 
-    def intents_snapshot(self) -> dict[str, Any]:
-        return {**super().intents_snapshot(), "sources": dict(self.sources), "llm_calls": self.calls}
+    def intents_snapshot(self) -> Intents:
+        return dataclasses.replace(super().intents_snapshot(), sources=dict(self.sources), llm_calls=self.calls)
 
 
 def make_cobel_llm_agent(config: str | None = None, **params: Any) -> CoBelLLMAgent:

@@ -144,9 +144,6 @@ class SubgoalAgent(Agent):
             return
         self.memory[oid] = Sighting(obj.cls, obj.kind, at, room, time, told=True)
 
-    def forget(self, oid: str) -> None:
-        self.memory.pop(oid, None)
-
     # ------------------------------------------------------------------ helpers
 
     def distance(self, a: str, b: str) -> float:

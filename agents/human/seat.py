@@ -36,13 +36,14 @@ from sim.events import FeedbackStatusEvent
 from sim.plugins import plugins, resolve
 from sim.rounds import TASK_ROUND
 from sim.seats import PENDING, Agent, Feedback, SeatContext
+from sim.snapshots import SelfEvaluation
 
 #: the 5-point answer to "did they act as you expected?" and the phi in [-1, 1] it stands for
 RATING_SCORES: dict[int, float] = {1: -1.0, 2: -0.5, 3: 0.0, 4: 0.5, 5: 1.0}
 RATING_WORDS: dict[int, str] = {1: "not at all", 2: "rather not", 3: "half and half", 4: "mostly", 5: "exactly"}
 RATING_QUESTION = "Did {other} act as you expected?"
 RATING_SCALE = ", ".join(f"{k} {w} ({RATING_SCORES[k]:+g})" for k, w in RATING_WORDS.items())
-SELF_EVALUATION_KIND = "alignment_self_evaluation"
+SELF_EVALUATION_KIND = SelfEvaluation.kind
 
 
 class HumanAgent(Agent):
@@ -105,9 +106,6 @@ class HumanAgent(Agent):
 
     def has_decisions(self) -> bool:
         return not self._decisions.empty()
-
-    def clear_actions(self) -> None:
-        self._drain(self._actions)
 
     def rate(self, other: str, rating: int | None) -> None:
         """The person's rating of ``other`` (1..5, see ``RATING_SCORES``), remembered until changed;
@@ -212,7 +210,7 @@ class HumanAgent(Agent):
         self._steps += 1
         self._check_following(state)
 
-    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+    def belief_snapshots(self) -> Sequence[tuple[str, SelfEvaluation]]:
         """At the end of each team round, the person's ratings in force (none: nothing)."""
         if self._rating_round == TASK_ROUND:
             if self._last_state is None or not self.ctx.world.done(self._last_state):
@@ -227,11 +225,10 @@ class HumanAgent(Agent):
         ratings = {a: rated[a] for a in self.ctx.world.agents if a in rated}  # in the world's order
         if not ratings:
             return ()
-        return [(SELF_EVALUATION_KIND, {
-            "scores": {other: RATING_SCORES[r] for other, r in ratings.items()},
-            "ratings": ratings,
-            "answers": {other: RATING_WORDS[r] for other, r in ratings.items()},
-            "question": RATING_QUESTION.format(other="they"),
-            "scale": RATING_SCALE,
-            "round": number,
-        })]
+        return [(SELF_EVALUATION_KIND, SelfEvaluation(
+            scores={other: RATING_SCORES[r] for other, r in ratings.items()},
+            extra={"ratings": ratings,
+                   "answers": {other: RATING_WORDS[r] for other, r in ratings.items()},
+                   "question": RATING_QUESTION.format(other="they"),
+                   "scale": RATING_SCALE,
+                   "round": number}))]

@@ -208,10 +208,6 @@ class CallOutcome:
         return self.value is not None
 
 
-class LLMFailure(Exception):
-    pass
-
-
 # ---------------------------------------------------------------------- tokens
 
 

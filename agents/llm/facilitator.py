@@ -24,6 +24,7 @@ from agents.llm.world import LLMWorld, llm_world
 from agents.protom.core import Candidate, ProToMAdapter, adapter_for
 from sim.events import ErrorEvent
 from sim.seats import Facilitator, Feedback, SeatContext, StepView
+from sim.snapshots import LLMFeedback
 from sim.world import AgentId
 
 MODULE = "feedback"
@@ -95,8 +96,8 @@ class LLMFacilitator(Facilitator):
                                      message=f"the model gave no usable answer ({outcome.failure}); no feedback"))
             return ()
         answer = outcome.value["answer"]
-        self._snapshot = ("llm_feedback", {"inferred_goals": outcome.value["inferred_goals"], "answer": answer,
-                                           "options": [c.label for c in candidates]})
+        self._snapshot = ("llm_feedback", LLMFeedback(inferred_goals=outcome.value["inferred_goals"], answer=answer,
+                                                      options=[c.label for c in candidates]))
         chosen = next((c for c in candidates if c.label == answer), None)
         if chosen is None:
             return ()

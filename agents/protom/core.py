@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from sim.snapshots import Particles
 from sim.world import AgentId, World
 
 Goal = Hashable
@@ -58,6 +59,33 @@ class Message:
     payload: Mapping[str, Any]
     text: str
     explanation: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rollout:
+    """A simulated plan's outcome: the tick (from the start state) at which each agent reaches its
+    goal (holds its gem, delivers its dish; 0: already had; ``None``: not within the horizon).
+    ``length`` is the episode length this predicts: the last agent's tick, or the horizon when one
+    never gets there. The cost of a plan (Eq. 14) in the worlds that simulate plans."""
+
+    finish: tuple[int | None, ...]
+    horizon: int
+
+    @property
+    def success(self) -> bool:
+        return all(f is not None for f in self.finish)
+
+    @property
+    def length(self) -> int:
+        if not self.success:
+            return self.horizon
+        return max((f for f in self.finish if f is not None), default=0)
+
+    def capped(self, budget: int) -> Rollout:
+        """The same rollout seen with a smaller horizon (the ticks left in an episode)."""
+        if budget >= self.horizon:
+            return self
+        return Rollout(tuple(f if f is not None and f <= budget else None for f in self.finish), budget)
 
 
 class ProToMAdapter(ABC):
@@ -143,9 +171,9 @@ class ProToMAdapter(ABC):
         argument, C(f, g) being averaged over them. None (the default): plans on the true state."""
         return None
 
-    def particles_snapshot(self, state: Any, agent: AgentId, belief: "AgentBelief") -> dict[str, Any] | None:
-        """A JSON-ready view of what ``agent`` is believed to believe (a ``particles`` belief
-        snapshot), or None when the world has nothing to show."""
+    def particles_snapshot(self, state: Any, agent: AgentId, belief: "AgentBelief") -> "Particles | None":
+        """What ``agent`` is believed to believe (a ``particles`` belief snapshot), or None when
+        the world has nothing to show."""
         return None
 
 

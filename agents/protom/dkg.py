@@ -28,8 +28,8 @@ import numpy as np
 from agents.dkg.agents import boltzmann_policy, planner_for, task_from_feedback
 from agents.dkg.planner import INF, Task
 from agents.params import BelowOne, Count, Positive, Probability
-from agents.protom.core import Candidate, Goal, Message, ProToMAdapter
-from agents.protom.dkg_rollout import DKGRollouts, Rollout
+from agents.protom.core import Candidate, Goal, Message, ProToMAdapter, Rollout
+from agents.protom.dkg_rollout import DKGRollouts
 from sim.dkg.world import CONSUMED, DKGState, DKGWorld
 from sim.world import AgentId, IllegalAction
 

@@ -25,40 +25,9 @@ one event to the next: a rollout costs a few plan look-ups per event, not per ti
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from agents.dkg.planner import INF, DKGPlanner, Macro, Task
+from agents.protom.core import Rollout
 from sim.dkg.world import DKGState, DKGWorld
-
-
-@dataclass(frozen=True, slots=True)
-class Rollout:
-    """Ticks (from the start state) at which each agent first holds its goal gem.
-
-    ``None`` for an agent that does not get it within the horizon. ``length`` is the
-    episode length this predicts: the tick when the last agent gets its gem, or the
-    horizon when one never does.
-    """
-
-    finish: tuple[int | None, ...]
-    horizon: int
-
-    @property
-    def success(self) -> bool:
-        return all(f is not None for f in self.finish)
-
-    @property
-    def length(self) -> int:
-        if not self.success:
-            return self.horizon
-        return max((f for f in self.finish if f is not None), default=0)
-
-    def capped(self, budget: int) -> "Rollout":
-        """The same rollout seen with a smaller horizon (the ticks left in an episode)."""
-        if budget >= self.horizon:
-            return self
-        return Rollout(tuple(f if f is not None and f <= budget else None for f in self.finish), budget)
-
 
 _IDLE, _STUCK, _WALK = 0, 1, 2
 

@@ -41,7 +41,6 @@ from sim.seats import Facilitator, Feedback, SeatContext, StepView
 from sim.snapshots import FeedbackCandidates, GoalPosterior
 from sim.world import AgentId, World
 
-GENERIC_PARAMS = ("phi", "eps", "particles", "divergence", "prune_below", "goal_prior", "respect_busy")
 #: belief particles per agent at most (docs/limits.md): each one is planned for at every step
 MAX_PARTICLES = 1000
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from agents.params import BelowOne, Positive, Probability
 from agents.protom.categories import CategoryError  # a level whose category is unclear or mis-declared
-from agents.protom.core import AgentBelief, Candidate, Goal, Message, ProToMAdapter
+from agents.protom.core import AgentBelief, Candidate, Goal, Message, ProToMAdapter, Rollout
 from sim.kitchen.level import RECIPES
 from sim.kitchen.world import (
     ACTIONS,
@@ -59,36 +59,12 @@ from sim.kitchen.world import (
     is_chopped,
     is_fresh,
 )
+from sim.snapshots import Particles
 from sim.world import AgentId
 
 _FAR = 10_000
 
 # --------------------------------------------------------------------------- simulated plans
-
-
-@dataclass(frozen=True, slots=True)
-class Rollout:
-    """Ticks (from the start state) at which each cook delivers (0: already had; None: not
-    within the horizon). ``length`` is the episode length this predicts: the last delivery, or
-    the horizon when a cook never delivers."""
-
-    finish: tuple[int | None, ...]
-    horizon: int
-
-    @property
-    def success(self) -> bool:
-        return all(f is not None for f in self.finish)
-
-    @property
-    def length(self) -> int:
-        if not self.success:
-            return self.horizon
-        return max((f for f in self.finish if f is not None), default=0)
-
-    def capped(self, budget: int) -> "Rollout":
-        if budget >= self.horizon:
-            return self
-        return Rollout(tuple(f if f is not None and f <= budget else None for f in self.finish), budget)
 
 
 #: a feedback as the simulated plans carry it out: (agent index, "pickup" | "pass", item code,
@@ -129,7 +105,6 @@ class KitchenRollouts:
         self.world = world
         self.dist = world.station_dist
         self.kind = world.station_kind
-        self.n_stations = len(world.station_cells)
         self.horizon = world.t_max
         self._hops: dict[int, list[int]] = {}
         self._sight: dict[int, list[int]] = {}
@@ -486,7 +461,7 @@ class KitchenAdapter(ProToMAdapter):
                 return None
         return KitchenState(after.t, after.positions, after.held, tuple(contents), after.delivered)
 
-    def particles_snapshot(self, state: KitchenState, agent: AgentId, belief: AgentBelief) -> dict[str, Any]:
+    def particles_snapshot(self, state: KitchenState, agent: AgentId, belief: AgentBelief) -> Particles:
         """What ``agent`` is believed to believe about the stations it does not see now:
         ``unseen``: one entry per (station, believed content) with the share of particles
         believing it (``weight``) and whether it is true (``true``); stations believed empty
@@ -509,7 +484,7 @@ class KitchenAdapter(ProToMAdapter):
                     continue
                 entries.append({"at": list(w.rc(w.station_cells[s])), "item": "unknown" if c == UNKNOWN else ITEM_NAMES[c],
                                 "weight": round(k / n, 6), "true": c == true})
-        return {"agent": agent, "particles": n, "resampled": belief.resampled, "unseen": entries}
+        return Particles(agent=agent, particles=n, resampled=belief.resampled, unseen=entries)
 
     # ----------------------------------------------------------- likelihood
 
@@ -852,5 +827,5 @@ def load_world(path: Path) -> KitchenWorld:
     return build_world(*load_spec(path))
 
 
-__all__ = ["CategoryError", "KitchenAdapter", "KitchenCategoryReport", "KitchenRollouts", "Rollout",
+__all__ = ["CategoryError", "KitchenAdapter", "KitchenCategoryReport", "KitchenRollouts",
            "check_categories", "experiment_levels", "load_world", "rollouts_for", "scenario_category"]

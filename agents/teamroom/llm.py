@@ -41,10 +41,11 @@ from agents.llm.agent import SETTING_PARAMS, Decision, LLMSeat, settings_from_pa
 from agents.llm.client import LLMClient
 from agents.llm.server import require_runnable
 from agents.llm.tom import check_k, level_names
-from agents.teamroom.scripted import pm_assignments, pm_instruction, rubric
+from agents.teamroom.scripted import LEVEL_FIRST, pm_assignments, pm_instruction, rubric
 from agents.teams.alignment import SelfEvaluationError, parse_self_evaluation, self_evaluation_prompt
 from sim.events import ErrorEvent
 from sim.seats import SeatContext, TeamAssignment
+from sim.snapshots import Predictions, SelfEvaluation, SnapshotPayload, ToM, Verdict
 from sim.teamroom.world import (
     AFFIRMATIVE,
     IDLE,
@@ -165,7 +166,7 @@ def short(text: str, limit: int) -> str:
 
 @dataclass
 class RoomDecision(Decision):
-    snapshots: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    snapshots: list[tuple[str, SnapshotPayload]] = field(default_factory=list)
 
 
 class LLMRoomAgent(LLMSeat):
@@ -245,10 +246,10 @@ class LLMRoomAgent(LLMSeat):
             did = "kept the scripted manager's assignment" if self.role == "pm" else "sat out"
             decision.events.append(ErrorEvent(tick=tick, source=self.me, kind="llm_fallback",
                                               message=f"the model gave no usable answer ({outcome.failure}); {did}"))
-        decision.snapshots.append(("tom", {"k": self.k, "role": self.role, "levels": levels,
-                                           "level_names": level_names(self.k), "source": source,
-                                           "calls": outcome.attempts}))
-        decision.snapshots.append(("predictions", {"level": self.k, "about": {}}))
+        decision.snapshots.append(("tom", ToM(k=self.k, role=self.role, levels=levels,
+                                              level_names=level_names(self.k), source=source,
+                                              calls=outcome.attempts)))
+        decision.snapshots.append(("predictions", Predictions(about={}, level=self.k, key_order=LEVEL_FIRST)))
         return decision
 
     def _my_subtasks(self, state: ProgrammingState) -> list[str]:
@@ -385,8 +386,8 @@ class LLMRoomAgent(LLMSeat):
             decision.events.append(ErrorEvent(tick=tick, source=self.me, kind="llm_fallback",
                                               message=f"unreadable alignment self-evaluation: {exc}"))
             return
-        decision.snapshots.append(("alignment_self_evaluation", {"scores": scores, "belief": self.belief,
-                                                                 "actions": actions}))
+        decision.snapshots.append(("alignment_self_evaluation", SelfEvaluation(
+            scores=scores, extra={"belief": self.belief, "actions": actions})))
 
     # ------------------------------------------------------------ the judge
 
@@ -417,8 +418,9 @@ class LLMRoomAgent(LLMSeat):
                                               message=f"the model gave no usable verdict ({outcome.failure}); "
                                                       f"scored by the rubric"))
             source = "fallback"
-        decision.snapshots.append(("verdict", {"source": source, **{k: decision.action[k] for k in
-                                                                    ("affirmative", "negative", "reason")}}))
+        decision.snapshots.append(("verdict", Verdict(source=source, affirmative=decision.action["affirmative"],
+                                                      negative=decision.action["negative"],
+                                                      reason=decision.action["reason"])))
         return decision
 
 

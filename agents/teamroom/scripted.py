@@ -50,6 +50,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sim.seats import Agent, SeatContext, TeamAssignment
+from sim.snapshots import Predictions, SnapshotPayload
 from sim.teamroom.world import (
     AFFIRMATIVE,
     CODE,
@@ -63,6 +64,9 @@ from sim.teamroom.world import (
     ProgrammingState,
     RoomObservation,
 )
+
+#: the key order of these agents' ``predictions`` snapshots (their recordings have always had it)
+LEVEL_FIRST = ("level", "about")
 
 STOPWORDS = frozenset("""that this with from have they them their there than then what when which while would
 could should about into more most other over such only also very just been being were will your ours ourselves
@@ -229,7 +233,7 @@ class ScriptedRoomAgent(Agent):
         self.me = ctx.agent_id
         self.role = self.world.role_of(self.me)
         self.team: frozenset[str] | None = None  # None: no mechanism formed a team yet (everyone works)
-        self._snapshots: list[tuple[str, dict[str, Any]]] = []
+        self._snapshots: list[tuple[str, SnapshotPayload]] = []
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "k": self.k}
@@ -297,8 +301,8 @@ class ScriptedRoomAgent(Agent):
                     if x != self.me:
                         about[x] = {"action": self.model_debater(state, x, self.k - 1)}
         if about:
-            self._snapshots.append(("predictions", {"level": self.k, "about": about}))
+            self._snapshots.append(("predictions", Predictions(about=about, level=self.k, key_order=LEVEL_FIRST)))
 
-    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
+    def belief_snapshots(self) -> Sequence[tuple[str, SnapshotPayload]]:
         out, self._snapshots = self._snapshots, []
         return out

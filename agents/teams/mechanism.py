@@ -2,7 +2,8 @@
 adaptation round, and the random-formation baseline. World-independent: it reads only the
 joint actions of each step and the agents' belief snapshots.
 
-What it reads (``StepView.beliefs[agent][kind]`` after step t):
+What it reads (``StepView.beliefs[agent][kind]`` after step t, the registered payload types of
+``sim.snapshots``; ``AlignmentTracker.update`` also takes the recorded dicts):
 
 - ``"predictions"``: ``{"about": {other: {"trajectory": [a1, a2, ...]}}}`` (or ``{"action": a}``
   for one step), the agent's prediction of the other's next actions from step t + 1 on, as the
@@ -70,12 +71,22 @@ from agents.teams.solver import StabilityChecker, solve
 from sim.events import ErrorEvent
 from sim.rounds import TASK_ROUND
 from sim.seats import Intervention, Mechanism, SeatContext, StepView, TeamAssignment
-from sim.snapshots import AlignmentMatrix, TeamState
+from sim.snapshots import (
+    ABSENT,
+    AlignmentMatrix,
+    Predictions,
+    SelfEvaluation,
+    Skill,
+    SnapshotError,
+    SnapshotPayload,
+    TeamState,
+    as_payload,
+)
 from sim.world import AgentId, World
 
-PREDICTIONS_KIND = "predictions"
-SELF_EVALUATION_KIND = "alignment_self_evaluation"
-SKILL_KIND = "skill"
+PREDICTIONS_KIND = Predictions.kind
+SELF_EVALUATION_KIND = SelfEvaluation.kind
+SKILL_KIND = Skill.kind
 TEAM_NAME = "team"
 #: the group of agents outside formation (``candidates``), told in every assignment so they keep working
 OUTSIDE_NAME = "others"
@@ -224,13 +235,24 @@ class AlignmentTracker:
         for owner, kinds in beliefs.items():
             if owner not in self.index:
                 continue
-            if PREDICTIONS_KIND in kinds:
-                self._read_predictions(owner, kinds[PREDICTIONS_KIND], after)
-            if SELF_EVALUATION_KIND in kinds:
-                added += self._read_self_evaluation(owner, kinds[SELF_EVALUATION_KIND])
-            if SKILL_KIND in kinds:
-                self._read_skill(owner, kinds[SKILL_KIND])
+            if (predictions := self._typed(owner, Predictions, kinds)) is not None:
+                self._read_predictions(owner, predictions, after)
+            if (evaluation := self._typed(owner, SelfEvaluation, kinds)) is not None:
+                added += self._read_self_evaluation(owner, evaluation)
+            if (skill := self._typed(owner, Skill, kinds)) is not None:
+                self._read_skill(owner, skill)
         return added
+
+    def _typed(self, owner: AgentId, cls: type[SnapshotPayload], kinds: Mapping[str, Any]) -> Any:
+        """``owner``'s snapshot of ``cls.kind`` as ``cls`` (the Session hands typed payloads; a
+        caller may hand the recorded dicts); None (and a problem when it does not fit) otherwise."""
+        if cls.kind not in kinds:
+            return None
+        try:
+            return as_payload(cls, kinds[cls.kind])
+        except SnapshotError as exc:
+            self.problems.append(f"{owner}: {cls.kind!r} snapshot: {exc}")
+            return None
 
     def drop_pending(self) -> None:
         """Forget the predictions still waiting for their actions (a task round ended)."""
@@ -254,9 +276,9 @@ class AlignmentTracker:
         total[0] += float(score)
         total[1] += 1
 
-    def _read_skill(self, owner: AgentId, data: Mapping[str, Any]) -> None:
-        value = data.get("alpha") if isinstance(data, Mapping) else None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+    def _read_skill(self, owner: AgentId, skill: Skill) -> None:
+        value = skill.alpha
+        if not 0.0 <= value <= 1.0:
             self.problems.append(f"{owner}: 'skill' snapshot needs an 'alpha' in [0, 1], got {value!r}")
             return
         self.skills[owner] = float(value)
@@ -285,14 +307,10 @@ class AlignmentTracker:
             return None
         return [tuple(float(x) for x in v) for v in given]
 
-    def _read_predictions(self, owner: AgentId, data: Mapping[str, Any], state: Any = None) -> None:
-        if isinstance(data.get("level"), int):
-            self.levels[owner] = data["level"]
-        about = data.get("about")
-        if not isinstance(about, Mapping):
-            self.problems.append(f"{owner}: 'predictions' snapshot needs an 'about' object, got {about!r}")
-            return
-        for other, entry in about.items():
+    def _read_predictions(self, owner: AgentId, predictions: Predictions, state: Any = None) -> None:
+        if predictions.level is not ABSENT:
+            self.levels[owner] = predictions.level
+        for other, entry in predictions.about.items():
             if other not in self.index or other == owner:
                 self.problems.append(f"{owner}: prediction about {other!r}, not another agent of this world")
                 continue
@@ -318,10 +336,10 @@ class AlignmentTracker:
                         continue
             self.pending.setdefault((owner, other), []).append((len(self.taken[other]), predicted))
 
-    def _read_self_evaluation(self, owner: AgentId, data: Mapping[str, Any]) -> int:
+    def _read_self_evaluation(self, owner: AgentId, evaluation: SelfEvaluation) -> int:
         try:
-            scores = parse_self_evaluation(data["answer"]) if "answer" in data else parse_self_evaluation(
-                data.get("scores", {}))
+            scores = parse_self_evaluation(evaluation.answer if evaluation.answer is not ABSENT
+                                           else evaluation.scores)
         except SelfEvaluationError as exc:
             self.problems.append(f"{owner}: self-evaluation: {exc}")
             return 0

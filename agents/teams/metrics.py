@@ -16,8 +16,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -69,8 +68,3 @@ def average_lifetime(formation_rounds: Sequence[int], total_rounds: int) -> floa
         raise ValueError(f"formation rounds must be increasing within [0, {total_rounds}], got {starts}")
     ends = starts[1:] + [total_rounds]
     return float(np.mean([e - s for s, e in zip(starts, ends)]))
-
-
-def lifetimes_from_team_state(data: Mapping[str, Any]) -> list[int]:
-    """The lifetimes (in rounds) listed by a ``team_state`` snapshot of the team mechanism."""
-    return [int(entry["rounds"]) for entry in data.get("lifetimes", [])]

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from sim.seats import TeamAssignment
+from sim.snapshots import Predictions
 from sim.world import World
 
 LEVELS = (0, 1, 2)
@@ -64,14 +65,14 @@ class ToMTeamMember:
         members = [a for team in assignment.teams.values() for a in team]
         self.team = self.team_type(self.world, members)
 
-    def predictions(self, state: Any) -> dict[str, Any]:
+    def predictions(self, state: Any) -> Predictions:
         """B_i^(k): every other agent's next ``horizon`` actions under this seat's level-(k-1) model."""
         about = {}
         for a, name in enumerate(self.world.agents):
             if a != self.index:
                 about[name] = {"trajectory": self.policies.predict(self.level, state, a, self.team,
                                                                    self.history[a], self.horizon)}
-        return {"about": about, "level": self.level}
+        return Predictions(about=about, level=self.level)
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from agents.llm.server import require_runnable
 from agents.tradecraft.trader import TOM_VALUES, PlannerTrader, features
 from sim.events import BeliefEvent, ErrorEvent, Event
 from sim.seats import SeatContext
+from sim.snapshots import LLMTrader as TraderSnapshot, ToMValues
 from sim.tradecraft.crafting import possible_recipes, to_hand
 from sim.tradecraft.rules import format_amount
 from sim.tradecraft.text import observation_text, rules_summary
@@ -359,8 +360,8 @@ class LLMTrader(LLMSeat):
             action = self._fallback(obs, legal, f"the model gave no usable {stage} ({outcome.failure})", events)
             self._remember(obs, stage, "", _describe_action(self.world, action) + " (planner fallback)")
             return Decision(action=action, events=events,
-                            snapshot=("llm_trader", {"stage": stage, "turn": obs.turn, "source": "fallback",
-                                                     "tools": calls}))
+                            snapshot=("llm_trader", TraderSnapshot(stage=stage, turn=obs.turn, source="fallback",
+                                                              extra={"tools": calls})))
         answer = outcome.value
         action = self._action_from(obs, answer, lookup)
         if opponent is None:  # several others: the report is about the chosen partner
@@ -374,15 +375,16 @@ class LLMTrader(LLMSeat):
             receive, give = (), ()
         f = features(values, receive, give)
         utility = {k: round(v, 3) for k, v in f.items() if int(k[1]) <= self.tom}
-        data = {"stage": stage, "turn": obs.turn, "opponent": opponent, "order": self.tom, "scale": [0, 10],
-                "items": items, **values, "beliefs": {}, "utility": utility,
-                "action": self.world.encode_action(action), "source": "model", "tools": calls,
-                "note": str(answer.get("note", ""))[:NOTE_CHARS], "model": self.client.settings.model_name}
-        events.append(BeliefEvent(tick=self._tick, owner=self.ctx.agent_id, kind=TOM_VALUES, data=data))
+        data = ToMValues(stage=stage, turn=obs.turn, opponent=opponent, order=self.tom, scale=[0, 10],
+                         items=items, **values, beliefs={}, utility=utility,
+                         action=self.world.encode_action(action),
+                         extra={"source": "model", "tools": calls, "note": str(answer.get("note", ""))[:NOTE_CHARS],
+                                "model": self.client.settings.model_name})
+        events.append(BeliefEvent(tick=self._tick, owner=self.ctx.agent_id, kind=TOM_VALUES, data=data.to_dict()))
         self._remember(obs, stage, answer.get("note"), _describe_action(self.world, action))
         return Decision(action=action, events=events,
-                        snapshot=("llm_trader", {"stage": stage, "turn": obs.turn, "source": "model",
-                                                 "tools": calls}))
+                        snapshot=("llm_trader", TraderSnapshot(stage=stage, turn=obs.turn, source="model",
+                                                          extra={"tools": calls})))
 
     # ------------------------------------------------------------ craft phase
 
@@ -428,13 +430,13 @@ class LLMTrader(LLMSeat):
         if not outcome.ok:
             action = self._fallback(obs, legal, f"the model gave no usable craft ({outcome.failure})", events)
             return Decision(action=action, events=events,
-                            snapshot=("llm_trader", {"stage": "craft", "turn": obs.turn, "source": "fallback"}))
+                            snapshot=("llm_trader", TraderSnapshot(stage="craft", turn=obs.turn, source="fallback")))
         action = self.world.decode_action(to_action(outcome.value))
         if action.crafts:
             self._remember(obs, "craft", "", _describe_action(self.world, action))
         return Decision(action=action, events=events,
-                        snapshot=("llm_trader", {"stage": "craft", "turn": obs.turn, "source": "model",
-                                                 "crafts": len(action.crafts), "done": action.done}))
+                        snapshot=("llm_trader", TraderSnapshot(stage="craft", turn=obs.turn, source="model",
+                                                          extra={"crafts": len(action.crafts), "done": action.done})))
 
 
 # ---------------------------------------------------------------- helpers

@@ -38,6 +38,7 @@ from agents.tradecraft.inference import InferenceParams, TargetInference, hand_u
 from agents.tradecraft.values import ON_ROUTE, Valuer
 from sim.events import BeliefEvent
 from sim.seats import Agent, SeatContext
+from sim.snapshots import ToMValues
 from sim.tradecraft.crafting import Craft, apply_craft, to_hand
 from sim.tradecraft.solver import plan_crafts
 from sim.tradecraft.world import (
@@ -175,11 +176,11 @@ class PlannerTrader(Agent):
               utility: Mapping[str, float], action: Any) -> None:
         if not self.report:
             return
-        data = {"stage": stage, "turn": obs.turn, "opponent": opponent, "order": self.order, "scale": [0, 10],
-                "items": sorted(values["V0"]), **values, "beliefs": dict(beliefs),
-                "utility": {k: round(v, 3) for k, v in utility.items()},
-                "action": self.world.encode_action(action)}
-        self.ctx.emit(BeliefEvent(tick=self.ctx.tick, owner=self.ctx.agent_id, kind=TOM_VALUES, data=data))
+        data = ToMValues(stage=stage, turn=obs.turn, opponent=opponent, order=self.order, scale=[0, 10],
+                         items=sorted(values["V0"]), **values, beliefs=dict(beliefs),
+                         utility={k: round(v, 3) for k, v in utility.items()},
+                         action=self.world.encode_action(action))
+        self.ctx.emit(BeliefEvent(tick=self.ctx.tick, owner=self.ctx.agent_id, kind=TOM_VALUES, data=data.to_dict()))
 
     # ----------------------------------------------------------- decide
 

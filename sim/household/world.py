@@ -315,14 +315,6 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
             return self.objects[loc - self.n_places].id
         return self.places[loc].id
 
-    def room_of_object(self, state: HouseholdState, obj: int) -> int:
-        loc = state.locs[obj]
-        if loc >= self.n_places:
-            loc = state.locs[loc - self.n_places]
-        if loc < 0:
-            return state.rooms[-1 - loc]
-        return self.places[loc].room
-
     def _is_open(self, state: HouseholdState, place: int) -> bool:
         return bool(state.open_places >> place & 1)
 

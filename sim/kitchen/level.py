@@ -21,7 +21,7 @@ column, and what was expected. See docs/kitchen.md for both formats.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -496,7 +496,3 @@ def spec_text(spec: Mapping[str, Any]) -> str:
     out.append("map:")
     out += ["".join(row) for row in rows]
     return "\n".join(out) + "\n"
-
-
-def agent_names(spec: Mapping[str, Any]) -> Sequence[str]:
-    return [a["name"] for a in spec["agents"]]

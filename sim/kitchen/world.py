@@ -51,7 +51,6 @@ ITEM_NAMES: tuple[str, ...] = (
 )
 ITEM_CODE = {name: code for code, name in enumerate(ITEM_NAMES)}
 N_ITEMS = len(ITEM_NAMES)
-INGREDIENTS = ("Tomato", "Lettuce", "Onion")
 #: recipe -> the code of its finished dish
 RECIPE_DISH = {"SimpleTomato": 3, "SimpleLettuce": 6, "SimpleOnion": 9}
 DISH_RECIPE = {code: recipe for recipe, code in RECIPE_DISH.items()}
@@ -71,14 +70,6 @@ def is_chopped(item: int) -> bool:
 
 def is_dish(item: int) -> bool:
     return 1 <= item <= 9 and item % 3 == 0
-
-
-def fresh_of(recipe: str) -> int:
-    return RECIPE_DISH[recipe] - 2
-
-
-def chopped_of(recipe: str) -> int:
-    return RECIPE_DISH[recipe] - 1
 
 
 # Station kinds

@@ -37,7 +37,6 @@ HandKey = tuple[tuple[str, Fraction], ...]  # the immutable, sorted form kept in
 
 
 FRACTIONAL, ORIGINAL = "fractional", "original"
-CRAFTING_RULES = (FRACTIONAL, ORIGINAL)
 
 
 class CraftError(ValueError):

@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -681,9 +681,3 @@ def format_amount(value: Fraction | int) -> str:
     """``3``, ``1/4`` or ``2 1/2``-free plain fraction text (``5/2``) for people and models."""
     value = Fraction(value)
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-
-
-def iter_recipe_items(recipe: Recipe) -> Iterable[str]:
-    yield recipe.result
-    for ing in recipe.ingredients:
-        yield from ing.options

@@ -74,15 +74,6 @@ def recipe_text(rules: RuleSet, recipe: Recipe, times: Fraction | int = 1) -> st
     return line
 
 
-def fuel_text(rules: RuleSet) -> str:
-    """One line on how fuel works in this rule set."""
-    best = sorted(rules.fuels.items(), key=lambda kv: (-kv[1], kv[0]))
-    sample = " = ".join(f"{_short(rules, i)} * {format_amount(Fraction(1, 8) / v)}" for i, v in best[:1] + [
-        kv for kv in best if _short(rules, kv[0]) in ("oak_planks", "stick")][:2])
-    return (f"fuel: smelting, blasting and smoking burn 1/8 coal-equivalent per item ({sample}); "
-            f"campfire cooking needs none; {len(rules.fuels)} items burn")
-
-
 ITEM_INFO_CHARS = 2400  # the answer fits a small model's context next to the rest of the prompt
 MADE_BY_SHOWN = 8
 

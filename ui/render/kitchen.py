@@ -29,11 +29,12 @@ from sim.kitchen.world import (
     is_chopped,
     is_dish,
 )
+from sim.snapshots import Particles, read_snapshot
 from ui.render import sprites
 from ui.render.base import SECOND_SEAT_KEYS, KeyBinding, Overlays, SpriteBook, WorldRenderer
 
 #: the belief kind of ProToM's particle snapshots (docs/kitchen.md)
-PARTICLES = "particles"
+PARTICLES = Particles.kind
 #: key name -> action for a cook (the window gives the second cook's W/A/S/D/Q as up/left/down/right/space)
 KEY_ACTIONS = {"up": "up", "w": "up", "down": "down", "s": "down", "left": "left", "a": "left",
                "right": "right", "d": "right", "space": "stay", "period": "stay", "q": "stay"}
@@ -71,18 +72,19 @@ class KitchenBook(SpriteBook):
         return super().get(name, size)
 
 
-def particle_beliefs(snapshots: Iterable[Mapping[str, Any]] | None
+def particle_beliefs(snapshots: Iterable[Particles | Mapping[str, Any]] | None
                      ) -> dict[str, dict[tuple[int, int], list[tuple[str, float, bool]]]]:
-    """Read ProToM's ``particles`` snapshots (one per agent: ``{"agent", "particles", "unseen":
-    [{"at": [row, col], "item", "weight", "true"}]}``, docs/kitchen.md) into agent -> cell ->
+    """Read ProToM's ``particles`` snapshots (``Particles``, or the recorded dicts: one per agent,
+    ``unseen``: ``[{"at": [row, col], "item", "weight", "true"}]``, docs/kitchen.md) into agent -> cell ->
     [(believed content, share of particles, whether it is true)], likeliest first. Entries that
     do not fit are skipped: the overlay never breaks the view."""
     out: dict[str, dict[tuple[int, int], list[tuple[str, float, bool]]]] = {}
     for data in snapshots or ():
-        if not isinstance(data, Mapping) or not isinstance(data.get("unseen"), Sequence):
+        snapshot = data if isinstance(data, Particles) else read_snapshot(Particles, data)
+        if snapshot is None:
             continue
-        cells = out.setdefault(str(data.get("agent")), {})
-        for entry in data["unseen"]:
+        cells = out.setdefault(snapshot.agent, {})
+        for entry in snapshot.unseen:
             try:
                 (r, c), item = entry["at"], str(entry["item"])
                 weight, true = float(entry.get("weight", 1.0)), bool(entry.get("true", True))

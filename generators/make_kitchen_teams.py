@@ -2,9 +2,9 @@
 cooks can only cook when a teammate passes them their onions over the alcove's counter (the recipe
 of the hand-made ``kitchen-team-01-six`` and ``kitchen-team-02-eight``, drawn afresh).
 
-    python scenarios/kitchen/teams/make_kitchen_teams.py            # writes kitchen-team-03-* .. -18-* (seed 61)
-    python scenarios/kitchen/teams/make_kitchen_teams.py --check    # exit 1 unless the files on disk are these
-    python scenarios/kitchen/teams/make_kitchen_teams.py --out DIR --first 1 --count 4 --seed 7
+    python -m generators.make_kitchen_teams            # writes kitchen-team-03-* .. -18-* (seed 61)
+    python -m generators.make_kitchen_teams --check    # exit 1 unless the files on disk are these
+    python -m generators.make_kitchen_teams --out DIR --first 1 --count 4 --seed 7
 
 The recipe:
 
@@ -32,16 +32,13 @@ from __future__ import annotations
 import math
 import random
 import sys
-from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-if str(ROOT) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(ROOT))
+from generators.make_teams import NAMES, WORDS, generator_cli
+from sim.registry import SCENARIO_DIR
 
-from scenarios.dkg.teams.make_teams import NAMES, WORDS, generator_cli  # noqa: E402
-
+#: the folder of the shipped scenarios (the default of ``--out``)
+FOLDER = SCENARIO_DIR / "kitchen" / "teams"
 SEED = 61
 FIRST = 3
 COUNT = 16
@@ -88,6 +85,8 @@ def draw_level(number: int, n: int, rng: random.Random) -> tuple[str, list[str]]
     for cook, (r, c) in zip(hall_cooks, rng.sample(floor, len(hall_cooks))):
         grid[r][c] = str(names.index(cook) + 1)
 
+    # The text below names the folder this generator was once kept in: the shipped files say so, and
+    # a changed byte would change their fingerprints (experiments/runner.py resumes runs by them).
     who = ", ".join(alcove_cooks[:-1]) + f" and {alcove_cooks[-1]}"
     lines = [f"# {WORDS[n].capitalize()} cooks of mixed ToM levels (levels 0, 1, 2 by their order with "
              "tom-cook:k=cycle).",
@@ -140,7 +139,7 @@ def check(data: dict[str, Any], source: str) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_kitchen_teams.py", scenario=scenario, here=HERE,
+    return generator_cli(argv, doc=__doc__, script="make_kitchen_teams", scenario=scenario, here=FOLDER,
                          seed=SEED, first=FIRST, count=COUNT, reserved_below=FIRST, validate=check,
                          render=lambda data: data["text"], suffix=SUFFIX)
 

@@ -1,7 +1,7 @@
 """Generate the household world's episodes: 24 transport (TDW-MAT-like) and 10 household (C-WAH-like).
 
-    python scripts/make_household_episodes.py            # write scenarios/household/*.json
-    python scripts/make_household_episodes.py --check    # only check that the files are up to date
+    python -m generators.make_household_episodes            # write scenarios/household/*.json
+    python -m generators.make_household_episodes --check    # only check that the files are up to date
 
 Everything follows from one seed (``--seed``, default 2024): the same seed writes the same bytes.
 Every episode is validated with the world's own schema before it is written, and checked to be
@@ -20,19 +20,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from sim.household.scenario import validate_household
+from sim.household.world import HouseholdWorld
+from sim.registry import SCENARIO_DIR
 
-from sim.household.scenario import validate_household  # noqa: E402
-from sim.household.world import HouseholdWorld  # noqa: E402
-
-OUT_DIR = ROOT / "scenarios" / "household"
+OUT_DIR = SCENARIO_DIR / "household"
 DEFAULT_SEED = 2024
 CELL_W, CELL_H = 7.0, 6.0  # metres between neighbouring room centres
 

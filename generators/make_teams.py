@@ -1,11 +1,11 @@
 """Write Doors, Keys and Gems team scenarios from a fixed seed: halls with 5-8 agents, some of
 them locked in rooms whose keys lie in the hall (the scenarios of the ``teams-dkg`` experiments).
 
-    python scenarios/dkg/teams/make_teams.py            # writes team-09-* .. team-56-* (seed 13)
-    python scenarios/dkg/teams/make_teams.py --check    # exit 1 unless the files on disk are these
-    python scenarios/dkg/teams/make_teams.py --out DIR --first 1 --count 8 --seed 7
+    python -m generators.make_teams            # writes team-09-* .. team-56-* (seed 13)
+    python -m generators.make_teams --check    # exit 1 unless the files on disk are these
+    python -m generators.make_teams --out DIR --first 1 --count 8 --seed 7
 
-The recipe (docs/teams.md, "Pre-declared confirmation"):
+The recipe (docs/reports/teams-dkg-confirm.md):
 
 * a 21 x 10 map: a hall of 19 x 5 floor cells (rows 1-5), a wall row (row 6) with one door per
   room, rooms of 3 x 2 floor cells (rows 7-8) below it, the first starting at column 1 or 2, one
@@ -32,14 +32,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-if str(ROOT) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(ROOT))
+from sim.dkg.scenario import COLORS, validate_dkg
+from sim.registry import SCENARIO_DIR, ScenarioError
 
-from sim.dkg.scenario import COLORS, validate_dkg  # noqa: E402
-from sim.registry import ScenarioError  # noqa: E402
-
+#: the folder of the shipped scenarios (the default of ``--out``)
+FOLDER = SCENARIO_DIR / "dkg" / "teams"
 SEED = 13
 FIRST = 9
 COUNT = 48
@@ -109,6 +106,8 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
     rng.shuffle(turn_order)
 
     name = f"team-{number:02d}-{WORDS[n]}"
+    # The text below names the folder this generator was once kept in: the shipped files say so, and
+    # a changed byte would change their fingerprints (experiments/runner.py resumes runs by them).
     who = ", ".join(locked)
     return {
         "world": "dkg",
@@ -145,7 +144,7 @@ def generate_with(scenario_fn: Callable[[int, int, random.Random], dict[str, Any
 
 def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
     """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
-    return generate_with(scenario, "make_teams.py", seed, first, count)
+    return generate_with(scenario, "make_teams", seed, first, count)
 
 
 def text(data: dict[str, Any]) -> str:
@@ -158,14 +157,15 @@ def generator_cli(argv: list[str] | None, *, doc: str, script: str,
                   count: int, reserved_below: int, validate: Callable[[dict[str, Any], str], Any] = validate_dkg,
                   render: Callable[[dict[str, Any]], str] = text, suffix: str = ".json") -> int:
     """The command line of a scenario generator: write, or ``--check``, the scenarios of a seed.
-    Numbers below ``reserved_below`` are not the generator's in its own folder. ``validate``,
+    Numbers below ``reserved_below`` are not the generator's in ``here``, the folder of its
+    shipped scenarios. ``validate``,
     ``render`` and ``suffix``: the world's validator, file text and file name ending (Doors, Keys
     and Gems JSON by default)."""
     parser = argparse.ArgumentParser(prog=script, description=doc.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=seed, help=f"generator seed (default {seed})")
     parser.add_argument("--first", type=int, default=first, help=f"number of the first scenario (default {first})")
     parser.add_argument("--count", type=int, default=count, help=f"how many scenarios (default {count})")
-    parser.add_argument("--out", type=Path, default=here, help="folder to write to (default: this script's folder)")
+    parser.add_argument("--out", type=Path, default=here, help=f"folder to write to (default: {here})")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 unless the files match")
     args = parser.parse_args(argv)
     try:
@@ -197,7 +197,7 @@ def generator_cli(argv: list[str] | None, *, doc: str, script: str,
 
 
 def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_teams.py", scenario=scenario, here=HERE, seed=SEED,
+    return generator_cli(argv, doc=__doc__, script="make_teams", scenario=scenario, here=FOLDER, seed=SEED,
                          first=FIRST, count=COUNT, reserved_below=FIRST)
 
 

@@ -3,11 +3,11 @@ gems lie in vaults behind doors of one colour, with as many keys of that colour 
 there are agents. Any key opens any vault, so teammates who go for the same key get in each
 other's way: who takes which key is what the agents must predict of each other.
 
-    python scenarios/dkg/rush/make_rush.py              # writes the shipped scenarios (seed 29)
-    python scenarios/dkg/rush/make_rush.py --check      # exit 1 unless the files on disk are these
-    python scenarios/dkg/rush/make_rush.py --out DIR --first 1 --count 8 --seed 7
+    python -m generators.make_rush              # writes the shipped scenarios (seed 29)
+    python -m generators.make_rush --check      # exit 1 unless the files on disk are these
+    python -m generators.make_rush --out DIR --first 1 --count 8 --seed 7
 
-The recipe (docs/teams.md, "Key-rush halls"):
+The recipe (docs/reports/teams-rush-confirm.md):
 
 * a 21 x 10 map: a hall of 19 x 6 floor cells (rows 1-6), a wall row (row 7) with one red door
   per agent, and below each door a vault of one cell (row 8) holding that agent's gem; no two
@@ -28,14 +28,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-if str(ROOT) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(ROOT))
+from generators.make_teams import NAMES, SIZES, TURNS_PER_AGENT, WORDS, generate_with, generator_cli
+from sim.dkg.scenario import COLORS
+from sim.registry import SCENARIO_DIR
 
-from scenarios.dkg.teams.make_teams import NAMES, SIZES, TURNS_PER_AGENT, WORDS, generate_with, generator_cli  # noqa: E402
-from sim.dkg.scenario import COLORS  # noqa: E402
-
+#: the folder of the shipped scenarios (the default of ``--out``)
+FOLDER = SCENARIO_DIR / "dkg" / "rush"
 SEED = 29
 FIRST = 1
 COUNT = 48
@@ -88,6 +86,8 @@ def hall(number: int, n: int, rng: random.Random, *, keys: int, prefix: str = "r
     turn_order = agents[:]
     rng.shuffle(turn_order)
     name = f"{prefix}-{number:02d}-{WORDS[n]}"
+    # The text below names the folder this generator was once kept in: the shipped files say so, and
+    # a changed byte would change their fingerprints (experiments/runner.py resumes runs by them).
     return {
         "world": "dkg",
         "name": name,
@@ -106,13 +106,13 @@ def hall(number: int, n: int, rng: random.Random, *, keys: int, prefix: str = "r
 
 def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
     """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
-    return generate_with(scenario, "make_rush.py", seed, first, count)
+    return generate_with(scenario, "make_rush", seed, first, count)
 
 
 def key_rush_cli(argv: list[str] | None, *, doc: str, script: str, here: Path, seed: int, prefix: str,
                  title: str) -> int:
     """The command line of a generator of key-rush halls (one key per agent) named ``<prefix>-NN-<n>``,
-    for a confirmation that plays them its own way (``make_rounds.py``, ``make_taskround.py``)."""
+    for a confirmation that plays them its own way (``generators.make_rounds``, ``generators.make_taskround``)."""
     def named(number: int, n: int, rng: random.Random) -> dict[str, Any]:
         return hall(number, n, rng, keys=n, prefix=prefix, title=title)
 
@@ -121,7 +121,7 @@ def key_rush_cli(argv: list[str] | None, *, doc: str, script: str, here: Path, s
 
 
 def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_rush.py", scenario=scenario, here=HERE, seed=SEED,
+    return generator_cli(argv, doc=__doc__, script="make_rush", scenario=scenario, here=FOLDER, seed=SEED,
                          first=FIRST, count=COUNT, reserved_below=FIRST)
 
 

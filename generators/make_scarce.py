@@ -1,15 +1,15 @@
 """Write Doors, Keys and Gems scarce-key halls from a fixed seed: the key-rush halls of
-``scenarios/dkg/rush/make_rush.py`` with only as many red keys as a team of ceil(n / 2) members
+``generators.make_rush`` with only as many red keys as a team of ceil(n / 2) members
 needs. Any key opens any vault and none is spare, so a teammate who goes for a key another
 member takes must find one that nobody else needs: who takes which key is what the agents must
 predict of each other, and a wrong prediction costs a detour.
 
-    python scenarios/dkg/scarce/make_scarce.py --out DIR --seed 1 --count 16   # the pilot's halls
-    python scenarios/dkg/scarce/make_scarce.py --out DIR --check ...            # exit 1 unless DIR holds these
+    python -m generators.make_scarce --out DIR --seed 1 --count 16   # the pilot's halls
+    python -m generators.make_scarce --out DIR --check ...            # exit 1 unless DIR holds these
 
-None are shipped: the halls were a pilot (docs/teams.md, "Scarce-key halls: a pilot"), which
-``python main.py teams diagnose DIR/*.json`` repeats. Without ``--out`` the script writes into
-its own folder, where the scenario commands find the halls by name (``scarce-01-seven``).
+None are shipped: the halls were a pilot (docs/reports/teams-diagnose.md, "Scarce-key halls: a pilot"), which
+``python main.py teams diagnose DIR/*.json`` repeats. Without ``--out`` it writes into
+scenarios/dkg/scarce, where the scenario commands find the halls by name (``scarce-01-seven``).
 
 The recipe is the key-rush recipe (21 x 10 map, a 19 x 6 hall, a vault of one cell per agent
 behind a red door, no two vaults side by side, agents and keys on distinct random hall cells,
@@ -23,17 +23,14 @@ from __future__ import annotations
 import math
 import random
 import sys
-from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
-if str(ROOT) not in sys.path:  # run as a script from anywhere
-    sys.path.insert(0, str(ROOT))
+from generators.make_rush import hall
+from generators.make_teams import generate_with, generator_cli
+from sim.registry import SCENARIO_DIR
 
-from scenarios.dkg.rush.make_rush import hall  # noqa: E402
-from scenarios.dkg.teams.make_teams import generate_with, generator_cli  # noqa: E402
-
+#: the folder of the shipped scenarios (the default of ``--out``)
+FOLDER = SCENARIO_DIR / "dkg" / "scarce"
 SEED = 1  # the pilot's
 FIRST = 1
 COUNT = 48
@@ -47,11 +44,11 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
 
 def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
     """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
-    return generate_with(scenario, "make_scarce.py", seed, first, count)
+    return generate_with(scenario, "make_scarce", seed, first, count)
 
 
 def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_scarce.py", scenario=scenario, here=HERE, seed=SEED,
+    return generator_cli(argv, doc=__doc__, script="make_scarce", scenario=scenario, here=FOLDER, seed=SEED,
                          first=FIRST, count=COUNT, reserved_below=FIRST)
 
 
