@@ -75,3 +75,47 @@ def test_held_keys_count_once(qtbot, window):
         QApplication.sendEvent(window.view, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Up,
                                                       Qt.KeyboardModifier.NoModifier, "", repeat))
     assert pressed == ["up"]
+
+
+# ------------------------------------------------------------------ the welcome card, per world
+
+
+def _hint_for(qtbot, window, scenario, seats, facilitator="none"):
+    from ui_support import plan
+
+    window.start_session(plan(scenario, seats, facilitator=facilitator), playing=False)
+    window.show_hint(scenario)
+    assert window.card.isVisible() and window.card.kind == "hint"
+    return window.card.title.text(), window.card.body.text()
+
+
+def test_the_welcome_card_speaks_of_the_world_shown_and_of_a_facilitator_only_when_one_runs(qtbot, window):
+    necessary = next(i for i in catalog.scenarios() if i.family == "dkg" and i.category == "necessary")
+    title, body = _hint_for(qtbot, window, necessary.name, ["planner", "planner"], facilitator="protom")
+    assert necessary.name in title
+    assert "Doors, Keys and Gems" in body and "blue pop-up" in body and "protom" in body
+    _title, body = _hint_for(qtbot, window, "divided-kitchen", ["kitchen-heuristic"] * 2)
+    assert "Kitchen" in body and "Doors, Keys and Gems" not in body
+    assert "blue pop-up" not in body and "No facilitator" in body
+    _title, body = _hint_for(qtbot, window, "mc1v1-01", ["human", "trader"])
+    assert "TradeCraft" in body and "you play alice" in body and "Doors" not in body
+
+
+def test_the_tradecraft_board_never_says_replay_in_a_live_game(qtbot, window):
+    from ui_support import plan
+
+    window.start_session(plan("mc1v1-01", ["trader", "trader"]), playing=True)
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 3, timeout=30_000)
+    window.set_playing(False)
+    board = window.panels.panel("TradeCraft board")
+    window.panels.refresh(force=True)
+    header = board.header.text()
+    assert "replay" not in header.lower()
+    if window.model.timeline.outcome is None:
+        assert "paused" in header
+    window.model.seek(1)
+    window.panels.refresh(force=True)
+    assert "looking back" in board.header.text() and "replay" not in board.header.text().lower()
+    window.stop_session()
+    window.panels.refresh(force=True)
+    assert "replay" not in board.header.text().lower()

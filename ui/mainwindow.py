@@ -232,6 +232,7 @@ class MainWindow(QMainWindow):
         elif change == "playing":
             self._update_overlays()
             self._update_controls()
+            self.panels.refresh(force=True)  # panels that say whether the game is paused
 
     def _on_timeline_shown(self) -> None:
         timeline = self.model.timeline
