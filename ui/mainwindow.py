@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QByteArray, QRect, QSize, Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QByteArray, QPoint, QRect, QSize, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QIcon
 from PyQt6.QtWidgets import (QFileDialog, QFrame, QLabel, QLineEdit, QMainWindow, QMessageBox, QScrollArea, QStyle,
                              QVBoxLayout, QWidget)
@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
         self.view.set_animation_seconds(0.15)
         self.stage = Stage(self.view)
         self.toast, self.card = self.stage.toast, self.stage.card
+        self.toast.keep_clear = self._toast_keep_clear
         self.action_bar = QLabel()
         self.action_bar.setWordWrap(True)
         self.action_bar.setStyleSheet("padding: 4px 8px; background: #e8f5e9; color: #1b5e20;")
@@ -264,12 +265,37 @@ class MainWindow(QMainWindow):
         self.view.show_state(timeline.state_at(cursor), previous, animate=animate)
         self._refresh_position()
 
+    def _toast_keep_clear(self) -> list[QRect]:
+        """What the feedback pop-up must not cover, in the stage's coordinates: the seats a person
+        plays and the feedback's recipient, and the cells highlighted for the person's move."""
+        timeline, renderer = self.model.timeline, self.renderer
+        if timeline is None or renderer is None or self.view.state is None:
+            return []
+        agents = list(self.model.humans)
+        feedback = self.toast.feedback
+        if feedback is not None and feedback.target not in agents:
+            agents.append(feedback.target)
+        overlays = self.view.overlays
+        try:
+            rects = renderer.keep_clear(self.view.state, agents, overlays.human, overlays.legal)
+        except (KeyError, IndexError, AttributeError, ValueError):  # a state the renderer cannot place
+            return []
+        ratio = self.view.devicePixelRatioF() or 1.0
+        origin = self.view.mapTo(self.stage, QPoint(0, 0))
+        return [QRect(origin.x() + int(r.x / ratio), origin.y() + int(r.y / ratio), int(r.w / ratio) + 1,
+                      int(r.h / ratio) + 1) for r in rects]
+
     def _refresh_position(self) -> None:
         """Overlays, scrubber and status bar for the cursor (the view keeps its state)."""
         timeline, cursor = self.model.timeline, self.model.cursor
         if timeline is None or self.renderer is None:
             return
         self._update_overlays()
+        if self.toast.isVisible():
+            if self.model.popup_stale(self.toast.feedback, self.toast.awaiting_decision):
+                self.toast.dismiss()  # its step is no longer shown
+            else:
+                self.toast.place()  # the agents moved: keep clear of them
         self.playback.show_position(cursor, timeline.num_steps, live=self.model.is_live())
         self.step_label.setText(f"step {cursor} / {timeline.num_steps}")
         self.score_label.setText(self.renderer.status_text(timeline.state_at(cursor)))

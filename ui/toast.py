@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QRect, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from sim.events import FeedbackEvent, StepEvent
@@ -68,6 +68,8 @@ class FeedbackToast(QFrame):
         layout.addLayout(buttons)
         self.feedback: FeedbackEvent | None = None
         self.awaiting_decision = False
+        #: what the box must not cover, in its parent's coordinates (the window sets it)
+        self.keep_clear: Callable[[], list[QRect]] = lambda: []
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.dismiss)
@@ -95,13 +97,29 @@ class FeedbackToast(QFrame):
         self.raise_()
 
     def place(self) -> None:
+        """At the top centre, unless that covers what the player needs (``keep_clear``: their
+        own agent, the cells highlighted for their move): then the first of the bottom centre,
+        the corners and the sides that covers none of it, else the one that covers least."""
         parent = self.parentWidget()
         if parent is None:
             return
         width = min(560, max(260, parent.width() - 40))
         self.setFixedWidth(width)
         self.adjustSize()
-        self.move((parent.width() - width) // 2, 14)
+        w, h = parent.width(), parent.height()
+        bottom = max(14, h - self.height() - 14)
+        spots = [((w - width) // 2, 14), ((w - width) // 2, bottom), (14, 14), (w - width - 14, 14),
+                 (14, bottom), (w - width - 14, bottom), (14, max(14, (h - self.height()) // 2)),
+                 (w - width - 14, max(14, (h - self.height()) // 2))]
+        avoid = self.keep_clear()
+
+        def covered(spot: tuple[int, int]) -> int:
+            box = QRect(max(0, spot[0]), spot[1], width, self.height())
+            return sum(box.intersected(r).width() * box.intersected(r).height() for r in avoid
+                       if box.intersects(r))
+
+        x, y = min(spots, key=covered)  # the first that covers nothing, in the order above
+        self.move(max(0, x), y)
 
     def _decide(self, accept: bool) -> None:
         if not self.awaiting_decision or self.feedback is None:
