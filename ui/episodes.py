@@ -204,9 +204,10 @@ class EpisodePresenter(QObject):
     def show_replay(self, path: Path, timeline: ReplayTimeline, seconds: float) -> None:
         w = self.w
         w.sessions.stop()
+        family = timeline.world.family
         self.model.describe_seats(
-            {a: spec_from_description(d) for a, d in (timeline.header.get("seats") or {}).items()},
-            tuple(filter(None, (spec_from_description(d) for d in timeline.header.get("mechanisms") or []))))
+            {a: spec_from_description(d, family) for a, d in (timeline.header.get("seats") or {}).items()},
+            tuple(filter(None, (spec_from_description(d, family) for d in timeline.header.get("mechanisms") or []))))
         self.model.show(timeline)
         w.settings.add_recent(path)
         self.show_in_setup(timeline)

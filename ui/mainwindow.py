@@ -11,8 +11,8 @@ from typing import Any
 
 from PyQt6.QtCore import QByteArray, QPoint, QRect, QSize, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QIcon
-from PyQt6.QtWidgets import (QFileDialog, QFrame, QLabel, QLineEdit, QMainWindow, QMessageBox, QScrollArea, QStyle,
-                             QVBoxLayout, QWidget)
+from PyQt6.QtWidgets import (QFileDialog, QFrame, QHeaderView, QLabel, QLineEdit, QMainWindow, QMessageBox, QScrollArea,
+                             QStyle, QTreeView, QVBoxLayout, QWidget)
 
 from sim.session import Session
 from ui import catalog, errors
@@ -386,7 +386,18 @@ class MainWindow(QMainWindow):
         dialog = QFileDialog(self, "Open a recording", str(self.settings.recordings_dir),
                              "ToM Arena recordings (*.jsonl *.jsonl.gz *.gz);;All files (*)")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        # Qt's own dialog in the detail view, wide enough for whole recording names (scenario,
+        # date and seed): a narrow list cuts them to "…"
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.setViewMode(QFileDialog.ViewMode.Detail)
+        screen = self.screen().availableGeometry() if self.screen() is not None else QRect(0, 0, 1366, 768)
+        dialog.resize(min(1000, screen.width() - 40), min(560, screen.height() - 80))
+        view = dialog.findChild(QTreeView)
+        if view is not None:
+            view.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+            view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a name longer than the screen keeps both ends
         dialog.fileSelected.connect(self.open_recording_asking)
+        self.recording_dialog = dialog
         dialog.open()  # not exec(): the window keeps running
 
     def _on_start_requested(self, choice: dict) -> None:
