@@ -78,3 +78,32 @@ def test_every_world_fits_a_laptop_screen(qtbot, window, scenario, mechanisms):
     labels = [tabs.tabText(i) for i in range(tabs.count())]
     assert len(set(labels)) == len(labels) and not any("…" in t for t in labels), labels
     assert tabs.elideMode() == Qt.TextElideMode.ElideNone and tabs.usesScrollButtons()
+
+
+def test_goal_rows_hold_every_goal_with_its_whole_label(qtbot, window):
+    """An agent with many possible goals (a team task's gems) gets a row tall enough for a bar
+    per goal, each label on a line of its own height and as wide as the longest goal name."""
+    from PyQt6.QtGui import QFontMetrics
+
+    from ui.panels import GoalPosteriorPanel, GoalSeries
+
+    world, name = load_scenario("team-04-seven")
+    seats = seat_specs(world.agents, [catalog.default_agent(world.family)])
+    window.start_session(SessionPlan(world=world, scenario=name, seats=seats, mechanisms=(), seed=0), playing=False)
+    panel = GoalPosteriorPanel()
+    qtbot.addWidget(panel)
+    goals = {f"gem-{colour}-{k}": 1 / 12 for colour in ("red", "green", "blue", "yellow") for k in range(3)}
+    for agent in world.agents:
+        series = GoalSeries()
+        series.add(0, goals)
+        panel.series[agent] = series
+    panel.timeline = window.model.timeline
+    panel.resize(420, 900)
+    panel.show()
+    qtbot.waitUntil(lambda: len(panel.painted_rows) == len(world.agents))
+    metrics = QFontMetrics(panel._small_font())
+    widest = max(metrics.horizontalAdvance(g) for g in goals)
+    for agent, top, height, bars_bottom, label_w in panel.painted_rows:
+        assert bars_bottom <= top + height, (agent, top, height, bars_bottom)
+        assert label_w >= widest
+    assert panel._bar_height() > metrics.height()
