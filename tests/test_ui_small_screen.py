@@ -107,3 +107,41 @@ def test_goal_rows_hold_every_goal_with_its_whole_label(qtbot, window):
         assert bars_bottom <= top + height, (agent, top, height, bars_bottom)
         assert label_w >= widest
     assert panel._bar_height() > metrics.height()
+
+
+def test_the_tradecraft_board_keeps_its_room_after_maximize_another_world_and_a_restart(qtbot, tmp_path):
+    from PyQt6.QtCore import QRect
+
+    from ui.mainwindow import MainWindow
+    from ui.settings import AppSettings
+
+    def board_dock(w):
+        return w.panels.docks["TradeCraft board"]
+
+    def play(w, scenario, agent):
+        world, name = load_scenario(scenario)
+        w.start_session(SessionPlan(world=world, scenario=name, seats=seat_specs(world.agents, [agent]),
+                                    mechanisms=(), seed=0), playing=False)
+        w.panels.refresh(force=True)
+        qtbot.wait(50)
+
+    first = make_window(qtbot, tmp_path, record=False)
+    first.setGeometry(QRect(0, 0, 1366, 740))  # as maximized on a laptop screen
+    play(first, "divided-kitchen", "kitchen-heuristic")
+    play(first, "mc1v1-01", "trader")
+    dock = board_dock(first)
+    qtbot.waitUntil(lambda: dock.height() >= 200 and dock.width() >= 400)
+    assert not dock.isFloating()
+    first.close()
+    first.shutdown()
+    again = MainWindow(AppSettings.at(tmp_path / "settings.ini"))
+    qtbot.addWidget(again)
+    again.show()
+    qtbot.waitExposed(again)
+    try:
+        play(again, "mc1v1-01", "trader")
+        dock = board_dock(again)
+        qtbot.waitUntil(lambda: dock.height() >= 200 and dock.width() >= 400)
+        assert not dock.isFloating()
+    finally:
+        again.shutdown()

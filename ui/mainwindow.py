@@ -626,6 +626,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown(CLOSE_GRACE)  # closing never waits for a slow planner or model call
         self.settings.store.setValue("window/geometry", self.saveGeometry())
+        self.panels.undock_world_panels()
         self.settings.store.setValue("window/state", self.saveState())
         self.settings.sync()
         super().closeEvent(event)
