@@ -323,6 +323,23 @@ def check_params(label: str, params: dict[str, Any], target: Callable[..., Any],
     return {**params, **{name: getattr(values, name) for name in checked}}
 
 
+def kind_parameters(kind: str, family: str | None = None) -> dict[str, Any] | None:
+    """The parameters an agent or mechanism kind takes, with their defaults (``...``: required),
+    including those it passes on for ``family``; None for a kind not known here."""
+    agent, mechanism = agent_kinds().get(kind), mechanism_kinds().get(kind)
+    if agent is not None:
+        fields = _signature(agent.target(), ())[0]
+    elif mechanism is not None:
+        try:
+            passes_on = tuple(mechanism.passes_on(family)) if mechanism.passes_on is not None else ()
+        except ValueError:
+            passes_on = ()
+        fields = _signature(mechanism.target(), passes_on)[0]
+    else:
+        return None
+    return {name: default for name, (_hint, default) in fields.items()}
+
+
 def make_agent(spec: str, family: str | None = None) -> Agent:
     kind, params = parse_agent_spec(spec)
     kinds = agent_kinds()

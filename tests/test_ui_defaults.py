@@ -74,3 +74,116 @@ def test_held_keys_count_once(qtbot, window):
         QApplication.sendEvent(window.view, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Up,
                                                       Qt.KeyboardModifier.NoModifier, "", repeat))
     assert pressed == ["up"]
+
+
+# ------------------------------------------------------------------ the welcome card, per world
+
+
+def _hint_for(qtbot, window, scenario, seats, facilitator="none"):
+    from ui_support import plan
+
+    window.start_session(plan(scenario, seats, facilitator=facilitator), playing=False)
+    window.show_hint(scenario)
+    assert window.card.isVisible() and window.card.kind == "hint"
+    return window.card.title.text(), window.card.body.text()
+
+
+def test_the_welcome_card_speaks_of_the_world_shown_and_of_a_facilitator_only_when_one_runs(qtbot, window):
+    necessary = next(i for i in catalog.scenarios() if i.family == "dkg" and i.category == "necessary")
+    title, body = _hint_for(qtbot, window, necessary.name, ["planner", "planner"], facilitator="protom")
+    assert necessary.name in title
+    assert "Doors, Keys and Gems" in body and "blue pop-up" in body and "protom" in body
+    _title, body = _hint_for(qtbot, window, "divided-kitchen", ["kitchen-heuristic"] * 2)
+    assert "Kitchen" in body and "Doors, Keys and Gems" not in body
+    assert "blue pop-up" not in body and "No facilitator" in body
+    _title, body = _hint_for(qtbot, window, "mc1v1-01", ["human", "trader"])
+    assert "TradeCraft" in body and "you play alice" in body and "Doors" not in body
+
+
+def test_the_tradecraft_board_never_says_replay_in_a_live_game(qtbot, window):
+    from ui_support import plan
+
+    window.start_session(plan("mc1v1-01", ["trader", "trader"]), playing=True)
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 3, timeout=30_000)
+    window.set_playing(False)
+    board = window.panels.panel("TradeCraft board")
+    window.panels.refresh(force=True)
+    header = board.header.text()
+    assert "replay" not in header.lower()
+    if window.model.timeline.outcome is None:
+        assert "paused" in header
+    window.model.seek(1)
+    window.panels.refresh(force=True)
+    assert "looking back" in board.header.text() and "replay" not in board.header.text().lower()
+    window.stop_session()
+    window.panels.refresh(force=True)
+    assert "replay" not in board.header.text().lower()
+
+
+# ------------------------------------------------------------------ words, not internals
+
+
+def test_a_replays_seats_and_mechanisms_show_only_what_was_chosen():
+    from agents.registry import make_agent, make_mechanism
+    from ui.controllers import spec_from_description
+
+    for spec, family, shown in [("protom", "dkg", "protom"), ("oracle", "kitchen", "oracle"),
+                                ("protom:phi=3,respect_busy=false", "dkg", "protom:phi=3.0,respect_busy=false"),
+                                ("teams:round_steps=2", "teamroom", "teams:round_steps=2")]:
+        described = make_mechanism(spec, family).describe()
+        assert spec_from_description(described, family) == shown, described
+        assert make_mechanism(shown, family) is not None  # a take-over can use it as it is
+    for spec, family, shown in [("trader", "tradecraft", "trader"), ("boltzmann:temperature=2", "dkg",
+                                                                      "boltzmann:temperature=2.0")]:
+        assert spec_from_description(make_agent(spec, family).describe(), family) == shown
+
+
+def test_a_tied_debate_is_reported_as_a_tie(qtbot, window):
+    from ui_support import plan
+
+    world = plan("car-free-centres", []).world
+    window.start_session(plan("car-free-centres", ["human"] * len(world.agents)), playing=True)
+    timeline = window.model.timeline
+    while timeline.outcome is None:  # everyone sits out; the judge's one offered verdict is a tie
+        qtbot.waitUntil(lambda: bool(window.model.humans_to_move()) or timeline.outcome is not None, timeout=10_000)
+        if timeline.outcome is not None:
+            break
+        steps = timeline.num_steps
+        state = timeline.state_at(timeline.num_steps)
+        for agent in window.model.humans_to_move():
+            window.model.runner.submit_human(agent, world.legal_actions(state, agent)[0])
+        qtbot.waitUntil(lambda: timeline.num_steps > steps or timeline.outcome is not None, timeout=10_000)
+    qtbot.waitUntil(lambda: window.card.isVisible(), timeout=10_000)
+    assert timeline.outcome.outcome["winner"] == "tie"
+    assert window.card.title.text().startswith("Tie after") and "Solved" not in window.card.title.text()
+
+
+def test_outcome_shares_read_as_percentages():
+    from ui.toast import OUTCOME_WORDS, outcome_value
+
+    assert outcome_value("tests_passed", 0.733333) == "73%"
+    assert outcome_value("pass_at_1", 1.0) == "100%"
+    assert outcome_value("cost", 1234.5678) == "1,235" and outcome_value("score", 2.345678) == "2.35"
+    assert outcome_value("solved", True) == "yes"
+    assert OUTCOME_WORDS["tests_passed"] == "hidden tests passed"
+
+
+def test_the_open_recording_dialog_shows_whole_names(qtbot, window):
+    from PyQt6.QtWidgets import QFileDialog, QTreeView
+
+    folder = window.settings.recordings_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    long_name = "household-transport-food-low-capacity-07-20250101-120000-seed12345.jsonl"
+    (folder / long_name).write_text("")
+    window.open_dialog()
+    dialog = window.findChild(QFileDialog)
+    assert dialog is not None and dialog.isVisible()
+    view = dialog.findChild(QTreeView)
+    qtbot.waitUntil(lambda: view.model().rowCount(view.rootIndex()) >= 1, timeout=10_000)
+    index = next(view.model().index(r, 0, view.rootIndex()) for r in range(view.model().rowCount(view.rootIndex()))
+                 if view.model().index(r, 0, view.rootIndex()).data() == long_name)
+    needed = view.fontMetrics().horizontalAdvance(long_name)
+    qtbot.waitUntil(lambda: view.columnWidth(0) >= needed, timeout=5_000)
+    assert view.visualRect(index).width() >= needed
+    assert dialog.width() >= needed
+    dialog.close()

@@ -77,3 +77,70 @@ def test_every_world_fits_a_laptop_screen(qtbot, window, scenario, mechanisms):
     labels = [tabs.tabText(i) for i in range(tabs.count())]
     assert len(set(labels)) == len(labels) and not any("…" in t for t in labels), labels
     assert tabs.elideMode() == Qt.TextElideMode.ElideNone and tabs.usesScrollButtons()
+
+
+def test_goal_rows_hold_every_goal_with_its_whole_label(qtbot, window):
+    """An agent with many possible goals (a team task's gems) gets a row tall enough for a bar
+    per goal, each label on a line of its own height and as wide as the longest goal name."""
+    from PyQt6.QtGui import QFontMetrics
+
+    from ui.panels import GoalPosteriorPanel, GoalSeries
+
+    world, name = load_scenario("team-04-seven")
+    seats = seat_specs(world.agents, [catalog.default_agent(world.family)])
+    window.start_session(SessionPlan(world=world, scenario=name, seats=seats, mechanisms=(), seed=0), playing=False)
+    panel = GoalPosteriorPanel()
+    qtbot.addWidget(panel)
+    goals = {f"gem-{colour}-{k}": 1 / 12 for colour in ("red", "green", "blue", "yellow") for k in range(3)}
+    for agent in world.agents:
+        series = GoalSeries()
+        series.add(0, goals)
+        panel.series[agent] = series
+    panel.timeline = window.model.timeline
+    panel.resize(420, 900)
+    panel.show()
+    qtbot.waitUntil(lambda: len(panel.painted_rows) == len(world.agents))
+    metrics = QFontMetrics(panel._small_font())
+    widest = max(metrics.horizontalAdvance(g) for g in goals)
+    for agent, top, height, bars_bottom, label_w in panel.painted_rows:
+        assert bars_bottom <= top + height, (agent, top, height, bars_bottom)
+        assert label_w >= widest
+    assert panel._bar_height() > metrics.height()
+
+
+def test_the_tradecraft_board_keeps_its_room_after_maximize_another_world_and_a_restart(qtbot, tmp_path):
+    from PyQt6.QtCore import QRect
+
+    from ui.mainwindow import MainWindow
+    from ui.settings import AppSettings
+
+    def board_dock(w):
+        return w.panels.docks["TradeCraft board"]
+
+    def play(w, scenario, agent):
+        world, name = load_scenario(scenario)
+        w.start_session(SessionPlan(world=world, scenario=name, seats=seat_specs(world.agents, [agent]),
+                                    mechanisms=(), seed=0), playing=False)
+        w.panels.refresh(force=True)
+        qtbot.wait(50)
+
+    first = make_window(qtbot, tmp_path, record=False)
+    first.setGeometry(QRect(0, 0, 1366, 740))  # as maximized on a laptop screen
+    play(first, "divided-kitchen", "kitchen-heuristic")
+    play(first, "mc1v1-01", "trader")
+    dock = board_dock(first)
+    qtbot.waitUntil(lambda: dock.height() >= 200 and dock.width() >= 400)
+    assert not dock.isFloating()
+    first.close()
+    first.shutdown()
+    again = MainWindow(AppSettings.at(tmp_path / "settings.ini"))
+    qtbot.addWidget(again)
+    again.show()
+    qtbot.waitExposed(again)
+    try:
+        play(again, "mc1v1-01", "trader")
+        dock = board_dock(again)
+        qtbot.waitUntil(lambda: dock.height() >= 200 and dock.width() >= 400)
+        assert not dock.isFloating()
+    finally:
+        again.shutdown()

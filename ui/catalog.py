@@ -264,3 +264,46 @@ def llm_availability() -> str | None:
 def needs_llm(kind: str) -> bool:
     """True for agent and mechanism kinds that ask a language model."""
     return kind == "llm" or kind.startswith("llm-") or kind.endswith("-llm")
+
+
+def facilitators_of(mechanism_specs: Sequence[str]) -> list[str]:
+    """The kinds among ``mechanism_specs`` that are facilitators (they send feedback)."""
+    kinds = mechanism_kinds("facilitator")
+    found = [(spec or "").split(":", 1)[0].strip() for spec in mechanism_specs]
+    return [kind for kind in found if kind in kinds]
+
+
+def welcome_text(world: World, scenario: str, mechanism_specs: Sequence[str],
+                 humans: Sequence[str] = ()) -> tuple[str, str]:
+    """(title, rich-text body) of the first-run card for ``scenario``: what the world is (its
+    plug-in's title and the start of its rules), who plays, whether a facilitator watches and
+    what its feedback looks like, and how to start."""
+    import html
+    import re
+
+    plugin = plugins().get(world.family)
+    title = plugin.title if plugin is not None else world.family
+    rules = plugin.rules_text if plugin is not None else ""
+    sentences = re.split(r"(?<=[.!?])\s+", rules.strip()) if rules else []
+    summary, used = [], 0
+    for sentence in sentences:  # the first sentences, up to about two lines of the card
+        if summary and used + len(sentence) > 230:
+            break
+        summary.append(sentence)
+        used += len(sentence)
+    agents = list(world.agents)
+    who = (f"{len(agents)} agents play this scenario ({', '.join(agents)})" if len(agents) <= 4
+           else f"{len(agents)} agents play this scenario")
+    if humans:
+        who += f"; you play {', '.join(humans)}"
+    facilitators = facilitators_of(mechanism_specs)
+    if facilitators:
+        watch = (f"A <b>facilitator</b> ({html.escape(', '.join(facilitators))}) watches, guesses what each one "
+                 "wants and, when its help would save time, suggests something in a "
+                 "<span style='color:#1e6eeb'><b>blue pop-up</b></span>.")
+    else:
+        watch = "No facilitator watches this episode: the agents play on their own."
+    body = (f"<b>{html.escape(title)}.</b> {html.escape(' '.join(summary))}<br>{html.escape(who)}. {watch}<br>"
+            "The episode is paused: press <b>K</b> (or ▶ under the map) to play, <b>L</b> for one step. "
+            + ("" if humans else "Choose <i>human</i> for a seat in the Session panel to play yourself."))
+    return f"Welcome to ToM Arena: {scenario}", body

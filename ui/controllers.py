@@ -21,6 +21,7 @@ from typing import Any
 from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 
 from agents.human import HumanAgent
+from agents.registry import kind_parameters
 from sim.recording import RecordingError
 from sim.registry import ScenarioError
 from sim.replay import Replay
@@ -36,13 +37,29 @@ from ui.timeline import LiveTimeline, PreviewTimeline, ReplayTimeline
 LOAD_ERRORS = (RecordingError, ScenarioError, LookupError, KeyError, ValueError, OSError)
 
 
-def spec_from_description(described: Any) -> str:
-    """An agent spec ("boltzmann:temperature=0.5") from a recording header's describe() dict."""
+def spec_from_description(described: Any, family: str | None = None) -> str:
+    """An agent or mechanism spec ("boltzmann:temperature=0.5") from a recording header's
+    describe() dict: only the parameters the kind takes (in ``family``) and whose value is not
+    its default, so a person reads ``protom`` rather than every internal setting."""
     if not isinstance(described, dict) or not described.get("kind"):
         return ""
-    params = [f"{k}={v}" for k, v in described.items()
-              if k not in ("kind", "name") and isinstance(v, (int, float, str, bool))]
-    return described["kind"] + (":" + ",".join(params) if params else "")
+    kind = str(described["kind"])
+    takes = kind_parameters(kind, family)
+    params = []
+    for k, v in described.items():
+        if k in ("kind", "name") or not isinstance(v, (int, float, str, bool)):
+            continue
+        if takes is not None and (k not in takes or _same(takes[k], v)):
+            continue
+        params.append(f"{k}={str(v).lower() if isinstance(v, bool) else v}")
+    return kind + (":" + ",".join(params) if params else "")
+
+
+def _same(default: Any, value: Any) -> bool:
+    try:
+        return default is not ... and bool(default == value)
+    except Exception:  # noqa: BLE001 - a default that does not compare: show the value
+        return False
 
 
 class SessionController(QObject):

@@ -141,12 +141,13 @@ class EpisodePresenter(QObject):
     def show_hint(self, scenario: str) -> None:
         """The first-run card: what is on screen and how to start."""
         w = self.w
+        timeline = self.model.timeline
+        if timeline is None:
+            return
+        title, body = catalog.welcome_text(timeline.world, scenario, self.model.mechanism_specs,
+                                           sorted(self.model.humans))
         w.card.show_card(
-            "hint", f"Welcome to ToM Arena: {scenario}",
-            "Two agents play this map; a <b>facilitator</b> watches, guesses what each one wants and, when "
-            "its help would save time, suggests something in a <span style='color:#1e6eeb'><b>blue "
-            "pop-up</b></span>.<br>The episode is paused: press <b>K</b> (or ▶ under the map) to play, "
-            "<b>L</b> for one step. Choose <i>human</i> for a seat in the Session panel to play yourself.",
+            "hint", title, body,
             [("How to play", "the rules, keys and panels of this world (Shift+F1)", w.show_rules),
              ("Play  (K)", "start the episode", lambda: (w.card.hide(), w.set_playing(True)))])
 
@@ -203,9 +204,10 @@ class EpisodePresenter(QObject):
     def show_replay(self, path: Path, timeline: ReplayTimeline, seconds: float) -> None:
         w = self.w
         w.sessions.stop()
+        family = timeline.world.family
         self.model.describe_seats(
-            {a: spec_from_description(d) for a, d in (timeline.header.get("seats") or {}).items()},
-            tuple(filter(None, (spec_from_description(d) for d in timeline.header.get("mechanisms") or []))))
+            {a: spec_from_description(d, family) for a, d in (timeline.header.get("seats") or {}).items()},
+            tuple(filter(None, (spec_from_description(d, family) for d in timeline.header.get("mechanisms") or []))))
         self.model.show(timeline)
         w.settings.add_recent(path)
         self.show_in_setup(timeline)

@@ -9,17 +9,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QByteArray, QRect, QSize, Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QByteArray, QPoint, QRect, QSize, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QIcon
 from PyQt6.QtWidgets import (
     QFileDialog,
     QFrame,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QMainWindow,
     QMessageBox,
     QScrollArea,
     QStyle,
+    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -112,6 +114,7 @@ class MainWindow(QMainWindow):
         self.view.set_animation_seconds(0.15)
         self.stage = Stage(self.view)
         self.toast, self.card = self.stage.toast, self.stage.card
+        self.toast.keep_clear = self._toast_keep_clear
         self.action_bar = QLabel()
         self.action_bar.setWordWrap(True)
         self.action_bar.setStyleSheet("padding: 4px 8px; background: #e8f5e9; color: #1b5e20;")
@@ -242,6 +245,7 @@ class MainWindow(QMainWindow):
         elif change == "playing":
             self._update_overlays()
             self._update_controls()
+            self.panels.refresh(force=True)  # panels that say whether the game is paused
 
     def _on_timeline_shown(self) -> None:
         timeline = self.model.timeline
@@ -273,12 +277,37 @@ class MainWindow(QMainWindow):
         self.view.show_state(timeline.state_at(cursor), previous, animate=animate)
         self._refresh_position()
 
+    def _toast_keep_clear(self) -> list[QRect]:
+        """What the feedback pop-up must not cover, in the stage's coordinates: the seats a person
+        plays and the feedback's recipient, and the cells highlighted for the person's move."""
+        timeline, renderer = self.model.timeline, self.renderer
+        if timeline is None or renderer is None or self.view.state is None:
+            return []
+        agents = list(self.model.humans)
+        feedback = self.toast.feedback
+        if feedback is not None and feedback.target not in agents:
+            agents.append(feedback.target)
+        overlays = self.view.overlays
+        try:
+            rects = renderer.keep_clear(self.view.state, agents, overlays.human, overlays.legal)
+        except (KeyError, IndexError, AttributeError, ValueError):  # a state the renderer cannot place
+            return []
+        ratio = self.view.devicePixelRatioF() or 1.0
+        origin = self.view.mapTo(self.stage, QPoint(0, 0))
+        return [QRect(origin.x() + int(r.x / ratio), origin.y() + int(r.y / ratio), int(r.w / ratio) + 1,
+                      int(r.h / ratio) + 1) for r in rects]
+
     def _refresh_position(self) -> None:
         """Overlays, scrubber and status bar for the cursor (the view keeps its state)."""
         timeline, cursor = self.model.timeline, self.model.cursor
         if timeline is None or self.renderer is None:
             return
         self._update_overlays()
+        if self.toast.isVisible():
+            if self.model.popup_stale(self.toast.feedback, self.toast.awaiting_decision):
+                self.toast.dismiss()  # its step is no longer shown
+            else:
+                self.toast.place()  # the agents moved: keep clear of them
         self.playback.show_position(cursor, timeline.num_steps, live=self.model.is_live())
         self.step_label.setText(f"step {cursor} / {timeline.num_steps}")
         self.score_label.setText(self.renderer.status_text(timeline.state_at(cursor)))
@@ -369,7 +398,18 @@ class MainWindow(QMainWindow):
         dialog = QFileDialog(self, "Open a recording", str(self.settings.recordings_dir),
                              "ToM Arena recordings (*.jsonl *.jsonl.gz *.gz);;All files (*)")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        # Qt's own dialog in the detail view, wide enough for whole recording names (scenario,
+        # date and seed): a narrow list cuts them to "…"
+        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+        dialog.setViewMode(QFileDialog.ViewMode.Detail)
+        screen = self.screen().availableGeometry() if self.screen() is not None else QRect(0, 0, 1366, 768)
+        dialog.resize(min(1000, screen.width() - 40), min(560, screen.height() - 80))
+        view = dialog.findChild(QTreeView)
+        if view is not None:
+            view.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+            view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a name longer than the screen keeps both ends
         dialog.fileSelected.connect(self.open_recording_asking)
+        self.recording_dialog = dialog
         dialog.open()  # not exec(): the window keeps running
 
     def _on_start_requested(self, choice: dict) -> None:
@@ -598,6 +638,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.shutdown(CLOSE_GRACE)  # closing never waits for a slow planner or model call
         self.settings.store.setValue("window/geometry", self.saveGeometry())
+        self.panels.undock_world_panels()
         self.settings.store.setValue("window/state", self.saveState())
         self.settings.sync()
         super().closeEvent(event)

@@ -115,6 +115,8 @@ class AppModel:
         self.hidden_beliefs: set[str] = set()
         #: agents whose decision is taking a while, as shown
         self.thinking: frozenset[str] = frozenset()
+        #: the last cursor move was a seek (scrubber, Home/End, a step back), not playing on
+        self.jumped = False
 
     # ------------------------------------------------------------------ listeners
 
@@ -177,6 +179,7 @@ class AppModel:
         k = max(0, min(timeline.num_steps, k))
         old, self.cursor = self.cursor, k
         self.animate = k == old + 1
+        self.jumped = False
         self.changed("cursor")
         if not old < k <= old + 8:
             return []
@@ -191,6 +194,7 @@ class AppModel:
         if timeline.live and k < timeline.num_steps:
             self.follow = False
         self.cursor, self.animate = k, False
+        self.jumped = True
         self.changed("cursor")
 
     def seek_end(self) -> None:
@@ -407,6 +411,13 @@ class AppModel:
         if awaiting_decision and not ask:
             return Popup(False)  # an open question stays on screen
         return Popup(True, ask=ask, status=None if ask or status == "sent" else status.replace("_", " "))
+
+    def popup_stale(self, event: FeedbackEvent | None, awaiting_decision: bool = False) -> bool:
+        """True when a pop-up for ``event`` should go: the shown step is before it was given, or
+        the person sought to another step. A pop-up waiting for a person's answer stays."""
+        if event is None or awaiting_decision or self.timeline is None:
+            return False
+        return self.cursor < event.tick or (self.jumped and self.cursor != event.tick)
 
     def set_popups(self, shown: bool) -> None:
         """Pop-ups on or off for the shown episode (off: suggestions to a person's seats are

@@ -94,12 +94,27 @@ class PanelHost(QObject):
             holder.setWidget(panel)
             holder.inner = panel  # type: ignore[attr-defined]
             holder.setToolTip(kind.tooltip)
-            self.docks[kind.title] = self.dock(kind.title, holder, area)
-            self.docks[kind.title].show()
+            # never a sliver: the board keeps room for a row of its controls whatever layout the
+            # window had (a maximized window's, another world's, one remembered from an earlier run)
+            holder.setMinimumSize(min(420, panel.minimumSizeHint().width()), 200)
+            dock = self.docks[kind.title] = self.dock(kind.title, holder, area)
+            dock.setFloating(False)
+            dock.show()
+            vertical = area in (Qt.DockWidgetArea.TopDockWidgetArea, Qt.DockWidgetArea.BottomDockWidgetArea)
+            wanted = min(panel.sizeHint().height() if vertical else panel.sizeHint().width(),
+                         (self.window.height() if vertical else self.window.width()) // 3)
+            self.window.resizeDocks([dock], [max(200, wanted)],
+                                    Qt.Orientation.Vertical if vertical else Qt.Orientation.Horizontal)
         if hasattr(panel, "bind_window"):  # panels that send intents or read the renderer's colours
             panel.bind_window(self.window)
         self.widgets[kind.title] = panel
         return panel
+
+    def undock_world_panels(self) -> None:
+        """Take the shown world's own docks out of the window (before its layout is saved: the
+        saved layout is the app's, and a world's dock starts afresh each time it is shown)."""
+        for title in list(self.docks):
+            self.window.removeDockWidget(self.docks[title])
 
     def sync(self) -> None:
         """Add the registered panels whose kind of data the episode now holds."""

@@ -12,15 +12,25 @@ from typing import Any
 
 import numpy as np
 from PyQt6.QtCore import QAbstractListModel, QModelIndex, QRectF, QSize, Qt
-from PyQt6.QtGui import QBrush, QColor, QFont, QPainter, QPaintEvent, QPen
-from PyQt6.QtWidgets import (
+from PyQt6.QtGui import (
+    PyQt6,
     QAbstractItemView,
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
     QHeaderView,
     QListView,
+    QPaintEvent,
+    QPainter,
+    QPen,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QWidget,
+    QtWidgets,
+    from,
+    import,
 )
 
 from sim.events import (
@@ -92,6 +102,7 @@ class GoalPosteriorPanel(QWidget):
         self.setMinimumHeight(120)
         self.paints = 0
         self.window_: Any = None
+        self.painted_rows: list[tuple[str, int, int, int, int]] = []
 
     def bind_window(self, window: Any) -> None:
         self.window_ = window
@@ -113,8 +124,25 @@ class GoalPosteriorPanel(QWidget):
             if posterior is not None:
                 self.series.setdefault(posterior.agent, GoalSeries()).add(event.tick, posterior.goals)
         self._read = (timeline, len(snapshots))
-        self.setMinimumHeight(max(120, len(self.series) * self.ROW_HEIGHT + 12))
+        self.setMinimumHeight(max(120, sum(self.row_height(s) for s in self.series.values()) + 12))
         self.update()
+
+    def _small_font(self) -> QFont:
+        small = QFont(self.font())
+        small.setPointSizeF(max(7.0, small.pointSizeF() * 0.9))
+        return small
+
+    def _bar_height(self) -> int:
+        """A goal's bar: as tall as its label's line, so the label is never cut."""
+        return max(12, QFontMetrics(self._small_font()).height() + 1)
+
+    def row_height(self, series: GoalSeries) -> int:
+        """An agent's row: its name, one bar per goal (as many as it has), the ticks under them."""
+        return max(self.ROW_HEIGHT, 28 + len(series.goals) * (self._bar_height() + 3) + 4)
+
+    def label_width(self, series: GoalSeries) -> int:
+        metrics = QFontMetrics(self._small_font())
+        return max(46, max((metrics.horizontalAdvance(g) for g in series.goals), default=0) + 4)
 
     def _color(self, goal: str, index: int) -> QColor:
         rgb = self.goal_color(goal) or FALLBACK_COLORS[index % len(FALLBACK_COLORS)]
@@ -127,9 +155,7 @@ class GoalPosteriorPanel(QWidget):
             p.fillRect(self.rect(), QColor(250, 251, 253))
             p.setRenderHint(QPainter.RenderHint.Antialiasing, False)
             tl = self.timeline
-            small = QFont(self.font())
-            small.setPointSizeF(max(7.0, small.pointSizeF() * 0.9))
-            p.setFont(small)
+            p.setFont(self._small_font())
             if tl is None or not self.series:
                 p.setPen(QColor(110, 116, 128))
                 p.drawText(self.rect().adjusted(10, 10, -10, -10), Qt.TextFlag.TextWordWrap,
@@ -137,14 +163,17 @@ class GoalPosteriorPanel(QWidget):
                 return
             width = self.width()
             y = 6
+            #: (agent, row top, row height, bottom of its last bar, label width) as painted (tests)
+            self.painted_rows: list[tuple[str, int, int, int, int]] = []
             for agent in sorted(self.series):
                 series = self.series[agent]
-                self._paint_agent(p, agent, series, y, width)
-                y += self.ROW_HEIGHT
+                row = self.row_height(series)
+                self._paint_agent(p, agent, series, y, width, row)
+                y += row
         finally:
             p.end()
 
-    def _paint_agent(self, p: QPainter, agent: str, series: Any, y: int, width: int) -> None:
+    def _paint_agent(self, p: QPainter, agent: str, series: Any, y: int, width: int, row: int) -> None:
         p.setPen(QColor(*self.agent_color(agent)))
         bold = QFont(p.font())
         bold.setBold(True)
@@ -154,21 +183,25 @@ class GoalPosteriorPanel(QWidget):
         p.restore()
         p.setPen(QColor(110, 116, 128))
         p.drawText(8 + 8 * (len(agent) + 2), y + 12, "goal as inferred by the watching mind")
-        top, height = y + 18, self.ROW_HEIGHT - 28
-        bars_w = min(150, width // 3)
+        top, height = y + 18, row - 28
+        label_w = min(self.label_width(series), max(46, width // 4))
+        bars_w = min(max(150, label_w + 104), width // 2)
         goals = series.goals
         # Current probabilities as labelled horizontal bars.
         ticks, probs = series.until(self.tick, last=max(1, (width - bars_w - 24) // 3))
         current = probs[-1] if len(probs) else np.zeros(len(goals))
-        bar_h = max(6, min(16, height // max(1, len(goals)) - 3))
+        bar_h = max(self._bar_height(), min(16, height // max(1, len(goals)) - 3))
+        left = 10 + label_w
+        by = top
         for i, goal in enumerate(goals):
             by = top + i * (bar_h + 3)
             p.setPen(QColor(60, 64, 72))
-            p.drawText(QRectF(8, by, 46, bar_h), Qt.AlignmentFlag.AlignVCenter, goal)
-            p.fillRect(QRectF(56, by, bars_w - 60, bar_h), QColor(232, 235, 240))
-            p.fillRect(QRectF(56, by, (bars_w - 60) * float(current[i]), bar_h), self._color(goal, i))
-            p.drawText(QRectF(56, by, bars_w - 62, bar_h),
+            p.drawText(QRectF(8, by, label_w, bar_h), Qt.AlignmentFlag.AlignVCenter, goal)
+            p.fillRect(QRectF(left, by, bars_w - left - 4, bar_h), QColor(232, 235, 240))
+            p.fillRect(QRectF(left, by, (bars_w - left - 4) * float(current[i]), bar_h), self._color(goal, i))
+            p.drawText(QRectF(left, by, bars_w - left - 6, bar_h),
                        Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignRight, f"{float(current[i]):.2f}")
+        self.painted_rows.append((agent, y, row, by + bar_h if goals else top, label_w))
         # History: one stacked column per reported step, newest at the right edge.
         x0, x1 = bars_w + 8, width - 8
         p.fillRect(QRectF(x0, top, x1 - x0, height), QColor(238, 240, 244))

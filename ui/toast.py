@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PyQt6.QtCore import Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QRect, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from sim.events import FeedbackEvent, StepEvent
@@ -68,6 +68,8 @@ class FeedbackToast(QFrame):
         layout.addLayout(buttons)
         self.feedback: FeedbackEvent | None = None
         self.awaiting_decision = False
+        #: what the box must not cover, in its parent's coordinates (the window sets it)
+        self.keep_clear: Callable[[], list[QRect]] = lambda: []
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.dismiss)
@@ -95,13 +97,29 @@ class FeedbackToast(QFrame):
         self.raise_()
 
     def place(self) -> None:
+        """At the top centre, unless that covers what the player needs (``keep_clear``: their
+        own agent, the cells highlighted for their move): then the first of the bottom centre,
+        the corners and the sides that covers none of it, else the one that covers least."""
         parent = self.parentWidget()
         if parent is None:
             return
         width = min(560, max(260, parent.width() - 40))
         self.setFixedWidth(width)
         self.adjustSize()
-        self.move((parent.width() - width) // 2, 14)
+        w, h = parent.width(), parent.height()
+        bottom = max(14, h - self.height() - 14)
+        spots = [((w - width) // 2, 14), ((w - width) // 2, bottom), (14, 14), (w - width - 14, 14),
+                 (14, bottom), (w - width - 14, bottom), (14, max(14, (h - self.height()) // 2)),
+                 (w - width - 14, max(14, (h - self.height()) // 2))]
+        avoid = self.keep_clear()
+
+        def covered(spot: tuple[int, int]) -> int:
+            box = QRect(max(0, spot[0]), spot[1], width, self.height())
+            return sum(box.intersected(r).width() * box.intersected(r).height() for r in avoid
+                       if box.intersects(r))
+
+        x, y = min(spots, key=covered)  # the first that covers nothing, in the order above
+        self.move(max(0, x), y)
 
     def _decide(self, accept: bool) -> None:
         if not self.awaiting_decision or self.feedback is None:
@@ -206,6 +224,24 @@ class InfoCard(QFrame):
         self.move((parent.width() - width) // 2, max(10, (parent.height() - self.height()) // 2))
 
 
+#: outcome fields in words (others: the field's name with spaces)
+OUTCOME_WORDS = {"pass_at_1": "pass@1 (first submissions that pass)", "final_pass": "functions passing at the end",
+                 "tests_passed": "hidden tests passed", "sat_out": "turns sat out"}
+#: outcome fields that are shares of a whole (shown as percentages)
+SHARES = ("pass", "rate", "share", "fraction", "accuracy")
+
+
+def outcome_value(key: str, value: Any) -> str:
+    """An outcome value for people: shares as percentages, other numbers rounded, booleans as yes/no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if 0.0 <= value <= 1.0 and any(word in key for word in SHARES):
+            return f"{value:.0%}"
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return str(value)
+
+
 def episode_summary(timeline: Any) -> tuple[str, list[str]]:
     """(title, lines) of a finished episode in plain words, for any world: who reached what and
     when, how long it took, and the facilitator's feedback (sent, accepted, completed)."""
@@ -222,6 +258,9 @@ def episode_summary(timeline: Any) -> tuple[str, list[str]]:
     elif outcome.get("winners") is not None:
         winners = list(outcome.get("winners") or [])
         title = (f"{' and '.join(winners)} won" if winners else "Nobody won") + f" after {ticks} {unit}"
+    elif isinstance(outcome.get("winner"), str):  # a judged contest: one side won, or a tie
+        winner = outcome["winner"]
+        title = (f"Tie after {ticks} {unit}" if winner == "tie" else f"{winner.capitalize()} won after {ticks} {unit}")
     elif outcome.get("success") is True:
         title = f"Solved in {ticks} {unit}"
     elif outcome.get("success") is False:
@@ -229,7 +268,8 @@ def episode_summary(timeline: Any) -> tuple[str, list[str]]:
     else:
         title = f"Episode over after {timeline.num_steps} steps"
     rounds = outcome.get("rounds")
-    if isinstance(rounds, int) and rounds > 1 and not outcome.get("stopped"):  # task rounds: the last one's
+    if isinstance(rounds, int) and rounds > 1 and "round_outcomes" in outcome and not outcome.get("stopped"):
+        # task rounds: the last one's
         title = f"Round {rounds} of {rounds}: {title[:1].lower()}{title[1:]}"
         for k, ended in enumerate(outcome.get("round_outcomes") or [], start=1):
             if isinstance(ended, dict):
@@ -247,9 +287,8 @@ def episode_summary(timeline: Any) -> tuple[str, list[str]]:
             lines.append(f"{agent} {'reached its target' if agent in outcome['winners'] else 'did not reach its target'}")
     else:
         plain = [(k, v) for k, v in outcome.items() if isinstance(v, (int, float, str, bool))
-                 and k not in ("success", "stopped", "ticks", "turns")]
-        lines += [f"{k.replace('_', ' ')}: {v:g}" if isinstance(v, float) else f"{k.replace('_', ' ')}: {v}"
-                  for k, v in plain[:6]]
+                 and k not in ("success", "stopped", "ticks", "turns", "winner")]
+        lines += [f"{OUTCOME_WORDS.get(k, k.replace('_', ' '))}: {outcome_value(k, v)}" for k, v in plain[:6]]
     records = list(timeline.feedback.values())
     if records:
         final = [r.status_at(10**9) for r in records]

@@ -189,11 +189,34 @@ class WorldRenderer(ABC):
         """The pixel above which ``agent``'s speech bubbles are drawn (None: the top strip)."""
         return None
 
+    #: the top of the strip where bubbles without an anchor are stacked (below a board's header)
+    bubble_top: int = 4
+
+    def legal_cells(self, state: Any, agent: str, legal: Sequence[Any]) -> list[pygame.Rect]:
+        """The rectangles the map highlights for ``agent``'s legal actions (cells it can move to,
+        doors and stations it can work), in surface pixels; none by default."""
+        return []
+
+    def keep_clear(self, state: Any, agents: Sequence[str], human: str | None = None,
+                   legal: Sequence[Any] = ()) -> list[pygame.Rect]:
+        """What a pop-up must not cover: ``agents`` (a human's own agent, a feedback's recipient)
+        and the cells highlighted for ``human``'s legal actions, in surface pixels."""
+        t = max(self.tile, 24)
+        rects = []
+        for agent in agents:
+            anchor = self.agent_anchor(state, agent)
+            if anchor is not None:
+                rects.append(pygame.Rect(anchor[0] - t // 2 - 4, anchor[1] - 4, t + 8, t + 8))
+        if human is not None and legal:
+            rects += [r.inflate(4, 4) for r in self.legal_cells(state, human, legal)]
+        return rects
+
     def draw_messages(self, surface: pygame.Surface, state: Any, messages: Sequence[tuple[str, str]]) -> None:
         """Speech bubbles for ``messages``: over their sender where the world has a place for
         it, else stacked along the top edge. The same for every world."""
         px = max(12, min(18, self.height // 40 if self.height else 14))
-        stacked = 4
+        top = max(2, self.bubble_top)
+        stacked = max(4, self.bubble_top)
         placed: list[pygame.Rect] = []
         for sender, text in messages[-4:]:
             line = text if len(text) <= 60 else text[:57] + "..."
@@ -205,7 +228,7 @@ class WorldRenderer(ABC):
                 stacked += h + 4
             else:
                 x = max(2, min(self.width - w - 2, anchor[0] - w // 2))
-                y = max(2, anchor[1] - h - 6)
+                y = max(top, anchor[1] - h - 6)
             box = pygame.Rect(x, y, w, h)
             # bubbles never cover each other: one that would is lifted above the others (or, at the
             # top edge, put below them)
@@ -214,10 +237,10 @@ class WorldRenderer(ABC):
                 if not clashes:
                     break
                 box.y = min(p.top for p in clashes) - h - 4
-                if box.y < 2:
+                if box.y < top:
                     break
-            if box.y < 2 or any(box.colliderect(p.inflate(0, 4)) for p in placed):
-                box.y = max([2, *(p.bottom + 4 for p in placed)])
+            if box.y < top or any(box.colliderect(p.inflate(0, 4)) for p in placed):
+                box.y = max([top, *(p.bottom + 4 for p in placed)])
             placed.append(box)
             x, y = box.topleft
             pygame.draw.rect(surface, (255, 253, 231), box, border_radius=6)

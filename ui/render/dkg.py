@@ -130,28 +130,43 @@ class DKGRenderer(WorldRenderer):
                 self._draw_thinking(surface, x, y, overlays.phase)
         self._draw_hud(surface, state)
 
-    def _draw_legal(self, surface: pygame.Surface, state: DKGState, overlays: Overlays) -> None:
-        w, t = self.world, self.tile
-        a = w.agent_index[overlays.human]
-        here = state.agent_cells[a]
-        glow = 160 + int(60 * math.sin(overlays.phase * 2 * math.pi))
-        color = (40, 200, 90)
-        width = max(2, t // 12)
-        for action in overlays.legal:
+    def _legal_targets(self, state: DKGState, agent: str, legal: Sequence[Any]) -> list[tuple[str, pygame.Rect]]:
+        """(verb, cell) of each legal action that has a place on the map."""
+        w = self.world
+        here = state.agent_cells[w.agent_index[agent]]
+        found = []
+        for action in legal:
             verb, _, rest = str(action).partition(" ")
             if verb in ("up", "down", "left", "right"):
                 target = next(n for name, n in w.neighbors[here] if name == verb)
-                rect = self.cell_rect(*w.rc(target))
+                found.append((verb, self.cell_rect(*w.rc(target))))
+            elif verb == "unlock":
+                door = w.doors[w.door_index[rest.split()[0]]]  # "door1" or "door1 key2"
+                found.append((verb, self.cell_rect(*w.rc(door.cell))))
+            elif verb == "pickup":
+                found.append((verb, self.cell_rect(*w.rc(here))))
+        return found
+
+    def legal_cells(self, state: DKGState, agent: str, legal: Sequence[Any]) -> list[pygame.Rect]:
+        if agent not in self.world.agent_index:
+            return []
+        return [rect for _verb, rect in self._legal_targets(state, agent, legal)]
+
+    def _draw_legal(self, surface: pygame.Surface, state: DKGState, overlays: Overlays) -> None:
+        t = self.tile
+        glow = 160 + int(60 * math.sin(overlays.phase * 2 * math.pi))
+        color = (40, 200, 90)
+        width = max(2, t // 12)
+        for verb, rect in self._legal_targets(state, overlays.human, overlays.legal):
+            if verb in ("up", "down", "left", "right"):
                 overlay = pygame.Surface(rect.size, pygame.SRCALPHA)
                 overlay.fill((*color, 60))
                 surface.blit(overlay, rect)
                 pygame.draw.rect(surface, color, rect.inflate(-width, -width), width, border_radius=t // 8)
             elif verb == "unlock":
-                door = w.doors[w.door_index[rest.split()[0]]]  # "door1" or "door1 key2"
-                pygame.draw.rect(surface, (255, 255, glow), self.cell_rect(*w.rc(door.cell)), width * 2)
-            elif verb == "pickup":
-                pygame.draw.rect(surface, (255, 255, glow), self.cell_rect(*w.rc(here)), width * 2,
-                                 border_radius=t // 6)
+                pygame.draw.rect(surface, (255, 255, glow), rect, width * 2)
+            else:
+                pygame.draw.rect(surface, (255, 255, glow), rect, width * 2, border_radius=t // 6)
 
     def _draw_path(self, surface: pygame.Surface, path: Sequence[Sequence[int]], color: tuple[int, int, int]) -> None:
         t = self.tile

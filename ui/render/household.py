@@ -389,7 +389,9 @@ class HouseholdRenderer(WorldRenderer):
         rendered = [self.text(s, px, (30, 34, 44) if k else (27, 94, 32)) for k, s in enumerate(lines)]
         width = max(s.get_width() for s in rendered) + 14
         height = sum(s.get_height() + 2 for s in rendered) + 10
-        box = pygame.Rect(self.width - width - 8, 8, width, height)
+        box = self._action_box_place(width, height)
+        #: where the box went in the last frame (tests)
+        self.action_box = box
         layer = pygame.Surface(box.size, pygame.SRCALPHA)
         layer.fill((232, 245, 233, 235))
         surface.blit(layer, box)
@@ -398,6 +400,21 @@ class HouseholdRenderer(WorldRenderer):
         for s in rendered:
             surface.blit(s, (box.x + 7, y))
             y += s.get_height() + 2
+
+    def captions(self) -> list[pygame.Rect]:
+        """The strips where the rooms' names are written."""
+        px = max(11, int(self.tile * 0.42))
+        return [pygame.Rect(rect.x, rect.y, rect.width, px + 12)
+                for rect in (self.room_rect(r) for r in range(len(self.world.room_ids)))]
+
+    def _action_box_place(self, width: int, height: int) -> pygame.Rect:
+        """A corner of the view for the action box where it covers no room's name (the top right
+        when it fits; else the corner that covers the fewest)."""
+        bottom = (self.hud_top if 0 < self.hud_top <= self.height else self.height) - height - 8
+        corners = [(self.width - width - 8, 8), (self.width - width - 8, bottom), (8, bottom), (8, 8)]
+        captions = self.captions()
+        boxes = [pygame.Rect(max(0, x), max(0, y), width, height) for x, y in corners]
+        return min(boxes, key=lambda b: sum(1 for c in captions if b.colliderect(c)))
 
     def status_text(self, state: HouseholdState) -> str:
         w = self.world

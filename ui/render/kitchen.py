@@ -304,26 +304,40 @@ class KitchenRenderer(WorldRenderer):
                                                                 (box.right, box.top + size // 3)])
                 self.drawn_particles.append((agent, (r, c), name, p, true))
 
-    def _draw_legal(self, surface: pygame.Surface, state: KitchenState, overlays: Overlays) -> None:
-        """The cells a human cook can walk to, and the stations it would work, highlighted."""
-        w, t = self.world, self.tile
-        here = state.positions[w.agent_index[overlays.human]]
-        width = max(2, t // 12)
-        glow = 160 + int(60 * math.sin(overlays.phase * 2 * math.pi))
+    def _legal_targets(self, state: KitchenState, agent: str, legal: Sequence[Any]) -> list[tuple[bool, pygame.Rect]]:
+        """(walks there, cell) of each move of ``legal``: a free cell, or a station it works."""
+        w = self.world
+        here = state.positions[w.agent_index[agent]]
+        found = []
         for a, action in enumerate(("up", "down", "left", "right")):
-            if action not in overlays.legal:
+            if action not in legal:
                 continue
             target = w.trans[here * 5 + a]
             if target == here:
                 continue
             if target >= 0:
-                rect = self.cell_rect(*w.rc(target))
+                found.append((True, self.cell_rect(*w.rc(target))))
+            else:
+                found.append((False, self.cell_rect(*w.rc(w.station_cells[-1 - target]))))
+        return found
+
+    def legal_cells(self, state: KitchenState, agent: str, legal: Sequence[Any]) -> list[pygame.Rect]:
+        if agent not in self.world.agent_index:
+            return []
+        return [rect for _walk, rect in self._legal_targets(state, agent, legal)]
+
+    def _draw_legal(self, surface: pygame.Surface, state: KitchenState, overlays: Overlays) -> None:
+        """The cells a human cook can walk to, and the stations it would work, highlighted."""
+        t = self.tile
+        width = max(2, t // 12)
+        glow = 160 + int(60 * math.sin(overlays.phase * 2 * math.pi))
+        for walk, rect in self._legal_targets(state, overlays.human, overlays.legal):
+            if walk:
                 layer = pygame.Surface(rect.size, pygame.SRCALPHA)
                 layer.fill((40, 200, 90, 60))
                 surface.blit(layer, rect)
                 pygame.draw.rect(surface, (40, 200, 90), rect.inflate(-width, -width), width, border_radius=t // 8)
             else:
-                rect = self.cell_rect(*w.rc(w.station_cells[-1 - target]))
                 pygame.draw.rect(surface, (255, 255, glow), rect, width, border_radius=t // 8)
 
     def _draw_path(self, surface: pygame.Surface, path: Sequence[Sequence[int]], color: tuple[int, int, int]) -> None:

@@ -56,7 +56,8 @@ class TeamRoomRenderer(BoardRenderer):
         surface.blit(self.text(left, self.px + 4, TEXT), (pad, pad))
         r = self.text(right, self.px + 2, color)
         surface.blit(r, (max(pad, self.width - pad - r.get_width()), pad + 2))
-        return pad + self.px + 14
+        self.bubble_top = pad + self.px + 14  # speech bubbles stay under the header
+        return self.bubble_top
 
     # ------------------------------------------------------------- drawing
 

@@ -395,7 +395,7 @@ class TradeCraftBoard(QWidget):
         seat = self.seat
         can_act = bool(seat and live_edge and seat in world.active_agents(state) and seat not in self._sent_at)
         key = (id(timeline), seat, tick, world.state_hash(state), can_act, timeline.num_steps,
-               tuple(sorted(self._sent_at)))
+               tuple(sorted(self._sent_at)), self._where(timeline, tick))
         if key == self._key:
             return
         self._key = key
@@ -403,9 +403,9 @@ class TradeCraftBoard(QWidget):
         if seat is None:
             self.obs = None
             if timeline.live:
-                self.header.setText("<b>Watching.</b> Nobody plays a seat at this screen: choose <i>human</i> for a "
-                                    "seat in the Session panel to trade and craft from this board. The recipe "
-                                    "browser works any time.")
+                self.header.setText(f"<b>Watching{self._where(timeline, tick)}.</b> Nobody plays a seat at this "
+                                    "screen: choose <i>human</i> for a seat in the Session panel to trade and craft "
+                                    "from this board. The recipe browser works any time.")
             else:
                 self.header.setText("<b>Replay.</b> To play on from the shown step, take over (T) and make a seat "
                                     "<i>human</i>. The recipe browser works any time.")
@@ -458,15 +458,29 @@ class TradeCraftBoard(QWidget):
             you = "you win!" if obs.agent in obs.winners else f"winner: {', '.join(obs.winners)}"
             state = f"<b>{you}</b>"
         elif not live_edge:
-            state = "looking back (End returns to the game)" if self.window_ is not None and \
-                self.window_.model.runner is not None else "replay"
+            state = self._where(self.window_.model.timeline, self.window_.model.cursor).lstrip(" ,") \
+                if self.window_ is not None else "replay"
         elif can_act:
             state = "<b style='color:#1b5e20'>your move</b>"
         else:
-            state = "waiting for " + ", ".join(a for a in world.active_agents(self._state()) if a != obs.agent)
+            state = "waiting for " + ", ".join(a for a in world.active_agents(self._state()) if a != obs.agent) \
+                + (self._where(self.window_.model.timeline, self.window_.model.cursor) if self.window_ else "")
         turn = turn_number(obs.turn, obs.phase, obs.max_turns)
         self.header.setText(f"You are <b>{obs.agent}</b> · your secret target: <b>{target}</b> · turn "
                             f"{turn}/{obs.max_turns} · {phase} · {state}")
+
+    def _where(self, timeline: Any, tick: int) -> str:
+        """Where the shown step is, for the header: "" at the live edge of a game being played."""
+        window = self.window_
+        if timeline is None or not timeline.live:
+            return ", replay"
+        if timeline.outcome is not None:
+            return ", game over" if tick >= timeline.num_steps else ", looking back at a finished game"
+        if window is None or window.model.runner is None:
+            return ", game stopped"
+        if tick < timeline.num_steps:
+            return ", looking back (End returns to the game)"
+        return "" if window.model.playing else ", paused (K plays)"
 
     def _state(self) -> Any:
         window = self.window_
