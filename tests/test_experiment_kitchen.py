@@ -1,4 +1,4 @@
-"""ProToM's kitchen experiment on the generic runner: the category pre-check of the 21 levels,
+"""ProToM's kitchen experiment on the generic runner: the category pre-check of the 23 levels,
 refusals that name the level, and a small sweep whose numbers are checked against the episodes
 themselves (speedup against the same seed's no-facilitator episode, n counting scenarios)."""
 
@@ -31,21 +31,21 @@ p......#......l
 """
 
 
-def test_the_design_names_the_21_levels_and_the_papers_settings():
+def test_the_design_names_the_23_levels_and_the_papers_settings():
     design = load_design(DESIGN)
     refs = resolve_scenarios(design.scenarios)
-    assert len(refs) == 21 and {r.family for r in refs} == {"kitchen"}
+    assert len(refs) == 23 and {r.family for r in refs} == {"kitchen"}
     assert [r.name for r in refs][:2] == ["kitchen-01-two-kitchens", "kitchen-02-open-corners"]
     assert [c.name for c in design.conditions] == ["none", "protom", "oracle", "random"]
     assert design.condition("protom").mechanism_specs() == [("protom:phi=2.0,eps=0.3,particles=5,divergence=js", {})]
     assert (design.baseline, design.reference, design.groups.by) == ("none", "protom", "category")
 
 
-def test_every_level_passes_its_category_check_7_7_7():
+def test_every_level_passes_its_category_check_7_7_9():
     design = load_design(DESIGN)
     attrs = run_checks(design, resolve_scenarios(design.scenarios), jobs=1)
     categories = [a["category"] for a in attrs.values()]
-    assert [categories.count(c) for c in ("not_needed", "useful", "necessary")] == [7, 7, 7]
+    assert [categories.count(c) for c in ("not_needed", "useful", "necessary")] == [7, 7, 9]
     eight = attrs["kitchen-08-onion-next-door"]  # docs/kitchen.md: L_ind 38, L_joint 24 with Bob's pass
     assert (eight["independent_length"], eight["joint_length"]) == (38, 24)
     assert eight["best_feedback"] == "Bob passes the FreshOnion in (0, 8) to Alice"
