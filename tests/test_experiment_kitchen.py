@@ -114,3 +114,23 @@ def test_the_command_writes_the_report_and_both_figures(tmp_path):
     assert "n counts scenarios" in report and "experiments.protom_kitchen:check_category" in report
     scenarios = {r["scenario"]: r for r in csv.DictReader(open(out / "scenarios.csv"))}
     assert scenarios["kitchen-16-no-plate"]["category"] == "necessary"
+
+
+def test_the_ablation_design_loads_with_its_hooks_and_feedback_differs_pairs_by_scenario_and_seed():
+    from types import SimpleNamespace
+
+    from experiments.protom_kitchen import feedback_differs
+
+    design = load_design(SCENARIO_DIR / "experiments" / "protom-kitchen-ablation.json")  # every hook resolves
+    assert [c.name for c in design.conditions] == ["none", "protom", "n1", "oracle"]
+    assert [m.name for m in design.metrics if m.derive] == ["speedup", "speedup_ratios", "differs_from_n1"]
+
+    def ep(condition, seed, sent):
+        return {"key": f"s|{condition}|{seed}", "scenario": "s", "condition": condition, "seed": seed,
+                "mechanisms": {"protom": {"feedback": sent}}}
+
+    episodes = [ep("n1", 0, [[1, "bob", "x"]]), ep("n1", 1, []), ep("protom", 0, [[1, "bob", "x"]]),
+                ep("protom", 1, [[3, "bob", "x"]])]
+    conds = SimpleNamespace(conditions=[SimpleNamespace(name="n1"), SimpleNamespace(name="protom")])
+    assert feedback_differs(episodes, conds, "n1") == {"s|n1|0": 0.0, "s|n1|1": 0.0, "s|protom|0": 0.0,
+                                                        "s|protom|1": 1.0}
