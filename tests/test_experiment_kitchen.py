@@ -69,7 +69,8 @@ def test_a_level_declaring_the_wrong_category_is_refused_with_its_file(tmp_path)
 
 def test_a_small_sweep_matches_its_episodes(tmp_path):
     """One level of each category, two seeds: the summary's values are the episodes' own, the
-    speedup is L_none / L - 1 on the same seed, and n counts scenarios."""
+    speedup is L_none / L_f - 1 on the scenario's mean lengths (speedup_ratios: on the same seed),
+    and n counts scenarios."""
     full = load_design(DESIGN)
     design = full.model_copy(update={"scenarios": ["kitchen-01-two-kitchens", "kitchen-08-onion-next-door",
                                                    "kitchen-15-walled-onion"]})
@@ -80,7 +81,10 @@ def test_a_small_sweep_matches_its_episodes(tmp_path):
     by_key = {r["key"]: r for r in records}
     for r in records:
         base = by_key[f"{r['scenario']}|none|{r['seed']}"]["metrics"]["ticks"]
-        assert r["values"]["speedup"] == pytest.approx(base / r["metrics"]["ticks"] - 1)
+        assert r["values"]["speedup_ratios"] == pytest.approx(base / r["metrics"]["ticks"] - 1)
+        mean = {c: sum(by_key[f"{r['scenario']}|{c}|{s}"]["metrics"]["ticks"] for s in (0, 1)) / 2
+                for c in ("none", r["condition"])}
+        assert r["values"]["speedup"] == pytest.approx(mean["none"] / mean[r["condition"]] - 1)
         assert r["values"]["length"] == r["metrics"]["ticks"]
         if not r["outcome"]["success"]:
             assert r["metrics"]["ticks"] == 100  # a failed episode lasts t_max
