@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from experiments.design import ExperimentError, check_hook
+from experiments.design import ExperimentError, check_hook, derive_hook
 
 
 @check_hook
@@ -53,6 +53,15 @@ def _sent(record: Mapping[str, Any]) -> list[Any]:
     return []
 
 
+def _against_refers(design: Any, metric: str, params: dict[str, Any]) -> str | None:
+    against = params.get("against")
+    names = [c.name for c in design.conditions]
+    if against not in names:
+        return f"'against': {against!r} is not a condition; expected one of {', '.join(names)}"
+    return None
+
+
+@derive_hook(_against_refers)
 def feedback_differs(episodes: Sequence[Mapping[str, Any]], design: Any, against: str) -> dict[str, float]:
     """Derived metric: 1 when the feedback an episode's facilitator sent (which, to whom, at which
     tick) differs from that of the episode of condition ``against`` on the same scenario with the

@@ -19,6 +19,7 @@ from typing import Any
 
 from experiments.design import Design
 from experiments.stats import ALL, Analysis, comparisons_markdown, scenario_markdown, summary_markdown
+from sim.analysis.stats import SMALL_N
 from sim.redact import DictWriter, scrub_text, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +67,16 @@ def software() -> dict[str, str]:
     return info
 
 
+def _nan(x: float | None) -> float:
+    return float("nan") if x is None else x
+
+
+def _ci_methods(analysis: Any) -> str:
+    names = {"t": "t-interval", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}
+    used = dict.fromkeys(t.get("ci_method", "percentile") for t in analysis.tests)
+    return ", ".join(names.get(m, m) for m in used) or "none"
+
+
 def _describe_condition(design: Design, name: str) -> tuple[str, str]:
     c = design.condition(name)
     seats = ", ".join(c.agents if c.agents is not None else design.agents) or "the world's default agent"
@@ -103,12 +114,12 @@ def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, st
                     {g: ref_p(g) for g, _ in subgroups}, ref or "")
         made.append(("figure_groups.png", "The same per group of scenarios."))
     rows = [{"panel": t["metric"], "label": f"{t['first']} - {t['second']}", "estimate": t["mean_difference"],
-             "low": t["ci_low"], "high": t["ci_high"], "p_adj": t["p_adj"]}
+             "low": _nan(t["ci_low"]), "high": _nan(t["ci_high"]), "p_adj": t["p_adj"]}
             for t in analysis.tests if t["group"] == ALL]
     if rows:
         effect_figure(out / "figure_effects.png", "all scenarios", rows, confidence=design.tests.confidence)
         made.append(("figure_effects.png", f"Mean paired difference per scenario with its "
-                     f"{design.tests.confidence:.0%} bootstrap interval (scenarios resampled)."))
+                     f"{design.tests.confidence:.0%} interval ({_ci_methods(analysis)})."))
     continuous = next((m for m in shown if m.kind == "continuous"), None)
     if continuous is not None and len(conds) > 1:
         units = {s: {c: v[continuous.name] for c, v in by_c.items()} for s, by_c in analysis.cells.items()}
@@ -160,9 +171,11 @@ def write_report(result: Any, *, command: str) -> Path:
               "episode per scenario, else the exact sign test on the scenarios' rates; Mann-Whitney U on "
               f"scenario values where conditions do not share scenarios. Benjamini-Hochberg over the "
               f"family of all {len(analysis.tests)} tests (α = {design.tests.alpha}).",
-              f"- **Effect sizes**: mean paired difference with a {design.tests.confidence:.0%} percentile bootstrap "
-              f"interval ({design.tests.bootstrap} resamples of scenarios, seed {design.tests.bootstrap_seed}); "
-              "matched-pairs rank-biserial correlation for the signed-rank tests.",
+              f"- **Effect sizes**: mean paired difference with a {design.tests.confidence:.0%} interval: Student's t "
+              f"(Welch's where unpaired) below {SMALL_N} scenarios, where a percentile bootstrap undercovers, BCa "
+              f"bootstrap from {SMALL_N} on ({design.tests.bootstrap} resamples of scenarios, seed "
+              f"{design.tests.bootstrap_seed}); here: {_ci_methods(analysis)}, the 'interval' column of the "
+              "comparisons says which for each row; matched-pairs rank-biserial correlation for the signed-rank tests.",
               "", "| condition | seats | mechanisms |", "|---|---|---|"]
     for c in analysis.conditions:
         seats, mechs = _describe_condition(design, c)

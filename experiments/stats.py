@@ -32,10 +32,10 @@ from sim.analysis.stats import (
     MeanSem,
     TestResult,
     benjamini_hochberg,
-    bootstrap_ci,
-    bootstrap_diff_ci,
+    diff_ci,
     mann_whitney,
     mcnemar_exact,
+    mean_ci,
     mean_sem,
     rank_biserial,
     sign_test,
@@ -172,7 +172,7 @@ def compare(metric: MetricConfig, first: str, second: str, cells: Mapping[str, M
             result = wilcoxon_signed_rank(a, b)
             effect_size, effect_name = rank_biserial(a, b), "rank_biserial"
         diff = np.asarray(a) - np.asarray(b)
-        low, high = bootstrap_ci(diff, resamples=resamples, confidence=confidence, seed=seed)
+        low, high, ci_method = mean_ci(diff, resamples=resamples, confidence=confidence, seed=seed)
         n_text = len(shared)
         mean_diff = float(diff.mean())
     else:
@@ -180,7 +180,7 @@ def compare(metric: MetricConfig, first: str, second: str, cells: Mapping[str, M
         b = [cells[s][second][name] for s in b_units]
         p = mann_whitney(a, b)
         result = TestResult("mann_whitney_u", float("nan"), p, len(a) + len(b))
-        low, high = bootstrap_diff_ci(a, b, resamples=resamples, confidence=confidence, seed=seed)
+        low, high, ci_method = diff_ci(a, b, resamples=resamples, confidence=confidence, seed=seed)
         effect_size, effect_name = None, ""
         n_text = len(a) + len(b)
         mean_diff = float(np.mean(a) - np.mean(b))
@@ -189,9 +189,13 @@ def compare(metric: MetricConfig, first: str, second: str, cells: Mapping[str, M
         "n": n_text, "unit": "scenario pairs" if paired else "scenarios",
         "test": result.test, "statistic": None if result.statistic != result.statistic else round(result.statistic, 6),
         "p": result.p,
-        "mean_difference": round(mean_diff, 6), "ci_low": round(low, 6), "ci_high": round(high, 6),
+        "mean_difference": round(mean_diff, 6), "ci_low": _r(low), "ci_high": _r(high), "ci_method": ci_method,
         "effect_size": None if effect_size is None else round(effect_size, 6), "effect_size_name": effect_name,
     }
+
+
+def _r(x: float) -> float | None:
+    return None if x != x else round(x, 6)
 
 
 def _binary(values: Sequence[float]) -> bool:
@@ -199,6 +203,13 @@ def _binary(values: Sequence[float]) -> bool:
 
 
 # ---------------------------------------------------------------------- tables
+
+
+CI_NAMES = {"t": "t", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}
+
+
+def _signed(x: float | None) -> str:
+    return "nan" if x is None or x != x else f"{x:+.3f}"
 
 
 def fmt(x: float, digits: int = 2) -> str:
@@ -236,13 +247,14 @@ def summary_markdown(analysis: Analysis, reference: str | None, tested: bool = T
 def comparisons_markdown(analysis: Analysis) -> str:
     if not analysis.tests:
         return "No tests (the design names no reference condition or comparisons)."
-    lines = ["| group | metric | comparison | n | test | p | p (BH) | mean difference [CI] | effect size |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| group | metric | comparison | n | test | p | p (BH) | mean difference [CI] | interval | effect size |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for t in analysis.tests:
         es = "" if t["effect_size"] is None else f"{t['effect_size']:+.2f} ({t['effect_size_name'].replace('_', '-')})"
         lines.append(f"| {t['group']} | {t['metric']} | {t['first']} vs {t['second']} | {t['n']} {t['unit']} | "
                      f"{t['test'].replace('_', ' ')} | {t['p']:.3g} | {t['p_adj']:.3g} {t['stars']} | "
-                     f"{t['mean_difference']:+.3f} [{t['ci_low']:+.3f}, {t['ci_high']:+.3f}] | {es} |")
+                     f"{t['mean_difference']:+.3f} [{_signed(t['ci_low'])}, {_signed(t['ci_high'])}] | "
+                     f"{CI_NAMES.get(t.get('ci_method', ''), '')} | {es} |")
     return "\n".join(lines)
 
 

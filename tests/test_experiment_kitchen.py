@@ -1,4 +1,4 @@
-"""ProToM's kitchen experiment on the generic runner: the category pre-check of the 21 levels,
+"""ProToM's kitchen experiment on the generic runner: the category pre-check of the 23 levels,
 refusals that name the level, and a small sweep whose numbers are checked against the episodes
 themselves (speedup against the same seed's no-facilitator episode, n counting scenarios)."""
 
@@ -31,21 +31,21 @@ p......#......l
 """
 
 
-def test_the_design_names_the_21_levels_and_the_papers_settings():
+def test_the_design_names_the_23_levels_and_the_papers_settings():
     design = load_design(DESIGN)
     refs = resolve_scenarios(design.scenarios)
-    assert len(refs) == 21 and {r.family for r in refs} == {"kitchen"}
+    assert len(refs) == 23 and {r.family for r in refs} == {"kitchen"}
     assert [r.name for r in refs][:2] == ["kitchen-01-two-kitchens", "kitchen-02-open-corners"]
     assert [c.name for c in design.conditions] == ["none", "protom", "oracle", "random"]
     assert design.condition("protom").mechanism_specs() == [("protom:phi=2.0,eps=0.3,particles=5,divergence=js", {})]
     assert (design.baseline, design.reference, design.groups.by) == ("none", "protom", "category")
 
 
-def test_every_level_passes_its_category_check_7_7_7():
+def test_every_level_passes_its_category_check_7_7_9():
     design = load_design(DESIGN)
     attrs = run_checks(design, resolve_scenarios(design.scenarios), jobs=1)
     categories = [a["category"] for a in attrs.values()]
-    assert [categories.count(c) for c in ("not_needed", "useful", "necessary")] == [7, 7, 7]
+    assert [categories.count(c) for c in ("not_needed", "useful", "necessary")] == [7, 7, 9]
     eight = attrs["kitchen-08-onion-next-door"]  # docs/kitchen.md: L_ind 38, L_joint 24 with Bob's pass
     assert (eight["independent_length"], eight["joint_length"]) == (38, 24)
     assert eight["best_feedback"] == "Bob passes the FreshOnion in (0, 8) to Alice"
@@ -69,7 +69,8 @@ def test_a_level_declaring_the_wrong_category_is_refused_with_its_file(tmp_path)
 
 def test_a_small_sweep_matches_its_episodes(tmp_path):
     """One level of each category, two seeds: the summary's values are the episodes' own, the
-    speedup is L_none / L - 1 on the same seed, and n counts scenarios."""
+    speedup is L_none / L_f - 1 on the scenario's mean lengths (speedup_ratios: on the same seed),
+    and n counts scenarios."""
     full = load_design(DESIGN)
     design = full.model_copy(update={"scenarios": ["kitchen-01-two-kitchens", "kitchen-08-onion-next-door",
                                                    "kitchen-15-walled-onion"]})
@@ -80,7 +81,10 @@ def test_a_small_sweep_matches_its_episodes(tmp_path):
     by_key = {r["key"]: r for r in records}
     for r in records:
         base = by_key[f"{r['scenario']}|none|{r['seed']}"]["metrics"]["ticks"]
-        assert r["values"]["speedup"] == pytest.approx(base / r["metrics"]["ticks"] - 1)
+        assert r["values"]["speedup_ratios"] == pytest.approx(base / r["metrics"]["ticks"] - 1)
+        mean = {c: sum(by_key[f"{r['scenario']}|{c}|{s}"]["metrics"]["ticks"] for s in (0, 1)) / 2
+                for c in ("none", r["condition"])}
+        assert r["values"]["speedup"] == pytest.approx(mean["none"] / mean[r["condition"]] - 1)
         assert r["values"]["length"] == r["metrics"]["ticks"]
         if not r["outcome"]["success"]:
             assert r["metrics"]["ticks"] == 100  # a failed episode lasts t_max
@@ -114,3 +118,23 @@ def test_the_command_writes_the_report_and_both_figures(tmp_path):
     assert "n counts scenarios" in report and "experiments.protom_kitchen:check_category" in report
     scenarios = {r["scenario"]: r for r in csv.DictReader(open(out / "scenarios.csv"))}
     assert scenarios["kitchen-16-no-plate"]["category"] == "necessary"
+
+
+def test_the_ablation_design_loads_with_its_hooks_and_feedback_differs_pairs_by_scenario_and_seed():
+    from types import SimpleNamespace
+
+    from experiments.protom_kitchen import feedback_differs
+
+    design = load_design(SCENARIO_DIR / "experiments" / "protom-kitchen-ablation.json")  # every hook resolves
+    assert [c.name for c in design.conditions] == ["none", "protom", "n1", "oracle"]
+    assert [m.name for m in design.metrics if m.derive] == ["speedup", "speedup_ratios", "differs_from_n1"]
+
+    def ep(condition, seed, sent):
+        return {"key": f"s|{condition}|{seed}", "scenario": "s", "condition": condition, "seed": seed,
+                "mechanisms": {"protom": {"feedback": sent}}}
+
+    episodes = [ep("n1", 0, [[1, "bob", "x"]]), ep("n1", 1, []), ep("protom", 0, [[1, "bob", "x"]]),
+                ep("protom", 1, [[3, "bob", "x"]])]
+    conds = SimpleNamespace(conditions=[SimpleNamespace(name="n1"), SimpleNamespace(name="protom")])
+    assert feedback_differs(episodes, conds, "n1") == {"s|n1|0": 0.0, "s|n1|1": 0.0, "s|protom|0": 0.0,
+                                                        "s|protom|1": 1.0}

@@ -94,3 +94,32 @@ def test_a_human_cook_carrying_out_the_facilitators_pass_reports_it_completed():
     assert sent and sent[0].target == "bob" and sent[0].feedback["via"] == [1, 7]
     assert statuses[:2] == [("bob", "accepted"), ("bob", "completed")]
     assert session.state.contents[w.station_at[w.cell(1, 7)]] == w.reset(0).contents[w.station_at[w.cell(0, 8)]]
+
+
+def waiting_alice(w, facilitator: str, seed: int = 0, ticks: int = 30) -> list[FeedbackEvent]:
+    """Alice is a person who stands still (waiting for help); Bob is the simulated cook."""
+    alice = HumanAgent()
+    session = Session(w, {"alice": alice, "bob": make_agent("kitchen-heuristic", "kitchen")}, seed=seed,
+                      mechanisms=[make_mechanism(facilitator, "kitchen")])
+    while session.tick < ticks:
+        if session.advance() is TickStatus.DONE:
+            break
+        if session.waiting_for:
+            alice.submit("stay")
+    return [e for e in session.events if isinstance(e, FeedbackEvent)]
+
+
+def test_a_human_cook_who_waits_for_help_gets_the_pass():
+    """kitchen-08: standing still tells nothing about Alice's dish (ProToM's ``stay_evidence`` 0), so
+    ProToM, unsure of her dish, still sends Bob to pass her the onion. Under rules 1 (she knows her
+    onion is next door) reading her stays as evidence (``stay_evidence=1``) made her look like a tomato
+    cook, and she got nothing in 30 ticks."""
+    w = world()
+    rules_1 = type(w)({**w.spec(), "rules": 1})
+    for level in (w, rules_1):
+        for seed in (0, 1):
+            sent = waiting_alice(level, "protom", seed)
+            assert sent and sent[0].target == "bob" and sent[0].feedback["item"] == "FreshOnion"
+            assert sent[0].feedback["to"] == "alice"
+    assert waiting_alice(rules_1, "protom", 0)[0].tick == 1
+    assert waiting_alice(rules_1, "protom:stay_evidence=1.0", 0) == []

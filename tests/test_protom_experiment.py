@@ -29,11 +29,15 @@ def test_speedup_against_the_baseline():
     design = load_design(EXPERIMENTS / "protom-dkg.json")
     episodes = [{"key": f"s|{c}|{seed}", "scenario": "s", "condition": c, "seed": seed, "values": {"length": n}}
                 for c, seed, n in (("none", 0, 60), ("none", 1, 40), ("protom", 0, 30), ("protom", 1, 40))]
-    assert speedup(episodes, design) == {"s|none|0": 0.0, "s|none|1": 0.0, "s|protom|0": 1.0, "s|protom|1": 0.0}
+    assert speedup(episodes, design, against="seed") == {"s|none|0": 0.0, "s|none|1": 0.0, "s|protom|0": 1.0, "s|protom|1": 0.0}
     by_scenario = speedup(episodes, design, against="scenario")
     assert by_scenario["s|protom|0"] == pytest.approx(50 / 30 - 1) and by_scenario["s|protom|1"] == pytest.approx(0.25)
     with pytest.raises(ExperimentError, match="no 'none' episode for s seed 1"):
-        speedup([e for e in episodes if e["key"] != "s|none|1"], design)
+        speedup([e for e in episodes if e["key"] != "s|none|1"], design, against="seed")
+    # the paper's Speedup = L_none / L_f - 1 on the scenario's mean lengths: 50 / 35 - 1 for both protom
+    # episodes (the mean of their per-seed ratios is 0.5)
+    assert speedup(episodes, design) == pytest.approx({"s|none|0": 0.0, "s|none|1": 0.0,
+                                                        "s|protom|0": 50 / 35 - 1, "s|protom|1": 50 / 35 - 1})
 
 
 def test_the_papers_design_end_to_end(tmp_path):

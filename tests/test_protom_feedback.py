@@ -439,7 +439,11 @@ def test_speedup_formula_known_answers():
 
     episodes = [ep("b0", "none", 0, 30), ep("b1", "none", 1, 50), ep("p0", "protom", 0, 20), ep("p1", "protom", 1, 40)]
     design = SimpleNamespace(baseline="none")
-    by_seed = speedup(episodes, design)
+    by_seed = speedup(episodes, design, against="seed")
     assert by_seed == {"b0": 0.0, "b1": 0.0, "p0": 0.5, "p1": 0.25}
+    # the paper's definition (the default): mean lengths, 40 / 30 - 1 = 1/3 for both protom episodes,
+    # where the mean of the per-seed ratios is 0.375
+    of_means = speedup(episodes, design)
+    assert of_means["p0"] == of_means["p1"] == pytest.approx(1 / 3) and of_means["b0"] == of_means["b1"] == 0.0
     by_scenario = speedup(episodes, design, against="scenario")
     assert by_scenario["p0"] == 1.0 and by_scenario["p1"] == 0.0 and by_scenario["b0"] == pytest.approx(1 / 3)

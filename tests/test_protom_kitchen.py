@@ -16,7 +16,7 @@ from agents.protom.facilitators import ProToMFacilitator
 from agents.protom.kitchen import KitchenAdapter, check_categories, experiment_levels, load_world, scenario_category
 from agents.registry import make_mechanism
 from sim.events import BeliefEvent, FeedbackEvent, StepEvent
-from sim.kitchen.world import ITEM_CODE, NOTHING, UNKNOWN
+from sim.kitchen.world import ITEM_CODE, ITEM_NAMES, NOTHING, UNKNOWN
 from sim.session import Session
 
 LEVELS = experiment_levels()
@@ -45,11 +45,11 @@ def play(w, facilitator: str, seed: int = 0, max_ticks: int | None = None) -> Se
 # ------------------------------------------------------------------ categories
 
 
-def test_21_scenarios_seven_of_each_category_all_verified():
+def test_23_scenarios_seven_not_needed_seven_useful_nine_necessary_all_verified():
     worlds = [load_world(p) for p in LEVELS]
     reports = check_categories(worlds)  # raises on any mismatch
     counts = {c: sum(r.category == c for r in reports) for c in ("not_needed", "useful", "necessary")}
-    assert len(reports) == 21 and counts == {"not_needed": 7, "useful": 7, "necessary": 7}
+    assert len(reports) == 23 and counts == {"not_needed": 7, "useful": 7, "necessary": 9}
     for r in reports:
         if r.category == "necessary":
             assert r.independent_length is None
@@ -225,6 +225,60 @@ def test_an_episode_with_protom_is_a_function_of_its_seed():
     runs = [[(e.type, getattr(e, "joint_action", None), getattr(e, "text", None))
              for e in play(w, "protom", seed).events if isinstance(e, (StepEvent, FeedbackEvent))] for seed in (4, 4)]
     assert runs[0] == runs[1]
+
+
+# ------------------------------------------------------------------ false beliefs
+
+FALSE_BELIEF_LEVELS = {"kitchen-22-taken-plate": (None, 35, "Bob passes the Plate in (2, 19) to Alice"),
+                       "kitchen-23-plate-gone-downstairs": (None, 18, "Bob passes the Plate in (4, 6) to Alice")}
+
+
+def false_beliefs(w, facilitator: str | None, seed: int) -> tuple[list[tuple[int, str, tuple[int, int], str, str]], Session]:
+    """Play ``w`` and collect every (tick, cook, station, believed, true) where a cook's ``belief``
+    snapshot says an object lies on a station out of its view that holds something else."""
+    seats = {a: KitchenHeuristicAgent() for a in w.agents}
+    m = make_mechanism(facilitator, "kitchen") if facilitator else None
+    session = Session(w, seats, seed, mechanisms=[m] if m else [])
+    found = []
+
+    def listen(e):
+        if isinstance(e, BeliefEvent) and e.kind == "belief":
+            for r, c, item, _ in e.data["objects"]:
+                true = ITEM_NAMES[session.state.contents[w.station_at[w.cell(r, c)]]]
+                if true != item:
+                    found.append((e.tick, e.owner, (r, c), item, true))
+
+    session.subscribe(listen)
+    session.run()
+    return found, session
+
+
+def sent(session: Session) -> list[tuple[int, str, str]]:
+    return [(e.tick, e.target, e.text) for e in session.events if isinstance(e, FeedbackEvent)]
+
+
+@pytest.mark.parametrize("name", sorted(FALSE_BELIEF_LEVELS))
+def test_a_cooks_false_belief_about_another_room_costs_the_episode_where_feedback_is_necessary(name):
+    w = world(name)
+    r = scenario_category(w)
+    assert (r.category, r.independent_length, r.joint_length, r.best_feedback) == ("necessary", *FALSE_BELIEF_LEVELS[name])
+    for seed in range(3):
+        found, session = false_beliefs(w, None, seed)
+        # Alice saw the plate, Bob took it out of her view: she believes it is still there
+        assert any(who == "alice" and item == "Plate" and true == "nothing" for _, who, _, item, true in found)
+        assert not session.outcome()["success"]  # without help she never gets a plate
+
+
+@pytest.mark.parametrize("name", sorted(FALSE_BELIEF_LEVELS))
+def test_protom_n5_and_n1_send_the_same_pass_on_the_false_belief_levels(name):
+    """Measured: on both levels N = 5 and N = 1 with stale = 0 send the same Pass at tick 1 (the plans
+    predict Alice fails whatever she believes about the taken plate), and both succeed."""
+    w = world(name)
+    for seed in range(3):
+        _, five = false_beliefs(w, "protom", seed)
+        _, one = false_beliefs(w, "protom:particles=1,stale=0.0", seed)
+        assert five.outcome()["success"] and one.outcome()["success"]
+        assert sent(five) == sent(one) and [(t, who) for t, who, _ in sent(five)] == [(1, "bob")]
 
 
 @pytest.mark.parametrize("name", ["kitchen-09-tomato-race", "kitchen-19-shared-onions"])

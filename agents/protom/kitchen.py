@@ -11,7 +11,9 @@
   particle's belief: for a goal, the subtask it would choose (deliver, get a plate, chop, fetch,
   put down) gives the stations it walks to; Q_g(a) = 1 + the steps left to the nearest of them
   after action a; P(a | g) = (1 - noise) * softmax(-Q_g / temperature) + noise * uniform over
-  the actions that work no station (the heuristic's random step).
+  the actions that work no station (the heuristic's random step). Waiting: a cook that stands
+  still may be waiting (for help, for the other cook) whatever its dish, so a ``stay`` weighs
+  with the likelihood raised to ``stay_evidence`` (0 by default: it tells nothing about the dish).
 - Candidates (Appendix A.2), from the full state: Pass(i, item, j) for every ingredient or plate
   on a station agent i can reach, to a cook j that has not delivered, over an empty counter both
   can reach (off the layout's border first, then the least walking for the two); Pickup(i, item)
@@ -353,7 +355,7 @@ class KitchenAdapter(ProToMAdapter):
     particle_divergence = True
 
     def __init__(self, world: KitchenWorld, temperature: Positive = 0.5, noise: BelowOne = 0.1,
-                 stale: Probability = 0.8) -> None:
+                 stale: Probability = 0.8, stay_evidence: Probability = 0.0) -> None:
         if not isinstance(world, KitchenWorld):
             raise TypeError(f"the kitchen adapter needs a KitchenWorld, not {type(world).__name__}")
         if not temperature > 0:
@@ -362,12 +364,17 @@ class KitchenAdapter(ProToMAdapter):
             raise ValueError(f"noise must be in [0, 1), got {noise}")
         if not 0 <= stale <= 1:
             raise ValueError(f"stale must be in [0, 1], got {stale}")
+        if not 0 <= stay_evidence <= 1:
+            raise ValueError(f"stay_evidence must be in [0, 1], got {stay_evidence}")
         super().__init__(world)
         self.world: KitchenWorld = world
         self.rollouts = rollouts_for(world)
         self.temperature = float(temperature)
         self.noise = float(noise)
         self.stale = float(stale)
+        #: the weight of what standing still tells about a cook's dish (the exponent of its
+        #: likelihood): 0, a person who waits for help is not read as wanting another dish
+        self.stay_evidence = float(stay_evidence)
         self.recipes: tuple[str, ...] = RECIPES
         w = world
         #: per agent, what it last saw on every station; where never seen, UNKNOWN (rules 2) or
@@ -568,6 +575,10 @@ class KitchenAdapter(ProToMAdapter):
         a = ACTIONS.index(action)
         if belief.delivered[i] >= 0:
             return np.ones(len(goals))  # nothing left to tell about its goal
+        if action == "stay" and self.stay_evidence < 1:
+            if self.stay_evidence == 0:
+                return np.ones(len(goals))  # waiting, whatever the dish
+            return np.array([self._distribution(belief, i, RECIPE_DISH[g], None)[a] for g in goals]) ** self.stay_evidence
         return np.array([self._distribution(belief, i, RECIPE_DISH[g], None)[a] for g in goals])
 
     def policy(self, state: KitchenState, agent: AgentId, goal: Goal | None = None,
