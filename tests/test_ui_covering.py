@@ -10,13 +10,12 @@ import threading
 import pygame
 import pytest
 from PyQt6.QtCore import QRect
+from ui_support import make_window, plan
 
 from sim.events import FeedbackEvent
 from sim.registry import load_scenario
 from ui.render import Overlays, renderer_for
 from ui.worldview import init_pygame
-
-from ui_support import make_window, plan
 
 
 @pytest.fixture

@@ -152,7 +152,7 @@ def test_a_tied_debate_is_reported_as_a_tie(qtbot, window):
         state = timeline.state_at(timeline.num_steps)
         for agent in window.model.humans_to_move():
             window.model.runner.submit_human(agent, world.legal_actions(state, agent)[0])
-        qtbot.waitUntil(lambda: timeline.num_steps > steps or timeline.outcome is not None, timeout=10_000)
+        qtbot.waitUntil(lambda steps=steps: timeline.num_steps > steps or timeline.outcome is not None, timeout=10_000)
     qtbot.waitUntil(lambda: window.card.isVisible(), timeout=10_000)
     assert timeline.outcome.outcome["winner"] == "tie"
     assert window.card.title.text().startswith("Tie after") and "Solved" not in window.card.title.text()

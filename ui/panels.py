@@ -12,25 +12,15 @@ from typing import Any
 
 import numpy as np
 from PyQt6.QtCore import QAbstractListModel, QModelIndex, QRectF, QSize, Qt
-from PyQt6.QtGui import (
-    PyQt6,
+from PyQt6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
+from PyQt6.QtWidgets import (
     QAbstractItemView,
-    QBrush,
-    QColor,
-    QFont,
-    QFontMetrics,
     QHeaderView,
     QListView,
-    QPaintEvent,
-    QPainter,
-    QPen,
     QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QWidget,
-    QtWidgets,
-    from,
-    import,
 )
 
 from sim.events import (

@@ -200,7 +200,7 @@ def mean_ci(values: Sequence[float], *, confidence: float = 0.95, resamples: int
         half = float(st.t.ppf(0.5 + confidence / 2, len(x) - 1)) * float(x.std(ddof=1)) / math.sqrt(len(x))
         return (float(x.mean()) - half, float(x.mean()) + half, chosen)
     if chosen == "percentile":
-        return (*bootstrap_ci(x, resamples=resamples, confidence=confidence, seed=seed), chosen)
+        return (*bootstrap_ci(values, resamples=resamples, confidence=confidence, seed=seed), chosen)
     res = st.bootstrap((x,), np.mean, method="BCa", n_resamples=resamples, confidence_level=confidence,
                        random_state=np.random.default_rng(seed))
     return (float(res.confidence_interval.low), float(res.confidence_interval.high), chosen)
@@ -226,7 +226,7 @@ def diff_ci(a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95,
         half = float(st.t.ppf(0.5 + confidence / 2, df)) * math.sqrt(vx + vy)
         return (d - half, d + half, chosen)
     if chosen == "percentile":
-        return (*bootstrap_diff_ci(x, y, resamples=resamples, confidence=confidence, seed=seed), chosen)
+        return (*bootstrap_diff_ci(a, b, resamples=resamples, confidence=confidence, seed=seed), chosen)
     res = st.bootstrap((x, y), lambda p, q, axis=-1: p.mean(axis=axis) - q.mean(axis=axis), method="BCa",
                        n_resamples=resamples, confidence_level=confidence, vectorized=True,
                        random_state=np.random.default_rng(seed))
