@@ -126,7 +126,7 @@ def measure_fps(window: Any, app: Any, seconds: float, copy_frames: bool) -> dic
     window.model.seek(0)
     start = time.perf_counter()
     next_panel = start
-    window.present_feedback(window.model.move_to(k))
+    window.human.present_feedback(window.model.move_to(k))
     while True:
         now = time.perf_counter()
         if now - start >= seconds:
@@ -134,7 +134,7 @@ def measure_fps(window: Any, app: Any, seconds: float, copy_frames: bool) -> dic
         if not view.animating:  # the next step, as playback shows it: state, overlays, labels, pop-ups
             k = k % timeline.num_steps + 1
             window.model.cursor = k - 1
-            window.present_feedback(window.model.move_to(k))
+            window.human.present_feedback(window.model.move_to(k))
         if now >= next_panel:
             t0 = time.perf_counter()
             window.panels.refresh()

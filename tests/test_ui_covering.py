@@ -37,7 +37,7 @@ def test_the_pop_up_keeps_clear_of_the_players_agent_and_highlighted_cells(qtbot
     window.start_session(plan("two-rooms", {human: "human", world.agents[1]: "planner"}), playing=True)
     qtbot.waitUntil(lambda: window.model.human_to_move() == human and bool(window.view.overlays.legal),
                     timeout=10_000)
-    keep = window._toast_keep_clear()
+    keep = window.human.toast_keep_clear()
     state = window.model.timeline.state_at(window.model.cursor)
     cells = window.renderer.legal_cells(state, human, window.view.overlays.legal)
     assert cells and len(keep) >= 1 + len(cells)  # the agent and every highlighted cell
@@ -50,7 +50,7 @@ def test_the_pop_up_keeps_clear_of_the_players_agent_and_highlighted_cells(qtbot
     window.toast.keep_clear = lambda: [top]
     window.toast.place()
     assert not window.toast.geometry().intersects(top)
-    window.toast.keep_clear = window._toast_keep_clear
+    window.toast.keep_clear = window.human.toast_keep_clear
 
 
 def test_a_pop_up_goes_when_the_person_seeks_away_from_its_step(qtbot, window):
@@ -58,14 +58,14 @@ def test_a_pop_up_goes_when_the_person_seeks_away_from_its_step(qtbot, window):
     qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 6, timeout=20_000)
     window.set_playing(False)
     window.model.seek(4)
-    window.present_feedback([feedback(window.model.timeline.world.agents[0], 4)])
+    window.human.present_feedback([feedback(window.model.timeline.world.agents[0], 4)])
     assert window.toast.isVisible()
     window.model.move_to(5)  # playing on past it: it stays until its time is up
     assert window.toast.isVisible()
     window.model.seek(2)  # before it was given
     assert not window.toast.isVisible()
     window.model.seek(4)
-    window.present_feedback([feedback(window.model.timeline.world.agents[0], 4)])
+    window.human.present_feedback([feedback(window.model.timeline.world.agents[0], 4)])
     window.model.seek(6)  # a jump forward with the scrubber
     assert not window.toast.isVisible()
 

@@ -175,7 +175,7 @@ def test_the_open_recording_dialog_shows_whole_names(qtbot, window):
     folder.mkdir(parents=True, exist_ok=True)
     long_name = "household-transport-food-low-capacity-07-20250101-120000-seed12345.jsonl"
     (folder / long_name).write_text("")
-    window.open_dialog()
+    window.dialogs.open_recording()
     dialog = window.findChild(QFileDialog)
     assert dialog is not None and dialog.isVisible()
     view = dialog.findChild(QTreeView)

@@ -382,7 +382,7 @@ def test_help_has_a_page_per_world_the_keys_and_the_papers(qtbot, window):
 
     window.start_session(plan("two-rooms", ["human", "human"]))
     QTest.keyClick(window.view, Qt.Key.Key_F1, Qt.KeyboardModifier.ShiftModifier)  # How to play this world
-    dialog = window.help_dialog
+    dialog = window.dialogs.help_dialog
     assert dialog.isVisible() and not dialog.isModal()
     text = dialog.page_text()
     assert text.startswith("How to play: Doors, Keys and Gems")
@@ -399,7 +399,7 @@ def test_help_has_a_page_per_world_the_keys_and_the_papers(qtbot, window):
     assert "Keyboard shortcuts" in keys and "accept / reject the proposal" in keys and "Take over from here" in keys
     screen = dialog.screen().availableGeometry()
     assert dialog.height() <= screen.height() and dialog.width() <= screen.width()
-    window.show_papers()
+    window.dialogs.show_papers()
     assert "ProToM" in dialog.page_text() and "TradeCraft" in dialog.page_text()
 
 
@@ -469,8 +469,8 @@ def test_the_llm_settings_page_tests_the_connection(qtbot, window, tmp_path, mon
     config.mkdir()
     (config / "llm.toml").write_text("max_retries = 0\ntimeout = 3\n")
     monkeypatch.setenv("TOM_ARENA_CONFIG_DIR", str(config))
-    window.show_settings()
-    page = window.settings_dialog.llm_page
+    window.dialogs.show_settings()
+    page = window.dialogs.settings_dialog.llm_page
     page.fields["base_url"].setText("http://127.0.0.1:9/v1")  # nobody listens there
     with qtbot.waitSignal(page.check_finished, timeout=60_000) as result:
         QTest.mouseClick(page.test_button, Qt.MouseButton.LeftButton)
@@ -478,4 +478,4 @@ def test_the_llm_settings_page_tests_the_connection(qtbot, window, tmp_path, mon
     code, output = result.args
     assert code == 1 and "endpoint" in output and "http://127.0.0.1:9/v1" in output
     assert "failed" in page.check_view.text()
-    window.settings_dialog.close()
+    window.dialogs.settings_dialog.close()

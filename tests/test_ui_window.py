@@ -248,8 +248,8 @@ def test_errors_in_slots_are_reported_not_fatal(qtbot, window):
 
 def test_settings_are_remembered_between_runs(qtbot, window, tmp_path, monkeypatch):
     monkeypatch.setenv("TOM_ARENA_CONFIG_DIR", str(tmp_path / "config"))
-    window.show_settings()
-    dialog = window.settings_dialog
+    window.dialogs.show_settings()
+    dialog = window.dialogs.settings_dialog
     assert not dialog.isModal()
     dialog.speed.setValue(8.0)
     dialog.record.setChecked(False)

@@ -148,7 +148,7 @@ class EpisodePresenter(QObject):
                                            sorted(self.model.humans))
         w.card.show_card(
             "hint", title, body,
-            [("How to play", "the rules, keys and panels of this world (Shift+F1)", w.show_rules),
+            [("How to play", "the rules, keys and panels of this world (Shift+F1)", w.dialogs.show_rules),
              ("Play  (K)", "start the episode", lambda: (w.card.hide(), w.set_playing(True)))])
 
     # ------------------------------------------------------------------ recordings

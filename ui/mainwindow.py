@@ -9,19 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QByteArray, QPoint, QRect, QSize, Qt, QTimer, pyqtSignal
+from PyQt6.QtCore import QByteArray, QRect, QSize, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QGuiApplication, QIcon
 from PyQt6.QtWidgets import (
-    QFileDialog,
     QFrame,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QMainWindow,
     QMessageBox,
     QScrollArea,
     QStyle,
-    QTreeView,
     QVBoxLayout,
     QWidget,
 )
@@ -30,14 +27,16 @@ from sim.session import Session
 from ui import catalog, errors
 from ui.catalog import SessionPlan
 from ui.controllers import PlaybackClock, RecordingLoader, SessionController
+from ui.dialogs import Dialogs
 from ui.episodes import EpisodePresenter
+from ui.human_input import HumanInput
 from ui.menus import PLAYBACK_ACTIONS, make_actions, make_menus
 from ui.model import AppModel, is_loading
 from ui.panel_host import PanelHost
 from ui.playback import PlaybackBar
 from ui.render import Overlays, WorldRenderer, renderer_for
 from ui.render.base import ASSET_DIR
-from ui.settings import AppSettings, SettingsDialog
+from ui.settings import AppSettings
 from ui.setup_panel import SetupPanel
 from ui.teams_panel import level_badges
 from ui.timeline import LiveTimeline, ReplayTimeline
@@ -86,16 +85,13 @@ class MainWindow(QMainWindow):
         self.episodes = EpisodePresenter(self)
         self.exit_when_done = False
         self.discard_box: QMessageBox | None = None
-        self.help_dialog: Any = None
+        self.human = HumanInput(self)  # keys, messages, feedback pop-ups, who is thinking
+        self.dialogs = Dialogs(self)  # open a recording, settings, help
         self._build_central()
         self.clock = PlaybackClock(self.model, lambda: self.playback.current_speed, self)
         self._build_docks()
         make_menus(self)
         self._build_status_bar()
-        self._thinking_timer = QTimer(self)  # the indicator shows only when a decision takes a while
-        self._thinking_timer.setSingleShot(True)
-        self._thinking_timer.setInterval(300)
-        self._thinking_timer.timeout.connect(self._show_thinking)
         self._connect()
         self.apply_settings()
         infos, problems = catalog.scan_scenarios()
@@ -114,7 +110,6 @@ class MainWindow(QMainWindow):
         self.view.set_animation_seconds(0.15)
         self.stage = Stage(self.view)
         self.toast, self.card = self.stage.toast, self.stage.card
-        self.toast.keep_clear = self._toast_keep_clear
         self.action_bar = QLabel()
         self.action_bar.setWordWrap(True)
         self.action_bar.setStyleSheet("padding: 4px 8px; background: #e8f5e9; color: #1b5e20;")
@@ -168,20 +163,14 @@ class MainWindow(QMainWindow):
     def _connect(self) -> None:
         """Input to the model and controllers; their changes to what the window draws."""
         self.model.subscribe(self._on_model_changed)
-        self.view.key_pressed.connect(self._on_key)
-        self.toast.decided.connect(self._on_feedback_decided)
-        self.toast.popups_off.connect(lambda: self.set_popups(False))
-        self.say_box.returnPressed.connect(self.send_message)
+        self.human.connect()
         self.playback.seek_requested.connect(lambda k: self.model.seek(k))
         self.playback.speed_changed.connect(self.set_speed)
         self.setup.start_requested.connect(self._on_start_requested)
-        self.sessions.feedback.connect(self.present_feedback)
         self.sessions.finished.connect(self._on_session_finished)
         self.sessions.failed.connect(self._show_error)
-        self.sessions.thinking.connect(self._on_thinking)
         self.sessions.runner_finished.connect(self._update_controls)
         self.loader.loaded.connect(self._on_recording_loaded)
-        self.clock.feedback.connect(self.present_feedback)
         self.clock.ended.connect(lambda: self.exit_when_done and isinstance(self.model.timeline, ReplayTimeline)
                                  and QTimer.singleShot(300, self.close))
         self.error_reported.connect(self._show_error)
@@ -277,26 +266,6 @@ class MainWindow(QMainWindow):
         self.view.show_state(timeline.state_at(cursor), previous, animate=animate)
         self._refresh_position()
 
-    def _toast_keep_clear(self) -> list[QRect]:
-        """What the feedback pop-up must not cover, in the stage's coordinates: the seats a person
-        plays and the feedback's recipient, and the cells highlighted for the person's move."""
-        timeline, renderer = self.model.timeline, self.renderer
-        if timeline is None or renderer is None or self.view.state is None:
-            return []
-        agents = list(self.model.humans)
-        feedback = self.toast.feedback
-        if feedback is not None and feedback.target not in agents:
-            agents.append(feedback.target)
-        overlays = self.view.overlays
-        try:
-            rects = renderer.keep_clear(self.view.state, agents, overlays.human, overlays.legal)
-        except (KeyError, IndexError, AttributeError, ValueError):  # a state the renderer cannot place
-            return []
-        ratio = self.view.devicePixelRatioF() or 1.0
-        origin = self.view.mapTo(self.stage, QPoint(0, 0))
-        return [QRect(origin.x() + int(r.x / ratio), origin.y() + int(r.y / ratio), int(r.w / ratio) + 1,
-                      int(r.h / ratio) + 1) for r in rects]
-
     def _refresh_position(self) -> None:
         """Overlays, scrubber and status bar for the cursor (the view keeps its state)."""
         timeline, cursor = self.model.timeline, self.model.cursor
@@ -330,23 +299,7 @@ class MainWindow(QMainWindow):
         self.view.set_overlays(Overlays(**fields, show_plans=self.actions_by_name["show_plans"].isChecked(),
                                         phase=self.view.overlays.phase,
                                         badges=level_badges(model.timeline, model.cursor)))
-        human, legal, page = fields["human"], fields["legal"], fields["page"]
-        if human and renderer is not None:
-            labels = "   ".join(f"[{k}] {renderer.action_label(x)}" for k, x in renderer.numbered_actions(legal, page))
-            pages = renderer.action_pages(legal)
-            if pages > 1:
-                labels += f"   <small>(page {page + 1}/{pages}; {renderer.page_key}: next page)</small>"
-            keys = ", ".join(f"{b.keys}: {b.action}" for b in renderer.key_bindings())
-            second = model.second_key_seat()
-            also = (f"<br><b>{second}</b> plays at the same time with {renderer.second_seat_help}; "
-                    "F6 swaps the seats.") if second else ""
-            self.action_bar.setText(f"<b>Your turn, {human}.</b>  {labels}<br><small>{keys}</small>{also}")
-        self.action_bar.setVisible(bool(human))
-        talker = model.message_sender()
-        if talker is not None:
-            self.say_box.setPlaceholderText(f"Write a message as {talker}; Enter sends it and returns to the "
-                                            "map (Ctrl+M comes here)")
-        self.say_box.setVisible(talker is not None)
+        self.human.show_turn(fields)
 
     def _update_title(self) -> None:
         timeline = self.model.timeline
@@ -393,24 +346,6 @@ class MainWindow(QMainWindow):
 
     def open_recording_asking(self, path: str | Path) -> None:
         self.episodes.confirm_discard("Opening a recording", lambda: self.open_recording_in_background(path))
-
-    def open_dialog(self) -> None:
-        dialog = QFileDialog(self, "Open a recording", str(self.settings.recordings_dir),
-                             "ToM Arena recordings (*.jsonl *.jsonl.gz *.gz);;All files (*)")
-        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        # Qt's own dialog in the detail view, wide enough for whole recording names (scenario,
-        # date and seed): a narrow list cuts them to "…"
-        dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
-        dialog.setViewMode(QFileDialog.ViewMode.Detail)
-        screen = self.screen().availableGeometry() if self.screen() is not None else QRect(0, 0, 1366, 768)
-        dialog.resize(min(1000, screen.width() - 40), min(560, screen.height() - 80))
-        view = dialog.findChild(QTreeView)
-        if view is not None:
-            view.header().setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-            view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a name longer than the screen keeps both ends
-        dialog.fileSelected.connect(self.open_recording_asking)
-        self.recording_dialog = dialog
-        dialog.open()  # not exec(): the window keeps running
 
     def _on_start_requested(self, choice: dict) -> None:
         if choice.get("takeover") is None:  # a take-over continues the game; a new start ends it
@@ -478,7 +413,7 @@ class MainWindow(QMainWindow):
     def step_forward(self) -> None:
         self.clock.stop()
         result, shown = self.model.step_forward()
-        self.present_feedback(shown)
+        self.human.present_feedback(shown)
         if result == "waiting":
             self.statusBar().showMessage(f"waiting for {self.model.human_to_move()}: your move", 3000)
 
@@ -488,7 +423,7 @@ class MainWindow(QMainWindow):
         if shown is None:
             self.statusBar().showMessage("no later feedback" if forward else "no earlier feedback", 3000)
         else:
-            self.present_feedback(shown)
+            self.human.present_feedback(shown)
 
     def set_speed(self, speed: float, remember: bool = True) -> None:
         self.view.set_animation_seconds(min(0.15, 0.7 / max(speed, 0.1)))
@@ -501,126 +436,11 @@ class MainWindow(QMainWindow):
         self.settings.set("show_plans", bool(checked))
         self._update_overlays()
 
-    # ================================================================== human input & feedback
+    # ================================================================== input
 
     def focus_view(self) -> None:
         self.activateWindow()  # without a window manager (Xvfb) focus needs this
         self.view.setFocus(Qt.FocusReason.OtherFocusReason)
-
-    def focus_ratings(self) -> None:
-        """Bring the rating strip of the Alignment tab forward with the keys (ui/team_ratings.py)."""
-        panel = self.panels.panel("Alignment")
-        if panel is not None and hasattr(panel, "focus_ratings"):
-            self.panels.tabs.setCurrentWidget(panel)
-            if panel.focus_ratings():
-                return
-        self.statusBar().showMessage("nothing to rate: ratings are for a person playing a live team episode", 3000)
-
-    def focus_message_box(self) -> None:
-        if self.say_box.isVisible():
-            self.say_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
-
-    def send_message(self) -> None:
-        """Send the text of the message box as the human seat whose turn it is."""
-        text = self.say_box.text().strip()
-        agent = self.model.send_message(text)
-        if agent is not None:
-            self.say_box.clear()
-            self.statusBar().showMessage(f"{agent} says: {text}", 3000)
-            self.focus_view()
-
-    def _on_key(self, name: str) -> None:
-        """A key for a human seat: the model routes it (``AppModel.route_key``)."""
-        if self.renderer is not None:
-            route = self.model.route_key(name, self.renderer)
-            if route.note:
-                self.statusBar().showMessage(route.note, 2000)
-
-    def next_key_seat(self) -> None:
-        """Give the main keys to the next human seat of the step (several people at one keyboard)."""
-        seat = self.model.next_key_seat()
-        if seat is not None:
-            self.statusBar().showMessage(f"the main keys now play {seat}", 2000)
-
-    def present_feedback(self, events: list) -> None:
-        """Show feedback as the model's pop-up policy says (``AppModel.popup_for``)."""
-        for event in events:
-            popup = self.model.popup_for(event, self.toast.awaiting_decision)
-            if popup.note:
-                self.statusBar().showMessage(popup.note, 5000)
-            if popup.show:
-                self.toast.show_feedback(event, ask=popup.ask, seconds=self.settings.get("toast_seconds"),
-                                         status=popup.status)
-                self._update_controls()
-
-    def set_popups(self, shown: bool) -> None:
-        """Feedback pop-ups on or off for the shown episode (off: suggestions to your seats are
-        declined for you; agents' feedback only goes to the history and the log)."""
-        self.model.set_popups(shown)
-        if not shown:
-            if self.toast.awaiting_decision and self.toast.feedback is not None:
-                self.toast.ignore_feedback()
-            self.toast.dismiss()
-            self.statusBar().showMessage("feedback pop-ups are off for this episode (the history still lists "
-                                         "every suggestion)", 5000)
-
-    def _on_feedback_decided(self, feedback_id: int, accept: bool) -> None:
-        if self.model.decide_feedback(feedback_id, accept) is not None:
-            self.statusBar().showMessage(f"feedback #{feedback_id} {'accepted' if accept else 'ignored'}", 3000)
-        self._update_controls()
-        self.focus_view()
-
-    def _on_thinking(self, agents: frozenset) -> None:
-        self.thinking_pending = frozenset(agents)
-        if agents:
-            if not self._thinking_timer.isActive() and not self.model.thinking:
-                self._thinking_timer.start()
-        else:
-            self._thinking_timer.stop()
-            if self.model.thinking:
-                self.thinking_label.setText("")
-                self.model.set_thinking(frozenset())
-
-    def _show_thinking(self) -> None:
-        agents = getattr(self, "thinking_pending", frozenset())
-        if agents:
-            self.thinking_label.setText(f"{', '.join(sorted(agents))} thinking…")
-            self.model.set_thinking(agents)
-
-    # ================================================================== dialogs
-
-    def show_settings(self) -> None:
-        dialog = SettingsDialog(self.settings, [i.name for i in catalog.scenarios()], self)
-        dialog.changed.connect(self.apply_settings)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
-        self.settings_dialog = dialog
-
-    def help(self) -> Any:
-        """The help window (one, non-modal), built on first use."""
-        from ui.help import HelpDialog
-
-        if self.help_dialog is None:
-            self.help_dialog = HelpDialog(self, self)
-        return self.help_dialog
-
-    def show_keys(self) -> None:
-        from ui.help import KEYS_PAGE
-
-        self.help().open_page(KEYS_PAGE)
-
-    def show_rules(self) -> None:
-        """How to play the world shown (or the first one), with its keys and what the panels mean."""
-        timeline = self.model.timeline
-        family = timeline.world.family if timeline is not None else None
-        if family is None and self.setup.world is not None:
-            family = self.setup.world.family
-        self.help().open_page(self.help().rules_page(family))
-
-    def show_papers(self) -> None:
-        from ui.help import PAPERS_PAGE
-
-        self.help().open_page(PAPERS_PAGE)
 
     # ================================================================== shutdown
 

@@ -47,9 +47,9 @@ def make_actions(w: Any) -> dict[str, QAction]:
 
     model = w.model
     a("new", "&New session…", QKeySequence.StandardKey.New, w.show_setup)
-    a("open", "&Open recording…", QKeySequence.StandardKey.Open, w.open_dialog, SP.SP_DialogOpenButton)
+    a("open", "&Open recording…", QKeySequence.StandardKey.Open, w.dialogs.open_recording, SP.SP_DialogOpenButton)
     a("close", "&Close episode", "Ctrl+W", w.close_episode)
-    a("settings", "&Settings…", "Ctrl+,", w.show_settings)
+    a("settings", "&Settings…", "Ctrl+,", w.dialogs.show_settings)
     a("quit", "&Quit", QKeySequence.StandardKey.Quit, w.close)
     a("play", "Play", ["K", "Media Play"], w.toggle_play, SP.SP_MediaPlay)
     a("step", "Step forward", "L", w.step_forward, SP.SP_MediaSeekForward)
@@ -68,12 +68,12 @@ def make_actions(w: Any) -> dict[str, QAction]:
     a("ignore_feedback", "Ignore feedback", "Escape", w.toast.ignore_feedback)
     for name in ("accept_feedback", "ignore_feedback"):  # a held key answers one pop-up, not the next ones too
         acts[name].setAutoRepeat(False)
-    a("keys", "Keyboard shortcuts", "F1", w.show_keys)
-    a("how_to_play", "How to play this world", "Shift+F1", w.show_rules)
-    a("about_papers", "About the papers", None, w.show_papers)
-    a("next_seat", "Give the main keys to the next human seat", "F6", w.next_key_seat)
-    a("write_message", "Write a message", "Ctrl+M", w.focus_message_box)
-    a("rate_teammates", "Rate your teammates", "Ctrl+R", w.focus_ratings)
+    a("keys", "Keyboard shortcuts", "F1", w.dialogs.show_keys)
+    a("how_to_play", "How to play this world", "Shift+F1", w.dialogs.show_rules)
+    a("about_papers", "About the papers", None, w.dialogs.show_papers)
+    a("next_seat", "Give the main keys to the next human seat", "F6", w.human.next_key_seat)
+    a("write_message", "Write a message", "Ctrl+M", w.human.focus_message_box)
+    a("rate_teammates", "Rate your teammates", "Ctrl+R", w.human.focus_ratings)
     return acts
 
 

@@ -180,8 +180,8 @@ def take_newcomer(out: Path) -> list[Path]:
     window.set_playing(True)
     _wait(app, lambda: window.model.timeline.outcome is not None and window.card.isVisible(), 120)
     grab("summary.png")
-    window.show_rules()
-    dialog = window.help_dialog
+    window.dialogs.show_rules()
+    dialog = window.dialogs.help_dialog
     dialog.resize(900, 640)
     grab("how-to-play.png", dialog)
     dialog.close()

@@ -95,7 +95,7 @@ def take(out: Path) -> list[Path]:
     play_to(STEPS + 6)
     window.set_playing(False)
     _wait(app, lambda: window.model.cursor == window.model.timeline.num_steps, 10)
-    window.focus_ratings()
+    window.human.focus_ratings()
     grab("teams-rating.png", "Alignment")
     window.shutdown()
     window.close()
