@@ -69,11 +69,11 @@ def test_a_person_trades_and_crafts_with_the_board(qtbot, tmp_path):
     wait_for_move(qtbot, window, board, RESPOND)
     pending = board.obs.pending
     assert pending.proposer == "alice" and ("minecraft:leather", 1) in pending.request
-    assert board.trade_pages.currentWidget() is board.incoming_page
-    assert any("leather" in t for t in board.give_list.texts())
+    assert board.trade.trade_pages.currentWidget() is board.trade.incoming_page
+    assert any("leather" in t for t in board.trade.give_list.texts())
     qtbot.waitUntil(lambda: renderer.targets_shown.get("alice") is not None, timeout=5000)
     assert renderer.targets_shown == {"alice": False, "bob": True}  # alice's target is her secret
-    board.accept_button.click()
+    board.trade.accept_button.click()
     qtbot.waitUntil(lambda: any(e.joint_action.get("bob") == {"type": "accept"} for e in steps(window)),
                     timeout=10_000)
 
@@ -81,19 +81,19 @@ def test_a_person_trades_and_crafts_with_the_board(qtbot, tmp_path):
     wait_for_move(qtbot, window, board, CRAFT)
     hand = dict(board.obs.hand)
     ingots = hand["minecraft:iron_ingot"]
-    board.recipe_box.setCurrentText("minecraft:iron_nugget")
-    board.times.setText("9")
+    board.crafting.recipe_box.setCurrentText("minecraft:iron_nugget")
+    board.crafting.times.setText("9")
     assert board.check().startswith("cannot craft: needs iron_ingot * 9")
-    board.times.setText("1/3")
+    board.crafting.times.setText("1/3")
     assert board.check() == "ok: uses iron_ingot * 1/3 -> makes iron_nugget * 3"
-    assert board.apply_button.isEnabled()
-    board.apply_button.click()
+    assert board.crafting.apply_button.isEnabled()
+    board.crafting.apply_button.click()
     qtbot.waitUntil(lambda: (window.panels.refresh() or True) and board.obs is not None
                     and dict(board.obs.hand).get("minecraft:iron_ingot") == ingots - Fraction(1, 3),
                     timeout=10_000)
-    assert any(t.startswith(f"{ingots - Fraction(1, 3)} × iron_ingot") for t in board.hand_list.texts())
+    assert any(t.startswith(f"{ingots - Fraction(1, 3)} × iron_ingot") for t in board.crafting.hand_list.texts())
     wait_for_move(qtbot, window, board, CRAFT)
-    board.done_button.click()
+    board.crafting.done_button.click()
     qtbot.waitUntil(lambda: window.model.timeline.state_at(window.model.timeline.num_steps).phase != CRAFT, timeout=10_000)
     state = window.model.timeline.state_at(window.model.timeline.num_steps)
     bob = dict(state.hands[1])
@@ -102,16 +102,16 @@ def test_a_person_trades_and_crafts_with_the_board(qtbot, tmp_path):
 
     # 3. bob's turn to propose: compose with the board
     wait_for_move(qtbot, window, board, PROPOSE)
-    assert board.trade_pages.currentWidget() is board.composer_page
-    assert not board.propose_button.isEnabled()  # nothing chosen yet
-    alice_items = board.request_table.items
-    give = board.offer_table.items[0]
-    board.offer_table.set_amount(give, 1)
-    board.request_table.set_amount(alice_items[0], 1)
-    board.message.setText("a fair swap?")
-    board._validate()
-    assert board.propose_button.isEnabled(), board.compose_status.text()
-    board.propose_button.click()
+    assert board.trade.trade_pages.currentWidget() is board.trade.composer_page
+    assert not board.trade.propose_button.isEnabled()  # nothing chosen yet
+    alice_items = board.trade.request_table.items
+    give = board.trade.offer_table.items[0]
+    board.trade.offer_table.set_amount(give, 1)
+    board.trade.request_table.set_amount(alice_items[0], 1)
+    board.trade.message.setText("a fair swap?")
+    board.trade.validate()
+    assert board.trade.propose_button.isEnabled(), board.trade.compose_status.text()
+    board.trade.propose_button.click()
     expected = {"type": "propose", "to": "alice", "offer": {give: 1}, "request": {alice_items[0]: 1},
                 "message": "a fair swap?"}
     qtbot.waitUntil(lambda: any(e.joint_action.get("bob") == expected for e in steps(window)), timeout=10_000)
@@ -269,8 +269,8 @@ def test_two_people_share_the_board_in_turn(qtbot, tmp_path):
     board = board_of(window)
     wait_for_move(qtbot, window, board, PROPOSE)
     assert board.seat == "alice" and board.seat_box.isVisible()
-    board.offer_table.set_amount("minecraft:paper", 1)
-    board.request_table.set_amount("minecraft:bamboo", 1)
+    board.trade.offer_table.set_amount("minecraft:paper", 1)
+    board.trade.request_table.set_amount("minecraft:bamboo", 1)
     assert board.propose()
     wait_for_move(qtbot, window, board, RESPOND)
     assert board.seat == "bob"

@@ -200,7 +200,7 @@ def test_watching_a_tradecraft_game_the_board_lists_no_recipes_it_does_not_show(
     wait_finished(qtbot, window)
     window.panels.refresh(force=True)
     board = window.panels.panel("TradeCraft board")
-    assert board.recipes.count() == 0 and "(" not in board.recipes_label.text().split("recipes")[-1][:4]
+    assert board.crafting.recipes.count() == 0 and "(" not in board.crafting.recipes_label.text().split("recipes")[-1][:4]
 
 
 def test_a_replay_shows_its_scenario_in_the_session_panel_and_the_title(qtbot, window):
@@ -304,10 +304,10 @@ def test_the_last_trade_line_is_the_trade_of_this_turn(qtbot, window):
     board = window.panels.panel("TradeCraft board")
     qtbot.waitUntil(lambda: (window.panels.refresh() or True) and board.can_act and board.obs.phase == "respond",
                     timeout=30_000)
-    QTest.mouseClick(board.accept_button, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(board.trade.accept_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: (window.panels.refresh() or True) and board.obs is not None and board.obs.phase == "craft",
                     timeout=30_000)
-    assert board.last_trade_text.startswith("turn 1: alice offered bob") and "(accepted)" in board.last_trade_text
+    assert board.trade.last_trade_text.startswith("turn 1: alice offered bob") and "(accepted)" in board.trade.last_trade_text
     from ui.tradecraft.renderer import turn_number
     obs = board.obs
     assert f"turn {turn_number(obs.turn, obs.phase, obs.max_turns)}/" in board.header.text()
