@@ -11,7 +11,8 @@ import pytest
 from agents.human.seat import HumanAgent
 from agents.registry import AgentSpecError, make_agent, make_mechanism
 from agents.teams.mechanism import TeamBroadcast
-from agents.teams.tom_dkg import DKGTeamPolicies, DKGToMAgent, TeamView, infer_action, level_for_seat
+from agents.teams.tom import level_for_seat
+from agents.teams.tom_dkg import DKGTeam, DKGTeamPolicies, infer_action, tom_planner
 from experiments.teams import final_team_score
 from sim.dkg.scenario import validate_dkg
 from sim.dkg.world import DKGWorld
@@ -48,7 +49,7 @@ def world() -> DKGWorld:
 def test_policies_at_each_level(world):
     p = DKGTeamPolicies(world)
     s = world.reset(0)
-    everyone = TeamView(world)
+    everyone = DKGTeam(world)
     assert p.stuck(s, CY) and not p.stuck(s, AL)
     assert p.freeing_doors(s, CY) == [0]
     # al: 2 steps to the key, pick it up, unlock from beside the door = 4 of its own actions
@@ -56,15 +57,15 @@ def test_policies_at_each_level(world):
     assert p.policy(0, s, AL, everyone) == "right"        # its own gem, nothing else
     assert p.policy(1, s, AL, everyone) == "left"         # frees cy first
     assert p.policy(2, s, AL, everyone) == "right"        # expects bo (a level-1 in its model) to free cy
-    assert p.policy(2, s, AL, TeamView(world, ["al", "cy"])) == "left"  # nobody else can: it does
-    assert p.policy(1, s, BO, TeamView(world, ["al", "cy"])) == "wait"  # idle: stands aside
+    assert p.policy(2, s, AL, DKGTeam(world, ["al", "cy"])) == "left"  # nobody else can: it does
+    assert p.policy(1, s, BO, DKGTeam(world, ["al", "cy"])) == "wait"  # idle: stands aside
     assert p.policy(0, s, CY, everyone) == "wait"         # locked in, already as close as it gets
 
 
 def test_predictions_at_each_level(world):
     p = DKGTeamPolicies(world)
     s = world.reset(0)
-    everyone = TeamView(world)
+    everyone = DKGTeam(world)
     # k = 0: the last move repeated; nothing to extrapolate from a pickup or an empty history
     assert p.predict(0, s, AL, everyone, [], 3) == ["wait"] * 3
     assert p.predict(0, s, AL, everyone, ["right", "left"], 3) == ["left"] * 3
@@ -74,7 +75,7 @@ def test_predictions_at_each_level(world):
     # k = 2: al as a level-1 agent fetches the key and frees cy
     assert p.predict(2, s, AL, everyone, [], 4) == ["left", "left", "pickup key1", "unlock door1"]
     # an idle agent is predicted to stand aside at any level above 0
-    assert p.predict(1, s, BO, TeamView(world, ["al", "cy"]), ["left"], 2) == ["wait", "wait"]
+    assert p.predict(1, s, BO, DKGTeam(world, ["al", "cy"]), ["left"], 2) == ["wait", "wait"]
     assert p.predict(2, s, CY, everyone, [], 2) == ["wait", "wait"]
 
 
@@ -115,7 +116,7 @@ def test_snapshots_carry_predictions_level_and_skill(world):
     skills = {e.owner: e.data["alpha"] for e in session.events if isinstance(e, BeliefEvent) and e.kind == "skill"
               and e.tick == 3}
     assert skills == {"cy": 0.0}  # cy acted at tick 2, still locked in
-    assert seats["al"].predictions(world.reset(0))["about"]["bo"]["trajectory"] == ["left", "left", "left"]
+    assert seats["al"].predictions(world.reset(0)).about["bo"]["trajectory"] == ["left", "left", "left"]
 
 
 def test_idle_agents_stand_aside_after_a_team_assignment(world):
@@ -191,7 +192,7 @@ def test_skill_scores_reach_the_mechanism_and_a_human_seat_is_scored_like_the_ot
             break
         if status is TickStatus.WAITING:  # the person plays bo: straight to its gem
             state = session.state
-            human.submit(policies.own_goal_action(0, dataclasses.replace(state, turn=BO), BO, TeamView(world)))
+            human.submit(policies.own_goal_action(0, dataclasses.replace(state, turn=BO), BO, DKGTeam(world)))
     out = session.outcome()
     assert out["success"]
     team = mechanism.episode_summary()["team"]
@@ -215,5 +216,5 @@ def test_team_broadcast_reaches_idle_agents():
 
 
 def test_agent_describes_itself():
-    agent = DKGToMAgent(k="cycle", horizon=2, noise=0.1)
+    agent = tom_planner(k="cycle", horizon=2, noise=0.1)
     assert agent.describe() == {"kind": "tom-planner", "k": "cycle", "horizon": 2, "noise": 0.1}

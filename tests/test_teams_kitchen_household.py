@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from agents.registry import AgentSpecError, make_agent, make_mechanism
-from agents.teams.tom_household import HouseholdTeam, HouseholdTeamPolicies, chosen_action
-from agents.teams.tom_kitchen import KitchenTeam, KitchenTeamPolicies, level_for_seat, seen_action
+from agents.teams.tom import TeamView, level_for_seat
+from agents.teams.tom_household import HouseholdTeamPolicies, chosen_action
+from agents.teams.tom_kitchen import KitchenTeam, KitchenTeamPolicies, seen_action
 from sim.events import BeliefEvent, ErrorEvent, StepEvent, TeamEvent
 from sim.household.scenario import validate_household
 from sim.household.world import HouseholdWorld
@@ -45,7 +46,7 @@ def kitchen(collisions: str = "share") -> KitchenWorld:
 
 
 def team_of(world, *members):
-    return (KitchenTeam if isinstance(world, KitchenWorld) else HouseholdTeam)(world, list(members))
+    return (KitchenTeam if isinstance(world, KitchenWorld) else TeamView)(world, list(members))
 
 
 # ---------------------------------------------------------------------------------- kitchen
@@ -202,7 +203,7 @@ def explored(world: HouseholdWorld):
 def test_household_policies_at_each_level(house):
     p = HouseholdTeamPolicies(house)
     s = explored(house)
-    everyone = HouseholdTeam(house)
+    everyone = TeamView(house)
     assert p.choice(0, s, BO, everyone) == ("grab plate_1", ("fetch", "plate_1", "kitchen"))
     # level 1: al, as a level-0 helper, takes plate_1 and gets it first (listed first); bo leaves it
     assert p.choice(1, s, BO, everyone) == ("walk livingroom", ("fetch", "plate_2", "livingroom"))
@@ -216,7 +217,7 @@ def test_household_policies_at_each_level(house):
 def test_household_predictions_at_each_level(house):
     p = HouseholdTeamPolicies(house)
     s = explored(house)
-    everyone = HouseholdTeam(house)
+    everyone = TeamView(house)
     assert p.predict(0, s, BO, everyone, [], 2) == ["wait", "wait"]
     assert p.predict(0, s, BO, everyone, ["explore", "walk livingroom"], 2) == ["walk livingroom"] * 2
     assert p.predict(1, s, BO, everyone, [], 3) == ["grab plate_1", "walk diningroom", "put plate_1 diningroom_table"]

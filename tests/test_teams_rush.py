@@ -11,7 +11,7 @@ import json
 import pytest
 
 from agents.registry import make_agent
-from agents.teams.tom_dkg import DKGTeamPolicies, TeamView
+from agents.teams.tom_dkg import DKGTeam, DKGTeamPolicies
 from experiments.runner import SCENARIO_DIR, main
 from experiments.teams import check_team_scenario, final_team_score
 from generators import make_rush, make_scarce
@@ -46,7 +46,7 @@ def test_each_level_leaves_teammates_the_keys_its_model_of_them_takes():
     world = rush_world()
     p = DKGTeamPolicies(world)
     s = world.reset(0)
-    both = TeamView(world)
+    both = DKGTeam(world)
     near, far = world.item_index["key1"], world.item_index["key2"]
     # level 0: the optimal plan, which for both goes through the near key
     assert p.target_key(0, s, AL, both) == near and p.target_key(0, s, BO, both) == near
@@ -58,7 +58,7 @@ def test_each_level_leaves_teammates_the_keys_its_model_of_them_takes():
     assert p.target_key(2, s, BO, both) == near
     assert p.policy(2, s, BO, both) == "left"
     # a teammate outside the team claims nothing: level 1 takes the near key again
-    assert p.policy(1, s, BO, TeamView(world, ["bo"])) == "left"
+    assert p.policy(1, s, BO, DKGTeam(world, ["bo"])) == "left"
     # predictions follow the same models: a level-2 al expects bo (as level 1) to walk away
     assert p.predict(2, s, BO, both, [], 2) == ["right", "right"]
     assert p.predict(1, s, BO, both, [], 2) == ["left", "pickup key1"]

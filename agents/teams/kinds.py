@@ -18,14 +18,14 @@ AGENT_KINDS = [
     AgentKind("tom-planner", ("dkg",),
               "k-level ToM planner (k=0,1,2 or k=cycle: turn-order index mod 3): predicts teammates from "
               "their history and its (k-1)-level model, frees stuck teammates (k>=1), stands aside when idle",
-              "agents.teams.tom_dkg:DKGToMAgent"),
+              "agents.teams.tom_dkg:tom_planner"),
     AgentKind("tom-cook", ("kitchen",),
               "k-level ToM cook (k=0,1,2 or k=cycle: index mod 3): predicts teammates from their history and its "
               "(k-1)-level model, passes a stuck teammate's ingredient over a counter (k>=1), stands aside when idle",
-              "agents.teams.tom_kitchen:KitchenToMAgent"),
+              "agents.teams.tom_kitchen:tom_cook"),
     AgentKind("tom-helper", ("household",),
               "k-level ToM helper (k=0,1,2 or k=cycle: index mod 3): RHP's rules; predicts teammates from their "
               "history and its (k-1)-level model and leaves them the objects and rooms it expects them to take (k>=1), "
               "waits when idle; never talks",
-              "agents.teams.tom_household:HouseholdToMAgent"),
+              "agents.teams.tom_household:tom_helper"),
 ]

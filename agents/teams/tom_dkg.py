@@ -47,36 +47,36 @@ from agents.teams.tom import (
     Horizon,
     Level,
     TeamPlay,
-    ToMTeamMember,
-    check_level,
+    TeamPolicies,
+    TeamView,
+    ToMTeamAgent,
     fields_of,
-    level_for_seat,
-    member_indices,
     personal_score,
 )
 from sim.dkg.world import CONSUMED, MOVES, DKGObservation, DKGState, DKGWorld
-from sim.seats import Agent, SeatContext
 from sim.snapshots import Skill
 
 
-class TeamView:
-    """What every agent knows of the team: its members (None: every agent, before any
-    assignment, as Algorithm 1 starts from T = N)."""
+class DKGTeam(TeamView):
+    """What every agent knows of the team (its members, see ``TeamView``)."""
 
-    def __init__(self, world: DKGWorld, members: Sequence[str] | None = None) -> None:
-        self.world = world
-        self.members = member_indices(world, members)
+    world: DKGWorld
 
     def active(self, state: DKGState, a: int) -> bool:
         """In the team and still without its gem."""
         return a in self.members and not self.world.holds_goal(state, a)
 
 
-class DKGTeamPolicies:
-    """The policies pi_0, pi_1, pi_2 and the k-level predictions, on one world's planner."""
+class DKGTeamPolicies(TeamPolicies):
+    """The policies pi_0, pi_1, pi_2 on one world's planner, and the seat's side of the k-level
+    agent (``TeamPolicies``): a level-0 model repeats moves; actions are read off the states."""
+
+    idle = "wait"
+    team_type = DKGTeam
+    world: DKGWorld
 
     def __init__(self, world: DKGWorld, planner: DKGPlanner | None = None) -> None:
-        self.world = world
+        super().__init__(world)
         self.planner = planner or planner_for(world)
         self.goal_tasks = tuple(Task.hold(world.goal_item[a]) for a in range(len(world.agents)))
 
@@ -97,7 +97,7 @@ class DKGTeamPolicies:
                 out.append(d)
         return out
 
-    def help_options(self, state: DKGState, h: int, team: TeamView) -> list[tuple[float, int, int]]:
+    def help_options(self, state: DKGState, h: int, team: DKGTeam) -> list[tuple[float, int, int]]:
         """(cost, stuck teammate, door) for every stuck teammate ``h`` can free by unlocking a door."""
         options = []
         for m in sorted(team.members):
@@ -109,7 +109,7 @@ class DKGTeamPolicies:
                     options.append((cost, m, d))
         return options
 
-    def goal_plan(self, level: int, state: DKGState, a: int, team: TeamView) -> tuple[Plan, DKGState]:
+    def goal_plan(self, level: int, state: DKGState, a: int, team: DKGTeam) -> tuple[Plan, DKGState]:
         """``a``'s plan for its own gem as a level-``level`` agent, and the state it was planned in.
 
         Level 0 takes the optimal plan. Level k >= 1 models its active teammates as level-(k - 1)
@@ -131,7 +131,7 @@ class DKGTeamPolicies:
                     return plan, left
         return self.planner.plan(state, a, task), state
 
-    def target_key(self, level: int, state: DKGState, a: int, team: TeamView) -> int | None:
+    def target_key(self, level: int, state: DKGState, a: int, team: DKGTeam) -> int | None:
         """The floor key ``a`` would pick up next for its gem as a level-``level`` agent (None: none)."""
         plan, _ = self.goal_plan(level, state, a, team)
         for macro in plan.macros:
@@ -142,7 +142,7 @@ class DKGTeamPolicies:
                     return index
         return None
 
-    def own_goal_action(self, level: int, state: DKGState, a: int, team: TeamView) -> str:
+    def own_goal_action(self, level: int, state: DKGState, a: int, team: DKGTeam) -> str:
         plan, planned_in = self.goal_plan(level, state, a, team)
         action = self.planner.first_action(planned_in, a, plan)
         if action is None and plan.cost == INF:
@@ -165,7 +165,7 @@ class DKGTeamPolicies:
 
     # ---------------------------------------------------------------- policies
 
-    def policy(self, level: int, state: DKGState, a: int, team: TeamView) -> str:
+    def policy(self, level: int, state: DKGState, a: int, team: DKGTeam) -> str:
         """The action of agent ``a`` acting as a level-``level`` agent in ``state``."""
         if a not in team.members:
             return "wait"
@@ -184,7 +184,7 @@ class DKGTeamPolicies:
             return "wait"
         return self.own_goal_action(level, state, a, team)
 
-    def _someone_else_frees(self, state: DKGState, a: int, m: int, team: TeamView) -> bool:
+    def _someone_else_frees(self, state: DKGState, a: int, m: int, team: DKGTeam) -> bool:
         for g in sorted(team.members):
             if g in (a, m):
                 continue
@@ -192,7 +192,7 @@ class DKGTeamPolicies:
                 return True
         return False
 
-    def rollout(self, level: int, state: DKGState, a: int, team: TeamView, horizon: int) -> list[str]:
+    def rollout(self, level: int, state: DKGState, a: int, team: DKGTeam, horizon: int) -> list[str]:
         """``a``'s next ``horizon`` actions as a level-``level`` agent, the others held still."""
         out = []
         for _ in range(horizon):
@@ -206,13 +206,24 @@ class DKGTeamPolicies:
                 state = self.world.step(s, {self.world.agents[a]: action}).state
         return out
 
-    def predict(self, level: int, state: DKGState, a: int, team: TeamView, history: Sequence[str],
-                horizon: int) -> list[str]:
-        """A level-``level`` agent's prediction of ``a``'s next ``horizon`` actions."""
-        if level == 0:
-            last = history[-1] if history else "wait"
-            return [last if last in MOVES else "wait"] * horizon
-        return self.rollout(level - 1, state, a, team, horizon)
+    def repeats(self, action: str) -> bool:
+        return action in MOVES
+
+    # ---------------------------------------------------------------- the seat
+
+    def seen(self, before: DKGState, after: DKGState) -> list[tuple[int, str]]:
+        """The action of the agent whose turn it was (turn-taking), when one led there."""
+        action = infer_action(self.world, before, after)
+        return [] if action is None else [(before.turn, action)]
+
+    def current(self, observation: DKGObservation, known: DKGState | None, kind: str) -> DKGState:
+        return observation.state  # mDKG is fully observable
+
+    def skill(self, state: DKGState, a: int) -> Skill:
+        """The agent's skill test for its own task (seed 000 Section 5.2's alpha by a skill test):
+        1 when it holds its gem or can get it on its own from ``state``, else 0."""
+        alone = not self.stuck(state, a)
+        return Skill(alpha=1.0 if alone else 0.0, test="can get its gem on its own")
 
 
 def infer_action(world: DKGWorld, before: DKGState, after: DKGState) -> str | None:
@@ -227,66 +238,9 @@ def infer_action(world: DKGWorld, before: DKGState, after: DKGState) -> str | No
     return None
 
 
-class DKGToMAgent(ToMTeamMember, Agent):
-    """A k-level ToM planner agent of a Doors, Keys and Gems team."""
-
-    kind = "tom-planner"
-    team_type = TeamView
-
-    def __init__(self, k: Level = 1, horizon: Horizon = 3, noise: Probability = 0.0) -> None:
-        check_level(k, horizon)
-        if not 0.0 <= noise <= 1.0:
-            raise ValueError(f"noise must be in [0, 1], got {noise}")
-        self.k, self.horizon, self.noise = k, horizon, float(noise)
-
-    def reset(self, ctx: SeatContext) -> None:
-        super().reset(ctx)
-        world = ctx.world
-        if not isinstance(world, DKGWorld):
-            raise TypeError(f"{self.kind} agents play Doors, Keys and Gems, not {world.family}")
-        self.world: DKGWorld = world
-        self.index = world.agent_index[ctx.agent_id]
-        self.level = level_for_seat(self.k, world, ctx.agent_id)
-        self.policies = DKGTeamPolicies(world)
-        self.team = TeamView(world)
-        self.history: dict[int, list[str]] = {a: [] for a in range(len(world.agents))}
-        self.last_state: DKGState | None = None
-        self._acted = False
-
-    def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "k": self.k, "horizon": self.horizon, "noise": self.noise}
-
-    def observe_state(self, state: DKGState) -> None:
-        before = self.last_state
-        if before is not None:
-            action = infer_action(self.world, before, state)
-            if action is not None:
-                self.history[before.turn].append(action)
-        self.last_state = state
-
-    def act(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
-        state = observation.state
-        if self.last_state is None:
-            self.last_state = state
-        self._acted = True
-        if self.noise and self.team.active(state, self.index) and self.ctx.rng.random() < self.noise:
-            return legal_actions[int(self.ctx.rng.integers(len(legal_actions)))]
-        action = self.policies.policy(self.level, state, self.index, self.team)
-        return action if action in legal_actions else "wait"
-
-    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
-        """The predictions, once after each of this agent's own actions."""
-        if not self._acted or self.last_state is None or self.world.done(self.last_state):
-            return ()
-        self._acted = False
-        return (("predictions", self.predictions(self.last_state)), ("skill", self.skill(self.last_state)))
-
-    def skill(self, state: DKGState) -> Skill:
-        """The agent's skill test for its own task (seed 000 Section 5.2's alpha by a skill test):
-        1 when it holds its gem or can get it on its own from ``state``, else 0."""
-        alone = not self.policies.stuck(state, self.index)
-        return Skill(alpha=1.0 if alone else 0.0, test="can get its gem on its own")
-
+def tom_planner(k: Level = 1, horizon: Horizon = 3, noise: Probability = 0.0) -> ToMTeamAgent:
+    """The ``tom-planner`` kind: a k-level ToM planner agent of a Doors, Keys and Gems team."""
+    return ToMTeamAgent("tom-planner", {"k": k, "horizon": horizon, "noise": float(noise)})
 
 
 def team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
@@ -303,4 +257,5 @@ def locked_in(world: DKGWorld, state: DKGState) -> list[str]:
     return [a for i, a in enumerate(world.agents) if policies.stuck(state, i)]
 
 
-TEAM_PLAY = TeamPlay(agent="tom-planner:k=cycle,horizon=3", score=team_score, locked_in=locked_in)
+TEAM_PLAY = TeamPlay(agent="tom-planner:k=cycle,horizon=3", score=team_score, locked_in=locked_in,
+                     policies=DKGTeamPolicies)

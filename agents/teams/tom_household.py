@@ -52,24 +52,17 @@ from agents.teams.tom import (
     Horizon,
     Level,
     TeamPlay,
-    ToMTeamMember,
-    check_level,
+    TeamPolicies,
+    TeamView,
+    ToMTeamAgent,
     fields_of,
-    level_for_seat,
-    member_indices,
+    following,
 )
 from sim.household.world import MESSAGES, HouseholdObservation, HouseholdState, HouseholdWorld
 from sim.seats import SeatContext
 from sim.snapshots import Plan
 
 WAIT = "wait"
-
-
-class HouseholdTeam:
-    """The members of the team (None: every helper, before any assignment)."""
-
-    def __init__(self, world: HouseholdWorld, members: Sequence[str] | None = None) -> None:
-        self.members = member_indices(world, members)
 
 
 class _Rules(SubgoalAgent):
@@ -109,12 +102,17 @@ class _Rules(SubgoalAgent):
         return self._set("look again", "", f"walk {room}", ("wander", room))
 
 
-class HouseholdTeamPolicies:
-    """The policies pi_0, pi_1, pi_2 of any helper in any state, and the k-level predictions."""
+class HouseholdTeamPolicies(TeamPolicies):
+    """The policies pi_0, pi_1, pi_2 of any helper in any state, and the seat's side of the
+    k-level agent (``TeamPolicies``): a level-0 model repeats any choice; the seat's own choices
+    use its own memory (``own``, RHP's rules), with the ``plan`` snapshot."""
+
+    idle = WAIT
+    world: HouseholdWorld
 
     def __init__(self, world: HouseholdWorld, go_home_frame: int = TRANSPORT_GO_HOME_FRAME,
                  container_until: int = TRANSPORT_CONTAINER_UNTIL) -> None:
-        self.world = world
+        super().__init__(world)
         self.go_home_frame, self.container_until = go_home_frame, container_until
         self._mirrors: dict[tuple[tuple, int], _Rules] = {}
 
@@ -144,7 +142,7 @@ class HouseholdTeamPolicies:
         return rules
 
     def teammates_intents(self, level: int, state: HouseholdState, a: int,
-                          team: HouseholdTeam) -> tuple[dict[int, Intent], list[str]]:
+                          team: TeamView) -> tuple[dict[int, Intent], list[str]]:
         """What ``a``, at ToM level ``level`` >= 1, expects each teammate to do next (their
         level-(``level`` - 1) intents), and the predicate classes they carry."""
         world = self.world
@@ -174,7 +172,7 @@ class HouseholdTeamPolicies:
         dm, da = world.distance[state.rooms[m]][target], world.distance[state.rooms[a]][target]
         return dm < da - 1e-9 or (abs(dm - da) <= 1e-9 and m < a)
 
-    def choice(self, level: int, state: HouseholdState, a: int, team: HouseholdTeam,
+    def choice(self, level: int, state: HouseholdState, a: int, team: TeamView,
                rules: _Rules | None = None) -> tuple[str, Intent]:
         """The action and intent of helper ``a`` as a level-``level`` helper in ``state``, with
         ``rules`` (its own memory) or the model of what it can have seen."""
@@ -190,7 +188,7 @@ class HouseholdTeamPolicies:
         rules._clear_hooks()
         return action, intent
 
-    def rollout(self, level: int, state: HouseholdState, a: int, team: HouseholdTeam, horizon: int) -> list[str]:
+    def rollout(self, level: int, state: HouseholdState, a: int, team: TeamView, horizon: int) -> list[str]:
         """``a``'s next ``horizon`` choices as a level-``level`` helper, the others held where
         they are (their actions in progress never complete)."""
         world = self.world
@@ -213,12 +211,40 @@ class HouseholdTeamPolicies:
             state = world.step(state, joint).state
         return out + [WAIT] * (horizon - len(out))
 
-    def predict(self, level: int, state: HouseholdState, a: int, team: HouseholdTeam, history: Sequence[str],
-                horizon: int) -> list[str]:
-        """A level-``level`` helper's prediction of ``a``'s next ``horizon`` choices."""
-        if level == 0:
-            return [history[-1] if history else WAIT] * horizon
-        return self.rollout(level - 1, state, a, team, horizon)
+    # ---------------------------------------------------------------- the seat
+
+    def start(self, ctx: SeatContext) -> HouseholdState:
+        """The seat's own rules and memory, and the state it starts from."""
+        self.own = _Rules(self.go_home_frame, self.container_until)
+        self.own.reset(ctx)
+        self.own._clear_hooks()
+        return self.world.reset(ctx.seed)  # the layout is the scenario's; seeds drive agents
+
+    def seen(self, before: HouseholdState, after: HouseholdState) -> list[tuple[int, str]]:
+        """What each helper chose between consecutive states (not those that were busy)."""
+        if after.t != before.t + 1:
+            return []
+        chosen = [(a, chosen_action(self.world, before, after, a)) for a in range(len(self.world.agents))]
+        return [(a, action) for a, action in chosen if action is not None]
+
+    def current(self, observation: HouseholdObservation, known: HouseholdState, kind: str) -> HouseholdState:
+        following(kind, known.time, observation.time, "time")
+        return known
+
+    def own_action(self, level: int, state: HouseholdState, a: int, team: TeamView,
+                   observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+        """The seat's choice with its own memory (an idle helper waits)."""
+        own = self.own
+        own.remember(observation)
+        if a not in team.members:
+            own.rule, own.subgoal, own.intent = "idle", "stand aside", ("wait",)
+            return WAIT
+        action, _ = self.choice(level, state, a, team, rules=own)
+        return action
+
+    def snapshots(self) -> list[tuple[str, Any]]:
+        """The plan (rule and sub-goal) of the seat's own rules, after every step."""
+        return [("plan", Plan(rule=self.own.rule, subgoal=self.own.subgoal))]
 
 
 def chosen_action(world: HouseholdWorld, before: HouseholdState, after: HouseholdState, a: int) -> str | None:
@@ -251,61 +277,12 @@ def chosen_action(world: HouseholdWorld, before: HouseholdState, after: Househol
     return WAIT
 
 
-class HouseholdToMAgent(ToMTeamMember, _Rules):
-    """A k-level ToM planner helper of a household team."""
-
-    kind = "tom-helper"
-    team_type = HouseholdTeam
-
-    def __init__(self, k: Level = 1, horizon: Horizon = 3, go_home_frame: int = TRANSPORT_GO_HOME_FRAME,
-                 container_until: int = TRANSPORT_CONTAINER_UNTIL) -> None:
-        check_level(k, horizon)
-        super().__init__(go_home_frame, container_until)
-        self.k, self.horizon = k, horizon
-
-    def reset(self, ctx: SeatContext) -> None:
-        super().reset(ctx)
-        world = self.world
-        self.index = world.agent_index[ctx.agent_id]
-        self.level = level_for_seat(self.k, world, ctx.agent_id)
-        self.policies = HouseholdTeamPolicies(world, self.go_home_frame, self.container_until)
-        self.team = HouseholdTeam(world)
-        self.history: dict[int, list[str]] = {a: [] for a in range(len(world.agents))}
-        self.state: HouseholdState = world.reset(ctx.seed)  # the layout is the scenario's; seeds drive agents
-        self._clear_hooks()
-        self._acted = False
-
-    def describe(self) -> dict[str, Any]:
-        return {**super().describe(), "k": self.k, "horizon": self.horizon}
-
-    def observe_state(self, state: HouseholdState) -> None:
-        before = self.state
-        if state.t == before.t + 1:
-            for a in range(len(self.world.agents)):
-                action = chosen_action(self.world, before, state, a)
-                if action is not None:
-                    self.history[a].append(action)
-        self.state = state
-
-    def act(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
-        if observation.time != self.state.time:
-            raise RuntimeError(f"{self.kind} follows an episode from its start; it was not told the states "
-                               f"before time {observation.time} (a take-over after recorded steps)")
-        self.remember(observation)
-        self._acted = True
-        if self.index not in self.team.members:
-            self.rule, self.subgoal, self.intent = "idle", "stand aside", ("wait",)
-            return WAIT
-        action, _ = self.policies.choice(self.level, self.state, self.index, self.team, rules=self)
-        return action
-
-    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
-        """The plan, and the predictions once after each of this helper's choices."""
-        out: list[tuple[str, Any]] = [("plan", Plan(rule=self.rule, subgoal=self.subgoal))]
-        if self._acted and not self.world.done(self.state):
-            self._acted = False
-            out.append(("predictions", self.predictions(self.state)))
-        return tuple(out)
+def tom_helper(k: Level = 1, horizon: Horizon = 3, go_home_frame: int = TRANSPORT_GO_HOME_FRAME,
+               container_until: int = TRANSPORT_CONTAINER_UNTIL) -> ToMTeamAgent:
+    """The ``tom-helper`` kind: a k-level ToM planner helper of a household team."""
+    _Rules(go_home_frame, container_until)  # refuses frames below 0
+    return ToMTeamAgent("tom-helper", {"go_home_frame": go_home_frame, "container_until": container_until,
+                                       "k": k, "horizon": horizon})
 
 
 def team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
@@ -322,4 +299,4 @@ def team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = Tr
     return 1.0 - float(outcome["steps_to_finish"]) / float(budget) if timed else 1.0
 
 
-TEAM_PLAY = TeamPlay(agent="tom-helper:k=cycle", score=team_score)
+TEAM_PLAY = TeamPlay(agent="tom-helper:k=cycle", score=team_score, policies=HouseholdTeamPolicies)

@@ -53,27 +53,24 @@ from agents.teams.tom import (
     Horizon,
     Level,
     TeamPlay,
-    ToMTeamMember,
-    check_level,
+    TeamPolicies,
+    TeamView,
+    ToMTeamAgent,
     fields_of,
-    level_for_seat,
-    member_indices,
+    following,
     personal_score,
 )
 from sim.kitchen.world import ACTIONS, BOARD, COUNTER, NOTHING, PLATE, KitchenObservation, KitchenState, KitchenWorld
-from sim.seats import Agent, SeatContext
+from sim.seats import SeatContext
 from sim.snapshots import Skill
 
 STAY = "stay"
 
 
-class KitchenTeam:
-    """What every cook knows of the team: its members (None: every cook, before any assignment,
-    as Algorithm 1 starts from T = N)."""
+class KitchenTeam(TeamView):
+    """What every cook knows of the team (its members, see ``TeamView``)."""
 
-    def __init__(self, world: KitchenWorld, members: Sequence[str] | None = None) -> None:
-        self.world = world
-        self.members = member_indices(world, members)
+    world: KitchenWorld
 
     def active(self, state: KitchenState, a: int) -> bool:
         """In the team and not yet delivered."""
@@ -90,11 +87,16 @@ class Job:
     wants: tuple[int, ...] = ()
 
 
-class KitchenTeamPolicies:
-    """The policies pi_0, pi_1, pi_2 and the k-level predictions on one kitchen's layout."""
+class KitchenTeamPolicies(TeamPolicies):
+    """The policies pi_0, pi_1, pi_2 on one kitchen's layout, and the seat's side of the k-level
+    agent (``TeamPolicies``): a level-0 model repeats moves; actions are read off the states."""
+
+    idle = STAY
+    team_type = KitchenTeam
+    world: KitchenWorld
 
     def __init__(self, world: KitchenWorld) -> None:
-        self.world = world
+        super().__init__(world)
         self.dish = world.goal_dish
         self.parking = tuple(c for c in range(len(world.walkable)) if world.walkable[c] and not world.is_door[c]
                              and all(world.trans[c * 5 + a] >= 0 for a in range(4)))
@@ -308,14 +310,28 @@ class KitchenTeamPolicies:
             state = w.step(state, joint).state
         return out
 
-    def predict(self, level: int, state: KitchenState, a: int, team: KitchenTeam, history: Sequence[str],
-                horizon: int) -> list[str]:
-        """A level-``level`` cook's prediction of ``a``'s next ``horizon`` actions; ``history``:
-        what ``a`` was seen doing, as ``seen_action`` reads it."""
-        if level == 0:
-            last = history[-1] if history else STAY
-            return [last if last in ACTIONS[:4] else STAY] * horizon
-        return self.rollout(level - 1, state, a, team, horizon)
+    def repeats(self, action: str) -> bool:
+        return action in ACTIONS[:4]
+
+    # ---------------------------------------------------------------- the seat
+
+    def start(self, ctx: SeatContext) -> KitchenState:
+        return self.world.initial_state
+
+    def seen(self, before: KitchenState, after: KitchenState) -> list[tuple[int, str]]:
+        """Every cook's action, as ``seen_action`` reads it, between consecutive states."""
+        if after.t != before.t + 1:
+            return []
+        return [(a, seen_action(self.world, before, after, a)) for a in range(self.world.n_agents)]
+
+    def current(self, observation: KitchenObservation, known: KitchenState, kind: str) -> KitchenState:
+        following(kind, known.t, observation.t)
+        return known
+
+    def skill(self, state: KitchenState, a: int) -> Skill:
+        """The cook's skill test for its own dish (seed 000 Section 5.2's alpha): 1 when it has
+        delivered or can go on alone from ``state``, else 0."""
+        return Skill(alpha=0.0 if self.stuck(state, a) else 1.0, test="can finish its dish on its own")
 
 
 def seen_action(world: KitchenWorld, before: KitchenState, after: KitchenState, a: int) -> str:
@@ -330,60 +346,9 @@ def seen_action(world: KitchenWorld, before: KitchenState, after: KitchenState, 
     return STAY
 
 
-class KitchenToMAgent(ToMTeamMember, Agent):
-    """A k-level ToM planner cook of a kitchen team."""
-
-    kind = "tom-cook"
-    team_type = KitchenTeam
-
-    def __init__(self, k: Level = 1, horizon: Horizon = 3) -> None:
-        check_level(k, horizon)
-        self.k, self.horizon = k, horizon
-
-    def reset(self, ctx: SeatContext) -> None:
-        super().reset(ctx)
-        world = ctx.world
-        if not isinstance(world, KitchenWorld):
-            raise TypeError(f"{self.kind} agents play the kitchen, not {world.family}")
-        self.world: KitchenWorld = world
-        self.index = world.agent_index[ctx.agent_id]
-        self.level = level_for_seat(self.k, world, ctx.agent_id)
-        self.policies = KitchenTeamPolicies(world)
-        self.team = KitchenTeam(world)
-        self.history: dict[int, list[str]] = {a: [] for a in range(world.n_agents)}
-        self.state: KitchenState = world.initial_state
-        self._acted = False
-
-    def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "k": self.k, "horizon": self.horizon}
-
-    def observe_state(self, state: KitchenState) -> None:
-        before = self.state
-        if state.t == before.t + 1:
-            for a in range(self.world.n_agents):
-                self.history[a].append(seen_action(self.world, before, state, a))
-        self.state = state
-
-    def act(self, observation: KitchenObservation, legal_actions: Sequence[str]) -> str:
-        if observation.t != self.state.t:
-            raise RuntimeError(f"{self.kind} follows an episode from its start; it was not told the states "
-                               f"before tick {observation.t} (a take-over after recorded steps)")
-        self._acted = True
-        action = self.policies.policy(self.level, self.state, self.index, self.team)
-        return action if action in legal_actions else STAY
-
-    def skill(self, state: KitchenState) -> Skill:
-        """The cook's skill test for its own dish (seed 000 Section 5.2's alpha): 1 when it has
-        delivered or can go on alone from ``state``, else 0."""
-        return Skill(alpha=0.0 if self.policies.stuck(state, self.index) else 1.0,
-                     test="can finish its dish on its own")
-
-    def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
-        """The predictions and the skill test, once after each of this cook's actions."""
-        if not self._acted or self.world.done(self.state):
-            return ()
-        self._acted = False
-        return (("predictions", self.predictions(self.state)), ("skill", self.skill(self.state)))
+def tom_cook(k: Level = 1, horizon: Horizon = 3) -> ToMTeamAgent:
+    """The ``tom-cook`` kind: a k-level ToM planner cook of a kitchen team."""
+    return ToMTeamAgent("tom-cook", {"k": k, "horizon": horizon})
 
 
 def team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
@@ -396,4 +361,4 @@ def team_score(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = Tr
     return personal_score(done, when, outcome.get("t_max"), team, timed)
 
 
-TEAM_PLAY = TeamPlay(agent="tom-cook:k=cycle", score=team_score)
+TEAM_PLAY = TeamPlay(agent="tom-cook:k=cycle", score=team_score, policies=KitchenTeamPolicies)
