@@ -145,7 +145,8 @@ def test_take_over_from_a_replayed_step_with_a_human_seat(qtbot, window):
     window.model.seek(6)
     QTest.keyClick(window.view, Qt.Key.Key_T)  # take over from here
     assert window.setup.takeover_step == 6 and window.setup_dock.isVisible()
-    assert window.setup.seats() == {"alice": "planner:compliance=1.0", "bob": "planner:compliance=1.0"}
+    # a seat shows only the parameters chosen and not at their default (planner: compliance=1.0 is the default)
+    assert window.setup.seats() == {"alice": "planner", "bob": "planner"}
     window.setup.set_seat("alice", "human")
     QTest.mouseClick(window.setup.start_button, Qt.MouseButton.LeftButton)
     timeline = window.model.timeline
