@@ -267,12 +267,22 @@ class UtilityResult:
 
 
 def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.ndarray],
-                     prune_below: float = 0.0) -> list[tuple[tuple[Goal, ...], float]]:
+                     prune_below: float = 0.0, max_hypotheses: int | None = None
+                     ) -> list[tuple[tuple[Goal, ...], float]]:
     """Joint goals g = (g^1..g^n) with weight prod_i b^i(g^i) (Algorithm 2, line 7).
 
     With exclusive goals, hypotheses where two agents share a goal are dropped and the
     rest renormalized (they cannot all succeed). Hypotheses lighter than ``prune_below``
-    are skipped: their contribution to U is at most that weight times the largest cost.
+    are skipped: their contribution to U is at most that weight times the largest cost
+    (when every hypothesis is lighter, none is skipped). ``max_hypotheses`` (None: no
+    limit) keeps only that many of the heaviest of what is left (ties: the first
+    enumerated), in enumeration order.
+
+    The hypotheses come in ``itertools.product`` order over each agent's goals with
+    non-zero probability; with exclusive goals the enumeration walks only the goal
+    assignments without a shared goal (n!/(n-k)! of them, not n^k), so that eight agents
+    with eight gems enumerate 40,320 hypotheses rather than 16.7 million. Weights are the
+    same products, in the same order, as the plain enumeration's.
     """
     agents = adapter.agents
     per_agent = []
@@ -280,13 +290,32 @@ def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.nda
         goals = adapter.goals(a)
         p = posteriors[a]
         per_agent.append([(g, float(p[k])) for k, g in enumerate(goals) if p[k] > 0])
-    combos = []
-    for combo in itertools.product(*per_agent):
-        goals = tuple(g for g, _ in combo)
-        if adapter.exclusive_goals and len(set(goals)) < len(goals):
-            continue
-        w = math.prod(p for _, p in combo)
-        combos.append((goals, w))
+    combos: list[tuple[tuple[Goal, ...], float]] = []
+    if adapter.exclusive_goals:
+        n = len(per_agent)
+        chosen: list[Goal] = []
+        probs: list[float] = []
+        used: set[Goal] = set()
+
+        def walk(i: int) -> None:
+            if i == n:
+                combos.append((tuple(chosen), math.prod(probs)))
+                return
+            for g, q in per_agent[i]:
+                if g in used:
+                    continue
+                used.add(g)
+                chosen.append(g)
+                probs.append(q)
+                walk(i + 1)
+                probs.pop()
+                chosen.pop()
+                used.discard(g)
+
+        walk(0)
+    else:
+        for combo in itertools.product(*per_agent):
+            combos.append((tuple(g for g, _ in combo), math.prod(p for _, p in combo)))
     total = sum(w for _, w in combos)
     if total <= 0:
         return []
@@ -295,6 +324,9 @@ def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.nda
         kept = [(g, w) for g, w in combos if w >= prune_below]
         if kept:
             combos = kept
+    if max_hypotheses is not None and len(combos) > max_hypotheses:
+        order = sorted(range(len(combos)), key=lambda k: -combos[k][1])[:max_hypotheses]
+        combos = [combos[k] for k in sorted(order)]
     return combos
 
 
