@@ -228,8 +228,12 @@ def _reference_hypotheses(adapter, posteriors, prune_below=0.0):
 
 @pytest.mark.parametrize("n_agents, n_goals, exclusive", [(2, 3, True), (4, 4, True), (5, 6, True),
                                                           (3, 3, False), (6, 6, True)])
-def test_joint_hypotheses_match_the_plain_enumeration(n_agents, n_goals, exclusive):
+@pytest.mark.parametrize("vectorised", [True, False])
+def test_joint_hypotheses_match_the_plain_enumeration(n_agents, n_goals, exclusive, vectorised, monkeypatch):
+    from agents.protom import core
     from agents.protom.core import joint_hypotheses
+    if not vectorised:  # the goal-by-goal walk, used where numpy's table would be too large
+        monkeypatch.setattr(core, "_VECTOR_LIMIT", 0)
     rng = np.random.default_rng(n_agents * 10 + n_goals)
     adapter = _team_adapter(n_agents, n_goals, exclusive)
     for trial in range(5):
@@ -242,7 +246,11 @@ def test_joint_hypotheses_match_the_plain_enumeration(n_agents, n_goals, exclusi
             posts[a] = p
         for prune in (0.0, 1e-3, 0.05):
             # same hypotheses, same order, bit-identical weights
-            assert joint_hypotheses(adapter, posts, prune) == _reference_hypotheses(adapter, posts, prune)
+            reference = _reference_hypotheses(adapter, posts, prune)
+            assert joint_hypotheses(adapter, posts, prune) == reference
+            for cap in (1, 5):
+                heaviest = sorted(reference, key=lambda h: -h[1])[:cap]
+                assert joint_hypotheses(adapter, posts, prune, cap) == [h for h in reference if h in heaviest]
 
 
 def test_max_hypotheses_keeps_the_heaviest_in_enumeration_order():

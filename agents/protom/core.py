@@ -19,6 +19,7 @@ ProToM its adapter class in its plug-in's ``methods["protom"]`` (``agents.method
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from abc import ABC, abstractmethod
@@ -291,28 +292,33 @@ def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.nda
         p = posteriors[a]
         per_agent.append([(g, float(p[k])) for k, g in enumerate(goals) if p[k] > 0])
     combos: list[tuple[tuple[Goal, ...], float]] = []
-    if adapter.exclusive_goals:
-        n = len(per_agent)
+    shared = adapter.goals(agents[0]) if agents else ()
+    if (adapter.exclusive_goals and agents and all(adapter.goals(a) == shared for a in agents)
+            and _assignments(len(shared), len(agents)) <= _VECTOR_LIMIT):
+        return _exclusive_hypotheses(shared, [posteriors[a] for a in agents], prune_below, max_hypotheses)
+    if adapter.exclusive_goals and per_agent:
+        last = len(per_agent) - 1
         chosen: list[Goal] = []
-        probs: list[float] = []
         used: set[Goal] = set()
 
-        def walk(i: int) -> None:
-            if i == n:
-                combos.append((tuple(chosen), math.prod(probs)))
+        # w is the running product from 1, factor by factor, as math.prod computes it
+        def walk(i: int, w: float) -> None:
+            options = per_agent[i]
+            if i == last:
+                for g, q in options:
+                    if g not in used:
+                        combos.append(((*chosen, g), w * q))
                 return
-            for g, q in per_agent[i]:
+            for g, q in options:
                 if g in used:
                     continue
                 used.add(g)
                 chosen.append(g)
-                probs.append(q)
-                walk(i + 1)
-                probs.pop()
+                walk(i + 1, w * q)
                 chosen.pop()
                 used.discard(g)
 
-        walk(0)
+        walk(0, 1)
     else:
         for combo in itertools.product(*per_agent):
             combos.append((tuple(g for g, _ in combo), math.prod(p for _, p in combo)))
@@ -325,9 +331,54 @@ def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.nda
         if kept:
             combos = kept
     if max_hypotheses is not None and len(combos) > max_hypotheses:
-        order = sorted(range(len(combos)), key=lambda k: -combos[k][1])[:max_hypotheses]
-        combos = [combos[k] for k in sorted(order)]
+        heaviest = heapq.nlargest(max_hypotheses, range(len(combos)), key=lambda k: combos[k][1])
+        combos = [combos[k] for k in sorted(heaviest)]
     return combos
+
+
+#: joint hypotheses enumerated with numpy at most (beyond, goal by goal in Python)
+_VECTOR_LIMIT = 500_000
+_PERMUTATIONS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _assignments(goals: int, agents: int) -> int:
+    return math.perm(goals, agents) if agents <= goals else 0
+
+
+def _exclusive_hypotheses(goals: Sequence[Goal], posts: Sequence[np.ndarray], prune_below: float,
+                          max_hypotheses: int | None) -> list[tuple[tuple[Goal, ...], float]]:
+    """``joint_hypotheses`` for exclusive goals shared by every agent, with numpy: the same
+    hypotheses in the same (lexicographic) order with bit-identical weights. Each weight is the
+    running product from agent 0 on, as ``math.prod`` computes it; the total is summed in order."""
+    n, m = len(posts), len(goals)
+    perms = _PERMUTATIONS.get((m, n))
+    if perms is None:
+        perms = _PERMUTATIONS[(m, n)] = np.array(list(itertools.permutations(range(m), n)),
+                                                  dtype=np.intp).reshape(-1, n)
+    table = np.asarray(posts, dtype=float)  # agents x goals
+    factors = table[np.arange(n), perms]  # hypotheses x agents
+    keep = (factors > 0).all(axis=1)  # a goal with probability 0 is never enumerated
+    if not keep.all():
+        perms, factors = perms[keep], factors[keep]
+    if not len(perms):
+        return []
+    w = factors[:, 0].copy()
+    for i in range(1, n):
+        w *= factors[:, i]
+    total = sum(w.tolist())
+    if total <= 0:
+        return []
+    w = w / total
+    rows = np.arange(len(w))
+    if prune_below > 0:
+        heavy = np.flatnonzero(w >= prune_below)
+        if len(heavy):
+            rows = heavy
+    if max_hypotheses is not None and len(rows) > max_hypotheses:
+        order = np.argsort(-w[rows], kind="stable")[:max_hypotheses]  # ties: the first enumerated
+        rows = np.sort(rows[order])
+    weights = w[rows].tolist()
+    return [(tuple(goals[k] for k in perms[r]), weights[j]) for j, r in enumerate(rows.tolist())]
 
 
 def compute_utility(adapter: ProToMAdapter, state: Any, candidates: Sequence[Candidate],
