@@ -32,9 +32,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.registry import make_agent, make_mechanism  # noqa: E402
-from sim.registry import load_scenario  # noqa: E402
-from sim.session import Session  # noqa: E402
+from agents.registry import make_agent, make_mechanism
+from sim.registry import load_scenario
+from sim.session import Session
 
 SCENARIOS = (("protom-01-open-hall", 2), ("team-01-six", 6), ("team-06-eight", 8))
 SEATS = "tom-planner:k=cycle"

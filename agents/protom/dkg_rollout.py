@@ -259,7 +259,7 @@ class DKGRollouts:
     def _simulate(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None,
                   key: tuple | None = None) -> tuple[int | None, ...]:
         self.stats["rollouts"] += 1
-        world, planner = self._world_for(goals), self.planner
+        world = self._world_for(goals)
         agents = world.agents
         n = len(agents)
         horizon = self.horizon
