@@ -155,3 +155,112 @@ def test_the_posterior_is_the_average_over_particles():
     probs = [(0.8, 0.2), (0.2, 0.8), (0.5, 0.5), (1.0, 0.0)]
     belief = AgentBelief("alice", ("gem1", "gem2"), [Particle(None, np.array(p)) for p in probs])
     np.testing.assert_allclose(belief.posterior(), [0.625, 0.375])
+
+
+# ---------------------------------------------------------------- reference computations
+
+def _reference_posteriors(adapter, state_seq, actions, goals):
+    """Eq. 8 by hand, one goal at a time: b(g) ∝ b0(g) * prod_t P(a_t | g, s_t)."""
+    post = {a: np.full(len(goals), 1.0 / len(goals)) for a in adapter.agents}
+    for state, joint in zip(state_seq, actions):
+        for agent, action in joint.items():
+            lik = np.array([adapter.likelihoods(state, agent, action, (g,))[0] for g in goals])
+            p = post[agent] * lik
+            if p.sum() > 0:
+                post[agent] = p / p.sum()
+    return post
+
+
+def test_inference_matches_a_reference_computation_on_a_few_states():
+    world = make_world(OPEN_ROOM, {"alice": "gem2", "bob": "gem1"})
+    adapter = DKGAdapter(world)
+    inference = GoalInference(adapter, world.reset(0), np.random.default_rng(0))
+    states, joints = [], []
+    state = world.reset(0)
+    for action in ["right", "right", "up", "left", "up"]:
+        for agent, act in (("alice", action), ("bob", "wait")):
+            joint = {agent: act}
+            after = world.step(state, joint).state
+            inference.observe(state, joint, after)
+            states.append(state)
+            joints.append(joint)
+            state = after
+    reference = _reference_posteriors(adapter, states, joints, adapter.gems)
+    for agent, p in inference.posteriors().items():
+        np.testing.assert_allclose(p, reference[agent], rtol=1e-12, atol=1e-15)
+
+
+def _team_adapter(n_agents: int, n_goals: int, exclusive: bool) -> DKGAdapter:
+    """A real adapter on an open room with ``n_agents`` agents and ``n_goals`` gems; ``exclusive``
+    False treats the gems as goals several agents may share (as a world without exclusive goals)."""
+    names = ["ada", "ben", "cai", "dot", "eli", "fay", "gus", "hal"][:n_agents]
+    colors = ["red", "blue", "green", "yellow", "purple", "orange", "cyan", "pink"][:n_goals]
+    legend = {"#": "wall", ".": "floor", **{str(i + 1): {"agent": a} for i, a in enumerate(names)},
+              **{chr(ord("A") + k): {"gem": c} for k, c in enumerate(colors)}}
+    width = max(n_agents, n_goals) + 2
+    rows = ["#" * width, "#" + "".join(chr(ord("A") + k) for k in range(n_goals)).ljust(width - 2, ".") + "#",
+            "#" + "." * (width - 2) + "#",
+            "#" + "".join(str(i + 1) for i in range(n_agents)).ljust(width - 2, ".") + "#", "#" * width]
+    world = DKGWorld(validate_dkg({"world": "dkg", "name": "team-map", "map": rows, "legend": legend,
+                                   "goals": {a: f"gem{i + 1}" for i, a in enumerate(names)}}, "team-map"))
+    adapter = DKGAdapter(world)
+    adapter.exclusive_goals = exclusive
+    return adapter
+
+
+def _reference_hypotheses(adapter, posteriors, prune_below=0.0):
+    """Algorithm 2, line 7 the plain way: every product of goals, shared goals dropped."""
+    import itertools
+    import math
+    combos = []
+    per_agent = [[(g, float(posteriors[a][k])) for k, g in enumerate(adapter.goals(a)) if posteriors[a][k] > 0]
+                 for a in adapter.agents]
+    for combo in itertools.product(*per_agent):
+        goals = tuple(g for g, _ in combo)
+        if adapter.exclusive_goals and len(set(goals)) < len(goals):
+            continue
+        combos.append((goals, math.prod(p for _, p in combo)))
+    total = sum(w for _, w in combos)
+    combos = [(g, w / total) for g, w in combos]
+    kept = [(g, w) for g, w in combos if w >= prune_below] if prune_below > 0 else combos
+    return kept or combos
+
+
+@pytest.mark.parametrize("n_agents, n_goals, exclusive", [(2, 3, True), (4, 4, True), (5, 6, True),
+                                                          (3, 3, False), (6, 6, True)])
+@pytest.mark.parametrize("vectorised", [True, False])
+def test_joint_hypotheses_match_the_plain_enumeration(n_agents, n_goals, exclusive, vectorised, monkeypatch):
+    from agents.protom import core
+    from agents.protom.core import joint_hypotheses
+    if not vectorised:  # the goal-by-goal walk, used where numpy's table would be too large
+        monkeypatch.setattr(core, "_VECTOR_LIMIT", 0)
+    rng = np.random.default_rng(n_agents * 10 + n_goals)
+    adapter = _team_adapter(n_agents, n_goals, exclusive)
+    for trial in range(5):
+        posts = {}
+        for a in adapter.agents:
+            p = rng.dirichlet(np.ones(n_goals))
+            if trial % 2:
+                p[rng.integers(n_goals)] = 0.0  # a goal ruled out
+                p /= p.sum()
+            posts[a] = p
+        for prune in (0.0, 1e-3, 0.05):
+            # same hypotheses, same order, bit-identical weights
+            reference = _reference_hypotheses(adapter, posts, prune)
+            assert joint_hypotheses(adapter, posts, prune) == reference
+            for cap in (1, 5):
+                heaviest = sorted(reference, key=lambda h: -h[1])[:cap]
+                assert joint_hypotheses(adapter, posts, prune, cap) == [h for h in reference if h in heaviest]
+
+
+def test_max_hypotheses_keeps_the_heaviest_in_enumeration_order():
+    from agents.protom.core import joint_hypotheses
+    adapter = _team_adapter(3, 3, True)
+    a, b, c = adapter.agents
+    posts = {a: np.array([0.7, 0.2, 0.1]), b: np.array([0.1, 0.6, 0.3]), c: np.array([0.3, 0.3, 0.4])}
+    full = joint_hypotheses(adapter, posts)
+    top = joint_hypotheses(adapter, posts, max_hypotheses=3)
+    heaviest = sorted(full, key=lambda h: -h[1])[:3]
+    assert len(top) == 3 and set(top) == set(heaviest)
+    assert top == [h for h in full if h in heaviest]  # enumeration order kept
+    assert joint_hypotheses(adapter, posts, max_hypotheses=len(full)) == full

@@ -19,6 +19,7 @@ ProToM its adapter class in its plug-in's ``methods["protom"]`` (``agents.method
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from abc import ABC, abstractmethod
@@ -295,12 +296,22 @@ class UtilityResult:
 
 
 def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.ndarray],
-                     prune_below: float = 0.0) -> list[tuple[tuple[Goal, ...], float]]:
+                     prune_below: float = 0.0, max_hypotheses: int | None = None
+                     ) -> list[tuple[tuple[Goal, ...], float]]:
     """Joint goals g = (g^1..g^n) with weight prod_i b^i(g^i) (Algorithm 2, line 7).
 
     With exclusive goals, hypotheses where two agents share a goal are dropped and the
     rest renormalized (they cannot all succeed). Hypotheses lighter than ``prune_below``
-    are skipped: their contribution to U is at most that weight times the largest cost.
+    are skipped: their contribution to U is at most that weight times the largest cost
+    (when every hypothesis is lighter, none is skipped). ``max_hypotheses`` (None: no
+    limit) keeps only that many of the heaviest of what is left (ties: the first
+    enumerated), in enumeration order.
+
+    The hypotheses come in ``itertools.product`` order over each agent's goals with
+    non-zero probability; with exclusive goals the enumeration walks only the goal
+    assignments without a shared goal (n!/(n-k)! of them, not n^k), so that eight agents
+    with eight gems enumerate 40,320 hypotheses rather than 16.7 million. Weights are the
+    same products, in the same order, as the plain enumeration's.
     """
     agents = adapter.agents
     per_agent = []
@@ -308,13 +319,37 @@ def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.nda
         goals = adapter.goals(a)
         p = posteriors[a]
         per_agent.append([(g, float(p[k])) for k, g in enumerate(goals) if p[k] > 0])
-    combos = []
-    for combo in itertools.product(*per_agent):
-        goals = tuple(g for g, _ in combo)
-        if adapter.exclusive_goals and len(set(goals)) < len(goals):
-            continue
-        w = math.prod(p for _, p in combo)
-        combos.append((goals, w))
+    combos: list[tuple[tuple[Goal, ...], float]] = []
+    shared = adapter.goals(agents[0]) if agents else ()
+    if (adapter.exclusive_goals and agents and all(adapter.goals(a) == shared for a in agents)
+            and _assignments(len(shared), len(agents)) <= _VECTOR_LIMIT):
+        return _exclusive_hypotheses(shared, [posteriors[a] for a in agents], prune_below, max_hypotheses)
+    if adapter.exclusive_goals and per_agent:
+        last = len(per_agent) - 1
+        chosen: list[Goal] = []
+        used: set[Goal] = set()
+
+        # w is the running product from 1, factor by factor, as math.prod computes it
+        def walk(i: int, w: float) -> None:
+            options = per_agent[i]
+            if i == last:
+                for g, q in options:
+                    if g not in used:
+                        combos.append(((*chosen, g), w * q))
+                return
+            for g, q in options:
+                if g in used:
+                    continue
+                used.add(g)
+                chosen.append(g)
+                walk(i + 1, w * q)
+                chosen.pop()
+                used.discard(g)
+
+        walk(0, 1)
+    else:
+        for combo in itertools.product(*per_agent):
+            combos.append((tuple(g for g, _ in combo), math.prod(p for _, p in combo)))
     total = sum(w for _, w in combos)
     if total <= 0:
         return []
@@ -323,7 +358,55 @@ def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.nda
         kept = [(g, w) for g, w in combos if w >= prune_below]
         if kept:
             combos = kept
+    if max_hypotheses is not None and len(combos) > max_hypotheses:
+        heaviest = heapq.nlargest(max_hypotheses, range(len(combos)), key=lambda k: combos[k][1])
+        combos = [combos[k] for k in sorted(heaviest)]
     return combos
+
+
+#: joint hypotheses enumerated with numpy at most (beyond, goal by goal in Python)
+_VECTOR_LIMIT = 500_000
+_PERMUTATIONS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _assignments(goals: int, agents: int) -> int:
+    return math.perm(goals, agents) if agents <= goals else 0
+
+
+def _exclusive_hypotheses(goals: Sequence[Goal], posts: Sequence[np.ndarray], prune_below: float,
+                          max_hypotheses: int | None) -> list[tuple[tuple[Goal, ...], float]]:
+    """``joint_hypotheses`` for exclusive goals shared by every agent, with numpy: the same
+    hypotheses in the same (lexicographic) order with bit-identical weights. Each weight is the
+    running product from agent 0 on, as ``math.prod`` computes it; the total is summed in order."""
+    n, m = len(posts), len(goals)
+    perms = _PERMUTATIONS.get((m, n))
+    if perms is None:
+        perms = _PERMUTATIONS[(m, n)] = np.array(list(itertools.permutations(range(m), n)),
+                                                  dtype=np.intp).reshape(-1, n)
+    table = np.asarray(posts, dtype=float)  # agents x goals
+    factors = table[np.arange(n), perms]  # hypotheses x agents
+    keep = (factors > 0).all(axis=1)  # a goal with probability 0 is never enumerated
+    if not keep.all():
+        perms, factors = perms[keep], factors[keep]
+    if not len(perms):
+        return []
+    w = factors[:, 0].copy()
+    for i in range(1, n):
+        w *= factors[:, i]
+    total = sum(w.tolist())
+    if total <= 0:
+        return []
+    w = w / total
+    rows = np.arange(len(w))
+    if prune_below > 0:
+        heavy = np.flatnonzero(w >= prune_below)
+        if len(heavy):
+            rows = heavy
+    if max_hypotheses is not None and len(rows) > max_hypotheses:
+        order = np.argsort(-w[rows], kind="stable")[:max_hypotheses]  # ties: the first enumerated
+        rows = np.sort(rows[order])
+    weights = w[rows].tolist()
+    return [(tuple(goals[k] for k in perms[r]), weights[j]) for j, r in enumerate(rows.tolist())]
 
 
 def compute_utility(adapter: ProToMAdapter, state: Any, candidates: Sequence[Candidate],

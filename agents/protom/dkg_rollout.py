@@ -28,6 +28,7 @@ from __future__ import annotations
 from agents.dkg.planner import INF, DKGPlanner, Macro, Task
 from agents.protom.core import Rollout
 from sim.dkg.world import DKGState, DKGWorld
+from sim.world import IllegalAction
 
 _IDLE, _STUCK, _WALK = 0, 1, 2
 
@@ -44,7 +45,11 @@ class DKGRollouts:
         self._next_hop: dict[tuple[int, int], list[int]] = {}
         self._descent: dict[tuple[int, int], list[int]] = {}
         self._worlds: dict[tuple[int, ...], DKGWorld] = {}
-        self.stats = {"rollouts": 0, "hits": 0, "events": 0}
+        self._singletons = tuple(frozenset((c,)) for c in range(world.height * world.width))
+        # key -> (the agents' modes at the first event, which feedback task is still pending then,
+        # whether the rollout ended without reaching its horizon): see _shifted
+        self._first: dict[tuple, tuple[tuple, tuple[bool, ...], bool]] = {}
+        self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0}
 
     def _world_for(self, goals: tuple[int, ...]) -> DKGWorld:
         """The same rules with ``goals`` as the agents' goals: the real world ends its episodes
@@ -67,9 +72,12 @@ class DKGRollouts:
         key = (state.turn, state.agent_cells, state.item_locs, state.open_doors, goals, extra)
         finish = self._cache.get(key)
         if finish is None:
-            finish = self._simulate(state, goals, extra)
+            finish = self._shifted(state, goals, extra, key)
+            if finish is None:
+                finish = self._simulate(state, goals, extra, key)
             if len(self._cache) >= self._max_cached:
                 self._cache.clear()
+                self._first.clear()
             self._cache[key] = finish
         else:
             self.stats["hits"] += 1
@@ -129,9 +137,98 @@ class DKGRollouts:
 
     # ---------------------------------------------------------- simulation
 
-    def _simulate(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None) -> tuple[int | None, ...]:
+    def _shifted(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None,
+                 key: tuple) -> tuple[int | None, ...] | None:
+        """The rollout from ``state`` read off the one from the tick before, when that tick only
+        moved its agent one step the way the rollout walked it; None when it cannot be.
+
+        Let s be the previous state (the same items and doors, the previous turn's agent m one
+        cell back) and R(s) its cached rollout, which walked m towards its first macro's end cell
+        (distance d >= 1) and ended with every agent done or nothing left to happen (not at the
+        horizon). If ``state`` has m on that walk's next cell and every agent's first-event mode
+        here equals R(s)'s (m's distance d - 1, the same feedback task pending), every agent's
+        first structural action is one tick nearer, the agents stand on the same cells when it
+        happens, and from there on both rollouts are the same: every finish tick is one less."""
+        n = len(state.agent_cells)
+        m = (state.turn - 1) % n
+        here = state.agent_cells[m]
+        for _, prev_cell in self.world.neighbors[here]:
+            cells = state.agent_cells[:m] + (prev_cell,) + state.agent_cells[m + 1:]
+            prev_key = ((state.turn - 1) % n, cells) + key[2:]
+            info = self._first.get(prev_key)
+            finish = self._cache.get(prev_key)
+            if info is None or finish is None:
+                continue
+            modes, pending, whole = info
+            mode = modes[m]
+            if not whole or mode[0] != _WALK or mode[2] < 1 \
+                    or self._next_hops(mode[1].end_cell, state.open_doors)[prev_cell] != here:
+                continue
+            now_modes, now_pending = self._first_event(state, goals, extra)
+            if now_pending == pending and now_modes == modes[:m] + ((_WALK, mode[1], mode[2] - 1),) + modes[m + 1:]:
+                self._first[key] = (now_modes, now_pending, True)
+                self.stats["shifted"] += 1
+                return tuple(f - 1 if f else f for f in finish)
+        return None
+
+    def _first_event(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None
+                     ) -> tuple[tuple, tuple[bool, ...]]:
+        """The agents' modes at a rollout's first event from ``state``, and which feedback task is
+        still pending then (as ``_simulate`` computes them)."""
+        n = len(goals)
+        pending: list[Task | None] = [None] * n
+        if extra is not None:
+            pending[extra[0]] = extra[1]
+        s = DKGState(t=0, turn=state.turn, agent_cells=state.agent_cells, item_locs=state.item_locs,
+                     open_doors=state.open_doors, reached_at=state.reached_at)
+        modes = self._modes(s, goals, [Task.hold(g) for g in goals], pending)[0]
+        return tuple(modes), tuple(p is not None for p in pending)
+
+    def _modes(self, s: DKGState, goals: tuple[int, ...], holds: list[Task], pending: list[Task | None]
+               ) -> tuple[list[tuple], int, float]:
+        """Every agent's mode in ``s`` (idle, stuck towards a cell, or walking d steps to its first
+        macro's end cell), dropping pending tasks that are done or impossible; and the agent that
+        acts first with the tick of its structural action (-1, INF: none)."""
+        planner, singletons = self.planner, self._singletons
+        n = len(goals)
+        cells, locs, doors = s.agent_cells, s.item_locs, s.open_doors
+        modes: list[tuple] = []
+        best_i, best_tau = -1, INF
+        for i in range(n):
+            plan = None
+            if pending[i] is not None:
+                plan = planner.plan(s, i, pending[i])
+                if plan.cost == 0 or plan.cost == INF:
+                    pending[i], plan = None, None
+            if plan is None:
+                if locs[goals[i]] == -1 - i:
+                    modes.append((_IDLE,))
+                    continue
+                plan = planner.plan(s, i, holds[i])
+                if plan.cost == INF:
+                    target = planner._task_cell(s, holds[i])
+                    modes.append((_STUCK, target) if target is not None else (_IDLE,))
+                    continue
+            macro: Macro = plan.macros[0]
+            here = cells[i]
+            if here == macro.end_cell or (here in macro.cells and macro.action.startswith(("unlock", "handover"))):
+                d = 0
+            else:
+                d = planner.distances(singletons[macro.end_cell], doors)[here]
+                if d == INF:  # cannot happen for a plan made in this state; be safe
+                    modes.append((_IDLE,))
+                    continue
+                d = int(d)
+            modes.append((_WALK, macro, d))
+            tau = (i - s.turn) % n + n * d  # the tick (from now) of its structural action
+            if tau < best_tau:
+                best_i, best_tau = i, tau
+        return modes, best_i, best_tau
+
+    def _simulate(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None,
+                  key: tuple | None = None) -> tuple[int | None, ...]:
         self.stats["rollouts"] += 1
-        world, planner = self._world_for(goals), self.planner
+        world = self._world_for(goals)
         agents = world.agents
         n = len(agents)
         horizon = self.horizon
@@ -143,40 +240,17 @@ class DKGRollouts:
         s = DKGState(t=0, turn=state.turn, agent_cells=state.agent_cells, item_locs=state.item_locs,
                      open_doors=state.open_doors, reached_at=state.reached_at)
         now = 0
+        holds = [Task.hold(g) for g in goals]
+        first = True
+        whole = True
         while not all(f is not None for f in finish):
             cells, locs, doors = s.agent_cells, s.item_locs, s.open_doors
-            modes: list[tuple] = []
-            best_i, best_tau = -1, INF
-            for i in range(n):
-                plan = None
-                if pending[i] is not None:
-                    plan = planner.plan(s, i, pending[i])
-                    if plan.cost == 0 or plan.cost == INF:
-                        pending[i], plan = None, None
-                if plan is None:
-                    if locs[goals[i]] == -1 - i:
-                        modes.append((_IDLE,))
-                        continue
-                    plan = planner.plan(s, i, Task.hold(goals[i]))
-                    if plan.cost == INF:
-                        target = planner._task_cell(s, Task.hold(goals[i]))
-                        modes.append((_STUCK, target) if target is not None else (_IDLE,))
-                        continue
-                macro: Macro = plan.macros[0]
-                here = cells[i]
-                if here == macro.end_cell or (here in macro.cells and macro.action.startswith(("unlock", "handover"))):
-                    d = 0
-                else:
-                    d = planner.distances(frozenset((macro.end_cell,)), doors)[here]
-                    if d == INF:  # cannot happen for a plan made in this state; be safe
-                        modes.append((_IDLE,))
-                        continue
-                    d = int(d)
-                modes.append((_WALK, macro, d))
-                tau = (i - s.turn) % n + n * d  # the tick (from now) of its structural action
-                if tau < best_tau:
-                    best_i, best_tau = i, tau
+            modes, best_i, best_tau = self._modes(s, goals, holds, pending)
+            if first and key is not None:
+                first_modes, first_pending = tuple(modes), tuple(p is not None for p in pending)
+            first = False
             if best_i < 0 or now + best_tau + 1 > horizon:
+                whole = best_i < 0
                 break  # nothing will change any more, or not in time
             self.stats["events"] += 1
             tau = int(best_tau)
@@ -193,13 +267,16 @@ class DKGRollouts:
                            open_doors=doors, reached_at=s.reached_at)
             action = modes[best_i][1].action
             name = agents[best_i]
-            if action not in world.legal_actions(mid, name):
-                action = self._catch_up(world, mid, best_i, action)
-            s = world.step(mid, {name: action}).state
+            try:  # the step checks legality as legal_actions would, without listing every action
+                s = world.step(mid, {name: action}).state
+            except IllegalAction:
+                s = world.step(mid, {name: self._catch_up(world, mid, best_i, action)}).state
             now += tau + 1
             for i, g in enumerate(goals):
                 if finish[i] is None and s.item_locs[g] == -1 - i:
                     finish[i] = now
+        if not first and key is not None:
+            self._first[key] = (first_modes, first_pending, whole)
         return tuple(finish)
 
     def _catch_up(self, world: DKGWorld, state: DKGState, agent: int, action: str) -> str:

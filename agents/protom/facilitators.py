@@ -43,6 +43,8 @@ from sim.world import AgentId, World
 
 #: belief particles per agent at most (docs/limits.md): each one is planned for at every step
 MAX_PARTICLES = 1000
+#: joint goal hypotheses Eq. 12 averages over at most, by default (the heaviest ones; None: all)
+MAX_HYPOTHESES: int | None = None
 
 
 class ProToMFacilitator(Facilitator):
@@ -55,6 +57,7 @@ class ProToMFacilitator(Facilitator):
                  particles: Annotated[int, Field(ge=1, le=MAX_PARTICLES)] | None = None,
                  divergence: Literal[DIVERGENCES] | None = None,  # type: ignore[valid-type]
                  prune_below: BelowOne = 1e-3,
+                 max_hypotheses: Annotated[int, Field(ge=1)] | None = MAX_HYPOTHESES,
                  goal_prior: Mapping[str, Any] | None = None, respect_busy: bool = True,
                  **adapter_params: Any) -> None:
         if divergence is not None and divergence not in DIVERGENCES:
@@ -69,7 +72,10 @@ class ProToMFacilitator(Facilitator):
             raise ValueError(f"prune_below must be in [0, 1), got {prune_below}")
         # None: the world's default (the adapter's), resolved in reset()
         self.settings: dict[str, Any] = {"phi": phi, "eps": eps, "particles": particles, "divergence": divergence}
+        if max_hypotheses is not None and not (isinstance(max_hypotheses, int) and max_hypotheses >= 1):
+            raise ValueError(f"max_hypotheses must be a whole number of at least 1, got {max_hypotheses!r}")
         self.prune_below = float(prune_below)
+        self.max_hypotheses = max_hypotheses
         self.goal_prior = goal_prior
         self.respect_busy = bool(respect_busy)
         self.adapter_params = dict(adapter_params)
@@ -109,6 +115,8 @@ class ProToMFacilitator(Facilitator):
     def describe(self) -> dict[str, Any]:
         d = {"kind": self.kind, **self.settings, "prune_below": self.prune_below,
              "respect_busy": self.respect_busy, **self.adapter_params}
+        if self.max_hypotheses is not None:
+            d["max_hypotheses"] = self.max_hypotheses
         if self.goal_prior:
             d["goal_prior"] = self.goal_prior
         return d
@@ -144,7 +152,7 @@ class ProToMFacilitator(Facilitator):
         candidates = adapter.candidates(after)
         if not candidates:
             return []
-        hypotheses = joint_hypotheses(adapter, posts, self.prune_below)
+        hypotheses = joint_hypotheses(adapter, posts, self.prune_below, self.max_hypotheses)
         beliefs = adapter.cost_beliefs(after, None if self.inference is None else
                                        {a: b.particles for a, b in self.inference.beliefs.items()})
         result = compute_utility(adapter, after, candidates, hypotheses, beliefs)
