@@ -96,19 +96,12 @@ def settings_problem(path: str) -> str | None:
         return None
     if not target.is_file():
         return "not a regular file; expected an INI settings file"
+    from sim.inputs import InputError, read_text
+
     try:
-        with open(target, "rb") as fh:
-            data = fh.read(MAX_SETTINGS_BYTES + 1)
-    except OSError as exc:
-        return f"cannot read the file ({exc.strerror or exc})"
-    if len(data) > MAX_SETTINGS_BYTES:
-        return "the file is larger than 1 MiB; expected an INI settings file"
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "the file is not UTF-8 text; expected an INI settings file"
-    if b"\x00" in data:
-        return "the file holds binary data (NUL bytes); expected an INI settings file"
+        read_text(target, InputError, max_bytes=MAX_SETTINGS_BYTES, kind="settings file (INI text)")
+    except InputError as exc:
+        return str(exc).removeprefix(f"{target}: ")
     return None
 
 

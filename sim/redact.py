@@ -144,10 +144,6 @@ def register_environment(env: Mapping[str, str] | None = None) -> None:
             register_url(value)
 
 
-def secrets_registered() -> bool:
-    return bool(_secrets)
-
-
 def scrub_text(text: str) -> str:
     """``text`` with every registered secret and each of its encodings replaced, any piece of a
     secret that a cut left at either end (a truncated error body ending in ``sk-abc...``)

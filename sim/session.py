@@ -156,10 +156,20 @@ class Session:
 
     def emit(self, event: Event) -> None:
         """Add ``event`` to the episode's stream: listeners (recordings, views) and mechanisms
-        see it. Every event passes here, so here secrets (API keys) are scrubbed from it."""
-        event = scrub_event(event)
-        if isinstance(event, BeliefEvent):  # a snapshot must fit its registered kind (sim.snapshots)
+        see it. Every event passes here, so here secrets (API keys) are scrubbed from it, and a
+        belief snapshot must fit its registered kind (``sim.snapshots``)."""
+        if isinstance(event, BeliefEvent):
             checked_snapshot(event.owner, event.kind, event.data)
+        self._publish(event)
+
+    def _snapshot(self, owner: str, kind: str, payload: Any, tick: int) -> SnapshotPayload:
+        """Check a seat's or mechanism's snapshot once, record it, and return it typed."""
+        typed = checked_payload(owner, kind, payload)
+        self._publish(BeliefEvent(tick=tick, owner=owner, kind=kind, data=typed.to_dict()))
+        return typed
+
+    def _publish(self, event: Event) -> None:
+        event = scrub_event(event)
         self.events.append(event)
         if isinstance(event, ErrorEvent):
             self.counters["errors"] += 1
@@ -210,8 +220,7 @@ class Session:
             for intervention in made:
                 self._deliver(mechanism, intervention, t)
             for kind, payload in (mechanism.belief_snapshots() if made else ()):
-                data = checked_snapshot(mechanism.name, kind, payload)
-                self.emit(BeliefEvent(tick=t, owner=mechanism.name, kind=kind, data=data))
+                self._snapshot(mechanism.name, kind, payload, t)
 
     def advance(self) -> TickStatus:
         """Advance one world step if every active seat has an action."""
@@ -252,9 +261,7 @@ class Session:
         for agent_id, seat in self.seats.items():
             seat.observe_state(result.state)
             for kind, payload in seat.belief_snapshots():
-                typed = checked_payload(agent_id, kind, payload)
-                beliefs.setdefault(agent_id, {})[kind] = typed
-                self.emit(BeliefEvent(tick=t + 1, owner=agent_id, kind=kind, data=typed.to_dict()))
+                beliefs.setdefault(agent_id, {})[kind] = self._snapshot(agent_id, kind, payload, t + 1)
         for mechanism in self.mechanisms:
             view = StepView(tick=t, before=state, joint_action=joint, after=result.state,
                             world_events=result.events, messages=result.messages, beliefs=beliefs,
@@ -262,9 +269,7 @@ class Session:
             for intervention in mechanism.after_step(view):
                 self._deliver(mechanism, intervention, t + 1)
             for kind, payload in mechanism.belief_snapshots():
-                typed = checked_payload(mechanism.name, kind, payload)
-                beliefs.setdefault(mechanism.name, {})[kind] = typed
-                self.emit(BeliefEvent(tick=t + 1, owner=mechanism.name, kind=kind, data=typed.to_dict()))
+                beliefs.setdefault(mechanism.name, {})[kind] = self._snapshot(mechanism.name, kind, payload, t + 1)
 
         last_round_over = step.round_over and step.round == self.round
         if step.round != self.round:

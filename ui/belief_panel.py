@@ -204,7 +204,6 @@ class BeliefWorldPanel(QWidget):
         #: agent -> rows as last shown; the misalignments between minds as last shown
         self.views: dict[str, list[BeliefRow]] = {}
         self.misalignments: list[dict[str, Any]] = []
-        self.shown_tick = -1
 
     def bind_window(self, window: Any) -> None:
         self.window_ = window
@@ -250,7 +249,6 @@ class BeliefWorldPanel(QWidget):
         if key == self._shown_key:
             return
         self._shown_key = key
-        self.shown_tick = tick
         between = between_minds([typed for _, typed in snaps.values()])
         self.misalignments = between
         self.views = {}

@@ -190,8 +190,6 @@ class RecordingLoader(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._threads: list[threading.Thread] = []
-        #: seconds from the request to the first state shown, of the last background load
-        self.first_frame_seconds = 0.0
 
     @staticmethod
     def load(path: Path) -> ReplayTimeline:
@@ -207,7 +205,7 @@ class RecordingLoader(QObject):
         renderer_for(preview.world)
         return preview
 
-    def load_in_background(self, path: Path, started: float) -> None:
+    def load_in_background(self, path: Path) -> None:
         """Read ``path`` in a worker thread; ``loaded`` tells when it is done."""
 
         def work() -> None:
@@ -221,7 +219,6 @@ class RecordingLoader(QObject):
         thread = threading.Thread(target=work, name="tom-arena-open", daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
-        self.first_frame_seconds = time.perf_counter() - started
 
     def shutdown(self) -> None:
         for thread in self._threads:

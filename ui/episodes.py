@@ -173,7 +173,6 @@ class EpisodePresenter(QObject):
         header alone), the rest loads in a worker thread (a 10,000-step file takes seconds).
         False when the header already says the file cannot be shown."""
         w, path = self.w, Path(path)
-        started = time.perf_counter()
         try:
             preview = w.loader.preview(path)
         except LOAD_ERRORS as exc:
@@ -185,7 +184,7 @@ class EpisodePresenter(QObject):
         w._update_title()
         w._update_controls()
         w.statusBar().showMessage(f"loading {path.name}…")
-        w.loader.load_in_background(path, started)
+        w.loader.load_in_background(path)
         return True
 
     def recording_loaded(self, path: Path, result: Any, seconds: float) -> None:

@@ -239,7 +239,7 @@ def _remove_cgroup(folder: Path | None) -> None:
             time.sleep(0.01)
 
 
-def box_command(folder: str, limits: Limits, cgroup: Path | None) -> list[str]:
+def box_command(folder: str, cgroup: Path | None) -> list[str]:
     """The bubblewrap command that starts the child on the submission in ``folder``."""
     found = interpreter()
     bwrap = shutil.which("bwrap") or "bwrap"
@@ -264,8 +264,16 @@ def box_command(folder: str, limits: Limits, cgroup: Path | None) -> list[str]:
     return command
 
 
-def unsafe_command(folder: str) -> list[str]:
+def unsafe_command() -> list[str]:
     return [base_executable(), "-I", "-S", "-B", str(CHILD)]
+
+
+def _write_submission(folder: str, code: str) -> None:
+    """``code`` as ``folder/solution.py``, readable by the box's user."""
+    path = Path(folder, "solution.py")
+    path.write_text(code, encoding="utf-8", errors="surrogateescape")
+    os.chmod(folder, 0o755)
+    path.chmod(0o644)
 
 
 @functools.cache
@@ -278,17 +286,15 @@ def _probe() -> str | None:
     except (OSError, subprocess.SubprocessError) as exc:
         return f"the interpreter's libraries cannot be listed: {exc}"
     with tempfile.TemporaryDirectory(prefix="tom-arena-sandbox-") as folder:
-        Path(folder, "solution.py").write_text("def probe():\n    return 1\n", encoding="utf-8")
+        _write_submission(folder, "def probe():\n    return 1\n")
         try:
             answers = _run_box(folder, "probe", [{"args": []}], Limits(startup_seconds=30.0), isolated=True)
         except OSError as exc:
             return f"bubblewrap cannot start: {exc}"
     if answers and answers[0] == {"value": 1}:
         return None
-    return f"bubblewrap cannot start a box here ({_last_problem.get('probe') or 'no answer'})"
-
-
-_last_problem: dict[str, str] = {}
+    why = answers[0].get("error") if answers else None
+    return f"bubblewrap cannot start a box here ({why or 'no answer'})"
 
 
 def unavailable() -> str | None:
@@ -400,7 +406,7 @@ def _bare_env() -> dict[str, str]:
 @contextmanager
 def _box(folder: str, limits: Limits, isolated: bool) -> Iterator[_Box]:
     cgroup = _pids_cgroup(limits.processes) if isolated else None
-    command = box_command(folder, limits, cgroup) if isolated else unsafe_command(folder)
+    command = box_command(folder, cgroup) if isolated else unsafe_command()
     box = _Box(command, folder, cgroup)
     try:
         yield box
@@ -462,9 +468,7 @@ def _load_problem(load: Any, box: _Box) -> str:
         return str(load.get("load"))[:300]
     if load == "timeout":
         return "the code did not load in time"
-    why = _answer_problem(load, box)
-    _last_problem["probe"] = why
-    return f"the test process failed: {why}"
+    return f"the test process failed: {_answer_problem(load, box)}"
 
 
 def run_tests(code: str, function: str, cases: Sequence[Mapping[str, Any]], limits: Limits = Limits()) -> TestReport:
@@ -479,10 +483,7 @@ def run_tests(code: str, function: str, cases: Sequence[Mapping[str, Any]], limi
                                                     "see --unsafe-sandbox")
     where = "bubblewrap" if problem is None else f"unsafe: {problem}"
     with tempfile.TemporaryDirectory(prefix="tom-arena-sandbox-") as folder:
-        path = Path(folder, "solution.py")
-        path.write_text(code, encoding="utf-8", errors="surrogateescape")
-        os.chmod(folder, 0o755)  # the box's user reads the submission
-        path.chmod(0o644)
+        _write_submission(folder, code)
         answers = _run_box(folder, function, cases, limits, isolated=problem is None)
     outcomes, first = [], ""
     for k, case in enumerate(cases):
