@@ -432,6 +432,11 @@ class MainWindow(QMainWindow):
         if remember:
             self.settings.set("speed", float(speed))
 
+    def cycle_believed(self) -> None:
+        """B: draw the world as the next mind believes it (then as it is again)."""
+        label = self.model.cycle_believed()
+        self.statusBar().showMessage(f"map: {label}", 4000)
+
     def set_show_plans(self, checked: bool) -> None:
         self.settings.set("show_plans", bool(checked))
         self._update_overlays()

@@ -64,6 +64,7 @@ def make_actions(w: Any) -> dict[str, QAction]:
     a("slower", "Slower", "[", lambda: w.set_speed(w.playback.change_speed(-1)))
     a("take_over", "Take over from here", "T", w.take_over, SP.SP_ArrowUp)
     a("show_plans", "Show plans on the map", "V", w.set_show_plans, checkable=True)
+    a("believed_next", "Next believed world (As X believes it)", "B", w.cycle_believed)
     a("accept_feedback", "Accept feedback", ["Return", "Enter"], w.toast.accept_feedback)
     a("ignore_feedback", "Ignore feedback", "Escape", w.toast.ignore_feedback)
     for name in ("accept_feedback", "ignore_feedback"):  # a held key answers one pop-up, not the next ones too
@@ -102,6 +103,9 @@ def make_menus(w: Any) -> None:
     menu.addAction(acts["show_plans"])
     w.viewer_menu = menu.addMenu("View &as")
     w.viewer_menu.aboutToShow.connect(lambda: fill_viewer_menu(w))
+    w.believed_menu = menu.addMenu("As X &believes it")
+    w.believed_menu.aboutToShow.connect(lambda: fill_believed_menu(w))
+    menu.addAction(acts["believed_next"])
     menu.addSeparator()
     for dock in (w.setup_dock, w.minds_dock, w.feedback_dock, w.log_dock):
         menu.addAction(dock.toggleViewAction())
@@ -122,6 +126,22 @@ def fill_viewer_menu(w: Any) -> None:
         action.setCheckable(True)
         action.setChecked(choice == model.viewer_choice)
         action.triggered.connect(lambda _c=False, c=choice: model.set_viewer(c))
+
+
+def fill_believed_menu(w: Any) -> None:
+    """The world as it is, or as one mind believes it (``ui.belief_view.view_choices``)."""
+    from ui.belief_view import view_choices
+
+    w.believed_menu.clear()
+    model = w.model
+    choices = [(None, "The world as it is")] + [((c.holder, c.about), c.label) for c in view_choices(model.timeline)]
+    for choice, label in choices:
+        action = w.believed_menu.addAction(label)
+        action.setCheckable(True)
+        action.setChecked(choice == model.believed_choice)
+        action.triggered.connect(lambda _c=False, c=choice: model.set_believed(c))
+    if len(choices) == 1:
+        w.believed_menu.addAction("(no mind of this episode reports beliefs yet)").setEnabled(False)
 
 
 def fill_recent(w: Any) -> None:
