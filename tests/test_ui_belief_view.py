@@ -182,6 +182,15 @@ def test_kitchen_suggestions_name_places_in_words_and_ring_them_on_the_map(qtbot
     import dataclasses
     renderer.draw(window.view.surface, state, overlays=dataclasses.replace(window.view.overlays, feedback=payload))
     assert renderer.feedback_spots == [(6, 6), (3, 0)]
+    # the pop-up says it in words, the explanation's object names too
+    from sim.events import FeedbackEvent
+    event = FeedbackEvent(tick=0, feedback_id=1, facilitator="protom", target="bob", feedback=payload,
+                          text="Bob, please pass the FreshOnion at (6, 6) to Alice: leave it on the counter at (3, 0).",
+                          explanation="I believe Alice is trying to prepare SimpleTomato, and the other FreshOnion "
+                                      "is easier to get for her.")
+    window.toast.show_feedback(event, ask=False, world=world)
+    assert window.toast.text.text() == text
+    assert "the other onion is easier" in window.toast.explanation.text()
 
 
 # ------------------------------------------------------------------------------ household

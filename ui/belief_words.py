@@ -300,3 +300,20 @@ def message_words(text: str, namer: Namer) -> str:
         return text
     return "; ".join(sbl_in_words(line, namer) if (_THING.search(line) or _SBL_LINE.search(line)) else line
                      for line in lines)
+
+
+_KITCHEN_ITEM = re.compile(r"\bthe (?:other )?((?:Fresh|Chopped)[A-Z][a-z]+(?:-Plate)?|Plate)\b")
+
+
+def kitchen_explanation_words(world: Any, text: str) -> str:
+    """A kitchen facilitator's explanation with its object names in words ("the other FreshOnion"
+    reads "the other onion"); other worlds' text as it is."""
+    if getattr(world, "family", "") != "kitchen":
+        return text
+
+    def repl(m: re.Match[str]) -> str:
+        words = kitchen_item_words(m.group(1))
+        other = " other" if m.group(0).startswith("the other ") else ""
+        return words.replace("the ", f"the{other} ", 1) if words.startswith("the ") else words
+
+    return _KITCHEN_ITEM.sub(repl, text)
