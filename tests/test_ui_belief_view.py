@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PyQt6.QtCore import Qt
 
 from agents.cobel.agent import CoBelAgent
 from agents.registry import make_agent
@@ -210,6 +211,18 @@ def test_a_false_belief_from_an_object_moved_out_of_sight_is_drawn_and_ended_by_
     assert first_order.lines[0].startswith("alice thinks bob thinks cupcake 2 is on the counter")
 
     window = show(qtbot, tmp_path, timeline)
+    # B steps through the minds of the episode, then back to the world as it is
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.view.setFocus()
+    seen = []
+    for _ in range(5):
+        qtbot.keyClick(window.view, Qt.Key.Key_B)
+        seen.append(window.model.believed_choice)
+    assert seen == [("alice", None), ("alice", "bob"), None, ("alice", None), ("alice", "bob")]  # bob is scripted
+    window.model.seek(0)
+    window.model.set_believed(("alice", None))  # nothing reported before the first step
+    assert window.view.overlays.believed.reported is False and window.view.overlays.viewer == "alice"
     renderer = draw_believed(window, 5, ("alice", None))
     assert ("cupcake_2", "kitchen_counter", "kitchen_dinnertable") in renderer.drawn_wrong
     assert "bathroom" in renderer.drawn_unknown

@@ -77,6 +77,8 @@ class BelievedWorld:
     lines: tuple[str, ...] = ()
     #: the step the snapshot was taken at
     tick: int = 0
+    #: False when the mind has reported nothing yet at the shown step (nothing to draw)
+    reported: bool = True
 
     @property
     def wrong(self) -> tuple[Ghost, ...]:

@@ -478,7 +478,12 @@ class AppModel:
         if self.believed_choice is None or self.timeline is None:
             return None
         holder, about = self.believed_choice
-        return belief_view.believed_world(self.timeline, self.cursor, holder, about)
+        found = belief_view.believed_world(self.timeline, self.cursor, holder, about)
+        if found is None:  # nothing reported yet at this step: say so, keep the mind's eyes
+            agents = self.timeline.world.agents
+            eyes = about if about in agents else holder if holder in agents else None
+            return belief_view.BelievedWorld(holder, about, eyes, reported=False)
+        return found
 
     def _namer(self) -> Namer:
         """Entity names in words for the shown world (bubbles, belief rows)."""

@@ -355,7 +355,8 @@ class WorldRenderer(ABC):
     def draw_believed_caption(self, surface: pygame.Surface, believed: Any) -> None:
         """The view's name at the top left: whose beliefs the map shows, and how many are false."""
         wrong = len(getattr(believed, "wrong", ()))
-        text = believed.title + (f"  ·  {wrong} false" if wrong else "  ·  nothing false")
+        text = believed.title + (f"  ·  {wrong} false" if wrong else "  ·  nothing false" if believed.reported
+                                 else "  ·  nothing reported yet")
         label = self.text(text, max(12, min(18, (self.height or 400) // 40)), (255, 255, 255))
         box = pygame.Rect(4, 4, label.get_width() + 12, label.get_height() + 6)
         layer = pygame.Surface(box.size, pygame.SRCALPHA)
