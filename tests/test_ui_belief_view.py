@@ -114,17 +114,18 @@ def draw_believed(window: Any, tick: int, choice: tuple[str, str | None] | None)
 
 # ------------------------------------------------------------------------------ kitchen
 
+@pytest.mark.slow  # the episode with ProToM takes a few seconds to record
 def test_the_kitchen_draws_a_cooks_wrong_belief_as_such(qtbot, tmp_path, kitchen):
-    found = [(k, c) for c in view_choices(kitchen) if c.about is None for k in range(kitchen.num_steps + 1)
-             if (v := believed_world(kitchen, k, c.holder)) is not None and v.wrong]
+    found = BeliefHistory().update(kitchen)
     assert found, "the cooks never held a false belief in this episode"
-    tick, choice = found[0]
-    believed = believed_world(kitchen, tick, choice.holder)
+    tick, holder = found[0].start, found[0].agent
+    assert any(c.holder == holder and c.about is None for c in view_choices(kitchen))
+    believed = believed_world(kitchen, tick, holder)
     wrong = believed.wrong[0]
     window = show(qtbot, tmp_path, kitchen)
-    renderer = draw_believed(window, tick, (choice.holder, None))
+    renderer = draw_believed(window, tick, (holder, None))
     assert window.view.overlays.believed == believed
-    assert window.view.overlays.viewer == choice.holder  # the cook's own fog of war
+    assert window.view.overlays.viewer == holder  # the cook's own fog of war
     drawn = {(thing, at): actual for thing, at, actual in renderer.drawn_wrong}
     assert (wrong.thing, tuple(wrong.at)) in drawn
     assert drawn[(wrong.thing, tuple(wrong.at))] == wrong.actual
@@ -136,13 +137,14 @@ def test_the_kitchen_draws_a_cooks_wrong_belief_as_such(qtbot, tmp_path, kitchen
     assert any(r > 180 and g < 80 and b < 80 for r, g, b in pixels)
     # in words, with the place named, not coordinates
     line = believed.lines[0]
-    assert line.startswith(f"{choice.holder} thinks ") and "of the" in line and "room" in line
+    assert line.startswith(f"{holder} thinks ") and "of the" in line and "room" in line
     assert "at (" not in line
     # the world as it is again: no ghosts
     renderer = draw_believed(window, tick, None)
     assert renderer.drawn_ghosts == [] and window.view.overlays.believed is None
 
 
+@pytest.mark.slow  # the episode with ProToM takes a few seconds to record
 def test_protoms_particles_draw_as_a_distribution_of_what_a_cook_believes(qtbot, tmp_path, kitchen):
     owner = kitchen.belief_owners("particles")[0]
     choice = next(c for c in view_choices(kitchen) if c.holder == owner and c.about is not None)
@@ -159,6 +161,7 @@ def test_protoms_particles_draw_as_a_distribution_of_what_a_cook_believes(qtbot,
     assert renderer.drawn_particles == []  # the particle overlay gives way to the believed world
 
 
+@pytest.mark.slow  # the episode with ProToM takes a few seconds to record
 def test_the_belief_timeline_lists_a_kitchen_false_belief_with_its_cause(kitchen):
     beliefs = BeliefHistory().update(kitchen)
     assert beliefs
@@ -169,6 +172,7 @@ def test_the_belief_timeline_lists_a_kitchen_false_belief_with_its_cause(kitchen
     assert all(b.ended_by for b in ended)
 
 
+@pytest.mark.slow  # the episode with ProToM takes a few seconds to record
 def test_kitchen_suggestions_name_places_in_words_and_ring_them_on_the_map(qtbot, tmp_path, kitchen):
     world = kitchen.world
     payload = {"type": "pass", "agent": "bob", "item": "FreshOnion", "at": [6, 6], "to": "alice", "via": [3, 0]}
