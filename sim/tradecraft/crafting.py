@@ -503,14 +503,18 @@ def max_times(rules: RuleSet, hand: Mapping[str, Fraction], recipe: Recipe,
         per_unit[fuel] += recipe.fuel / rules.fuel_value(fuel)
     else:
         fuel = None
-    limits = [hand[item] / n for item, n in per_unit.items()]
-    limits += [sum(hand[o] for o in held) / recipe.slot(key).amount  # type: ignore[union-attr]
-               for key, held in pools.items()]
+    limits: list[Fraction] = [Fraction(hand[item]) / n for item, n in per_unit.items()]
+    for key, held in pools.items():
+        slot = recipe.slot(key)
+        assert slot is not None
+        limits.append(Fraction(sum(hand[o] for o in held)) / slot.amount)
     times = min(limits)
     explicit = {ing.key: choices[ing.key] for ing in recipe.ingredients if ing.is_choice and ing.key in choices}
     mixes = {}
     for key, held in pools.items():
-        taken = _pool(held, hand, times * recipe.slot(key).amount, {})  # type: ignore[union-attr]
+        slot = recipe.slot(key)
+        assert slot is not None
+        taken = _pool(held, hand, times * slot.amount, {})
         assert taken is not None
         if len(taken) == 1:
             explicit[key] = taken[0][0]

@@ -495,22 +495,22 @@ class _Planner:
             if not held:
                 return None
             hand = dict(hand)
-            cover: list[tuple[str, Fraction]] = []
+            mixed: list[tuple[str, Fraction]] = []
             remaining = need
             for o in held:
                 take = min(hand[o], remaining)
                 if take > 0:
                     hand[o] -= take
-                    cover.append((o, take))
+                    mixed.append((o, take))
                     remaining -= take
             if remaining <= 0:
-                return [], hand, cover
+                return [], hand, mixed
             for o in options:  # make the rest of one member
                 if o in self.reach:
                     found = self.produce(o, remaining, hand, stack, depth)
                     if found is not None:
                         merged: dict[str, Fraction] = defaultdict(Fraction)
-                        for item, qty in cover + [(o, remaining)]:
+                        for item, qty in mixed + [(o, remaining)]:
                             merged[item] += qty
                         return found[0], found[1], list(merged.items())
             return None
