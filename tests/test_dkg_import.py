@@ -305,21 +305,27 @@ def test_a_forbidden_entry_is_checked(tmp_path):
         validate_dkg(data, "x.json")
 
 
-def test_a_reference_plan_file_replays(tmp_path, capsys):
+def test_a_reference_plan_replays_observed_then_completed(tmp_path, capsys):
     from sim.dkg.reference import load_plan
     from sim.recording import load_recording
 
-    problem, plan = FIXTURES / "clips" / "1.pddl", FIXTURES / "clips" / "plans" / "1.1.keys.pddl"
-    spec, steps, _ = load_plan(problem, plan)
-    assert ("robot", "unlock door1 key1", 19) in steps and steps[-1] == ("human", "pickup gem2", 26)
+    problem = FIXTURES / "clips" / "1.pddl"
+    observed = FIXTURES / "clips" / "plans" / "observed" / "1.1.keys.pddl"
+    completed = FIXTURES / "clips" / "plans" / "completed" / "1.1.keys.pddl"
+    spec, steps, _ = load_plan(problem, [observed, completed])
+    assert len(steps) == 25 and ("robot", "pickup key1", 6) in steps
+    assert ("robot", "unlock door1 key1", 12) in steps and steps[-1] == ("human", "pickup gem2", 19)
     record = tmp_path / "plan.jsonl"
-    assert main(["dkg", "plan", str(problem), str(plan), "--record", str(record)]) == 0
+    assert main(["dkg", "plan", str(problem), str(observed), str(completed), "--record", str(record)]) == 0
     assert "25 steps replayed" in capsys.readouterr().out
     assert load_recording(record).footer["outcome"]["success"]
+    # a completion alone starts in the wrong place: the step that fails names its file and line
+    with pytest.raises(ScenarioError, match=r"completed/1.1.keys.pddl: line 4: 'right' is not legal here.*give both"):
+        load_plan(problem, completed)
     # a step out of turn, or one the rules refuse, names its line
     bad = tmp_path / "bad.pddl"
-    bad.write_text(plan.read_text().replace("(pickup robot key1)", "(pickup robot gem1)"))
-    with pytest.raises(ScenarioError, match=r"bad.pddl: line 7: 'pickup gem1' is not legal"):
+    bad.write_text(observed.read_text().replace("(pickup robot key1)", "(pickup robot gem1)"))
+    with pytest.raises(ScenarioError, match=r"bad.pddl: line 6: 'pickup gem1' is not legal here: robot cannot pick up 'gem1': it is not on its cell$"):
         load_plan(problem, bad)
     bad.write_text("(left robot)\n")
     with pytest.raises(ScenarioError, match=r"line 1: an action of robot, but it is human's turn"):

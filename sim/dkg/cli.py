@@ -5,7 +5,7 @@ SRC is a PDDL problem (.pddl), an ASCII map (.txt), or a folder of them (a .txt 
 file gets one line: the scenario written, or why it was not (file, line), with notes on how it
 was read (which goal rule applied); the command fails (exit 1) when any problem did.
 
-``python main.py dkg plan PROBLEM PLAN [--record FILE]`` replays a reference plan file.
+``python main.py dkg plan PROBLEM PLAN [PLAN ...] [--record FILE]`` replays reference plan files.
 """
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ def add_parser(sub: Any) -> None:
                                        "problem (.pddl or ASCII map), print the outcome, and optionally record the "
                                        "replay for 'python main.py replay' and the app.")
     plan.add_argument("problem", metavar="PROBLEM", help="the problem file (.pddl or .txt)")
-    plan.add_argument("plan", metavar="PLAN", help="the plan file")
+    plan.add_argument("plan", metavar="PLAN", nargs="+",
+                      help="the plan file; several are played one after the other (an observed plan, then its "
+                           "completion)")
     plan.add_argument("--goal", action="append", metavar="AGENT=GEM", help="a goal as the problem file names it")
     plan.add_argument("--record", metavar="FILE", help="write the replay as a recording (.jsonl)")
     plan.set_defaults(func=cmd_plan)
@@ -87,7 +89,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if isinstance(goals, str):
         print(f"error: {goals}", file=sys.stderr)
         return 2
-    for path in (args.problem, args.plan):
+    for path in (args.problem, *args.plan):
         if not Path(path).is_file():
             print(f"error: {path}: no such file", file=sys.stderr)
             return 2
@@ -97,7 +99,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     world = DKGWorld(spec)
-    seats = {a: PlanFollower([act for who, act, _ in steps if who == a], str(args.plan)) for a in world.agents}
+    shown = " + ".join(args.plan)
+    seats = {a: PlanFollower([act for who, act, _ in steps if who == a], shown) for a in world.agents}
     session = Session(world, seats, seed=0, scenario=spec["name"])
     if args.record:
         RecordingWriter.attach(session, args.record)
@@ -105,7 +108,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"note: {note}")
     held = ", ".join(f"{a} {'holds' if h else 'lacks'} {world.goals[a]}" for a, h in outcome_holding(world, session))
-    print(f"{args.plan}: {len(steps)} steps replayed on {args.problem}; {held}"
+    print(f"{shown}: {len(steps)} steps replayed on {args.problem}; {held}"
           + (f"; recorded to {args.record}" if args.record else ""))
     return 0
 

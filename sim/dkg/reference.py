@@ -618,35 +618,42 @@ def parse_plan(text: str, source: str, pb: Problem, agents: tuple[str, ...]) -> 
     return steps
 
 
-def load_plan(problem: str | Path, plan: str | Path, goals: dict[str, str] | None = None,
+def load_plan(problem: str | Path, plan: str | Path | list[str | Path], goals: dict[str, str] | None = None,
               t_max: int = 80) -> tuple[dict[str, Any], list[tuple[str, str, int]], list[str]]:
-    """(validated spec, plan steps, notes) for a reference problem and a plan file of it; each
-    step is checked against the rules in turn (whose turn it is, and that the action is legal),
-    and a step that is not names its line."""
+    """(validated spec, plan steps, notes) for a reference problem and a plan of it: one plan
+    file, or several played one after the other (the reference's observed plan, then its
+    completion, which starts where the observed one ends). Each step is checked against the rules
+    in turn (whose turn it is, and that the action is legal); a step that is not names its file
+    and line."""
     from sim.dkg.scenario import validate_dkg
     from sim.dkg.world import DKGWorld
     from sim.world import IllegalAction
 
-    problem, plan = Path(problem), Path(plan)
+    problem = Path(problem)
+    plans = [Path(p) for p in (plan if isinstance(plan, list) else [plan])]
     pb = read_problem(problem)
     data = to_scenario(pb, scenario_name(problem), goals, t_max)
     spec = validate_dkg(data, str(problem))
     world = DKGWorld(spec)
-    text = read_text(plan, ScenarioError, kind="PDDL plan")
-    steps = parse_plan(text, str(plan), pb, world.agents)
+    parts = [(path, parse_plan(read_text(path, ScenarioError, kind="PDDL plan"), str(path), pb, world.agents))
+             for path in plans]
+    steps = [step for _, part in parts for step in part]
     if len(steps) > world.t_max:
         spec["options"]["t_max"] = len(steps)  # the plan is longer than the episode limit: let it finish
         pb.notes.append(f"the plan has {len(steps)} steps, more than t_max {t_max}: t_max is {len(steps)} for it")
         world = DKGWorld(spec)
     state = world.reset(0)
-    for agent, action, number in steps:
-        if world.done(state):
-            raise ScenarioError(f"{plan}: line {number}: the episode is over (every goal held) before this step")
-        turn = world.agents[state.turn]
-        if agent != turn:
-            raise ScenarioError(f"{plan}: line {number}: an action of {agent}, but it is {turn}'s turn")
-        try:
-            state = world.step(state, {agent: action}).state
-        except IllegalAction as exc:
-            raise ScenarioError(f"{plan}: line {number}: {action!r} is not legal here: {exc}") from None
+    for path, part in parts:
+        for agent, action, number in part:
+            if world.done(state):
+                raise ScenarioError(f"{path}: line {number}: the episode is over (every goal held) before this step")
+            turn = world.agents[state.turn]
+            if agent != turn:
+                raise ScenarioError(f"{path}: line {number}: an action of {agent}, but it is {turn}'s turn")
+            try:
+                state = world.step(state, {agent: action}).state
+            except IllegalAction as exc:
+                hint = (" (a completion starts where its observed plan ends: give both)"
+                        if len(plans) == 1 and path.parent.name == "completed" else "")
+                raise ScenarioError(f"{path}: line {number}: {action!r} is not legal here: {exc}{hint}") from None
     return spec, steps, pb.notes
