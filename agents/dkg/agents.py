@@ -143,8 +143,8 @@ def helper_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper:
     if policy == STAY:
         return "wait"
     task = help_task(world, planner, state, helper) if policy == GREEDY else policy[1]
-    if task is None or planner.plan(state, helper, task).cost == 0:
-        return "wait"  # nothing helps now, or the task is done: stay out of the way
+    if task is None or planner.plan(state, helper, task).cost in (0, INF):
+        return "wait"  # nothing helps now, or the task is done (or can no longer be): stay out of the way
     return planner_action(world, planner, state, helper, task)
 
 
@@ -269,7 +269,7 @@ class DKGPlanningAgent(Agent):
             if self.help_policy == GREEDY:
                 return help_task(self.world, self.planner, state, self.index)
             task = self.help_policy[1]
-            return None if self.planner.plan(state, self.index, task).cost == 0 else task
+            return None if self.planner.plan(state, self.index, task).cost in (0, INF) else task
         return self.goal
 
     # ----------------------------------------------------------- snapshots
