@@ -76,6 +76,14 @@ class SubgoalAgent(Agent):
         self.rule = ""
         self.subgoal = ""
         self.intent: Intent = ()
+        # a receptacle's label tells everyone what it holds: the objects of the class it names are
+        # believed there (as if told), until someone looks
+        for place in self.world.places:
+            if place.label:
+                for obj in self.world.objects:
+                    if obj.cls == place.label:
+                        self.memory[obj.id] = Sighting(obj.cls, obj.kind, place.id, self.world.room_ids[place.room],
+                                                       -1, told=True)
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "go_home_frame": self.go_home_frame, "container_until": self.container_until}
