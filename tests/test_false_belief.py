@@ -19,7 +19,7 @@ import pytest
 from agents.cobel.agent import HOUSEHOLD_VOCABULARY, CoBelAgent
 from agents.cobel.belief_world import team_misalignments
 from agents.registry import make_agent
-from sim.events import BeliefEvent, StepEvent
+from sim.events import BeliefEvent, ErrorEvent, StepEvent
 from sim.household.scenario import validate_household
 from sim.household.world import HouseholdWorld
 from sim.inputs import read_json
@@ -225,3 +225,15 @@ def test_a_move_waits_until_its_conditions_hold_and_happens_once() -> None:
     s = world.step(s, {"sally": "wait", "anne": "walk playroom"}).state
     result = world.step(s, {"sally": "wait", "anne": "put ball_1 basket"})
     assert [e.kind for e in result.events] == ["put"] and world.where(result.state, ball) == "basket"
+
+
+@pytest.mark.parametrize("kind", ["rhp", "coela", "capo", "mhp", "tom-helper", "cobel:order=0"])
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_every_household_agent_finishes_the_scenarios_without_an_illegal_action(scenario: str, kind: str) -> None:
+    """Labels and moves are for every planner: a labelled receptacle is opened before a grab
+    from it, and a belief found wrong is dropped."""
+    world, name = load_scenario(scenario)
+    session = Session(world, {a: make_agent(kind, "household") for a in world.agents}, seed=0, scenario=name)
+    session.run()
+    assert world.outcome(session.state)["success"]
+    assert not [e for e in session.events if isinstance(e, ErrorEvent)]

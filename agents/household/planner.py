@@ -171,12 +171,17 @@ class SubgoalAgent(Agent):
         return action
 
     def _fetch(self, obs: HouseholdObservation, rule: str, oid: str, room: str) -> str:
-        """Walk to ``room``, explore it if the agent has not (the object was reported), grab."""
+        """Walk to ``room``, explore it if the agent has not (the object was reported), open the
+        receptacle it is believed in if that is closed, grab."""
         intent = ("fetch", oid, room)
         if room != obs.room:
             return self._set(rule, oid, f"walk {room}", intent)
         if not obs.room_explored:
             return self._set(rule, oid, "explore", intent)
+        seen = self.memory.get(oid)
+        at = seen.at if seen is not None else ""
+        if at in self.world.place_index and not dict(obs.receptacles).get(at, True):  # e.g. a labelled jar
+            return self._set(rule, oid, f"open {at}", intent)
         return self._set(rule, oid, f"grab {oid}", intent)
 
     def _rooms_to_explore(self, obs: HouseholdObservation, avoid: set[str]) -> list[tuple[str, str]]:
