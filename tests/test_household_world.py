@@ -412,7 +412,7 @@ def test_outcome_and_render_text_are_plain() -> None:
      "tiny.json: field 'agents[0].room': expected a room id (kitchen, livingroom, bedroom), got 'attic'"),
     (lambda d: d.__setitem__("category", "set-up-table"),
      "tiny.json: field 'category': expected one of food-low-capacity, food-high-capacity, stuff-low-capacity, "
-     "stuff-high-capacity for a transport task, got 'set-up-table'"),
+     "stuff-high-capacity, false-belief for a transport task, got 'set-up-table'"),
 ])
 def test_invalid_scenarios_name_the_file_and_the_field(edit, message: str) -> None:
     data = copy.deepcopy(tiny())

@@ -266,7 +266,7 @@ class CoBelLLMAgent(CoBelAgent):
                 self.sent += 1
                 self.last_reason = reason
                 self.announced = self.intent
-                self.beliefs.send(self.partners, statements)
+                self.tell(statements)
                 return self.world.message_action(None, self.me, "\n".join(str(s) for s in statements))
         if "planning" in self.modules:
             return self.llm_planning(obs, legal_actions, planned, tick)

@@ -27,9 +27,14 @@ class CoordinatingAgent(SubgoalAgent):
         self.partner_holds: dict[str, tuple[str, ...]] = {p: () for p in self.partners}
         self.partner_room: dict[str, tuple[str, int]] = {}  # partner -> (room, time seen or told)
         self.announced: Intent = ()
-        for spec in ctx.world.spec().get("agents", ()):  # start rooms are part of the scenario
+        world = ctx.world
+        for spec in world.spec().get("agents", ()):  # start rooms and rooms explored before are part of the scenario
             if spec["id"] in self.partner_explored:
                 self.partner_room[spec["id"]] = (spec["room"], 0)
+                for room in spec.get("explored", ()):
+                    self.partner_explored[spec["id"]].add(room)
+                    if not any(world.places[p].openable for p in world.places_in_room[world.room_index[room]]):
+                        self.partner_searched[spec["id"]].add(room)
 
     # ------------------------------------------------------------------ hooks
 

@@ -76,6 +76,14 @@ class SubgoalAgent(Agent):
         self.rule = ""
         self.subgoal = ""
         self.intent: Intent = ()
+        # a receptacle's label tells everyone what it holds: the objects of the class it names are
+        # believed there (as if told), until someone looks
+        for place in self.world.places:
+            if place.label:
+                for obj in self.world.objects:
+                    if obj.cls == place.label:
+                        self.memory[obj.id] = Sighting(obj.cls, obj.kind, place.id, self.world.room_ids[place.room],
+                                                       -1, told=True)
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "go_home_frame": self.go_home_frame, "container_until": self.container_until}
@@ -163,12 +171,17 @@ class SubgoalAgent(Agent):
         return action
 
     def _fetch(self, obs: HouseholdObservation, rule: str, oid: str, room: str) -> str:
-        """Walk to ``room``, explore it if the agent has not (the object was reported), grab."""
+        """Walk to ``room``, explore it if the agent has not (the object was reported), open the
+        receptacle it is believed in if that is closed, grab."""
         intent = ("fetch", oid, room)
         if room != obs.room:
             return self._set(rule, oid, f"walk {room}", intent)
         if not obs.room_explored:
             return self._set(rule, oid, "explore", intent)
+        seen = self.memory.get(oid)
+        at = seen.at if seen is not None else ""
+        if at in self.world.place_index and not dict(obs.receptacles).get(at, True):  # e.g. a labelled jar
+            return self._set(rule, oid, f"open {at}", intent)
         return self._set(rule, oid, f"grab {oid}", intent)
 
     def _rooms_to_explore(self, obs: HouseholdObservation, avoid: set[str]) -> list[tuple[str, str]]:

@@ -41,6 +41,11 @@ Observation. An agent sees the objects of its room once it has explored that roo
 whenever it is there), except inside closed receptacles; it sees what it holds; it sees a partner,
 and what the partner holds, only in the same room. Messages reach their recipients' ``inbox`` when
 the sending action completes; an inbox holds what arrived since the agent last chose an action.
+
+Teaching scenarios (``scenarios/household/false-belief/``) add three things: agents may start
+holding objects and knowing rooms they explored before; a receptacle may carry a ``label`` naming
+what everyone expects inside; and scripted ``moves`` let someone who is not an agent move an object
+while some agents are out of the room (a ``moved`` world event, once per move).
 """
 
 from __future__ import annotations
@@ -100,10 +105,12 @@ class HouseholdState:
     inbox: tuple[tuple[tuple[str, str], ...], ...]
     last: tuple[str, ...]
     stats: tuple[tuple[int, ...], ...]
+    #: bit i set once the scenario's scripted move i took place
+    moved: int = 0
 
     def key(self) -> tuple:
         return (self.t, self.time, self.rooms, self.hands, self.locs, self.open_places, self.explored,
-                self.pending, self.inbox, self.last, self.stats)
+                self.pending, self.inbox, self.last, self.stats) + ((self.moved,) if self.moved else ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +165,7 @@ class Place:
     room: int
     kind: str  # surface | receptacle | floor
     openable: bool
+    label: str = ""  # receptacles: the object class the label names ("" when unlabelled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +202,8 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         self.distance: tuple[tuple[float, ...], ...] = self._shortest_paths()
 
         self.places: tuple[Place, ...] = tuple(
-            Place(p["id"], p["class"], self.room_index[p["room"]], p["kind"], bool(p.get("openable", False)))
+            Place(p["id"], p["class"], self.room_index[p["room"]], p["kind"], bool(p.get("openable", False)),
+                  p.get("label") or "")
             for p in spec["places"])
         self.place_index = {p.id: i for i, p in enumerate(self.places)}
         self.places_in_room: tuple[tuple[int, ...], ...] = tuple(
@@ -220,9 +229,23 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
             self.goal = tuple((rel, cls, self.places[p].id, n) for rel, cls, p, n in self.predicates)
 
         locs = []
-        for o in spec["objects"]:
+        hands = [[-1, -1] for _ in self._agents]
+        for i, o in enumerate(spec["objects"]):
             at = o["at"]
-            locs.append(self.place_index[at] if at in self.place_index else self.n_places + self.object_index[at])
+            if at in self.place_index:
+                locs.append(self.place_index[at])
+            elif at in self.agent_index:  # held from the start
+                a = self.agent_index[at]
+                hands[a][hands[a].index(-1)] = i
+                locs.append(-1 - a)
+            else:
+                locs.append(self.n_places + self.object_index[at])
+        #: scripted moves: (object, destination place, earliest time, unseen_by, seen_by, by)
+        self.moves: tuple[tuple[int, int, int, tuple[int, ...], tuple[int, ...], str], ...] = tuple(
+            (self.object_index[m["object"]], self.place_index[m["to"]], int(m.get("after", 0)),
+             tuple(self.agent_index[a] for a in m.get("unseen_by", ())),
+             tuple(self.agent_index[a] for a in m.get("seen_by", ())), m.get("by", "someone"))
+            for m in spec.get("moves", ()))
         open_places = 0
         for i, p in enumerate(spec["places"]):
             if p.get("open", True):
@@ -230,8 +253,9 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         n = len(self._agents)
         self._initial = HouseholdState(
             t=0, time=0, rooms=tuple(self.room_index[a["room"]] for a in spec["agents"]),
-            hands=tuple((-1, -1) for _ in range(n)), locs=tuple(locs), open_places=open_places,
-            explored=tuple(0 for _ in range(n)), pending=tuple(None for _ in range(n)),
+            hands=tuple((h[0], h[1]) for h in hands), locs=tuple(locs), open_places=open_places,
+            explored=tuple(sum(1 << self.room_index[r] for r in set(a.get("explored", ()))) for a in spec["agents"]),
+            pending=tuple(None for _ in range(n)),
             inbox=tuple(() for _ in range(n)), last=tuple("" for _ in range(n)),
             stats=tuple(tuple(0 for _ in STAT_NAMES) for _ in range(n)))
 
@@ -581,7 +605,24 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         for a, p in enumerate(pending):
             if p is not None and p[1] == finish:  # completions at one moment apply in agent order
                 state = self._complete(state, a, p[0], events, messages)
+        if self.moves:
+            state = self._scripted_moves(state, events)
         return StepResult(state, tuple(events), tuple(messages))
+
+    def _scripted_moves(self, state: HouseholdState, events: list[WorldEvent]) -> HouseholdState:
+        """The scenario's scripted moves whose moment has come (see ``sim.household.scenario.Move``)."""
+        for i, (o, to, after, unseen_by, seen_by, by) in enumerate(self.moves):
+            loc = state.locs[o]
+            if state.moved >> i & 1 or state.time < after or not 0 <= loc < self.n_places:
+                continue
+            rooms = {self.places[loc].room, self.places[to].room}
+            if any(state.rooms[a] in rooms for a in unseen_by) or \
+                    any(state.rooms[a] != self.places[to].room for a in seen_by):
+                continue
+            state = replace(state, locs=self._set(state.locs, o, to), moved=state.moved | 1 << i)
+            events.append(WorldEvent("moved", None, {"object": self.objects[o].id, "from": self.places[loc].id,
+                                                     "to": self.places[to].id, "by": by}))
+        return state
 
     def _complete(self, state: HouseholdState, a: int, action: str, events: list[WorldEvent],
                   messages: list[Message]) -> HouseholdState:

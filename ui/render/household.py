@@ -200,9 +200,14 @@ class HouseholdRenderer(WorldRenderer):
             shape = sprites.SURFACE_SHAPES.get(place.cls, "table")
             sprite = self.book.get(f"hh-{shape}", art)
         surface.blit(sprite, (card.x + 2, card.bottom - art - 2))
+        below = card.y + 2 + label.get_height()
         if goal:
             tag = self.fit(goal, max(9, px - 2), (150, 100, 0), card.width - 8)
-            surface.blit(tag, (card.x + 4, card.y + 2 + label.get_height()))
+            surface.blit(tag, (card.x + 4, below))
+            below += tag.get_height()
+        if place.label:  # what the label says it holds (it may hold something else)
+            tag = self.fit(f'"{place.label}"', max(9, px - 2), (90, 60, 140), card.width - 8)
+            surface.blit(tag, (card.x + 4, below))
         things = [o for o, loc in enumerate(state.locs) if loc == p]
         hidden = place.openable and not opened
         if viewer is not None:
