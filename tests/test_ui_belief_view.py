@@ -295,3 +295,23 @@ def test_goal_inference_draws_as_each_agents_believed_goal(qtbot, tmp_path):
     renderer = draw_believed(window, 3, (choice.holder, "*"))
     assert renderer.drawn_ghosts
     assert {g for _a, g, _p, _t in renderer.drawn_ghosts} <= set(world.item_index)
+
+
+def test_the_shipped_unexpected_transfer_scenario_draws_sallys_false_belief_and_lists_it(qtbot, tmp_path):
+    """The teaching scenario itself (``scenarios/household/false-belief/``), with the app's
+    default seats: while sally is out, the ball is moved; the map draws her belief as a crossed-out
+    ghost on the basket with an arrow to the box, and the timeline lists it with what ended it."""
+    world, name = load_scenario("false-belief-unexpected-transfer")
+    timeline = record(tmp_path, "transfer", world, name, {a: make_agent("cobel") for a in world.agents}, 20)
+    beliefs = [b for b in BeliefHistory().update(timeline) if b.agent == "sally"]
+    assert beliefs and beliefs[0].thing.startswith("ball")
+    first = beliefs[0]
+    assert first.arose and first.end is not None and first.ended_by
+    believed = believed_world(timeline, first.start, "sally")
+    wrong = [(g.thing, g.at, g.actual) for g in believed.wrong]
+    assert wrong and wrong[0][1] == "basket" and wrong[0][2] == "box"
+    window = show(qtbot, tmp_path, timeline)
+    renderer = draw_believed(window, first.start, ("sally", None))
+    assert wrong[0] in renderer.drawn_wrong
+    renderer = draw_believed(window, first.end + 1, ("sally", None))
+    assert not any(t == wrong[0][0] for t, *_ in renderer.drawn_wrong)
