@@ -59,6 +59,8 @@ SYSTEM = (
 class CoBelLLMAgent(CoBelAgent):
     """CoBel-World with LLM prompts for rules, belief update, prediction, collaboration and planning."""
 
+    measure_messages = False  # a copy deciding again would ask the model again
+
     kind = "cobel-llm"
 
     def __init__(self, *, client: LLMClient | None = None, config: str | None = None,
@@ -237,7 +239,7 @@ class CoBelLLMAgent(CoBelAgent):
     def observe_state(self, state: Any) -> None:
         self._state_for_check = state
 
-    def act(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+    def decide(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
         obs = observation
         tick = self.ctx.tick
         self.sources = {}
