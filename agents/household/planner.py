@@ -148,8 +148,8 @@ class SubgoalAgent(Agent):
         if oid not in world.object_index:
             return
         old = self.memory.get(oid)
-        if old is not None and not old.told and old.time > time:
-            return
+        if old is not None and (old.at == f"agent:{self.me}" or not old.told and old.time > time):
+            return  # what it holds, or saw itself since, it knows better
         obj = world.objects[world.object_index[oid]]
         if at.startswith("agent:"):
             room = None
@@ -317,9 +317,11 @@ class SubgoalAgent(Agent):
             room = world.room_of_place(place)
             intent = ("deliver", place, room)
             if room != obs.room:
-                if None in obs.holding:
+                if None in obs.holding:  # what is in view, or known to lie here out of a closed receptacle
                     in_view = {o.id for o in obs.objects}
-                    extra = sorted(c for c in available(wanted) if c[1] == obs.room and c[0] in in_view)
+                    closed = {p for p, is_open in obs.receptacles if not is_open}
+                    extra = sorted(c for c in available(wanted) if c[1] == obs.room
+                                   and (c[0] in in_view or mem[c[0]].at not in closed))
                     if extra:
                         return self._set("grab a second needed object", extra[0][0], f"grab {extra[0][0]}",
                                          ("fetch", extra[0][0], obs.room))

@@ -21,7 +21,8 @@ Actions are strings::
     explore                      look around the room: from then on the agent sees its objects
     grab <object>                take an object of the room into a free hand (by name: it need not
                                  be in sight, so a partner's report can be acted on; the grab
-                                 fails if the object is not there or sits in a closed receptacle)
+                                 fails when it completes if the object is not in the room, is in
+                                 a closed receptacle or a container, or is held)
     open <receptacle> / close <receptacle>
     put <object> <place>         set a held object onto a surface or the floor of the room
     putin <object> <into>        put a held object into a container held in the other hand,
@@ -424,6 +425,11 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
     def contents(self, state: HouseholdState, container: int) -> list[int]:
         return [o for o, loc in enumerate(state.locs) if loc == self.n_places + container]
 
+    def grab_problem(self, state: HouseholdState, agent: AgentId, oid: str) -> str | None:
+        """Why a grab of ``oid`` by ``agent`` would fail if it completed in ``state`` (None: it
+        would work). A grab may be chosen whatever this says (``why_illegal``); it fails then."""
+        return self._grab_problem(state, self.agent_index[agent], self.object_index[oid])
+
     def _grab_problem(self, state: HouseholdState, a: int, o: int) -> str | None:
         obj = self.objects[o]
         loc = state.locs[o]
@@ -453,10 +459,13 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         if pending is not None:
             doing, until = pending
             return f"{agent} is still busy with {doing!r} until {until}"
-        return self._problem(state, a, action)
+        return self._problem(state, a, action, attempt=True)
 
-    def _problem(self, state: HouseholdState, a: int, action: Any) -> str | None:
-        """Why agent ``a`` cannot do ``action`` in ``state`` (None: it can)."""
+    def _problem(self, state: HouseholdState, a: int, action: Any, attempt: bool = False) -> str | None:
+        """Why agent ``a`` cannot do ``action`` in ``state`` (None: it can). ``attempt``: the check
+        when the action is chosen, where a grab needs only a free hand (whether the object is there
+        is found out when the grab completes: an agent acting on a report it cannot check fails
+        then, its time spent, and reads why in ``last_failure``)."""
         if not isinstance(action, str):
             return f"an action is a string such as 'walk kitchen', got {action!r}"
         verb, _, rest = action.partition(" ")
@@ -500,7 +509,9 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         if verb == "grab":
             if -1 not in state.hands[a]:
                 return "both hands are full"
-            return self._grab_problem(state, a, o)
+            if o in state.hands[a]:
+                return f"{args[0]} is already in your hand"
+            return None if attempt else self._grab_problem(state, a, o)
         if o not in state.hands[a]:
             return f"you do not hold {args[0]}"
         dest = args[1]
