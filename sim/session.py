@@ -363,6 +363,11 @@ class Session:
 
     def metrics(self) -> dict[str, Any]:
         metrics: dict[str, Any] = {"ticks": self.tick, **self.counters}
+        for seat in self.seats.values():  # the agents' own counts, summed over the seats
+            counts = getattr(seat, "counters", None)
+            for name, value in (counts() if callable(counts) else {}).items():
+                if name not in self.counters and name != "ticks":
+                    metrics[name] = metrics.get(name, 0) + value
         if self.llm_tokens:
             metrics["llm_tokens"] = {a: {m: dict(u) for m, u in mods.items()} for a, mods in self.llm_tokens.items()}
         return metrics

@@ -40,7 +40,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld, Slot
+from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefRules, BeliefWorld, Slot
 from agents.cobel.sbl import (
     DEFAULT_VOCABULARY,
     Agent as SBLAgent,
@@ -68,6 +68,9 @@ HOUSEHOLD_VOCABULARY = DEFAULT_VOCABULARY.extend(predicates=[
     PredicateSpec("WILL_EXPLORE", "an agent intends to explore a room", subject="agent", object="thing",
                   source="tom-arena (the paper shares intents in words)"),
 ])
+
+#: the belief rules that build first-order beliefs (switched off by ``first_order=false``)
+FIRST_ORDER_RULES = ("seen_partner_sees_too", "sender_believes_message", "told_is_believed")
 
 OBJECT_IDS, PLACE_IDS, ROOM_IDS = 1, 1000, 2000  # id ranges of things, like the paper's <kitchen>(2000)
 
@@ -182,12 +185,17 @@ class CoBelAgent(CoordinatingAgent):
     kind = "cobel"
 
     def __init__(self, conflict: float = 0.3, avoid: float = 0.5, trust: float = 0.9, mix: float = 0.3,
-                 hypotheses: int = 4, order: int = 1, **planner: Any) -> None:
+                 hypotheses: int = 4, order: int = 1, messages: bool = True, intents: bool = True,
+                 first_order: bool = True, **planner: Any) -> None:
         super().__init__(**planner)
         if isinstance(order, bool) or order not in (0, 1):
             raise ValueError(f"cobel: order={order!r}; expected 0 (no model of a partner's beliefs) or 1 "
                              "(first-order beliefs)")
+        #: level 0 (docs/cobel.md): partners are taken to believe what the agent believes
         self.order = int(order)
+        #: ablations (docs/cobel.md): no messages sent; no intent prediction (the paper's "No BBC");
+        #: no first-order beliefs (the belief rules that model partners' beliefs switched off)
+        self.messages, self.intents, self.first_order = bool(messages), bool(intents), bool(first_order)
         for name, value in (("conflict", conflict), ("avoid", avoid), ("trust", trust), ("mix", mix)):
             if not 0.0 <= float(value) <= 1.0:
                 raise ValueError(f"cobel: {name}={value!r}; expected a probability in [0, 1]")
@@ -198,12 +206,15 @@ class CoBelAgent(CoordinatingAgent):
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "kind": self.kind, "conflict": self.conflict, "avoid": self.avoid,
-                "trust": self.trust, "mix": self.mix, "hypotheses": self.max_hypotheses, "order": self.order}
+                "trust": self.trust, "mix": self.mix, "hypotheses": self.max_hypotheses, "order": self.order,
+                "messages": self.messages, "intents": self.intents, "first_order": self.first_order}
 
     def reset(self, ctx: SeatContext) -> None:
         super().reset(ctx)
         self.names = HouseholdNames(self.world)
-        self.beliefs = BeliefWorld(self.me, self.partners, vocabulary=HOUSEHOLD_VOCABULARY, trust=self.trust)
+        rules = BeliefRules() if self.first_order else BeliefRules().without(*FIRST_ORDER_RULES)
+        self.beliefs = BeliefWorld(self.me, self.partners, vocabulary=HOUSEHOLD_VOCABULARY, trust=self.trust,
+                                   rules=rules)
         self.hypotheses: dict[str, dict[Intent, float]] = {p: {} for p in self.partners}
         self.told_now: dict[str, Intent] = {}
         self.just_said = False
@@ -248,6 +259,12 @@ class CoBelAgent(CoordinatingAgent):
         if self.order == 0:  # no model of a partner's mind: it is taken to believe what the agent believes
             for p in self.partners:
                 self.beliefs.first[p] = self.beliefs.zero.copy()
+
+    def forget(self, oid: str) -> None:
+        s = self.memory.get(oid)
+        if s is not None and hasattr(self, "beliefs"):  # a grab failed: it is not where it was believed
+            self.beliefs.zero.observe_false(self.names.placement(oid, s.at))
+        super().forget(oid)
 
     def read_message(self, sender: str, text: str, time: int) -> None:
         try:
@@ -378,6 +395,8 @@ class CoBelAgent(CoordinatingAgent):
         return {h: v / total for h, v in weights.items()} if total > 0 else {}
 
     def update_intents(self, obs: HouseholdObservation) -> None:
+        if not self.intents:  # ablation: no intent hypotheses, only what partners announce
+            return
         for p in self.partners:
             pred = self.predict(p, obs)
             # an intent to fetch an object persists; where the partner will look for it is predicted afresh
@@ -476,6 +495,8 @@ class CoBelAgent(CoordinatingAgent):
                 say.append(atom)
 
         intent = self.intent
+        if not self.intents:
+            return self._share_news(obs)
         for p in self.partners:
             # conflicting plans: the partner is likely after the agent's own next sub-goal
             # (looking around the room the agent is in is no conflict: each agent sees only what it explored)
@@ -542,6 +563,27 @@ class CoBelAgent(CoordinatingAgent):
             say.insert(0, Relation(me, "AT", names.room(obs.room)))
         return say, "; ".join(dict.fromkeys(reasons))
 
+    def _share_news(self, obs: HouseholdObservation) -> tuple[list[Atom], str]:
+        """Without intent prediction (ablation) the agent cannot tell whether a partner needs what
+        it knows, so it shares what its model of the partners lacks: rooms it explored and the
+        objects still to fetch that it will not take on this trip."""
+        me, names = SBLAgent(self.me), self.names
+        say: list[Atom] = []
+        mine_done = set(obs.explored) if obs.task == "transport" else self._searched(obs)
+        for p in self.partners:
+            for room in sorted(mine_done):
+                done = Property(names.room(room), "EXPLORATION_STATE", "all")
+                if self._unknown(p, done) and done not in say:
+                    say.append(done)
+            for oid in sorted(self._fetchable(obs)):
+                if self.intent[:2] != ("fetch", oid) and not self.known_to(p, oid) and self._leaves(obs, oid):
+                    atom = names.placement(oid, self.memory[oid].at)
+                    if atom not in say:
+                        say.append(atom)
+        if not say:
+            return [], ""
+        return [Relation(me, "AT", names.room(obs.room)), *say], "sharing what partners do not know yet"
+
     def _needed_units(self, obs: HouseholdObservation, cls: str) -> int:
         placed_or_held = sum(1 for s in self.memory.values() if s.cls == cls and (
             s.at.startswith("agent:") or any(s.at == place for _, c, place, _ in obs.goal if c == cls)))
@@ -572,7 +614,7 @@ class CoBelAgent(CoordinatingAgent):
 
     # ------------------------------------------------------------------ acting
 
-    def act(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+    def decide(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
         obs = observation
         self.update_beliefs(obs)
         self._fetchable_set = set(self._fetchable(obs))
@@ -582,7 +624,7 @@ class CoBelAgent(CoordinatingAgent):
         if self.just_said:
             self.just_said = False
             return action
-        statements, reason = self.miscoordination(obs)
+        statements, reason = self.miscoordination(obs) if self.messages else ([], "")
         if not statements:
             return action
         self.just_said = True

@@ -19,7 +19,10 @@ Actions are strings::
     wait                         do nothing for a moment
     walk <room>                  go to a room (any room; the path through doors is taken)
     explore                      look around the room: from then on the agent sees its objects
-    grab <object>                take a visible object of the room into a free hand
+    grab <object>                take an object of the room into a free hand (by name: it need not
+                                 be in sight, so a partner's report can be acted on; the grab
+                                 fails when it completes if the object is not in the room, is in
+                                 a closed receptacle or a container, or is held)
     open <receptacle> / close <receptacle>
     put <object> <place>         set a held object onto a surface or the floor of the room
     putin <object> <into>        put a held object into a container held in the other hand,
@@ -38,7 +41,8 @@ there every agent acts every step. One world step (``t``) is one such decision p
 counts frames or steps.
 
 Observation. An agent sees the objects of its room once it has explored that room (from then on,
-whenever it is there), except inside closed receptacles; it sees what it holds; it sees a partner,
+whenever it is there), except inside closed receptacles (it may still grab an object it was told
+of without exploring: a wrong report shows as a failed grab); it sees what it holds; it sees a partner,
 and what the partner holds, only in the same room. Messages reach their recipients' ``inbox`` when
 the sending action completes; an inbox holds what arrived since the agent last chose an action.
 
@@ -289,12 +293,15 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         return self._spec
 
     def walk_cost(self, from_room: str | int, to_room: str | int) -> int:
-        """Frames (transport) or steps (household) to walk between two rooms."""
+        """Frames (transport) or steps (household) to walk between two rooms: ``frames_per_meter``
+        times the metres of the door path, at least 1; household tasks without a ``frames_per_meter``
+        (the default 0) take one step for any walk."""
         a = self.room_index[from_room] if isinstance(from_room, str) else from_room
         b = self.room_index[to_room] if isinstance(to_room, str) else to_room
-        if self.task != "transport":
+        per_meter = self.costs["frames_per_meter"]
+        if self.task != "transport" and per_meter <= 0:
             return 1
-        return max(1, math.ceil(self.distance[a][b] * self.costs["frames_per_meter"]))
+        return max(1, math.ceil(self.distance[a][b] * per_meter))
 
     def message_cost(self, text: str) -> int:
         if self.task == "transport":
@@ -442,6 +449,11 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
     def contents(self, state: HouseholdState, container: int) -> list[int]:
         return [o for o, loc in enumerate(state.locs) if loc == self.n_places + container]
 
+    def grab_problem(self, state: HouseholdState, agent: AgentId, oid: str) -> str | None:
+        """Why a grab of ``oid`` by ``agent`` would fail if it completed in ``state`` (None: it
+        would work). A grab may be chosen whatever this says (``why_illegal``); it fails then."""
+        return self._grab_problem(state, self.agent_index[agent], self.object_index[oid])
+
     def _grab_problem(self, state: HouseholdState, a: int, o: int) -> str | None:
         obj = self.objects[o]
         loc = state.locs[o]
@@ -452,10 +464,11 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
             return f"{obj.id} is inside {self.objects[loc - self.n_places].id}; objects stay in their container"
         if self.places[loc].room != state.rooms[a]:
             return f"{obj.id} is not in {self.room_ids[state.rooms[a]]}"
-        if o not in self.visible(state, a):
-            if not self._is_open(state, loc):
-                return f"{obj.id} is not in sight (the {self.places[loc].id} is closed)"
-            return f"{obj.id} is not in sight (explore {self.room_ids[state.rooms[a]]} first)"
+        # An object of the room is grabbed by name, whether or not the agent explored the room
+        # (it may have been told where it lies): walking up to it is part of the grab. What a
+        # closed receptacle holds is out of reach until it is opened.
+        if not self._is_open(state, loc):
+            return f"{obj.id} is out of reach (the {self.places[loc].id} is closed)"
         if self.task == "transport" and loc == self.goal_place:
             return f"{obj.id} is already delivered to {self.places[loc].id}"
         return None
@@ -470,10 +483,13 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         if pending is not None:
             doing, until = pending
             return f"{agent} is still busy with {doing!r} until {until}"
-        return self._problem(state, a, action)
+        return self._problem(state, a, action, attempt=True)
 
-    def _problem(self, state: HouseholdState, a: int, action: Any) -> str | None:
-        """Why agent ``a`` cannot do ``action`` in ``state`` (None: it can)."""
+    def _problem(self, state: HouseholdState, a: int, action: Any, attempt: bool = False) -> str | None:
+        """Why agent ``a`` cannot do ``action`` in ``state`` (None: it can). ``attempt``: the check
+        when the action is chosen, where a grab needs only a free hand (whether the object is there
+        is found out when the grab completes: an agent acting on a report it cannot check fails
+        then, its time spent, and reads why in ``last_failure``)."""
         if not isinstance(action, str):
             return f"an action is a string such as 'walk kitchen', got {action!r}"
         verb, _, rest = action.partition(" ")
@@ -517,7 +533,9 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         if verb == "grab":
             if -1 not in state.hands[a]:
                 return "both hands are full"
-            return self._grab_problem(state, a, o)
+            if o in state.hands[a]:
+                return f"{args[0]} is already in your hand"
+            return None if attempt else self._grab_problem(state, a, o)
         if o not in state.hands[a]:
             return f"you do not hold {args[0]}"
         dest = args[1]
