@@ -1,0 +1,167 @@
+"""Networked seats: a study host and two joining app windows on loopback (real WebSockets,
+offscreen Qt), key presses from both, fog of war checked on every message received, a drop and a
+rejoin mid-episode, the questionnaire, and what the study folder holds afterwards."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+from PyQt6.QtCore import Qt
+from PyQt6.QtNetwork import QHostAddress
+
+from experiments.study import ANSWER_COLUMNS, load_study
+from sim.recording import load_recording
+from sim.replay import Replay
+from tests.study_support import ITEMS, Participant, pass_page, play_steps, wait, write_study
+from ui.net.host import StudyHost
+from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode, encode
+from ui.net.seat_view import seat_frame
+
+
+def _host(tmp_path: Path, **kw) -> StudyHost:
+    path = write_study(tmp_path, **kw)
+    return StudyHost(load_study(path), path, tmp_path / "out", port=0,
+                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("111111", "222222"))
+
+
+def _episode_recordings(out: Path) -> list[Path]:
+    """The recordings in the order they were played: the tutorial, then the trials."""
+    return sorted((out / "recordings").rglob("*.jsonl"), key=lambda r: (not r.name.startswith("tutorial"), r.name))
+
+
+def _check_fog(people: list[Participant], out: Path) -> int:
+    """Every frame a window received is exactly its seat's observation of the recorded state at that
+    tick (only stations and cooks the seat sees), and no frame or suggestion names the other cook's
+    goal. Returns the frames checked."""
+    checked = 0
+    recordings = _episode_recordings(out)
+    for p in people:
+        episodes: list[list[dict]] = []
+        after_page = True
+        for m in p.client.received:
+            if m["type"] == "page":
+                after_page = True
+            elif m["type"] == "frame":
+                if after_page:
+                    episodes.append([])
+                    after_page = False
+                episodes[-1].append(m["frame"])
+        assert len(episodes) == len(recordings)
+        for frames, rec in zip(episodes, recordings):
+            replay = Replay(str(rec))
+            world = replay.world
+            seat = frames[0]["seat"]
+            i = world.agent_index[seat]
+            other = next(a for a in world.agents if a != seat)
+            for f in frames:
+                state = replay.state_at(f["tick"])
+                assert f == seat_frame(world, state, seat, max_ticks=f["t_max"], assistant=f["assistant"])
+                here = state.positions[i]
+                visible = {world.station_cells[s] for s in world.visible_stations[here]}
+                assert all(s["row"] * world.width + s["col"] in visible for s in f["stations"])
+                assert all(a["name"] == seat or world.sees(here, state.positions[world.agent_index[a["name"]]])
+                           for a in f["agents"])
+                assert world.goals[other] == world.goals[seat] or world.goals[other] not in json.dumps(f)
+                checked += 1
+        hidden = [m for m in p.client.received if m["type"] in ("feedback", "frame", "message")]
+        assert all("goals" not in json.dumps(m) for m in hidden)
+    return checked
+
+
+@pytest.mark.slow
+def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
+    host = _host(tmp_path)
+    out = tmp_path / "out"
+    try:
+        a = Participant(qtbot, host.port, "111111")
+        b = Participant(qtbot, host.port, "222222")
+        wait(qtbot, lambda: a.client.welcome is not None and b.client.welcome is not None)
+        assert a.client.welcome["participant"] != b.client.welcome["participant"]
+        assert pass_page(qtbot, [a, b], "consent") == "consent"
+        pass_page(qtbot, [a, b], "instructions")
+        pass_page(qtbot, [a, b], "instructions")  # the tutorial's page
+        play_steps(qtbot, [a, b], 10)  # the tutorial (2 steps)
+        trials = 0
+        dropped = False
+        while True:
+            wait(qtbot, lambda: a.page() is not None and b.page() is not None and a.page()["kind"] != "wait")
+            kind = a.page()["kind"]
+            if kind == "done":
+                break
+            if kind == "questionnaire":
+                page_id = a.page()["id"]
+                b.answer({i: 0 for i in []})  # nothing ticked: the window asks for every statement
+                assert "answer every statement" in b.window.status.text()
+                a.answer({i: 5 for i in ITEMS})
+                b.answer({i: k + 2 for k, i in enumerate(ITEMS)})
+                wait(qtbot, lambda page_id=page_id: a.page() is None or a.page()["id"] != page_id)
+                continue
+            if kind == "instructions":  # a game's start page
+                pass_page(qtbot, [a, b], "instructions")
+                trials += 1
+                wait(qtbot, lambda: a.frame() is not None and b.frame() is not None)
+                played = play_steps(qtbot, [a, b], 2)
+                if not dropped:
+                    dropped = True
+                    b.client.drop()
+                    wait(qtbot, lambda: a.last("paused") is not None)
+                    before = a.frame()["tick"]
+                    a.press(Qt.Key.Key_Right)
+                    wait(qtbot, lambda: a.last("refused") is not None)
+                    assert "paused" in a.last("refused")["reason"]
+                    b.client.reconnect()
+                    wait(qtbot, lambda: a.last("resumed") is not None and b.frame() is not None)
+                    assert b.frame()["tick"] == before == a.frame()["tick"]
+                play_steps(qtbot, [a, b], 20, start=played)
+                continue
+            assert kind == "reveal", kind
+            page = a.page()
+            assert page["other_goals"] and page["completed"] in (True, False)
+            assert all(f["status"] in ("Completed", "Ignored", "Not Executable", "Accepted, not finished",
+                                       "Not answered") for f in page["feedback"])
+            pass_page(qtbot, [a, b], "reveal")
+        assert trials == 2
+        wait(qtbot, lambda: host.finished)
+    finally:
+        host.shutdown()
+
+    # every window saw its own seat's observation only
+    assert _check_fog([a, b], out) > 10
+    # the recordings: complete, replayable, one per episode (tutorial included)
+    recordings = sorted((out / "recordings").rglob("*.jsonl"))
+    assert len(recordings) == 3
+    for rec in recordings:
+        loaded = load_recording(rec)
+        assert loaded.complete and loaded.footer is not None
+    # the answers: one row per participant and item after the facilitated trial
+    with open(out / "answers.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert tuple(rows[0].keys()) == ANSWER_COLUMNS
+    assert len(rows) == 2 * len(ITEMS)
+    assert {r["condition"] for r in rows} == {"protom"}
+    assert sorted(int(r["answer"]) for r in rows if r["item"] == "helpful") == [2, 5]
+    # the analysis reads all of it
+    from experiments.study_analysis import analyze_study
+    report = analyze_study(out, out / "analysis")
+    text = (out / "analysis" / "report.md").read_text(encoding="utf-8")
+    assert "n = 1 pair" in text and (out / "analysis" / "figure.png").stat().st_size > 0
+    assert report["pairs"] == 1
+
+
+def test_protocol_refuses_bad_frames():
+    ok = decode(encode("key", action="up"), "test", SEAT_MESSAGES)
+    assert ok["action"] == "up"
+    for text, words in [('{"v": 1, "type": "key", "action": "up", "action": "down"}', "twice"),
+                        ('{"v": 2, "type": "key", "action": "up"}', "protocol version"),
+                        ('{"v": 1, "type": "launch", "action": "up"}', "field 'type'"),
+                        ('{"v": 1, "type": "key"}', "'action' is missing"),
+                        ('{"v": 1, "type": "key", "action": 3}', "expected str"),
+                        ('{"v": 1, "type": "decide", "feedback_id": 1, "accept": 1}', "expected bool"),
+                        ('{"v": 1, "type": "key", "action": "up", "x": 1}', "unknown field"),
+                        ('[1]', "expected a JSON object"),
+                        ('{"v": 1, "type": "key", "action": "' + "u" * 300_000 + '"}', "longer than")]:
+        with pytest.raises(ProtocolError, match=words):
+            decode(text, "test", SEAT_MESSAGES)
