@@ -126,3 +126,29 @@ def play_steps(qtbot: Any, people: list[Participant], steps: int, start: int = 0
         wait(qtbot, lambda tick=tick: all(p.frame() is None or p.frame()["tick"] > tick for p in people))
         taken += 1
     return taken
+
+
+def play_study(qtbot: Any, people: list[Participant], answers: list[dict[str, int]]) -> int:
+    """Both go through every page and game of a hosted study to its end (pages: Continue;
+    questionnaires: ``answers[k]`` for participant k; games: keys until the episode ends);
+    returns the games played."""
+    games = 0
+    while True:
+        wait(qtbot, lambda: all(p.frame() is not None or (p.page() is not None and p.page()["kind"] != "wait")
+                                for p in people))
+        if all(p.frame() is not None for p in people):
+            games += 1
+            play_steps(qtbot, people, 10_000)
+            wait(qtbot, lambda: all(p.page() is not None for p in people))
+            continue
+        page = people[0].page()
+        assert page is not None
+        if page["kind"] == "done":
+            return games
+        if page["kind"] == "questionnaire":
+            page_id = page["id"]
+            for p, given in zip(people, answers):
+                p.answer(given)
+            wait(qtbot, lambda page_id=page_id: all(p.page() is None or p.page()["id"] != page_id for p in people))
+        else:
+            pass_page(qtbot, people)

@@ -1,0 +1,180 @@
+"""The command line of human studies:
+
+    python main.py study host STUDY [--port P] [--out DIR] [--codes A B]   host one pair (a window, or headless)
+    python main.py study check STUDY [--pairs N]                           validate; print the drawn orders
+    python main.py study analyze DIR [--out DIR]                           the analysis of a study folder
+    python main.py join HOST:PORT --code CODE                              a participant's window
+    python main.py gui --host PORT [--study STUDY]                         the same as 'study host'
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_STUDY = "protom-kitchen-human"
+DEFAULT_PORT = 8765
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    study = sub.add_parser("study", help="run a human study: host a pair, check a study file, analyse a study",
+                           description="Human studies (docs/study.md): two people on two computers play the "
+                                       "kitchen's trials under the study's facilitator conditions, answer its "
+                                       "questionnaire, and the folder is analysed by pairs and participants.")
+    actions = study.add_subparsers(dest="study_command", metavar="ACTION", required=True)
+    host = actions.add_parser("host", help="host one pair of participants (prints their join codes)",
+                              description="Host one pair: listen on --port, show the join codes, walk both "
+                                          "participants through consent, instructions, the tutorial, the trials "
+                                          "in the pair's drawn order, the reveals and questionnaires. Every "
+                                          "episode is recorded into --out/recordings/pair-NN/; answers go to "
+                                          "--out/answers.csv.")
+    host.add_argument("study", nargs="?", default=DEFAULT_STUDY,
+                      help=f"a study file or a shipped study's name (default {DEFAULT_STUDY})")
+    host.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help=f"TCP port (default {DEFAULT_PORT})")
+    host.add_argument("--out", metavar="DIR", help="the study folder (default runs/studies/<study>)")
+    host.add_argument("--codes", nargs=2, metavar="CODE", help="the two join codes (default: drawn at random)")
+    host.set_defaults(func=cmd_study_host)
+    check = actions.add_parser("check", help="validate a study file and print each pair's drawn trials",
+                               description="Read a study file as strictly as 'study host' does and print the trial "
+                                           "order of the first --pairs pairs.")
+    check.add_argument("study", help="a study file or a shipped study's name")
+    check.add_argument("--pairs", type=int, default=4, metavar="N", help="pairs to show (default 4)")
+    check.set_defaults(func=cmd_study_check)
+    analyze = actions.add_parser("analyze", help="success, speedup, feedback and ratings per condition",
+                                 description="Analyse a study folder: per condition success, speedup, feedback and "
+                                             "ignored feedback (the pair is the unit) and the questionnaire items "
+                                             "(the participant is the unit), paired tests with effect sizes and "
+                                             "intervals, report.md, CSV tables and figure.png.")
+    analyze.add_argument("folder", metavar="DIR", help="a study folder written by 'study host'")
+    analyze.add_argument("--out", metavar="DIR", help="where the analysis goes (default DIR/analysis)")
+    analyze.set_defaults(func=cmd_study_analyze)
+
+    join = sub.add_parser("join", help="join a hosted study as a participant",
+                          description="Open a participant's window connected to a study host on the network. "
+                                      "It shows only what the host sends for this seat.")
+    join.add_argument("address", metavar="HOST:PORT", help="the host's address, e.g. 192.168.1.20:8765")
+    join.add_argument("--code", required=True, help="your join code (the host window shows it)")
+    join.set_defaults(func=cmd_join)
+
+
+def cmd_study_check(args: argparse.Namespace) -> int:
+    from experiments.study import StudyError, draw_trials, find_study, load_study
+
+    if not 1 <= args.pairs <= 1000:
+        return _fail(f"--pairs must be between 1 and 1000, got {args.pairs}")
+    try:
+        path = find_study(args.study)
+        study = load_study(path)
+    except StudyError as exc:
+        return _fail(str(exc))
+    print(f"{path}: {study.title}: {len(study.conditions)} conditions x {study.trials_per_condition} trials, "
+          f"order {study.order.draw} (seed {study.order.seed})")
+    for pair in range(1, args.pairs + 1):
+        trials = draw_trials(study, pair)
+        print(f"pair-{pair:02d}: " + ", ".join(f"{t.condition}@{t.scenario.rsplit('/', 1)[-1]}" for t in trials))
+    return 0
+
+
+def cmd_study_analyze(args: argparse.Namespace) -> int:
+    from experiments.study import StudyError
+    from experiments.study_analysis import analyze_study
+    from sim.inputs import InputError
+
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        return _fail(f"{folder}: not a folder; expected a study folder written by 'python main.py study host'")
+    try:
+        result = analyze_study(folder, Path(args.out) if args.out else None)
+    except (StudyError, InputError) as exc:
+        return _fail(str(exc))
+    print(Path(result["report"]).read_text(encoding="utf-8"))
+    print(f"written: {Path(result['report']).parent}")
+    return 0
+
+
+def cmd_study_host(args: argparse.Namespace) -> int:
+    return host_study(args.study, args.port, args.out, tuple(args.codes) if args.codes else None)
+
+
+def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | None) -> int:
+    from experiments.study import StudyError, find_study, load_study
+
+    if not 1 <= port <= 65535:
+        return _fail(f"--port must be between 1 and 65535, got {port}")
+    if codes is not None and (len(set(codes)) != 2 or not all(c.isdigit() and 4 <= len(c) <= 12 for c in codes)):
+        return _fail(f"--codes: expected two different codes of 4 to 12 digits, got {' '.join(codes)}")
+    try:
+        path = find_study(name)
+        study = load_study(path)
+    except StudyError as exc:
+        return _fail(str(exc))
+    folder = Path(out) if out else Path("runs") / "studies" / study.study
+    from PyQt6.QtNetwork import QAbstractSocket, QNetworkInterface
+
+    from ui.app import display_available
+
+    if display_available():
+        from ui.app import application
+
+        app = application()
+    else:
+        from PyQt6.QtCore import QCoreApplication
+
+        app = QCoreApplication.instance() or QCoreApplication([sys.argv[0]])
+    from ui.net.host import StudyHost
+
+    try:
+        host = StudyHost(study, path, folder, port=port, codes=codes)
+    except (StudyError, OSError) as exc:
+        return _fail(str(exc))
+    addresses = [a.toString() for a in QNetworkInterface.allAddresses()
+                 if a.protocol() == QAbstractSocket.NetworkLayerProtocol.IPv4Protocol and not a.isLoopback()]
+    print(f"hosting {study.title} for {host.pair_name} on port {host.port}; study folder {folder}")
+    for k, slot in enumerate(host.slots):
+        where = addresses[0] if addresses else "THIS-COMPUTER"
+        print(f"participant {k + 1}: python main.py join {where}:{host.port} --code {slot.code}")
+    host.logged.connect(lambda line: print(line, flush=True))
+    window = None
+    if display_available():
+        from ui.net.windows import HostWindow
+
+        window = HostWindow(host)
+        window.show()
+    else:
+        host.ended.connect(app.quit)
+    try:
+        return int(app.exec())
+    finally:
+        host.shutdown()
+        del window
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    from ui.app import display_available
+    from ui.net.client import parse_address
+
+    try:
+        address, port = parse_address(args.address)
+    except ValueError as exc:
+        return _fail(str(exc))
+    code = args.code.strip()
+    if not code or len(code) > 64:
+        return _fail("--code: expected the join code the host shows, e.g. 482913")
+    if not display_available():
+        return _fail("no display to open the participant's window on (set DISPLAY, or run under xvfb-run)")
+    from ui.app import application
+    from ui.net.client import SeatClient
+    from ui.net.windows import SeatWindow
+
+    app = application()
+    client = SeatClient(address, port, code)
+    window = SeatWindow(client)
+    window.show()
+    client.open()
+    return int(app.exec())
