@@ -165,3 +165,67 @@ def test_protocol_refuses_bad_frames():
                         ('{"v": 1, "type": "key", "action": "' + "u" * 300_000 + '"}', "longer than")]:
         with pytest.raises(ProtocolError, match=words):
             decode(text, "test", SEAT_MESSAGES)
+
+
+@pytest.mark.slow
+def test_feedback_reaches_only_its_seat_and_the_reveal_lists_its_status(qtbot, tmp_path):
+    """A facilitator that suggests at every step it may: each suggestion pops up in its target's
+    window only; the first participant follows theirs (Enter), the second ignores theirs (Esc); the
+    reveal lists every suggestion with the status the recording ends with."""
+    conditions = [{"name": "random", "title": "random facilitator", "mechanisms": ["random:probability=1.0"],
+                   "codename": "Assistant R"},
+                  {"name": "none", "title": "no facilitator", "mechanisms": []}]
+    host = _host(tmp_path, conditions=conditions, max_ticks=8, tutorial=False)
+    out = tmp_path / "out"
+    try:
+        a = Participant(qtbot, host.port, "111111")
+        b = Participant(qtbot, host.port, "222222")
+        stranger = Participant(qtbot, host.port, "999999")
+        wait(qtbot, lambda: stranger.last("refused") is not None)
+        assert "unknown join code" in stranger.last("refused")["reason"]
+        twin = Participant(qtbot, host.port, "111111")
+        wait(qtbot, lambda: a.client.welcome is not None and b.client.welcome is not None
+             and twin.last("refused") is not None)
+        assert "in use" in twin.last("refused")["reason"] and twin.client.welcome is None
+        reveals = []
+        while True:
+            wait(qtbot, lambda: all(p.frame() is not None or (p.page() is not None and p.page()["kind"] != "wait")
+                                    for p in (a, b)))
+            if a.frame() is not None:
+                play_steps(qtbot, [a, b], 100)
+                wait(qtbot, lambda: a.page() is not None and b.page() is not None)
+                continue
+            page = a.page()
+            if page["kind"] == "done":
+                break
+            if page["kind"] == "reveal":
+                reveals.append((a.page(), b.page()))
+            if page["kind"] == "questionnaire":
+                a.answer({i: 7 for i in ITEMS})
+                b.answer({i: 1 for i in ITEMS})
+                wait(qtbot, lambda page=page: a.page() is None or a.page()["id"] != page["id"])
+            else:
+                pass_page(qtbot, [a, b])
+    finally:
+        host.shutdown()
+    recording = next(r for r in _episode_recordings(out) if "-random-" in r.name)
+    events = load_recording(recording).events
+    given = [e for e in events if type(e).__name__ == "FeedbackEvent"]
+    final = {e.feedback_id: e.status for e in events if type(e).__name__ == "FeedbackStatusEvent"}
+    assert given, "the facilitator suggested nothing"
+    seats = {p: next(m["frame"]["seat"] for m in p.client.received if m["type"] == "frame") for p in (a, b)}
+    shown = {}
+    for p in (a, b):
+        shown[p] = {m["feedback_id"] for m in p.client.received if m["type"] == "feedback"}
+        # only suggestions to this seat (one the seat declines as a repeat is never shown)
+        assert shown[p] <= {e.feedback_id for e in given if e.target == seats[p]}
+        assert all(m["facilitator"] == "Assistant R" for m in p.client.received if m["type"] == "feedback")
+    assert shown[a] | shown[b]
+    assert all(final.get(f) in ("accepted", "completed", "not_executable") for f in shown[a])
+    assert all(final.get(f) == "ignored" for f in shown[b])
+    words = {"completed": "Completed", "ignored": "Ignored", "not_executable": "Not Executable",
+             "accepted": "Accepted, not finished"}
+    random_reveal = next(r for r in reveals if r[0]["feedback"])
+    for page in random_reveal:
+        assert [(f["id"], f["status"]) for f in page["feedback"]] == \
+            [(e.feedback_id, words.get(final.get(e.feedback_id, "sent"), "Not answered")) for e in given]

@@ -45,7 +45,7 @@ class SeatClient(QObject):
         sock = QWebSocket("", parent=self)
         sock.setMaxAllowedIncomingMessageSize(MAX_MESSAGE_BYTES)
         sock.connected.connect(self._on_connected)
-        sock.disconnected.connect(lambda s=sock: self._on_disconnected(s))
+        sock.disconnected.connect(self._on_disconnected)
         sock.textMessageReceived.connect(self._on_text)
         self.socket = sock
         sock.open(QUrl(f"ws://{self.host}:{self.port}"))
@@ -60,6 +60,7 @@ class SeatClient(QObject):
         sock, self.socket = self.socket, None
         self.is_open = False
         if sock is not None:
+            sock.disconnected.disconnect(self._on_disconnected)
             sock.abort()
             sock.deleteLater()
 
@@ -68,8 +69,8 @@ class SeatClient(QObject):
         self.send("hello", code=self.code)
         self.connected.emit()
 
-    def _on_disconnected(self, sock: QWebSocket) -> None:
-        if sock is self.socket:
+    def _on_disconnected(self) -> None:
+        if self.sender() is self.socket:
             self.is_open = False
             self.disconnected.emit()
 

@@ -118,6 +118,7 @@ class StudyHost(QObject):
         self._assistant = ""
         self.paused = False
         self.finished = False
+        self._sockets: list[QWebSocket] = []
         self.server = QWebSocketServer("tom-arena-study", QWebSocketServer.SslMode.NonSecureMode, self)
         self.server.setMaxPendingConnections(8)
         if not self.server.listen(address or QHostAddress(QHostAddress.SpecialAddress.Any), port):
@@ -193,8 +194,19 @@ class StudyHost(QObject):
                 return
             sock.setParent(self)
             sock.setMaxAllowedIncomingMessageSize(MAX_MESSAGE_BYTES)
-            sock.textMessageReceived.connect(lambda text, s=sock: self._on_text(s, text))
-            sock.disconnected.connect(lambda s=sock: self._on_disconnected(s))
+            self._sockets.append(sock)
+            sock.textMessageReceived.connect(self._on_socket_text)
+            sock.disconnected.connect(self._on_socket_disconnected)
+
+    def _on_socket_text(self, text: str) -> None:
+        sock = self.sender()
+        if isinstance(sock, QWebSocket):
+            self._on_text(sock, text)
+
+    def _on_socket_disconnected(self) -> None:
+        sock = self.sender()
+        if isinstance(sock, QWebSocket):
+            self._on_disconnected(sock)
 
     def _slot_of(self, sock: QWebSocket) -> Slot | None:
         return next((s for s in self.slots if s.socket is sock), None)
@@ -247,6 +259,8 @@ class StudyHost(QObject):
 
     def _on_disconnected(self, sock: QWebSocket) -> None:
         slot = self._slot_of(sock)
+        if sock in self._sockets:
+            self._sockets.remove(sock)
         sock.deleteLater()
         if slot is None:
             return
@@ -495,9 +509,13 @@ class StudyHost(QObject):
         if self.runner is not None:
             self.runner.stop(10.0)
             self.runner = None
+        for sock in self._sockets:  # quietly: nothing is told of these drops any more
+            sock.disconnected.disconnect(self._on_socket_disconnected)
+            sock.textMessageReceived.disconnect(self._on_socket_text)
+            sock.abort()
+        self._sockets.clear()
         for slot in self.slots:
-            if slot.socket is not None:
-                slot.socket.close()
+            slot.socket = None
         self.server.close()
         if not self.finished:
             self.answers.close()

@@ -211,7 +211,8 @@ class SeatWindow(QWidget):
         self.resize(760, 560)
         client.message.connect(self.on_message)
         client.problem.connect(self.say)
-        client.disconnected.connect(lambda: self.say("the connection to the host dropped"))
+        client.disconnected.connect(lambda: self.say("the connection to the host dropped: press F5 to join again "
+                                                     "with the same code"))
         client.connected.connect(lambda: self.say("connected"))
 
     def say(self, text: str) -> None:
@@ -260,6 +261,10 @@ class SeatWindow(QWidget):
             self._show_popup()
 
     def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 - Qt's name
+        if event is not None and event.key() == Qt.Key.Key_F5 and not self.client.is_open:
+            self.say("joining again...")
+            self.client.reconnect()
+            return
         if event is None or self.stack.currentWidget() is not self.game:
             super().keyPressEvent(event)
             return
