@@ -434,8 +434,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_dkg_parser(sub)
     from experiments.team_diagnosis import add_parser as add_teams_parser  # teams diagnose
     add_teams_parser(sub)
-    from ui.net.cli import add_parser as add_study_parser  # study host | check | analyze, join
-    add_study_parser(sub)
+    from experiments.study_cli import add_parser as add_study_analysis  # study analyze
+    from ui.net.cli import add_parser as add_study_parser  # study host | check, join
+    add_study_analysis(add_study_parser(sub))
 
     gui = sub.add_parser("gui", help="open the desktop app (the default command)",
                          description="Open the ToM Arena window. With no TARGET it plays the default scenario "

@@ -28,11 +28,11 @@ import numpy as np
 
 from experiments.design import MetricConfig
 from experiments.stats import compare
-from experiments.study import ANSWER_COLUMNS, EPISODE_COLUMNS, Study, StudyError, read_csv
 from sim.analysis.stats import MeanSem, benjamini_hochberg, mean_sem, stars
 from sim.events import FeedbackEvent, FeedbackStatusEvent
 from sim.inputs import read_json, validate_model
 from sim.recording import load_recording
+from ui.net.study import ANSWER_COLUMNS, EPISODE_COLUMNS, Study, StudyError, read_csv
 
 PAIR_METRICS = (
     MetricConfig(name="success", label="success rate", source="outcome.success", kind="binary", higher_is_better=True),
@@ -287,3 +287,4 @@ def _stars(ax: Any, tests: list[dict[str, Any]], metric: str, shown: list[str], 
             top = max(v.mean + v.sem for v in values.values())
             ax.plot([a, b], [top * 1.05] * 2, color="black", lw=0.8)
             ax.text((a + b) / 2, top * 1.06, mark, ha="center")
+

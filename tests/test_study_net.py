@@ -12,13 +12,13 @@ import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtNetwork import QHostAddress
 
-from experiments.study import ANSWER_COLUMNS, load_study
 from sim.recording import load_recording
 from sim.replay import Replay
 from tests.study_support import ITEMS, Participant, pass_page, play_steps, wait, write_study
 from ui.net.host import StudyHost
 from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode, encode
 from ui.net.seat_view import seat_frame
+from ui.net.study import ANSWER_COLUMNS, load_study
 
 
 def _host(tmp_path: Path, **kw) -> StudyHost:

@@ -2,7 +2,7 @@
 
     python main.py study host STUDY [--port P] [--out DIR] [--codes A B]   host one pair (a window, or headless)
     python main.py study check STUDY [--pairs N]                           validate; print the drawn orders
-    python main.py study analyze DIR [--out DIR]                           the analysis of a study folder
+    python main.py study analyze DIR [--out DIR]                           the analysis (experiments/study_analysis.py)
     python main.py join HOST:PORT --code CODE                              a participant's window
     python main.py gui --host PORT [--study STUDY]                         the same as 'study host'
 """
@@ -22,7 +22,9 @@ def _fail(message: str) -> int:
     return 2
 
 
-def add_parser(sub: argparse._SubParsersAction) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
+    """Add ``study`` (host, check) and ``join``; returns ``study``'s actions, for ``study analyze``
+    (``experiments.study_analysis.add_parser``)."""
     study = sub.add_parser("study", help="run a human study: host a pair, check a study file, analyse a study",
                            description="Human studies (docs/study.md): two people on two computers play the "
                                        "kitchen's trials under the study's facilitator conditions, answer its "
@@ -46,25 +48,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     check.add_argument("study", help="a study file or a shipped study's name")
     check.add_argument("--pairs", type=int, default=4, metavar="N", help="pairs to show (default 4)")
     check.set_defaults(func=cmd_study_check)
-    analyze = actions.add_parser("analyze", help="success, speedup, feedback and ratings per condition",
-                                 description="Analyse a study folder: per condition success, speedup, feedback and "
-                                             "ignored feedback (the pair is the unit) and the questionnaire items "
-                                             "(the participant is the unit), paired tests with effect sizes and "
-                                             "intervals, report.md, CSV tables and figure.png.")
-    analyze.add_argument("folder", metavar="DIR", help="a study folder written by 'study host'")
-    analyze.add_argument("--out", metavar="DIR", help="where the analysis goes (default DIR/analysis)")
-    analyze.set_defaults(func=cmd_study_analyze)
-
     join = sub.add_parser("join", help="join a hosted study as a participant",
                           description="Open a participant's window connected to a study host on the network. "
                                       "It shows only what the host sends for this seat.")
     join.add_argument("address", metavar="HOST:PORT", help="the host's address, e.g. 192.168.1.20:8765")
     join.add_argument("--code", required=True, help="your join code (the host window shows it)")
     join.set_defaults(func=cmd_join)
+    return actions
 
 
 def cmd_study_check(args: argparse.Namespace) -> int:
-    from experiments.study import StudyError, draw_trials, find_study, load_study
+    from ui.net.study import StudyError, draw_trials, find_study, load_study
 
     if not 1 <= args.pairs <= 1000:
         return _fail(f"--pairs must be between 1 and 1000, got {args.pairs}")
@@ -81,29 +75,12 @@ def cmd_study_check(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_study_analyze(args: argparse.Namespace) -> int:
-    from experiments.study import StudyError
-    from experiments.study_analysis import analyze_study
-    from sim.inputs import InputError
-
-    folder = Path(args.folder)
-    if not folder.is_dir():
-        return _fail(f"{folder}: not a folder; expected a study folder written by 'python main.py study host'")
-    try:
-        result = analyze_study(folder, Path(args.out) if args.out else None)
-    except (StudyError, InputError) as exc:
-        return _fail(str(exc))
-    print(Path(result["report"]).read_text(encoding="utf-8"))
-    print(f"written: {Path(result['report']).parent}")
-    return 0
-
-
 def cmd_study_host(args: argparse.Namespace) -> int:
     return host_study(args.study, args.port, args.out, tuple(args.codes) if args.codes else None)
 
 
 def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | None) -> int:
-    from experiments.study import StudyError, find_study, load_study
+    from ui.net.study import StudyError, find_study, load_study
 
     if not 1 <= port <= 65535:
         return _fail(f"--port must be between 1 and 65535, got {port}")

@@ -12,7 +12,7 @@ A dropped connection pauses the episode (keys are refused until both are back; t
 waits for the missing seat's action); the participant rejoins with the same code and gets the
 current page or frame and any suggestion still open. Episodes are recorded by the session runner
 (crash-safe, flushed every line); answers and the episode index are appended row by row and
-flushed (``experiments.study.AppendCSV``), so a crash or a drop loses nothing written.
+flushed (``ui.net.study.AppendCSV``), so a crash or a drop loses nothing written.
 """
 
 from __future__ import annotations
@@ -29,7 +29,13 @@ from PyQt6.QtNetwork import QHostAddress
 from PyQt6.QtWebSockets import QWebSocket, QWebSocketProtocol, QWebSocketServer
 
 from agents.human import HumanAgent
-from experiments.study import (
+from sim.events import FeedbackEvent, FeedbackStatusEvent, MessageEvent
+from sim.registry import load_scenario
+from sim.session import Session
+from ui import catalog
+from ui.net.protocol import MAX_MESSAGE_BYTES, SEAT_MESSAGES, ProtocolError, decode, encode
+from ui.net.seat_view import seat_frame
+from ui.net.study import (
     ANSWER_COLUMNS,
     EPISODE_COLUMNS,
     AppendCSV,
@@ -41,12 +47,6 @@ from experiments.study import (
     participant_id,
     reveal,
 )
-from sim.events import FeedbackEvent, FeedbackStatusEvent, MessageEvent
-from sim.registry import load_scenario
-from sim.session import Session
-from ui import catalog
-from ui.net.protocol import MAX_MESSAGE_BYTES, SEAT_MESSAGES, ProtocolError, decode, encode
-from ui.net.seat_view import seat_frame
 from ui.runner import Batch, SessionRunner
 
 #: participants per pair (the kitchen's two cooks)
