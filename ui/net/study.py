@@ -36,7 +36,7 @@ ANSWER_COLUMNS = ("study", "pair", "participant", "seat", "condition", "trial", 
 EPISODE_COLUMNS = ("study", "pair", "trial", "condition", "scenario", "recording", "participants", "success",
                    "length", "ticks", "stopped")
 #: where the shipped studies live
-STUDIES_DIR = Path(__file__).resolve().parent.parent / "scenarios" / "studies"
+STUDIES_DIR = Path(__file__).resolve().parents[2] / "scenarios" / "studies"
 
 
 class StudyError(InputError):
