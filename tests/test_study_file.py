@@ -9,11 +9,13 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from main import main
 from sim.events import FeedbackEvent, FeedbackStatusEvent
 from sim.registry import load_scenario
 from tests.study_support import write_study
+from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode
 from ui.net.seat_view import public_layout, seat_frame
 from ui.net.study import (
     StudyError,
@@ -122,3 +124,27 @@ def test_study_commands_refuse_bad_input(tmp_path, capsys):
     assert "--port must be between 1 and 65535" in capsys.readouterr().err
     assert main(["gui", "--study", "protom-kitchen-human"]) == 2
     assert "give --host PORT too" in capsys.readouterr().err
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(st.text(max_size=200),
+                 st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+                              lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
+                                                                                          max_size=4),
+                              max_leaves=12).map(lambda v: json.dumps(v, allow_nan=True)),
+                 st.fixed_dictionaries({"v": st.just(1), "type": st.sampled_from(sorted(SEAT_MESSAGES))},
+                                       optional={"code": st.text(max_size=8), "action": st.integers() | st.text(),
+                                                 "feedback_id": st.integers() | st.booleans(),
+                                                 "accept": st.booleans() | st.integers(),
+                                                 "page_id": st.text(max_size=4), "answers": st.dictionaries(
+                                                     st.text(max_size=4), st.integers())}).map(json.dumps)))
+def test_any_frame_is_a_checked_message_or_one_protocol_error(text):
+    try:
+        message = decode(text, "frame", SEAT_MESSAGES)
+    except ProtocolError as exc:
+        assert "\n" not in str(exc)
+        return
+    fields = SEAT_MESSAGES[message["type"]]
+    assert set(message) == {"v", "type", *fields}
+    assert all(isinstance(message[k], t) and (t != (int,) or not isinstance(message[k], bool))
+               for k, t in fields.items())
