@@ -229,8 +229,8 @@ def _report(study: Study, trials: list[dict[str, Any]], summary: list[dict[str, 
     if not tests:
         lines.append("| (no pair of conditions shares a unit yet) | | | | | | | | | |")
     if n_pairs < 6:
-        lines += ["", f"With n = {_plural(n_pairs, 'pair')} no test can reach significance; the numbers describe "
-                      "these pairs only."]
+        lines += ["", f"With n = {_plural(n_pairs, 'pair')} no test by pairs can reach p < 0.05 (a two-sided "
+                      "signed-rank or sign test needs at least 6 units); the numbers describe these pairs only."]
     return "\n".join(lines) + "\n"
 
 
@@ -252,6 +252,10 @@ def _figure(path: Path, study: Study, values: dict[str, dict[str, MeanSem]], tes
                yerr=[values[metric][c].sem for c in shown], color=[colors[c] for c in shown], capsize=4)
         ax.set_xticks(range(len(shown)), [titles[c] for c in shown], rotation=20, fontsize=8)
         ax.set_title(f"{label} (n = {n_pairs} pairs)", fontsize=9)
+        if metric == "success":
+            ax.set_ylim(0, 1.15)
+        else:
+            ax.axhline(0, color="grey", lw=0.6)
         _stars(ax, tests, metric, shown, values[metric] if shown else {})
     ax = fig.add_subplot(2, 1, 2)
     width = 0.8 / max(1, len(facilitated))

@@ -163,7 +163,11 @@ class GameView(QWidget):
         self.banner.setStyleSheet("background: #f6c343; padding: 6px; font-weight: bold")
         self.banner.hide()
         self.canvas = KitchenCanvas()
-        self.moves = QLabel("Arrow keys or W/A/S/D: walk (into a counter, board or delivery: work it). Space: wait.")
+        self.moves = QLabel("Arrow keys or W/A/S/D: walk (into a counter, board or delivery: work it). Space: wait.<br>"
+                            "<small>Legend: tan counter, green cutting board, yellow delivery, dark wall, light floor; "
+                            "? what you cannot see from here; you are the blue circle. Rows and columns count "
+                            "from 0 at the top left. tom/let/oni: a fresh tomato/lettuce/onion, tom/ chopped, "
+                            "TOM on a plate.</small>")
         self.popup = QWidget()
         self.popup.setStyleSheet("background: #2a62c9; color: white; padding: 6px")
         self.popup_text = QLabel()
