@@ -47,19 +47,32 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def trial_rows(folder: Path, study: Study) -> list[dict[str, Any]]:
-    """One row per played trial (the tutorial left out) with what its recording says."""
-    rows = []
-    for row in read_csv(folder / "episodes.csv", EPISODE_COLUMNS):
+def trial_rows(folder: Path, study: Study) -> tuple[list[dict[str, Any]], int]:
+    """One row per finished trial (the tutorial left out) with what its recording says, and the
+    number of trials left out because the host stopped them before their end."""
+    rows, stopped = [], 0
+    index = folder / "episodes.csv"
+    recordings = (folder / "recordings").resolve()
+    conditions = {c.name for c in study.conditions}
+    for line, row in enumerate(read_csv(index, EPISODE_COLUMNS), start=2):
         if row["condition"] == "tutorial":
             continue
-        if row["condition"] not in {c.name for c in study.conditions}:
-            raise StudyError(f"{folder / 'episodes.csv'}: condition {row['condition']!r} is not in the study")
-        rec = load_recording(folder / row["recording"])
+        if row["condition"] not in conditions:
+            raise StudyError(f"{index}: line {line}: condition {row['condition']!r:.60} is not in the study; expected "
+                             f"one of {', '.join(sorted(conditions))}")
+        if not row["trial"].isdigit():
+            raise StudyError(f"{index}: line {line}: trial {row['trial']!r:.20}; expected a whole number")
+        path = (folder / row["recording"]).resolve()
+        if recordings not in path.parents:
+            raise StudyError(f"{index}: line {line}: recording {row['recording']!r:.120} is not under "
+                             f"{folder / 'recordings'}; expected a recording of this study")
+        rec = load_recording(path)
         if rec.footer is None:
-            raise StudyError(f"{folder / row['recording']}: the recording has no footer (the episode did not end); "
-                             "expected a finished trial")
+            raise StudyError(f"{path}: the recording has no footer (the episode did not end); expected a finished trial")
         outcome = rec.footer["outcome"]
+        if outcome.get("stopped"):
+            stopped += 1
+            continue
         limit = int(outcome.get("t_max") or 0)
         if study.max_ticks is not None:
             limit = min(limit, study.max_ticks) if limit else study.max_ticks
@@ -76,7 +89,7 @@ def trial_rows(folder: Path, study: Study) -> list[dict[str, Any]]:
                      "ignored": sum(status.get(e.feedback_id) == "ignored" for e in given),
                      "completed": sum(status.get(e.feedback_id) == "completed" for e in given),
                      "not_executable": sum(status.get(e.feedback_id) == "not_executable" for e in given)})
-    return rows
+    return rows, stopped
 
 
 def _cells(rows: list[dict[str, Any]], unit: str, keys: list[str]) -> dict[str, dict[str, dict[str, float]]]:
@@ -99,7 +112,7 @@ def analyze_study(folder: Path, out: Path | None = None) -> dict[str, Any]:
         raise StudyError(f"{folder}: no study.json here; expected a study folder written by 'python main.py study host'")
     study: Study = validate_model(Study, read_json(folder / "study.json", StudyError), str(folder / "study.json"),
                                   StudyError)
-    trials = trial_rows(folder, study)
+    trials, stopped = trial_rows(folder, study)
     if not trials:
         raise StudyError(f"{folder / 'episodes.csv'}: no trial was played yet; expected at least one")
     answers = read_csv(folder / "answers.csv", ANSWER_COLUMNS) if (folder / "answers.csv").exists() else []
@@ -178,10 +191,10 @@ def analyze_study(folder: Path, out: Path | None = None) -> dict[str, Any]:
     _write_csv(out / "trials.csv", trials)
     _write_csv(out / "summary.csv", summary)
     _write_csv(out / "tests.csv", tests)
-    report = _report(study, trials, summary, tests, len(pairs), len(participants), items)
+    report = _report(study, trials, summary, tests, len(pairs), len(participants), stopped)
     (out / "report.md").write_text(report, encoding="utf-8")
     _figure(out / "figure.png", study, values, tests, conditions, facilitated, items, len(pairs), len(participants))
-    return {"pairs": len(pairs), "participants": len(participants), "trials": len(trials),
+    return {"pairs": len(pairs), "participants": len(participants), "trials": len(trials), "stopped": stopped,
             "summary": summary, "tests": tests, "report": str(out / "report.md")}
 
 
@@ -204,13 +217,15 @@ def _p(x: Any) -> str:
 
 
 def _report(study: Study, trials: list[dict[str, Any]], summary: list[dict[str, Any]], tests: list[dict[str, Any]],
-            n_pairs: int, n_people: int, items: list[str]) -> str:
+            n_pairs: int, n_people: int, stopped: int) -> str:
     titles = {c.name: c.title or c.name for c in study.conditions}
     lines = [f"# {study.title}: analysis", "",
              f"n = {_plural(n_pairs, 'pair')} for success, speedup and feedback (the unit of replication: each "
              f"pair's mean over its trials in a condition); n = {_plural(n_people, 'participant')} for the "
              f"questionnaire items (each participant's mean over their trials in a condition). "
-             f"{_plural(len(trials), 'trial')} in all, the tutorial left out. Speedup = L_{study.baseline} / L - 1 per "
+             f"{_plural(len(trials), 'trial')} in all, the tutorial left out"
+             + (f", and {_plural(stopped, 'trial')} the host stopped before its end" if stopped else "")
+             + f". Speedup = L_{study.baseline} / L - 1 per "
              "pair (a trial not completed counts with its step limit).", "",
              "| condition | measure | mean ± s.e. | n | unit | total |", "|---|---|---|---|---|---|"]
     for s in summary:

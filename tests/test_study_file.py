@@ -148,3 +148,24 @@ def test_any_frame_is_a_checked_message_or_one_protocol_error(text):
     assert set(message) == {"v", "type", *fields}
     assert all(isinstance(message[k], t) and (t != (int,) or not isinstance(message[k], bool))
                for k, t in fields.items())
+
+
+@pytest.mark.parametrize("row, words", [
+    ("mini-study,pair-01,1,protom,protom/kitchen-15-walled-onion,../../x.jsonl,P-1;P-2,False,,6,False",
+     "is not under"),
+    ("mini-study,pair-01,one,protom,protom/kitchen-15-walled-onion,recordings/x.jsonl,P-1;P-2,False,,6,False",
+     "trial 'one'; expected a whole number"),
+    ("mini-study,pair-01,1,placebo,protom/kitchen-15-walled-onion,recordings/x.jsonl,P-1;P-2,False,,6,False",
+     "condition 'placebo' is not in the study"),
+    ("mini-study,pair-01,1,protom,protom/kitchen-15-walled-onion,recordings/x.jsonl,P-1;P-2,False,,6,False",
+     "x.jsonl"),
+])
+def test_a_damaged_study_folder_is_one_error_line(tmp_path, capsys, row, words):
+    folder = tmp_path / "study"
+    folder.mkdir()
+    (folder / "study.json").write_text(write_study(tmp_path).read_text())
+    from ui.net.study import EPISODE_COLUMNS
+    (folder / "episodes.csv").write_text(",".join(EPISODE_COLUMNS) + "\n" + row + "\n")
+    assert main(["study", "analyze", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and words in err
