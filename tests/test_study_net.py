@@ -229,3 +229,25 @@ def test_feedback_reaches_only_its_seat_and_the_reveal_lists_its_status(qtbot, t
     for page in random_reveal:
         assert [(f["id"], f["status"]) for f in page["feedback"]] == \
             [(e.feedback_id, words.get(final.get(e.feedback_id, "sent"), "Not answered")) for e in given]
+
+
+def test_a_connection_without_hello_is_closed(qtbot, tmp_path, monkeypatch):
+    from PyQt6.QtCore import QUrl
+    from PyQt6.QtWebSockets import QWebSocket
+
+    import ui.net.host as host_module
+
+    host = _host(tmp_path)
+    try:
+        sock = QWebSocket()
+        closed = []
+        sock.disconnected.connect(lambda: closed.append(True))
+        sock.open(QUrl(f"ws://127.0.0.1:{host.port}"))
+        wait(qtbot, lambda: len(host._sockets) == 1)
+        host._sweep()  # within the time allowed: kept
+        assert not closed
+        monkeypatch.setattr(host_module, "HELLO_SECONDS", -1.0)
+        host._sweep()
+        wait(qtbot, lambda: bool(closed) and not host._sockets)
+    finally:
+        host.shutdown()

@@ -20,11 +20,12 @@ from __future__ import annotations
 import json
 import secrets
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QObject, pyqtSignal
+from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from PyQt6.QtNetwork import QHostAddress
 from PyQt6.QtWebSockets import QWebSocket, QWebSocketProtocol, QWebSocketServer
 
@@ -51,6 +52,10 @@ from ui.runner import Batch, SessionRunner
 
 #: participants per pair (the kitchen's two cooks)
 SEATS = 2
+#: seconds a connection may stay open without saying hello with a join code
+HELLO_SECONDS = 10.0
+#: connections open at once that have not said hello; more are closed at once
+MAX_STRANGERS = 8
 
 
 @dataclass
@@ -119,6 +124,11 @@ class StudyHost(QObject):
         self.paused = False
         self.finished = False
         self._sockets: list[QWebSocket] = []
+        self._opened: dict[int, float] = {}  # id(socket) -> when it connected
+        self._sweeper = QTimer(self)
+        self._sweeper.setInterval(2000)
+        self._sweeper.timeout.connect(self._sweep)
+        self._sweeper.start()
         self.server = QWebSocketServer("tom-arena-study", QWebSocketServer.SslMode.NonSecureMode, self)
         self.server.setMaxPendingConnections(8)
         if not self.server.listen(address or QHostAddress(QHostAddress.SpecialAddress.Any), port):
@@ -194,9 +204,23 @@ class StudyHost(QObject):
                 return
             sock.setParent(self)
             sock.setMaxAllowedIncomingMessageSize(MAX_MESSAGE_BYTES)
+            sock.setMaxAllowedIncomingFrameSize(MAX_MESSAGE_BYTES)
+            strangers = [s for s in self._sockets if self._slot_of(s) is None]
+            if len(strangers) >= MAX_STRANGERS:
+                sock.abort()
+                sock.deleteLater()
+                continue
             self._sockets.append(sock)
+            self._opened[id(sock)] = time.monotonic()
             sock.textMessageReceived.connect(self._on_socket_text)
             sock.disconnected.connect(self._on_socket_disconnected)
+
+    def _sweep(self) -> None:
+        """Close connections that did not say hello with a join code in time."""
+        now = time.monotonic()
+        for sock in list(self._sockets):
+            if self._slot_of(sock) is None and now - self._opened.get(id(sock), now) > HELLO_SECONDS:
+                sock.abort()
 
     def _on_socket_text(self, text: str) -> None:
         sock = self.sender()
@@ -261,6 +285,7 @@ class StudyHost(QObject):
         slot = self._slot_of(sock)
         if sock in self._sockets:
             self._sockets.remove(sock)
+            self._opened.pop(id(sock), None)
         sock.deleteLater()
         if slot is None:
             return
@@ -506,6 +531,7 @@ class StudyHost(QObject):
 
     def shutdown(self) -> None:
         """Stop a running episode (its recording gets its footer) and close every connection."""
+        self._sweeper.stop()
         if self.runner is not None:
             self.runner.stop(10.0)
             self.runner = None
