@@ -251,3 +251,35 @@ def test_a_connection_without_hello_is_closed(qtbot, tmp_path, monkeypatch):
         wait(qtbot, lambda: bool(closed) and not host._sockets)
     finally:
         host.shutdown()
+
+
+def test_the_file_menu_hosts_and_joins_a_study(qtbot, tmp_path, monkeypatch):
+    """File > Host a study… and File > Join a study… open the host's and a participant's windows
+    (the person's answers to the dialogs given by the test)."""
+    import socket
+
+    from PyQt6.QtWidgets import QInputDialog
+
+    from tests.ui_support import make_window
+
+    monkeypatch.chdir(tmp_path)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    window = make_window(qtbot, tmp_path)
+    monkeypatch.setattr(QInputDialog, "getItem", staticmethod(lambda *a, **k: ("protom-kitchen-human", True)))
+    monkeypatch.setattr(QInputDialog, "getInt", staticmethod(lambda *a, **k: (port, True)))
+    window.actions_by_name["host_study"].trigger()
+    host_window = window.study_windows[-1]
+    host = host_window.host
+    assert host.port == port and f"join code {host.slots[0].code}" in host_window.status.text()
+    answers = iter([f"127.0.0.1:{port}", host.slots[0].code])
+    monkeypatch.setattr(QInputDialog, "getText", staticmethod(lambda *a, **k: (next(answers), True)))
+    window.actions_by_name["join_study"].trigger()
+    seat = window.study_windows[-1]
+    wait(qtbot, lambda: seat.client.welcome is not None and seat.page_view.page.get("kind") == "consent")
+    assert "connected" in host_window.status.text()
+    seat.close()
+    wait(qtbot, lambda: "dropped" in host_window.status.text())
+    host_window.close()
+    assert (tmp_path / "runs" / "studies" / "protom-kitchen-human" / "study.json").is_file()

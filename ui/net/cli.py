@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 DEFAULT_STUDY = "protom-kitchen-human"
 DEFAULT_PORT = 8765
@@ -75,6 +76,22 @@ def cmd_study_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def _quit_on_signals(app: Any) -> Any:
+    """Ctrl+C (SIGINT) and ``kill`` (SIGTERM) quit the event loop, so the caller's clean-up runs
+    (a running episode's recording gets its footer). Returns the timer that lets Python run signal
+    handlers while Qt's loop runs in C++; keep it."""
+    import signal
+
+    from PyQt6.QtCore import QTimer
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: QTimer.singleShot(0, app.quit))
+    wake = QTimer()
+    wake.timeout.connect(lambda: None)
+    wake.start(200)
+    return wake
+
+
 def cmd_study_host(args: argparse.Namespace) -> int:
     return host_study(args.study, args.port, args.out, tuple(args.codes) if args.codes else None)
 
@@ -125,10 +142,12 @@ def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | N
         window.show()
     else:
         host.ended.connect(app.quit)
+    wake = _quit_on_signals(app)
     try:
         return int(app.exec())
     finally:
         host.shutdown()
+        wake.stop()
         del window
 
 
@@ -154,4 +173,9 @@ def cmd_join(args: argparse.Namespace) -> int:
     window = SeatWindow(client)
     window.show()
     client.open()
-    return int(app.exec())
+    wake = _quit_on_signals(app)
+    try:
+        return int(app.exec())
+    finally:
+        wake.stop()
+        client.drop()

@@ -222,6 +222,10 @@ class SeatWindow(QWidget):
     def say(self, text: str) -> None:
         self.status.setText(text)
 
+    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        self.client.drop()
+        super().closeEvent(event)
+
     def on_message(self, message: dict[str, Any]) -> None:
         kind = message["type"]
         if kind == "page":
@@ -309,3 +313,61 @@ class HostWindow(QWidget):
 
     def refresh(self) -> None:
         self.status.setText("\n".join(self.host.status()))
+
+    def closeEvent(self, event: Any) -> None:  # noqa: N802 - Qt's name
+        """Closing the host's window ends the running episode (recorded as stopped) and every connection."""
+        self.host.shutdown()
+        super().closeEvent(event)
+
+
+def open_host_dialog(parent: QWidget) -> HostWindow | None:
+    """File > Host a study…: choose a shipped study and a port; the host's window, or None."""
+    from PyQt6.QtWidgets import QInputDialog, QMessageBox
+
+    from ui.net.host import StudyHost
+    from ui.net.study import STUDIES_DIR, StudyError, load_study
+
+    names = sorted(p.stem for p in STUDIES_DIR.glob("*.json"))
+    name, ok = QInputDialog.getItem(parent, "Host a study", "Study (scenarios/studies/):", names, 0, False)
+    if not ok or not name:
+        return None
+    port, ok = QInputDialog.getInt(parent, "Host a study", "Port the participants join:", 8765, 1, 65535)
+    if not ok:
+        return None
+    path = STUDIES_DIR / f"{name}.json"
+    try:
+        study = load_study(path)
+        from pathlib import Path
+
+        host = StudyHost(study, path, Path("runs") / "studies" / study.study, port=port)
+    except (StudyError, OSError) as exc:
+        QMessageBox.warning(parent, "Host a study", str(exc))
+        return None
+    window = HostWindow(host)
+    window.show()
+    return window
+
+
+def open_join_dialog(parent: QWidget) -> SeatWindow | None:
+    """File > Join a study…: the host's address and your code; your window, or None."""
+    from PyQt6.QtWidgets import QInputDialog, QMessageBox
+
+    from ui.net.client import parse_address
+
+    address, ok = QInputDialog.getText(parent, "Join a study", "The host's address (HOST:PORT):")
+    if not ok or not address.strip():
+        return None
+    try:
+        host, port = parse_address(address)
+    except ValueError as exc:
+        QMessageBox.warning(parent, "Join a study", str(exc))
+        return None
+    code, ok = QInputDialog.getText(parent, "Join a study", "Your join code:")
+    if not ok or not code.strip():
+        return None
+    client = SeatClient(host, port, code.strip())
+    window = SeatWindow(client)
+    client.setParent(window)
+    window.show()
+    client.open()
+    return window
