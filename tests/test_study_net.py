@@ -283,3 +283,25 @@ def test_the_file_menu_hosts_and_joins_a_study(qtbot, tmp_path, monkeypatch):
     wait(qtbot, lambda: "dropped" in host_window.status.text())
     host_window.close()
     assert (tmp_path / "runs" / "studies" / "protom-kitchen-human" / "study.json").is_file()
+
+
+def test_a_folder_keeps_one_version_of_one_study(qtbot, tmp_path):
+    from ui.net.study import StudyError
+
+    host = _host(tmp_path)
+    try:
+        with pytest.raises(StudyError, match="cannot listen on port"):
+            StudyHost(host.study, tmp_path / "mini-study.json", tmp_path / "other", port=host.port,
+                      address=QHostAddress(QHostAddress.SpecialAddress.LocalHost))
+        assert not (tmp_path / "other").exists()
+    finally:
+        host.shutdown()
+    edited = json.loads((tmp_path / "mini-study.json").read_text())
+    edited["trials_per_condition"] = 3
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(edited))
+    with pytest.raises(StudyError, match="another version of this one"):
+        StudyHost(load_study(path), path, tmp_path / "out", port=0)
+    second = StudyHost(host.study, tmp_path / "mini-study.json", tmp_path / "out", port=0)
+    assert second.pair == 2
+    second.shutdown()

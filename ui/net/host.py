@@ -17,7 +17,6 @@ flushed (``ui.net.study.AppendCSV``), so a crash or a drop loses nothing written
 
 from __future__ import annotations
 
-import json
 import secrets
 import shutil
 import time
@@ -31,6 +30,7 @@ from PyQt6.QtWebSockets import QWebSocket, QWebSocketProtocol, QWebSocketServer
 
 from agents.human import HumanAgent
 from sim.events import FeedbackEvent, FeedbackStatusEvent, MessageEvent
+from sim.inputs import read_json
 from sim.registry import load_scenario
 from sim.session import Session
 from ui import catalog
@@ -99,15 +99,20 @@ class StudyHost(QObject):
                  address: QHostAddress | None = None, codes: tuple[str, ...] | None = None,
                  speed: float = 20.0, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        codes = codes or tuple(join_code() for _ in range(SEATS))
+        if len(codes) != SEATS or len(set(codes)) != SEATS:
+            raise StudyError(f"expected {SEATS} distinct join codes, got {list(codes)}")
+        self.server = QWebSocketServer("tom-arena-study", QWebSocketServer.SslMode.NonSecureMode, self)
+        self.server.setMaxPendingConnections(8)
+        if not self.server.listen(address or QHostAddress(QHostAddress.SpecialAddress.Any), port):
+            raise StudyError(f"cannot listen on port {port}: {self.server.errorString()}")
+        self.port = self.server.serverPort()
         self.study, self.out = study, Path(out)
         self._keep_study_file(Path(study_path))
         self.pair = next_pair(self.out)
         self.pair_name = f"pair-{self.pair:02d}"
         (self.out / "recordings" / self.pair_name).mkdir(parents=True, exist_ok=True)
         self.trials = draw_trials(study, self.pair)
-        codes = codes or tuple(join_code() for _ in range(SEATS))
-        if len(codes) != SEATS or len(set(codes)) != SEATS:
-            raise StudyError(f"expected {SEATS} distinct join codes, got {list(codes)}")
         self.slots = [Slot(k, codes[k], participant_id()) for k in range(SEATS)]
         self.speed = speed
         self.answers = AppendCSV(self.out / "answers.csv", ANSWER_COLUMNS)
@@ -129,24 +134,21 @@ class StudyHost(QObject):
         self._sweeper.setInterval(2000)
         self._sweeper.timeout.connect(self._sweep)
         self._sweeper.start()
-        self.server = QWebSocketServer("tom-arena-study", QWebSocketServer.SslMode.NonSecureMode, self)
-        self.server.setMaxPendingConnections(8)
-        if not self.server.listen(address or QHostAddress(QHostAddress.SpecialAddress.Any), port):
-            raise StudyError(f"cannot listen on port {port}: {self.server.errorString()}")
-        self.port = self.server.serverPort()
         self.server.newConnection.connect(self._on_connection)
         self._advance()
 
     # ------------------------------------------------------------------ setup
 
     def _keep_study_file(self, path: Path) -> None:
-        """The study folder keeps a copy of its study file; another study's folder is refused."""
+        """The study folder keeps a copy of its study file; a folder of another study, or of another
+        version of this one, is refused (its pairs would not be comparable)."""
         self.out.mkdir(parents=True, exist_ok=True)
         kept = self.out / "study.json"
         if kept.exists():
-            if json.loads(kept.read_text(encoding="utf-8")).get("study") != self.study.study:
-                raise StudyError(f"{self.out}: holds another study ({kept}); expected a folder of "
-                                 f"{self.study.study!r} or a new one")
+            if read_json(kept, StudyError) != read_json(path, StudyError):
+                self.server.close()
+                raise StudyError(f"{self.out}: holds pairs of another study or another version of this one "
+                                 f"({kept} differs from {path}); expected a new folder (--out)")
         else:
             shutil.copyfile(path, kept)
 
