@@ -234,6 +234,8 @@ class SeatWindow(QWidget):
             self.open_feedback.clear()
             self.game.popup.hide()
         elif kind == "frame":
+            if self.game.canvas.frame is None or message["frame"]["tick"] != self.game.canvas.frame["tick"]:
+                self.say("")
             self.stack.setCurrentWidget(self.game)
             self.game.show_frame(message["frame"])
             self.setFocus()
@@ -287,7 +289,8 @@ class SeatWindow(QWidget):
                 Qt.Key.Key_Space: "Space", Qt.Key.Key_W: "W", Qt.Key.Key_A: "A", Qt.Key.Key_S: "S",
                 Qt.Key.Key_D: "D"}.get(Qt.Key(key))
         if name in KEY_ACTIONS:
-            self.client.key(KEY_ACTIONS[name])
+            if self.client.key(KEY_ACTIONS[name]):
+                self.say(f"{KEY_ACTIONS[name]}: sent; the game moves on when the other player has moved too")
             return
         super().keyPressEvent(event)
 
