@@ -253,6 +253,7 @@ def test_a_connection_without_hello_is_closed(qtbot, tmp_path, monkeypatch):
         host.shutdown()
 
 
+@pytest.mark.slow
 def test_the_file_menu_hosts_and_joins_a_study(qtbot, tmp_path, monkeypatch):
     """File > Host a study… and File > Join a study… open the host's and a participant's windows
     (the person's answers to the dialogs given by the test)."""
