@@ -8,6 +8,7 @@
     python main.py llm serve [--port P] | llm check                              the LLM layer
     python main.py tradecraft generate | selfplay | analyze | tool | rules | import | play    TradeCraft
     python main.py [gui [SCENARIO] [FILE] [--agents SPEC ...] [--facilitator F] [--mechanism M]]   the app
+    python main.py study host | check | analyze ; python main.py join HOST:PORT --code C   human studies
 """
 
 from __future__ import annotations
@@ -433,6 +434,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_dkg_parser(sub)
     from experiments.team_diagnosis import add_parser as add_teams_parser  # teams diagnose
     add_teams_parser(sub)
+    from experiments.study_cli import add_parser as add_study_analysis  # study analyze
+    from ui.net.cli import add_parser as add_study_parser  # study host | check, join
+    add_study_analysis(add_study_parser(sub))
 
     gui = sub.add_parser("gui", help="open the desktop app (the default command)",
                          description="Open the ToM Arena window. With no TARGET it plays the default scenario "
@@ -459,11 +463,21 @@ def build_parser() -> argparse.ArgumentParser:
                      help="where the team room's sandbox (bubblewrap) cannot run, run submitted code "
                           "with resource limits only; NOT safe against code written to escape "
                           "(docs/teamroom.md)")
+    gui.add_argument("--host", type=int, metavar="PORT",
+                     help="host a human study on this port instead (the same as 'study host --port PORT'; "
+                          "docs/study.md)")
+    gui.add_argument("--study", metavar="STUDY", help="with --host: the study file or shipped study's name")
     gui.set_defaults(func=cmd_gui)
     return parser
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
+    if args.host is not None:
+        from ui.net.cli import DEFAULT_STUDY, host_study
+
+        return host_study(args.study or DEFAULT_STUDY, args.host, None, None)
+    if args.study is not None:
+        return _fail("--study is for hosting a study: give --host PORT too")
     from ui.app import run_app
 
     return run_app(targets=args.targets, agents=args.agents or (), facilitator=args.facilitator,

@@ -73,7 +73,11 @@ def scenario_paths() -> list[Path]:
     found = [p for pattern in ("*/*", "*/*/*") for p in SCENARIO_DIR.glob(pattern)
              if p.is_file() and p.name.endswith(suffixes)]
     return sorted(p for p in found if not p.name.endswith(".schema.json")
-                  and p.relative_to(SCENARIO_DIR).parts[0] != "experiments")  # experiment configs, not scenarios
+                  and p.relative_to(SCENARIO_DIR).parts[0] not in NOT_SCENARIOS)
+
+
+#: folders of ``scenarios/`` that hold other configurations: experiment designs, human studies
+NOT_SCENARIOS = ("experiments", "studies")
 
 
 def scenario_stem(path: Path) -> str:

@@ -51,6 +51,8 @@ def make_actions(w: Any) -> dict[str, QAction]:
     a("close", "&Close episode", "Ctrl+W", w.close_episode)
     a("settings", "&Settings…", "Ctrl+,", w.dialogs.show_settings)
     a("quit", "&Quit", QKeySequence.StandardKey.Quit, w.close)
+    a("host_study", "&Host a study…", None, lambda: _study_window(w, "host"))
+    a("join_study", "&Join a study…", None, lambda: _study_window(w, "join"))
     a("play", "Play", ["K", "Media Play"], w.toggle_play, SP.SP_MediaPlay)
     a("step", "Step forward", "L", w.step_forward, SP.SP_MediaSeekForward)
     a("back", "Step back", "J", model.step_back, SP.SP_MediaSeekBackward)
@@ -78,6 +80,15 @@ def make_actions(w: Any) -> dict[str, QAction]:
     return acts
 
 
+def _study_window(w: Any, kind: str) -> None:
+    """Open a study host's or a participant's window (``ui/net/windows.py``) beside ``w``."""
+    from ui.net.windows import open_host_dialog, open_join_dialog
+
+    window = (open_host_dialog if kind == "host" else open_join_dialog)(w)
+    if window is not None:
+        w.study_windows = [x for x in getattr(w, "study_windows", []) if x.isVisible()] + [window]
+
+
 def make_menus(w: Any) -> None:
     """File, Playback, Feedback, View and Help menus of the window ``w``."""
     acts = w.actions_by_name
@@ -88,6 +99,9 @@ def make_menus(w: Any) -> None:
     w.recent_menu.aboutToShow.connect(lambda: fill_recent(w))
     menu.addSeparator()
     for name in ("close", "settings"):
+        menu.addAction(acts[name])
+    menu.addSeparator()
+    for name in ("host_study", "join_study"):  # human studies on several computers (docs/study.md)
         menu.addAction(acts[name])
     menu.addSeparator()
     menu.addAction(acts["quit"])
