@@ -128,11 +128,50 @@ def ray_available() -> str | None:
     return None
 
 
+#: the work a Ray call should carry (seconds): long enough that the per-call cost (scheduling,
+#: moving arguments and results: milliseconds) is a few percent of it
+RAY_CHUNK_SECONDS = 0.5
+#: no chunk larger than this share of what is left per worker: the last chunks finish together
+RAY_CHUNKS_PER_WORKER = 3
+
+
+class _EpisodeWorker:
+    """One Ray actor per worker slot: a process that stays, with its imports and its caches
+    (built worlds, loaded scenarios: ``experiments.runner._WORLDS``), running chunks of tasks
+    and returning each chunk's results in one message."""
+
+    def __init__(self) -> None:
+        import experiments.runner  # noqa: F401 - import once, when the worker starts, not in a task
+
+    def node(self) -> str:
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
+    def run(self, fn: Callable[[Any], Any], chunk: list[Any]) -> tuple[list[Any], float]:
+        started = time.perf_counter()
+        results = [fn(task) for task in chunk]
+        return results, time.perf_counter() - started
+
+
+def chunk_size(episode_seconds: float, remaining: int, workers: int) -> int:
+    """Tasks per Ray call: ``RAY_CHUNK_SECONDS`` of work at the measured seconds per episode,
+    at most a ``RAY_CHUNKS_PER_WORKER``-th of each worker's share of what is left, at least 1."""
+    by_time = int(RAY_CHUNK_SECONDS / max(episode_seconds, 1e-6))
+    by_share = -(-remaining // (RAY_CHUNKS_PER_WORKER * workers))
+    return max(1, min(by_time, by_share))
+
+
 class RayBackend:
-    """Episodes as Ray tasks (one CPU each) on a cluster: a new local one when ``address`` is
-    None (``workers`` CPUs), else the cluster at ``address`` (``auto``, ``HOST:PORT`` or
-    ``ray://HOST:10001``), which receives this working tree (without ``.venv``, ``.git`` and
-    ``runs``) as the tasks' working directory. ``workers`` caps the tasks in flight."""
+    """Episodes on a Ray cluster: a new local one when ``address`` is None (``workers`` CPUs),
+    else the cluster at ``address`` (``auto``, ``HOST:PORT`` or ``ray://HOST:10001``), which
+    receives this working tree (without ``.venv``, ``.git`` and ``runs``) as the tasks' working
+    directory. ``workers`` caps the workers (default: the cluster's CPUs).
+
+    Each worker is an actor (one CPU) started with the backend, which keeps its process, imports
+    and caches for the whole sweep. Tasks go in chunks: one task each at first, then as many as
+    take ``RAY_CHUNK_SECONDS`` at the seconds per episode measured so far (``chunk_size``); a
+    chunk's results come back in one message. ``episodes_per_node`` counts where they ran."""
 
     name = "ray"
 
@@ -161,6 +200,11 @@ class RayBackend:
             raise ExperimentError(f"cannot start or reach {where}: {type(exc).__name__}: {exc}") from None
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = max(1, min(workers, cpus) if workers else cpus)
+        actor = ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(_EpisodeWorker)
+        self._actors: list[Any] = [actor.remote() for _ in range(self.workers)]
+        #: the node each worker runs on (Ray's node id), and how many episodes each node ran
+        self.nodes = ray.get([a.node.remote() for a in self._actors])
+        self.episodes_per_node: dict[str, int] = {}
 
     def describe(self) -> str:
         where = self.address or "a local cluster"
@@ -168,28 +212,41 @@ class RayBackend:
 
     def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         ray = self._ray
-        remote = ray.remote(num_cpus=1, max_retries=2)(fn)
-        window = 2 * self.workers
-        queue = iter(tasks)
-        running: list[Any] = []
+        queue = list(tasks)
+        queue.reverse()  # popped from the end: in plan order
+        seconds = episodes = 0.0
+        running: dict[Any, int] = {}  # call -> worker index
+
+        def submit(worker: int) -> None:
+            if not queue:
+                return
+            size = 1 if not episodes else chunk_size(seconds / episodes, len(queue), self.workers)
+            chunk = [queue.pop() for _ in range(min(size, len(queue)))]
+            running[self._actors[worker].run.remote(fn, chunk)] = worker
+
         try:
-            for task in queue:
-                running.append(remote.remote(task))
-                if len(running) >= window:
-                    break
+            for worker in range(self.workers):
+                submit(worker)
             while running:
-                done, running = ray.wait(running, num_returns=1)
+                done, _ = ray.wait(list(running), num_returns=1)
                 for ref in done:
-                    yield ray.get(ref)
-                    task = next(queue, None)
-                    if task is not None:
-                        running.append(remote.remote(task))
+                    worker = running.pop(ref)
+                    results, took = ray.get(ref)
+                    seconds += took
+                    episodes += len(results)
+                    node = self.nodes[worker]
+                    self.episodes_per_node[node] = self.episodes_per_node.get(node, 0) + len(results)
+                    submit(worker)  # the next chunk goes out before these results are written
+                    yield from results
         finally:
-            for ref in running:
-                ray.cancel(ref, force=True)
+            for ref in running:  # an interrupted sweep: close() ends the workers
+                ray.cancel(ref)
 
     def close(self) -> None:
         if self._ray.is_initialized():
+            for actor in getattr(self, "_actors", []):
+                self._ray.kill(actor)
+            self._actors = []
             self._ray.shutdown()
 
 

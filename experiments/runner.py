@@ -407,6 +407,8 @@ class RunResult:
     analysis: Any = None
     report: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: where the episodes ran, for backends that know (Ray: node id -> episodes)
+    episodes_per_node: dict[str, int] = field(default_factory=dict)
 
 
 def output_files(design: Design) -> list[str]:
@@ -495,7 +497,7 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
         results.finalize(records)
     return RunResult(design, out, list(scenarios), attrs, records, ran=len(todo), resumed=len(tasks) - len(todo),
                      seconds=seconds, backend=runner.describe() if runner else backend, cache_hits=hits,
-                     cache_misses=misses)
+                     cache_misses=misses, episodes_per_node=dict(getattr(runner, "episodes_per_node", {})))
 
 
 def design_path(name: str | Path) -> Path:
@@ -549,6 +551,9 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
                  if result.cache_hits or result.cache_misses else "")
         print(f"\n{result.ran} episodes run, {result.resumed} already done, in {result.seconds:.1f} s "
               f"({result.backend}){cache}; report: {result.report}")
+        if result.episodes_per_node:
+            print("episodes per node: " + ", ".join(f"{node[:12]} {count}" for node, count
+                                                      in sorted(result.episodes_per_node.items())))
     return 0
 
 
