@@ -194,6 +194,23 @@ def _check_scenario(item: tuple[str, str, list[tuple[str, dict[str, Any]]]]) -> 
     return name, attrs, problems
 
 
+CHECKS_CACHE = "tom-arena-prechecks"
+
+
+def _cached_check(entry: Any) -> bool:
+    """``entry`` is a cached check result: [attributes, problems]."""
+    return (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], dict)
+            and isinstance(entry[1], list) and all(isinstance(p, str) for p in entry[1]))
+
+
+def _reads_back(value: Any) -> bool:
+    """``value`` is JSON that reads back equal (no tuples, no NaN): only such results are cached."""
+    try:
+        return bool(json.loads(json.dumps(value, allow_nan=False)) == value)
+    except (TypeError, ValueError):
+        return False
+
+
 def run_checks(design: Design, scenarios: Sequence[ScenarioRef], jobs: int = 1) -> dict[str, dict[str, Any]]:
     """Scenario attributes: the file's ``category`` (if any) updated by every check hook; one
     ExperimentError listing every scenario a check refused."""
@@ -204,11 +221,29 @@ def run_checks(design: Design, scenarios: Sequence[ScenarioRef], jobs: int = 1) 
     if not design.checks:
         return attrs
     hooks = [(h.hook, dict(h.params)) for h in design.checks]
-    items = [(r.name, r.path, hooks) for r in scenarios]
+    # Checks are pure functions of the scenario and the code: their results are kept in a cache
+    # (sim/scenario_index.py) for the scenario data and a stamp of the code that computes them.
+    from sim import scenario_index
+
+    cache_file = scenario_index.cache_path("prechecks")
+    root = scenario_index.SIM_DIR.parent
+    stamp = scenario_index.code_stamp(*(root / d for d in ("sim", "agents", "experiments")))
+    cached = scenario_index.read_cache(cache_file, stamp, CHECKS_CACHE)
+    keys = {r.name: fingerprint({"hooks": hooks, "spec": r.spec_hash, "family": r.family, "path": r.path})
+            for r in scenarios}
+    items = [(r.name, r.path, hooks) for r in scenarios if not _cached_check(cached.get(keys[r.name]))]
+    results = [(r.name, *cached[keys[r.name]]) for r in scenarios if _cached_check(cached.get(keys[r.name]))]
+    if items:
+        results += LocalBackend(max(1, min(jobs, len(items)))).run(_check_scenario, items)
     problems: list[str] = []
-    for name, found, wrong in LocalBackend(max(1, min(jobs, len(items)))).run(_check_scenario, items):
+    entries = {}
+    for name, found, wrong in sorted(results, key=lambda r: list(attrs).index(r[0])):
         attrs[name].update(found)
         problems += wrong
+        if _reads_back([found, wrong]):
+            entries[keys[name]] = [found, wrong]
+    if items:
+        scenario_index.write_cache(cache_file, stamp, {**cached, **entries}, CHECKS_CACHE)
     if problems:
         raise ExperimentError("pre-checks failed: " + "; ".join(problems))
     return attrs

@@ -45,11 +45,16 @@ def cache_dir() -> Path:
     return Path(base) / "tom-arena"
 
 
-def index_path() -> Path:
-    """This installation's index (one per ``scenarios/`` folder: checkouts side by side keep
-    their own)."""
+def cache_path(name: str) -> Path:
+    """This installation's cache file ``name`` (one per ``scenarios/`` folder: checkouts side by
+    side keep their own)."""
     where = hashlib.blake2b(str(SCENARIO_DIR).encode(), digest_size=6).hexdigest()
-    return cache_dir() / f"scenario-index-{where}.json"
+    return cache_dir() / f"{name}-{where}.json"
+
+
+def index_path() -> Path:
+    """This installation's scenario index."""
+    return cache_path("scenario-index")
 
 
 def _walk(folder: Path, suffix: str = "") -> Iterable[tuple[str, int, int]]:
@@ -120,28 +125,29 @@ def _to_json(value: ScenarioInfo | str) -> dict[str, Any]:
                      "agents": list(value.agents), "description": value.description}}
 
 
-def _read_index(path: Path, stamp: str) -> dict[str, Any]:
-    """The entries of the index at ``path`` when it is this program's and its stamp matches, else {}."""
+def read_cache(path: Path, stamp: str, form: str = INDEX_FORMAT) -> dict[str, Any]:
+    """The entries of the cache file at ``path`` when it is of this ``form`` and version and its
+    stamp matches, else {} (a missing, damaged or stale cache is rebuilt, never an error)."""
     try:
         data = read_json(path, _IndexError)
     except (InputError, OSError):
         return {}
-    if not (isinstance(data, dict) and data.get("format") == INDEX_FORMAT and data.get("version") == INDEX_VERSION
+    if not (isinstance(data, dict) and data.get("format") == form and data.get("version") == INDEX_VERSION
             and data.get("stamp") == stamp and isinstance(data.get("entries"), dict)):
         return {}
     return data["entries"]
 
 
-def _write_index(path: Path, stamp: str, entries: dict[str, Any]) -> None:
-    """Replace the index atomically; a folder that cannot be written only costs the next start."""
+def write_cache(path: Path, stamp: str, entries: dict[str, Any], form: str = INDEX_FORMAT) -> None:
+    """Replace the cache file atomically; a folder that cannot be written only costs time."""
     import json
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".scenario-index-", suffix=".tmp", dir=path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"format": INDEX_FORMAT, "version": INDEX_VERSION, "stamp": stamp, "entries": entries},
+                json.dump({"format": form, "version": INDEX_VERSION, "stamp": stamp, "entries": entries},
                           fh, ensure_ascii=False, separators=(",", ":"))
             os.replace(tmp, path)
         except BaseException:
@@ -149,6 +155,19 @@ def _write_index(path: Path, stamp: str, entries: dict[str, Any]) -> None:
             raise
     except OSError:
         pass
+
+
+def code_stamp(*folders: Path) -> str:
+    """A digest of the program's version and of every ``.py`` file below ``folders`` (path,
+    modification time, size): what a cache of computed results is valid for."""
+    import sim
+
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(f"{INDEX_VERSION} {sim.__version__}".encode())
+    for folder in folders:
+        for path, mtime, size in sorted(_walk(folder, ".py")):
+            digest.update(f"{path}\0{mtime}\0{size}\n".encode())
+    return digest.hexdigest()
 
 
 def scan(index: Path | None = None) -> tuple[list[tuple[Path, ScenarioInfo | str]], int]:
@@ -174,7 +193,7 @@ def scan(index: Path | None = None) -> tuple[list[tuple[Path, ScenarioInfo | str
         value = _MEMORY.get(key)
         if value is None:
             if stored is None:
-                stored = _read_index(index, stamp)
+                stored = read_cache(index, stamp)
             entry = stored.get(_relative(path))
             if isinstance(entry, dict) and entry.get("mtime_ns") == mtime and entry.get("size") == size:
                 value = _from_json(entry, path)
@@ -185,7 +204,7 @@ def scan(index: Path | None = None) -> tuple[list[tuple[Path, ScenarioInfo | str
         entries[_relative(path)] = {"mtime_ns": mtime, "size": size, **_to_json(value)}
         out.append((path, value))
     if fresh or stored is not None and set(stored) != set(entries):
-        _write_index(index, stamp, entries)
+        write_cache(index, stamp, entries)
     return out, fresh
 
 
