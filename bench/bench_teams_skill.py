@@ -46,7 +46,7 @@ def instances(n: int, count: int, seed: int, skills: bool) -> list[TeamProblem]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--instances", type=int, default=8, help="matrices per row (default 8)")
+    parser.add_argument("--instances", type=int, default=4, help="matrices per row (default 4)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
