@@ -135,12 +135,37 @@ RAY_CHUNK_SECONDS = 0.5
 RAY_CHUNKS_PER_WORKER = 3
 
 
+#: the top-level modules of this program
+PACKAGES = ("agents", "experiments", "generators", "main", "sim", "ui")
+
+
+def use_shipped_tree(folder: str) -> bool:
+    """Make the program's tree at ``folder`` (the working directory a cluster's node received
+    from the driver) the one its modules are imported from, even where a copy of ToM Arena is
+    installed on the node (another checkout installed in editable mode, an older release),
+    which would otherwise run instead of the driver's code. False when ``folder`` holds no tree."""
+    root = Path(folder).resolve()
+    if not (root / "experiments" / "backends.py").is_file():
+        return False
+    if sys.path[:1] != [str(root)]:
+        sys.path.insert(0, str(root))
+    for name in list(sys.modules):
+        if name.split(".")[0] in PACKAGES:
+            file = getattr(sys.modules[name], "__file__", None)
+            if file and not Path(file).resolve().is_relative_to(root):
+                del sys.modules[name]  # imported again, from the shipped tree
+    return True
+
+
 class _EpisodeWorker:
     """One Ray actor per worker slot: a process that stays, with its imports and its caches
     (built worlds, loaded scenarios: ``experiments.runner._WORLDS``), running chunks of tasks
-    and returning each chunk's results in one message."""
+    and returning each chunk's results in one message. The class travels by value (a node
+    may not know it); its process imports the program from the tree the driver shipped."""
 
-    def __init__(self) -> None:
+    def __init__(self, shipped: bool) -> None:
+        if shipped:
+            use_shipped_tree(os.getcwd())  # Ray starts the workers in the shipped working directory
         import experiments.runner  # noqa: F401 - import once, when the worker starts, not in a task
 
     def node(self) -> str:
@@ -200,8 +225,9 @@ class RayBackend:
             raise ExperimentError(f"cannot start or reach {where}: {type(exc).__name__}: {exc}") from None
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = max(1, min(workers, cpus) if workers else cpus)
+        ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
         actor = ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(_EpisodeWorker)
-        self._actors: list[Any] = [actor.remote() for _ in range(self.workers)]
+        self._actors: list[Any] = [actor.remote(address is not None) for _ in range(self.workers)]
         #: the node each worker runs on (Ray's node id), and how many episodes each node ran
         self.nodes = ray.get([a.node.remote() for a in self._actors])
         self.episodes_per_node: dict[str, int] = {}
