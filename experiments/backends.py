@@ -9,6 +9,7 @@ run exactly the same code on exactly the same inputs: the same seeds give the sa
 from __future__ import annotations
 
 import ctypes
+import itertools
 import multiprocessing
 import os
 import signal
@@ -16,7 +17,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -67,48 +69,92 @@ def _watch_parent(parent: int, every: float = 0.5) -> None:
     os._exit(1)
 
 
+def run_concurrently(fn: Callable[[Any], Any], tasks: list[Any], concurrent: int) -> Iterator[Any]:
+    """``fn(task)`` for every task, ``concurrent`` at once on threads (episodes whose time goes
+    to waiting for a model's answers); results as they finish. An error ends the run: the
+    episodes not started yet are cancelled, the running ones finish first."""
+    with ThreadPoolExecutor(max_workers=concurrent, thread_name_prefix="tom-arena-episode") as pool:
+        queue = iter(tasks)
+        running = {pool.submit(fn, task) for task in itertools.islice(queue, 2 * concurrent)}
+        try:
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    task = next(queue, None)
+                    if task is not None:
+                        running.add(pool.submit(fn, task))
+                    yield future.result()
+        finally:
+            for future in running:
+                future.cancel()
+
+
+def run_chunk(fn: Callable[[Any], Any], chunk: list[Any], concurrent: int) -> list[Any]:
+    """A chunk's results, ``concurrent`` episodes at once, in the chunk's order."""
+    done = {id(task): None for task in chunk}
+    results = list(run_concurrently(lambda t: (id(t), fn(t)), chunk, concurrent))
+    done.update(results)
+    return list(done.values())
+
+
 class LocalBackend:
     """``jobs`` worker processes (forked where the platform allows); 1 runs in this process.
     The workers end with the process that started them (``exit_with_parent``)."""
 
     name = "local"
 
-    def __init__(self, jobs: int = 2) -> None:
+    def __init__(self, jobs: int = 2, concurrent: int = 1) -> None:
         if jobs < 1:
             raise ExperimentError(f"--jobs must be at least 1, got {jobs}")
+        if concurrent < 1:
+            raise ExperimentError(f"--concurrent must be at least 1, got {concurrent}")
         self.workers = jobs
+        #: episodes in flight in each worker (threads): for episodes that wait on a model endpoint
+        self.concurrent = concurrent
         self._pool: ProcessPoolExecutor | None = None
 
     def describe(self) -> str:
-        return f"local, {self.workers} worker process{'es' if self.workers > 1 else ''}" if self.workers > 1 \
-            else "local, in this process"
+        where = (f"local, {self.workers} worker process{'es' if self.workers > 1 else ''}" if self.workers > 1
+                 else "local, in this process")
+        return where + (f", {self.concurrent} episodes at once in each" if self.concurrent > 1 else "")
 
     def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         tasks = list(tasks)
         if self.workers == 1 or len(tasks) <= 1:
-            for task in tasks:
-                yield fn(task)
+            if self.concurrent > 1:
+                yield from run_concurrently(fn, tasks, self.concurrent)
+            else:
+                for task in tasks:
+                    yield fn(task)
             return
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context(method),
                                          initializer=exit_with_parent, initargs=(os.getpid(),))
+        # With several episodes at once in each worker, a worker takes them in chunks of that size
+        # and runs a chunk's episodes on threads (their results come back together).
+        size = self.concurrent
+        chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+        call: Callable[[Any], Any] = partial(run_chunk, fn, concurrent=size) if size > 1 else fn
         # A bounded window of submitted tasks: memory stays flat for big sweeps, order stays close
         # to the plan (slow scenarios first), and an interrupt leaves little to cancel.
         window = 4 * self.workers
-        queue = iter(tasks)
+        queue = iter(chunks if size > 1 else tasks)
         running: set[Future[Any]] = set()
         try:
             for task in queue:
-                running.add(self._pool.submit(fn, task))
+                running.add(self._pool.submit(call, task))
                 if len(running) >= window:
                     break
             while running:
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    yield future.result()
+                    if size > 1:
+                        yield from future.result()
+                    else:
+                        yield future.result()
                     task = next(queue, None)
                     if task is not None:
-                        running.add(self._pool.submit(fn, task))
+                        running.add(self._pool.submit(call, task))
         finally:
             self.close()
 
@@ -173,9 +219,9 @@ class _EpisodeWorker:
 
         return str(ray.get_runtime_context().get_node_id())
 
-    def run(self, fn: Callable[[Any], Any], chunk: list[Any]) -> tuple[list[Any], float]:
+    def run(self, fn: Callable[[Any], Any], chunk: list[Any], concurrent: int = 1) -> tuple[list[Any], float]:
         started = time.perf_counter()
-        results = [fn(task) for task in chunk]
+        results = run_chunk(fn, chunk, concurrent) if concurrent > 1 else [fn(task) for task in chunk]
         return results, time.perf_counter() - started
 
 
@@ -200,7 +246,10 @@ class RayBackend:
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+    def __init__(self, address: str | None = None, workers: int | None = None, concurrent: int = 1) -> None:
+        if concurrent < 1:
+            raise ExperimentError(f"--concurrent must be at least 1, got {concurrent}")
+        self.concurrent = concurrent
         problem = ray_available()
         if problem:
             raise ExperimentError(problem)
@@ -234,7 +283,8 @@ class RayBackend:
 
     def describe(self) -> str:
         where = self.address or "a local cluster"
-        return f"ray on {where}, {self.workers} task{'s' if self.workers > 1 else ''} at once"
+        return (f"ray on {where}, {self.workers} task{'s' if self.workers > 1 else ''} at once"
+                + (f", {self.concurrent} episodes at once in each" if self.concurrent > 1 else ""))
 
     def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         ray = self._ray
@@ -246,9 +296,10 @@ class RayBackend:
         def submit(worker: int) -> None:
             if not queue:
                 return
-            size = 1 if not episodes else chunk_size(seconds / episodes, len(queue), self.workers)
+            size = (self.concurrent if not episodes else
+                    max(self.concurrent, chunk_size(seconds / episodes, len(queue), self.workers)))
             chunk = [queue.pop() for _ in range(min(size, len(queue)))]
-            running[self._actors[worker].run.remote(fn, chunk)] = worker
+            running[self._actors[worker].run.remote(fn, chunk, self.concurrent)] = worker
 
         try:
             for worker in range(self.workers):
@@ -291,11 +342,12 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
                               f"{host}:{port} ({exc.strerror or exc}); is 'ray start --head' running there?") from None
 
 
-def make_backend(name: str, *, jobs: int | None = None, address: str | None = None) -> Backend:
+def make_backend(name: str, *, jobs: int | None = None, address: str | None = None,
+                 concurrent: int = 1) -> Backend:
     if name == "local":
         if address:
             raise ExperimentError("--address is for --backend ray")
-        return LocalBackend(2 if jobs is None else jobs)
+        return LocalBackend(2 if jobs is None else jobs, concurrent)
     if name == "ray":
-        return RayBackend(address, jobs)
+        return RayBackend(address, jobs, concurrent)
     raise ExperimentError(f"--backend must be local or ray, got {name!r}")

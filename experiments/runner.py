@@ -480,7 +480,7 @@ def cache_folder(design: Design, out: Path) -> str | None:
 
 def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs: int = 2, resume: bool = False,
               backend: str = "local", address: str | None = None, quiet: bool = False,
-              limit: int | None = None) -> RunResult:
+              limit: int | None = None, concurrent: int = 1) -> RunResult:
     """Run (or finish) the sweep; ``limit`` stops after that many new episodes (for tests)."""
     from tqdm import tqdm
 
@@ -508,7 +508,7 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
     todo.sort(key=lambda t: -len(t.seats))
     if limit is not None:
         todo = todo[:limit]
-    runner = make_backend(backend, jobs=jobs, address=address) if todo else None
+    runner = make_backend(backend, jobs=jobs, address=address, concurrent=concurrent) if todo else None
     start = time.perf_counter()
     hits = misses = 0
     bar = tqdm(total=len(tasks), initial=len(done), desc=design.experiment,
@@ -557,7 +557,7 @@ def known_designs() -> list[str]:
 
 def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None = None, jobs: int = 2,
          resume: bool = False, backend: str = "local", address: str | None = None, quiet: bool = False,
-         command: str | None = None) -> int:
+         command: str | None = None, concurrent: int = 1) -> int:
     """The ``experiment`` subcommand: run, analyse, report; 2 on a problem a person can fix."""
     from experiments.report import write_report
     from experiments.stats import analyse, summary_markdown
@@ -570,7 +570,7 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
         design = load_design(path)
         out_dir = Path(out or Path("runs") / design.experiment)
         result = run_sweep(design, out_dir, seeds=seeds, jobs=jobs, resume=resume, backend=backend,
-                           address=address, quiet=quiet)
+                           address=address, quiet=quiet, concurrent=concurrent)
         compute_metrics(result.records, design)
         result.analysis = analyse(result.records, design, result.attrs)
         result.report = write_report(result, command=command or default_command(name, seeds, out_dir))
