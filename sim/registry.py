@@ -43,6 +43,7 @@ class ScenarioInfo:
     title: str
     category: str | None
     agents: tuple[str, ...]
+    description: str = ""
 
 
 def _read_json(path: Path) -> Any:
@@ -123,5 +124,5 @@ def list_scenarios() -> list[ScenarioInfo]:
         world = build_world(family, spec)
         infos.append(ScenarioInfo(name=spec["name"], family=family, path=path,
                                   title=spec.get("title", ""), category=spec.get("category"),
-                                  agents=tuple(world.agents)))
+                                  agents=tuple(world.agents), description=str(spec.get("description", ""))))
     return infos

@@ -26,8 +26,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_array
 
 from sim.tradecraft.crafting import FRACTIONAL, Craft, CraftError, apply_craft, legal_scale
 from sim.tradecraft.rules import Recipe, RuleSet
@@ -280,6 +278,11 @@ class RecipeGraph:
                 if name[0] == "s" and name[1] > 0:
                     extra_rows.append(([j, partner_var[name[1]]], [1.0, -upper[j]], -np.inf, 0.0))
             cost = [c if n[0] == "v" else c * 1e-3 for c, n in zip(cost, names)]
+        # imported here: scipy.optimize takes about a second to import, and the app's start-up
+        # (which loads every world's plug-in) needs no route
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_array
+
         nvar = len(names)
         lower_b = np.zeros(next_row)
         for t in targets:
