@@ -75,7 +75,8 @@ def helper_problems() -> list[tuple[str, dict[str, Any]]]:
 
 def play(spec: dict[str, Any], helped: bool) -> dict[str, Any]:
     """The outcome with a planner human and the helper planning (``helped``) or waiting."""
-    from agents.dkg.agents import PlanFollower, PlannerAgent
+    from agents.dkg.agents import PlannerAgent
+    from sim.dkg.reference import PlanFollower
     from sim.dkg.world import DKGWorld
     from sim.session import Session
 

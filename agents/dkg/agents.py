@@ -358,26 +358,3 @@ def boltzmann_policy(world: DKGWorld, planner: DKGPlanner, state: DKGState, agen
     logits = -(q - q.min()) / temperature
     p = np.exp(logits)
     return p / p.sum()
-
-
-class PlanFollower(Agent):
-    """Plays a fixed list of actions (a reference plan file, ``dkg plan``), then waits."""
-
-    kind = "plan"
-
-    def __init__(self, actions: Sequence[str], source: str = "") -> None:
-        self.actions = list(actions)
-        self.source = source
-
-    def reset(self, ctx: SeatContext) -> None:
-        super().reset(ctx)
-        self._next = 0
-
-    def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "plan": self.source, "steps": len(self.actions)}
-
-    def act(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
-        if self._next >= len(self.actions):
-            return "wait"
-        self._next += 1
-        return self.actions[self._next - 1]

@@ -78,8 +78,7 @@ def is_domain_file(path: Path) -> bool:
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from agents.dkg.agents import PlanFollower
-    from sim.dkg.reference import load_plan
+    from sim.dkg.reference import PlanFollower, load_plan
     from sim.dkg.world import DKGWorld
     from sim.recording import RecordingWriter
     from sim.registry import ScenarioError

@@ -26,6 +26,7 @@ more agents.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from typing import Any
 from sim.dkg.scenario import COLORS, MAX_MAP_SIDE, NAME_RE
 from sim.inputs import MAX_DEPTH, read_text
 from sim.registry import ScenarioError
+from sim.seats import Agent, SeatContext
 
 GEM_COLORS = ("red", "yellow", "blue", "green") + tuple(c for c in COLORS if c not in ("red", "yellow", "blue", "green"))
 ASCII_KEYS = {"r": "red", "b": "blue", "y": "yellow", "e": "green", "p": "pink"}
@@ -657,3 +659,26 @@ def load_plan(problem: str | Path, plan: str | Path | list[str | Path], goals: d
                         if len(plans) == 1 and path.parent.name == "completed" else "")
                 raise ScenarioError(f"{path}: line {number}: {action!r} is not legal here: {exc}{hint}") from None
     return spec, steps, pb.notes
+
+
+class PlanFollower(Agent):
+    """Plays a fixed list of actions (a reference plan file, ``dkg plan``), then waits."""
+
+    kind = "plan"
+
+    def __init__(self, actions: Sequence[str], source: str = "") -> None:
+        self.actions = list(actions)
+        self.source = source
+
+    def reset(self, ctx: SeatContext) -> None:
+        super().reset(ctx)
+        self._next = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "plan": self.source, "steps": len(self.actions)}
+
+    def act(self, observation: Any, legal_actions: Sequence[str]) -> str:
+        if self._next >= len(self.actions):
+            return "wait"
+        self._next += 1
+        return self.actions[self._next - 1]
