@@ -26,7 +26,7 @@ from PyQt6.QtWidgets import (
 from sim.session import Session
 from ui import catalog, errors
 from ui.catalog import SessionPlan
-from ui.controllers import PlaybackClock, RecordingLoader, SessionController
+from ui.controllers import STOP_GRACE, PlaybackClock, RecordingLoader, SessionController
 from ui.dialogs import Dialogs
 from ui.episodes import EpisodePresenter
 from ui.human_input import HumanInput
@@ -47,7 +47,7 @@ RECORDING_SUFFIXES = (".jsonl", ".gz", ".json")
 #: the first window's size when the screen has room for it (else the screen's available area)
 PREFERRED_SIZE = QSize(1400, 860)
 #: seconds closing the window waits for a decision under way before abandoning it
-CLOSE_GRACE = 0.5
+CLOSE_GRACE = STOP_GRACE
 
 
 class Stage(QWidget):
