@@ -387,6 +387,7 @@ class MainWindow(QMainWindow):
         self.setup.begin_takeover(timeline.world, timeline.scenario, self.model.cursor, seats,
                                   self.model.mechanism_specs, timeline.seed, timeline.rounds)
         self.show_setup()
+        self.setup_dock.widget().ensureWidgetVisible(self.setup.start_button)  # "Take over", scrolled into view
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []
