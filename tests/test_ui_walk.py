@@ -53,5 +53,5 @@ def test_every_control_of_every_world_is_reached_at_1366x768(tmp_path):
         assert sum(c.endswith(" menu on screen") for c in done) >= 5, title
     names = {Path(p).name for p in result["screenshots"]}
     assert {"first-screen.png", "live.png", "feedback.png", "human.png", "kitchen.png", "household.png",
-            "tradecraft-board.png", "teams.png"} <= names, names
+            "tradecraft-board.png", "summary.png", "replay.png", "beliefs.png"} <= names, names
     assert all(Path(p).stat().st_size > 10_000 for p in result["screenshots"])

@@ -600,6 +600,8 @@ class Walk:
             self.check_shown(f"{label!r} tab", tabs.widget(i), whole=False)
         if "…" in "".join(tabs.tabText(i) for i in range(tabs.count())):
             self.check("tab labels whole", False)
+        if tabs.count():
+            self.click(bar, bar.tabRect(0).center()) if bar.rect().contains(bar.tabRect(0)) else tabs.setCurrentIndex(0)
 
     # ------------------------------------------------------------------ world specials
 
