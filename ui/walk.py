@@ -620,6 +620,16 @@ class Walk:
         self.shot("household.png")
         self.shot("beliefs.png", self.w.minds_dock)
 
+    def after_team_formation(self) -> None:
+        """Ctrl+R brings ben's rating strip forward in the Alignment tab."""
+        self.key("ctrl+r")
+        panel = self.w.panels.panel("Alignment")
+        shown = panel is not None and self.w.panels.tabs.currentWidget() is panel
+        self.check("Ctrl+R shows the Alignment tab with the rating strip", shown,
+                   self.w.statusBar().currentMessage())
+        if shown:
+            self.check_shown("Alignment tab", panel, whole=False)
+
     def after_tradecraft(self) -> None:
         """bob passes or is done until alice proposes: the board with her proposal to answer."""
         dock = self.w.panels.docks.get("TradeCraft board")
