@@ -75,6 +75,6 @@ def on_virtual_display(module: str, out: Path, *extra: str) -> int | None:
         return None
     from ui.xvfb import display_env, virtual_display
 
-    with virtual_display(1600, 1000, 24) as display:
+    with virtual_display(1366, 768, 24) as display:  # a laptop screen, as the walk's
         return subprocess.call([sys.executable, "-m", module, str(out.resolve()), *extra], env=display_env(display),
                                cwd=ROOT)
