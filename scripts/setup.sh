@@ -19,6 +19,10 @@ apt_packages=(
   libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0
   libxcb-xkb1
 )
+# the tests also press keys and click on the virtual display (tests/test_ui_walk.py, ui/walk.py)
+if [[ ",$extras," == *",test,"* ]]; then
+  apt_packages+=(xdotool)
+fi
 missing=()
 for pkg in "${apt_packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -83,16 +83,20 @@ def test_the_household_action_box_covers_no_room_name():
         assert not any(box.colliderect(c) for c in renderer.captions()), (size, box)
 
 
-def test_team_room_bubbles_leave_the_header_clear():
+def test_team_room_bubbles_leave_the_header_and_the_cards_clear():
     init_pygame()
     for scenario in ("car-free-centres", "list-tools"):
         world, _ = load_scenario(scenario)
-        renderer = renderer_for(world)
-        renderer.layout(1000, 600)
-        surface = pygame.Surface((1000, 600))
-        state = world.reset(0)
-        renderer.draw(surface, state)
-        messages = [(a, f"a message from {a}") for a in list(world.agents)[:4]]
-        renderer.draw_messages(surface, state, messages)
-        assert renderer.bubble_rects and renderer.bubble_top > 8
-        assert all(r.top >= renderer.bubble_top for r in renderer.bubble_rects), (scenario, renderer.bubble_rects)
+        for size in ((1000, 600), (760, 640)):  # the map of a 1366 x 768 window, and a smaller one
+            renderer = renderer_for(world)
+            renderer.layout(*size)
+            surface = pygame.Surface(size)
+            state = world.reset(0)
+            renderer.draw(surface, state)
+            messages = [(a, f"a message from {a}") for a in list(world.agents)[:4]]
+            renderer.draw_messages(surface, state, messages)
+            assert len(renderer.bubble_rects) == 4 and renderer.bubble_top > 8
+            assert all(r.top >= renderer.bubble_top and r.bottom <= size[1] for r in renderer.bubble_rects)
+            cards = [rect for rect, _status in renderer.cards.values()]
+            assert cards and not any(b.colliderect(c) for b in renderer.bubble_rects for c in cards), \
+                (scenario, size, renderer.bubble_rects, cards)

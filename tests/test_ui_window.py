@@ -420,3 +420,23 @@ def test_a_hidden_window_reads_the_recording_all_the_same(qtbot, window):
     window.hide()  # paints nothing: the load starts after a short wait instead
     assert window.open_recording_in_background(path)
     qtbot.waitUntil(lambda: isinstance(window.model.timeline, ReplayTimeline), timeout=20_000)
+
+
+@pytest.mark.slow
+def test_a_new_session_while_protom_decides_abandons_the_decision(qtbot, window):
+    """Six tom-planner agents watched by ProToM (seconds per step): starting another session in
+    the middle of a step does not wait for ProToM; that decision is abandoned, the old recording
+    ends as stopped, and the new episode plays."""
+    six = plan("team-01-six", {}, facilitator="protom")
+    six = plan("team-01-six", {a: "tom-planner" for a in six.world.agents}, facilitator="protom")
+    window.start_session(six)
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 1, timeout=120_000)
+    old, old_path = window.model.runner, window.model.recording_path
+    window.start_session(plan("two-rooms", ["planner", "planner"]))
+    assert old in window.sessions.abandoned  # not waited for: its decision was still running
+    assert window.model.timeline.scenario == "two-rooms" and window.model.runner is not old
+    recording = load_recording(old_path)
+    assert recording.complete and recording.footer["outcome"]["stopped"] is True
+    wait_finished(qtbot, window)
+    assert window.model.timeline.outcome.outcome["success"] is True
+    qtbot.waitUntil(lambda: not old.alive, timeout=120_000)  # it ends once its decision returns

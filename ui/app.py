@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -144,7 +144,9 @@ def stop_model_servers() -> None:
 
 def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilitator: str | None = None,
             mechanisms: Sequence[str] = (), seed: int = 0, paused: bool = False, speed: float | None = None, exit_when_done: bool = False,
-            settings_file: str | None = None) -> int:
+            settings_file: str | None = None, then: Callable[["MainWindow"], None] | None = None) -> int:
+    """The app as ``python main.py gui`` opens it; ``then(window)`` runs once the event loop
+    runs (the scripted walk of ``ui/walk.py`` drives the window from there)."""
     if not display_available():
         print("error: no display to open the ToM Arena window on (DISPLAY is not set). Run it on a desktop, "
               "under a virtual display (xvfb-run python main.py gui), or headless with 'python main.py run'.",
@@ -177,6 +179,8 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
     if first_run and window.model.timeline is not None and paused:
         window.show_hint(window.model.timeline.scenario)
         settings.set("welcomed", True)
+    if then is not None:
+        QTimer.singleShot(0, lambda: then(window))
     try:
         code = app.exec()
     finally:

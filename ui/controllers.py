@@ -35,6 +35,9 @@ from ui.settings import AppSettings
 from ui.timeline import LiveTimeline, PreviewTimeline, ReplayTimeline
 
 LOAD_ERRORS = (RecordingError, ScenarioError, LookupError, KeyError, ValueError, OSError)
+#: seconds ending a live session (a new start, closing the episode, opening a recording, closing
+#: the window) waits for a decision under way before abandoning it
+STOP_GRACE = 0.5
 
 
 def spec_from_description(described: Any, family: str | None = None) -> str:
@@ -113,7 +116,7 @@ class SessionController(QObject):
         mechanisms = catalog.make_mechanisms(plan.mechanisms, plan.world)
         session = Session(plan.world, seats, seed=plan.seed, scenario=plan.scenario, mechanisms=mechanisms,
                           prefix=list(plan.prefix), rounds=plan.rounds)
-        self.stop()
+        self.stop()  # a decision under way (ProToM weighing six agents) is abandoned, not waited for
         path = self.recording_path(plan)
         timeline = LiveTimeline(plan.world, session.header(), session.state, earlier=plan.earlier_events)
         runner = SessionRunner(session, speed=speed, playing=playing,
@@ -144,9 +147,10 @@ class SessionController(QObject):
         return (isinstance(timeline, LiveTimeline) and runner is not None and runner.alive
                 and timeline.outcome is None and timeline.num_steps > 0)
 
-    def stop(self, grace: float = 10.0) -> None:
+    def stop(self, grace: float = STOP_GRACE) -> None:
         """End the live session (its recording gets a footer) and wait up to ``grace`` s for its
-        thread; a decision still running then is abandoned (``SessionRunner.stop``)."""
+        thread; a decision still running then is abandoned (``SessionRunner.stop``): the window
+        never freezes waiting for a slow planner or model call."""
         runner = self.model.runner
         if runner is None:
             return
@@ -172,13 +176,15 @@ class SessionController(QObject):
             self.finished.emit()
 
     def shutdown(self, grace: float = 10.0) -> None:
-        """Stop every session; wait at most ``grace`` s for each decision still running."""
+        """Stop every session; wait at most ``grace`` s in all for the decisions still running."""
+        deadline = time.monotonic() + grace
         self.stop(grace)
         for runner in self._finished_runners:
-            runner.stop(grace)
+            runner.stop(max(0.0, deadline - time.monotonic()))
             if runner.abandoned and runner not in self.abandoned:
                 self.abandoned.append(runner)
-        self._finished_runners.clear()
+        # a worker still deciding stays listed: a later shutdown with more patience joins it
+        self._finished_runners = [r for r in self._finished_runners if r.alive]
 
 
 class RecordingLoader(QObject):

@@ -27,7 +27,7 @@ from sim.registry import ScenarioInfo
 from sim.session import Session
 from ui import catalog, errors
 from ui.catalog import SessionPlan
-from ui.controllers import PlaybackClock, RecordingLoader, SessionController
+from ui.controllers import STOP_GRACE, PlaybackClock, RecordingLoader, SessionController
 from ui.dialogs import Dialogs
 from ui.episodes import EpisodePresenter
 from ui.human_input import HumanInput
@@ -48,7 +48,7 @@ RECORDING_SUFFIXES = (".jsonl", ".gz", ".json")
 #: the first window's size when the screen has room for it (else the screen's available area)
 PREFERRED_SIZE = QSize(1400, 860)
 #: seconds closing the window waits for a decision under way before abandoning it
-CLOSE_GRACE = 0.5
+CLOSE_GRACE = STOP_GRACE
 
 
 class Stage(QWidget):
@@ -389,6 +389,7 @@ class MainWindow(QMainWindow):
         self.setup.begin_takeover(timeline.world, timeline.scenario, self.model.cursor, seats,
                                   self.model.mechanism_specs, timeline.seed, timeline.rounds)
         self.show_setup()
+        self.setup_dock.widget().ensureWidgetVisible(self.setup.start_button)  # "Take over", scrolled into view
 
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
         urls = event.mimeData().urls() if event.mimeData().hasUrls() else []

@@ -110,7 +110,7 @@ def make_menus(w: Any) -> None:
         menu.addAction(acts[name])
     menu.addSeparator()
     menu.addAction(acts["take_over"])
-    menu = w.menuBar().addMenu("&Feedback")
+    menu = w.menuBar().addMenu("Fee&dback")  # Alt+D: Alt+F is File's
     menu.addAction(acts["accept_feedback"])
     menu.addAction(acts["ignore_feedback"])
     menu = w.menuBar().addMenu("&View")

@@ -6,10 +6,41 @@ keyboard focus, which stays with the world view for a human seat."""
 from __future__ import annotations
 
 from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtGui import QAction
-from PyQt6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSlider, QToolButton, QVBoxLayout, QWidget
+from PyQt6.QtGui import QAction, QMouseEvent
+from PyQt6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QSlider,
+    QStyle,
+    QStyleOptionSlider,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0)
+
+
+class Scrubber(QSlider):
+    """A slider that jumps to the step under a click (a plain QSlider pages by ten towards it);
+    the handle still drags."""
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            option = QStyleOptionSlider()
+            self.initStyleOption(option)
+            style = self.style()
+            handle = style.subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                          QStyle.SubControl.SC_SliderHandle, self)
+            if not handle.contains(event.position().toPoint()):
+                groove = style.subControlRect(QStyle.ComplexControl.CC_Slider, option,
+                                              QStyle.SubControl.SC_SliderGroove, self)
+                span = max(1, groove.width() - handle.width())
+                x = int(event.position().x()) - groove.x() - handle.width() // 2
+                self.setValue(QStyle.sliderValueFromPosition(self.minimum(), self.maximum(), x, span,
+                                                             option.upsideDown))
+        super().mousePressEvent(event)
 
 
 class PlaybackBar(QWidget):
@@ -22,7 +53,7 @@ class PlaybackBar(QWidget):
         rows.setContentsMargins(6, 2, 6, 2)
         rows.setSpacing(0)
         # The scrubber spans the whole width: one position per step of the episode.
-        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider = Scrubber(Qt.Orientation.Horizontal)
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.slider.setRange(0, 0)
         self.slider.valueChanged.connect(self._slider_moved)

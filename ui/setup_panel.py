@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pygame
-from PyQt6.QtCore import Qt, pyqtSignal
-from PyQt6.QtGui import QColor, QImage, QPixmap
+from PyQt6.QtCore import QRect, QSize, Qt, pyqtSignal
+from PyQt6.QtGui import QColor, QImage, QPainter, QPixmap
 from PyQt6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -20,6 +20,7 @@ from PyQt6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QTreeWidget,
     QTreeWidgetItem,
@@ -34,8 +35,11 @@ from ui import catalog
 from ui.render import renderer_for
 from ui.worldview import init_pygame
 
+#: the size the scenario preview is drawn at (shown scaled to the panel's width)
+PREVIEW_SIZE = (300, 200)
 
-def preview_pixmap(world: World, width: int = 300, height: int = 200) -> QPixmap:
+
+def preview_pixmap(world: World, width: int = PREVIEW_SIZE[0], height: int = PREVIEW_SIZE[1]) -> QPixmap:
     """A small picture of a world's first state (a copy is fine here: drawn once)."""
     init_pygame()
     surface = pygame.Surface((width, height), 0, 32)
@@ -45,6 +49,59 @@ def preview_pixmap(world: World, width: int = 300, height: int = 200) -> QPixmap
     data = pygame.image.tobytes(surface, "RGBX")
     image = QImage(data, width, height, QImage.Format.Format_RGBX8888).copy()
     return QPixmap.fromImage(image)
+
+
+class PreviewPicture(QFrame):
+    """The scenario's first state, scaled to the panel's width (its shape kept): it never makes
+    the panel wider than its dock nor taller than its picture."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setMinimumSize(160, 107)
+        policy = QSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        policy.setHeightForWidth(True)
+        self.setSizePolicy(policy)
+        self._pixmap: QPixmap | None = None
+
+    def setPixmap(self, pixmap: QPixmap) -> None:
+        self._pixmap = pixmap
+        self.updateGeometry()
+        self.update()
+
+    def pixmap(self) -> QPixmap | None:
+        return self._pixmap
+
+    def sizeHint(self) -> QSize:
+        return QSize(PREVIEW_SIZE[0] + 2 * self.frameWidth(), self.heightForWidth(PREVIEW_SIZE[0] + 2 * self.frameWidth()))
+
+    def minimumSizeHint(self) -> QSize:
+        return self.minimumSize()
+
+    def hasHeightForWidth(self) -> bool:
+        return True
+
+    def heightForWidth(self, width: int) -> int:
+        inner = max(1, width - 2 * self.frameWidth())
+        return inner * PREVIEW_SIZE[1] // PREVIEW_SIZE[0] + 2 * self.frameWidth()
+
+    def drawn_rect(self) -> QRect:
+        """Where the picture is drawn, in the widget's pixels."""
+        area = self.contentsRect()
+        if self._pixmap is None or self._pixmap.isNull():
+            return QRect()
+        size = self._pixmap.size().scaled(area.size(), Qt.AspectRatioMode.KeepAspectRatio)
+        return QRect(area.x() + (area.width() - size.width()) // 2, area.y() + (area.height() - size.height()) // 2,
+                     size.width(), size.height())
+
+    def paintEvent(self, event: Any) -> None:
+        super().paintEvent(event)
+        if self._pixmap is None or self._pixmap.isNull():
+            return
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.drawPixmap(self.drawn_rect(), self._pixmap)
+        painter.end()
 
 
 class SetupPanel(QWidget):
@@ -74,10 +131,7 @@ class SetupPanel(QWidget):
         self.tree.currentItemChanged.connect(self._selected)
         layout.addWidget(self.tree, 2)
 
-        self.preview = QLabel()
-        self.preview.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.preview.setFrameShape(QFrame.Shape.StyledPanel)
-        self.preview.setMinimumHeight(120)
+        self.preview = PreviewPicture()
         layout.addWidget(self.preview)
         self.description = QLabel()
         self.description.setWordWrap(True)

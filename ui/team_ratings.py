@@ -141,6 +141,7 @@ class RatingStrip(QFrame):
         self.keys = QLabel("<small>↑/↓ choose, 1–5 rate (1 not at all … 5 exactly), 0 not rated, Enter keep, "
                            "Esc back to the map</small>")
         self.keys.setStyleSheet("color: #6e7480")
+        self.keys.setWordWrap(True)  # else its one line widens the Minds dock past a laptop screen
         layout.addWidget(self.keys)
         self.body.hide()
         self.keys.hide()

@@ -39,7 +39,7 @@ def take(out: Path) -> list[Path]:
     from sim.registry import load_scenario
     from ui.catalog import SessionPlan
 
-    app, window = shot_window("tom-arena-teams-shots-", (1440, 900), speed=16.0)
+    app, window = shot_window("tom-arena-teams-shots-", (1358, 728), speed=16.0)  # as a 1366 x 768 screen fits it
     world, name = load_scenario(SCENARIO)
     seats = {a: "tom-planner:k=cycle,horizon=3" for a in world.agents}
     seats[PERSON] = "human"

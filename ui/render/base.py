@@ -196,6 +196,9 @@ class WorldRenderer(ABC):
 
     #: the top of the strip where bubbles without an anchor are stacked (below a board's header)
     bubble_top: int = 4
+    #: when set, bubbles without an anchor are stacked upwards from this line instead (a board
+    #: whose top holds what a person reads first)
+    bubble_bottom: int | None = None
 
     def legal_cells(self, state: Any, agent: str, legal: Sequence[Any]) -> list[pygame.Rect]:
         """The rectangles the map highlights for ``agent``'s legal actions (cells it can move to,
@@ -222,13 +225,17 @@ class WorldRenderer(ABC):
         px = max(12, min(18, self.height // 40 if self.height else 14))
         top = max(2, self.bubble_top)
         stacked = max(4, self.bubble_top)
+        rising = self.bubble_bottom
         placed: list[pygame.Rect] = []
         for sender, text in messages[-4:]:
             line = text if len(text) <= 60 else text[:57] + "..."
             label = self.text(f"{sender}: {line}", px, (25, 25, 35))
             w, h = label.get_width() + 12, label.get_height() + 8
             anchor = self.agent_anchor(state, sender)
-            if anchor is None:
+            if anchor is None and rising is not None:
+                x, y = 6, max(top, rising - h)
+                rising = y - 4
+            elif anchor is None:
                 x, y = 6, stacked
                 stacked += h + 4
             else:

@@ -44,6 +44,9 @@ class TeamRoomRenderer(BoardRenderer):
         self.width, self.height = width, height
         self.tile, self.origin = 1, (0, 0)
         self.px = 18 if height >= 400 and width >= 600 else 14
+        # speech bubbles rise from the bottom edge: the header, the agents' cards and the task
+        # table at the top are what a person reads first
+        self.bubble_bottom = height - 6
         self.on_layout()
 
     # ------------------------------------------------------------- helpers
