@@ -14,7 +14,19 @@ from PyQt6.QtNetwork import QHostAddress
 
 from sim.recording import load_recording
 from sim.replay import Replay
-from tests.study_support import ITEMS, Participant, pass_page, play_steps, wait, write_study
+from tests.study_support import (
+    ITEMS,
+    AppProcess,
+    JoiningApp,
+    Participant,
+    apps_pass_page,
+    apps_play_steps,
+    pass_page,
+    play_steps,
+    poll,
+    wait,
+    write_study,
+)
 from ui.net.host import StudyHost
 from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode, encode
 from ui.net.seat_view import seat_frame
@@ -32,16 +44,16 @@ def _episode_recordings(out: Path) -> list[Path]:
     return sorted((out / "recordings").rglob("*.jsonl"), key=lambda r: (not r.name.startswith("tutorial"), r.name))
 
 
-def _check_fog(people: list[Participant], out: Path) -> int:
-    """Every frame a window received is exactly its seat's observation of the recorded state at that
+def _check_fog(received: list[list[dict]], out: Path) -> int:
+    """Every frame a window received (``received``: each window's messages, in order) is exactly its seat's observation of the recorded state at that
     tick (only stations and cooks the seat sees), and no frame or suggestion names the other cook's
     goal. Returns the frames checked."""
     checked = 0
     recordings = _episode_recordings(out)
-    for p in people:
+    for messages in received:
         episodes: list[list[dict]] = []
         after_page = True
-        for m in p.client.received:
+        for m in messages:
             if m["type"] == "page":
                 after_page = True
             elif m["type"] == "frame":
@@ -66,7 +78,7 @@ def _check_fog(people: list[Participant], out: Path) -> int:
                            for a in f["agents"])
                 assert world.goals[other] == world.goals[seat] or world.goals[other] not in json.dumps(f)
                 checked += 1
-        hidden = [m for m in p.client.received if m["type"] in ("feedback", "frame", "message")]
+        hidden = [m for m in messages if m["type"] in ("feedback", "frame", "message")]
         assert all("goals" not in json.dumps(m) for m in hidden)
     return checked
 
@@ -129,7 +141,7 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
         host.shutdown()
 
     # every window saw its own seat's observation only
-    assert _check_fog([a, b], out) > 10
+    assert _check_fog([a.client.received, b.client.received], out) > 10
     # the recordings: complete, replayable, one per episode (tutorial included)
     recordings = sorted((out / "recordings").rglob("*.jsonl"))
     assert len(recordings) == 3
@@ -149,6 +161,116 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
     text = (out / "analysis" / "report.md").read_text(encoding="utf-8")
     assert "n = 1 pair" in text and (out / "analysis" / "figure.png").stat().st_size > 0
     assert report["pairs"] == 1
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_host_and_two_joining_apps_under_xvfb(tmp_path):
+    """Three app instances, each its own process on a private Xvfb display: ``study host`` and two
+    ``join`` apps. Keys are pressed in each joining window with xdotool; what each app received is
+    read from its ``--log-received`` audit log. One app is killed (SIGKILL) mid-episode and started
+    again with the same code; the questionnaire is answered with the number keys."""
+    import shutil
+    import subprocess
+    import sys
+
+    from ui.xvfb import display_env, virtual_display
+
+    if shutil.which("Xvfb") is None or shutil.which("xdotool") is None:
+        pytest.skip("needs Xvfb and xdotool (scripts/setup.sh installs both): keys are pressed in the joining "
+                    "apps' X windows, which the offscreen platform does not have")
+    study = write_study(tmp_path)
+    out = tmp_path / "out"
+    port = _free_port()
+    with virtual_display(1600, 1000, 24) as display:
+        env = display_env(display)
+        host = AppProcess(["study", "host", str(study), "--port", str(port), "--out", str(out),
+                           "--codes", "111111", "222222"], env, tmp_path / "host.out")
+        apps: list[AppProcess] = [host]
+        try:
+            poll(lambda: f"on port {port}" in host.text(), "the host to listen", apps)
+            a = JoiningApp(port, "111111", env, tmp_path)
+            b = JoiningApp(port, "222222", env, tmp_path)
+            apps += [a, b]
+            both = [a, b]
+            poll(lambda: a.last("welcome") is not None and b.last("welcome") is not None, "both welcomes", apps)
+            assert a.last("welcome")["participant"] != b.last("welcome")["participant"]
+            apps_pass_page(both, "consent", apps)
+            apps_pass_page(both, "instructions", apps)
+            apps_pass_page(both, "instructions", apps)  # the tutorial's page
+            apps_play_steps(both, 10, apps)  # the tutorial (2 steps)
+            trials, dropped = 0, False
+            while True:
+                poll(lambda: all(x.page() is not None and x.page()["kind"] != "wait" for x in both), "a page", apps)
+                page = a.page()
+                assert page is not None
+                if page["kind"] == "done":
+                    break
+                if page["kind"] == "questionnaire":
+                    a.press("5", "5", "5", "5", "Return")
+                    b.press("2", "3", "4", "5", "Return")
+                    poll(lambda page=page: all(x.page() is None or x.page()["id"] != page["id"] for x in both),
+                         "the answers to be taken", apps)
+                    continue
+                if page["kind"] == "instructions":  # a game's start page
+                    apps_pass_page(both, "instructions", apps)
+                    trials += 1
+                    poll(lambda: a.frame() is not None and b.frame() is not None, "the game", apps)
+                    played = apps_play_steps(both, 2, apps)
+                    if not dropped:
+                        dropped = True
+                        before = a.frame()["tick"]
+                        b.kill()
+                        poll(lambda: a.last("paused") is not None, "the pause", apps)
+                        a.press("Right")
+                        poll(lambda: a.last("refused") is not None, "the key refused while paused", apps)
+                        assert "paused" in a.last("refused")["reason"]
+                        b.start()  # the same command again: same code, same audit log (appended)
+                        poll(lambda: len([m for m in b.received if m["type"] == "welcome"]) == 2
+                             and b.frame() is not None and a.received[-1]["type"] == "resumed", "the rejoin", apps)
+                        assert b.frame()["tick"] == before == a.frame()["tick"]
+                    apps_play_steps(both, 20, apps, start=played)
+                    continue
+                assert page["kind"] == "reveal", page
+                assert page["other_goals"] and page["completed"] in (True, False)
+                apps_pass_page(both, "reveal", apps)
+            assert trials == 2  # the host sends the last page once the study's files are closed
+        finally:
+            codes = [app.stop() for app in reversed(apps)]
+    assert codes[-1] == 0, host.text()  # the host quit cleanly on SIGTERM
+    assert "Traceback" not in "".join(app.text() for app in apps)
+
+    # what each joining app received: its own seat's observation only, never the other's goal
+    assert _check_fog([a.received, b.received], out) > 10
+    for app in (a, b):
+        lines = app.log.read_text(encoding="utf-8").splitlines()
+        assert all("goals" not in line for line in lines if '"kind":"reveal"' not in line)
+    # the recordings: complete and replayable, the interrupted one with every step
+    recordings = _episode_recordings(out)
+    assert len(recordings) == 3
+    for rec in recordings:
+        loaded = load_recording(rec)
+        assert loaded.complete and loaded.footer is not None and not loaded.footer.get("stopped")
+        replay = Replay(str(rec))  # checks the final state against the footer's hash
+        assert replay.num_steps > 0 and "stopped" not in loaded.footer
+    # the answers, typed with the number keys
+    with open(out / "answers.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert tuple(rows[0].keys()) == ANSWER_COLUMNS and len(rows) == 2 * len(ITEMS)
+    assert sorted(int(r["answer"]) for r in rows if r["item"] == "helpful") == [2, 5]
+    assert sorted(int(r["answer"]) for r in rows if r["item"] == "understood") == [5, 5]
+    # and the analysis, by the command a researcher runs
+    done = subprocess.run([sys.executable, "main.py", "study", "analyze", str(out)], cwd=Path(__file__).parent.parent,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "n = 1 pair" in done.stdout and (out / "analysis" / "figure.png").stat().st_size > 0
 
 
 def test_protocol_refuses_bad_frames():
@@ -306,3 +428,44 @@ def test_a_folder_keeps_one_version_of_one_study(qtbot, tmp_path):
     second = StudyHost(host.study, tmp_path / "mini-study.json", tmp_path / "out", port=0)
     assert second.pair == 2
     second.shutdown()
+
+
+def test_the_received_log_holds_every_message_scrubbed(qtbot, tmp_path, monkeypatch, capsys):
+    """``join --log-received FILE``: every message received is appended as it arrives, one JSON
+    object a line, through the project's scrubbing writer; an unwritable FILE is one error line."""
+    from main import main
+    from sim import redact
+    from ui.net.client import SeatClient
+
+    for name, value in (("_secrets", ()), ("_forms", ()), ("_forms_pattern", None), ("_windows", frozenset()),
+                        ("_active", False)):
+        monkeypatch.setattr(redact, name, value)
+    secret = "sk-study-0123456789abcdef"
+    redact.register_secret(secret)
+    path = write_study(tmp_path, tutorial=False)
+    edited = json.loads(path.read_text())
+    edited["consent"]["text"] = f"Do you agree? ({secret})"
+    path.write_text(json.dumps(edited))
+    host = StudyHost(load_study(path), path, tmp_path / "out", port=0,
+                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("111111", "222222"))
+    log = tmp_path / "received.jsonl"
+    log.write_text('{"earlier": "lines are kept"}\n')
+    client = SeatClient("127.0.0.1", host.port, "111111", log_path=log)
+    try:
+        client.open()
+        wait(qtbot, lambda: any(m["type"] == "page" for m in client.received))
+    finally:
+        client.drop()
+        client.close_log()
+        host.shutdown()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert lines[0] == {"earlier": "lines are kept"}
+    assert [m["type"] for m in lines[1:]] == [m["type"] for m in client.received] == ["welcome", "page"]
+    assert secret in client.received[1]["page"]["text"]  # the window shows what it was sent
+    assert lines[2]["page"]["text"] == "Do you agree? ([redacted])"
+
+    capsys.readouterr()
+    missing = tmp_path / "no-such-folder" / "log.jsonl"
+    assert main(["join", "127.0.0.1:8765", "--code", "111111", "--log-received", str(missing)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --log-received: cannot write") and str(missing) in err[0]

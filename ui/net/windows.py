@@ -6,6 +6,8 @@ instructions, the questionnaire with one row of scale buttons per item, the reve
 their own goal, the assistant's codename, the kitchen as their frame describes it (cells they do not
 see are greyed, station contents they do not see are a question mark), the moves, a blue pop-up for
 a suggestion (Enter or Follow: follow it; Escape or Ignore: ignore it) and a banner while paused.
+Pages take the keyboard too: Enter presses the page's button; on a questionnaire, 1 to 9 answer the
+first statement not yet answered.
 """
 
 from __future__ import annotations
@@ -138,6 +140,18 @@ class PageView(QWidget):
             if button is not None:
                 button.setChecked(True)
 
+    def answer_next(self, value: int) -> str | None:
+        """Tick ``value`` for the first statement not yet answered (keys 1-9); its id, or None
+        when every statement is answered or ``value`` is off the scale."""
+        for item, group in self.groups.items():
+            if group.checkedId() < 1:
+                button = group.button(value)
+                if button is None:
+                    return None
+                button.setChecked(True)
+                return item
+        return None
+
     def submit(self) -> None:
         page_id = str(self.page.get("id", ""))
         if self.groups:
@@ -231,6 +245,7 @@ class SeatWindow(QWidget):
         if kind == "page":
             self.stack.setCurrentWidget(self.page_view)
             self.page_view.show_page(message["page"])
+            self.setFocus()
             self.open_feedback.clear()
             self.game.popup.hide()
         elif kind == "frame":
@@ -270,10 +285,27 @@ class SeatWindow(QWidget):
             self.client.decide(fid, accept)
             self._show_popup()
 
+    def _page_key(self, event: QKeyEvent) -> bool:
+        """A page's keys: Enter presses its button; on a questionnaire, 1 to 9 answer the first
+        statement not yet answered. True when the key was used."""
+        key = event.key()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.page_view.button.isVisible():
+            self.page_view.submit()
+            return True
+        if self.page_view.groups and Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
+            item = self.page_view.answer_next(key - Qt.Key.Key_0)
+            left = sum(g.checkedId() < 1 for g in self.page_view.groups.values())
+            self.say(f"{item}: {key - Qt.Key.Key_0}; " + (f"{left} left" if left else "Enter sends the answers")
+                     if item else "every statement is answered: Enter sends, or click a button to change one")
+            return True
+        return False
+
     def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 - Qt's name
         if event is not None and event.key() == Qt.Key.Key_F5 and not self.client.is_open:
             self.say("joining again...")
             self.client.reconnect()
+            return
+        if event is not None and self.stack.currentWidget() is self.page_view and self._page_key(event):
             return
         if event is None or self.stack.currentWidget() is not self.game:
             super().keyPressEvent(event)
