@@ -29,7 +29,7 @@ from tests.study_support import (
 )
 from ui.net.host import StudyHost
 from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode, encode
-from ui.net.seat_view import seat_frame
+from ui.net.seat_view import experimenter_frame, seat_frame
 from ui.net.study import ANSWER_COLUMNS, load_study
 
 
@@ -85,8 +85,14 @@ def _check_fog(received: list[list[dict]], out: Path) -> int:
 
 @pytest.mark.slow
 def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
+    from ui.net.windows import HostWindow
+
     host = _host(tmp_path)
     out = tmp_path / "out"
+    host_window = HostWindow(host)
+    qtbot.addWidget(host_window)
+    watched: list[dict] = []
+    host.watched.connect(watched.append)
     try:
         a = Participant(qtbot, host.port, "111111")
         b = Participant(qtbot, host.port, "222222")
@@ -116,6 +122,13 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
                 trials += 1
                 wait(qtbot, lambda: a.frame() is not None and b.frame() is not None)
                 played = play_steps(qtbot, [a, b], 2)
+                # the host's window draws the whole state: both cooks, every station, both goals
+                shown = host_window.canvas.frame
+                assert shown is watched[-1] and shown["tick"] == a.frame()["tick"] == b.frame()["tick"]
+                assert {x["name"] for x in shown["agents"]} == {a.frame()["seat"], b.frame()["seat"]}
+                assert len(shown["stations"]) >= max(len(a.frame()["stations"]), len(b.frame()["stations"]))
+                assert set(shown["goals"].values()) == {a.frame()["goal"], b.frame()["goal"]}
+                assert "Step" in host_window.game_header.text() and not host_window.grab().isNull()
                 if not dropped:
                     dropped = True
                     b.client.drop()
@@ -142,6 +155,18 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
 
     # every window saw its own seat's observation only
     assert _check_fog([a.client.received, b.client.received], out) > 10
+    # the host's view was the recorded state, whole
+    episodes: list[list[dict]] = []
+    for frame in watched:  # a game's frames count its steps up; the next game starts again at 0
+        if not episodes or frame["tick"] < episodes[-1][-1]["tick"]:
+            episodes.append([])
+        episodes[-1].append(frame)
+    recordings = _episode_recordings(out)
+    assert len(episodes) == len(recordings)
+    for frames, rec in zip(episodes, recordings):
+        replay = Replay(str(rec))
+        for frame in frames:
+            assert frame == experimenter_frame(replay.world, replay.state_at(frame["tick"]), max_ticks=frame["t_max"])
     # the recordings: complete, replayable, one per episode (tutorial included)
     recordings = sorted((out / "recordings").rglob("*.jsonl"))
     assert len(recordings) == 3

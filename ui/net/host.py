@@ -6,7 +6,8 @@ consent, instruction pages, the tutorial (a page, then an episode), then for eve
 episode, the end-of-episode reveal and, after facilitated trials, the questionnaire; a page stage
 ends when both answered it. During an episode the host sends each seat only its own frame
 (``seat_view.seat_frame``), the feedback addressed to it and the messages it receives, and takes
-its keys and its answers to feedback; everything else stays here.
+its keys and its answers to feedback; everything else stays here (the whole state goes only to the
+host's own window, through the ``watched`` signal).
 
 A dropped connection pauses the episode (keys are refused until both are back; the Session simply
 waits for the missing seat's action); the participant rejoins with the same code and gets the
@@ -35,7 +36,7 @@ from sim.registry import load_scenario
 from sim.session import Session
 from ui import catalog
 from ui.net.protocol import MAX_MESSAGE_BYTES, SEAT_MESSAGES, ProtocolError, decode, encode
-from ui.net.seat_view import seat_frame
+from ui.net.seat_view import experimenter_frame, seat_frame
 from ui.net.study import (
     ANSWER_COLUMNS,
     EPISODE_COLUMNS,
@@ -94,6 +95,7 @@ class StudyHost(QObject):
     changed = pyqtSignal()      # connections or the stage changed (the host window redraws)
     logged = pyqtSignal(str)    # a line for the host's log
     ended = pyqtSignal()        # the pair finished the study
+    watched = pyqtSignal(object)  # the whole state of the running game (``experimenter_frame``), for the host window
 
     def __init__(self, study: Study, study_path: Path, out: Path, *, port: int = 0,
                  address: QHostAddress | None = None, codes: tuple[str, ...] | None = None,
@@ -505,6 +507,7 @@ class StudyHost(QObject):
             self._last_state = batch.state
             for slot in self.slots:
                 self._send(slot, "frame", frame=self._frame(slot.index, batch.state))
+            self.watched.emit(experimenter_frame(session.world, batch.state, max_ticks=self._max_ticks))
         if batch.finished:
             self._episode_over()
 

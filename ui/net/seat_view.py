@@ -5,6 +5,7 @@ kitchen's walls, floors, doors and station kinds (known to everyone), with the l
 objects at the start replaced by plain counters; the objects and cooks the seat sees now; its own
 goal. The other cook's goal, what lies in rooms the seat does not see and where an unseen cook
 stands never leave the host. Networked seats play the kitchen (``NETWORKED_FAMILIES``).
+``experimenter_frame`` is the whole state, for the host's own window only.
 """
 
 from __future__ import annotations
@@ -57,4 +58,28 @@ def seat_frame(world: Any, state: Any, seat: str, *, max_ticks: int | None = Non
                       "holds": ITEM_NAMES[item]} for s, item in obs.stations],
         "actions": list(ACTIONS),
         "assistant": assistant,
+    }
+
+
+def experimenter_frame(world: Any, state: Any, *, max_ticks: int | None = None) -> dict[str, Any]:
+    """The whole state at ``state`` for the host's own window (the experimenter's read-only view):
+    every cook, every station's content and both goals, in the shape of a seat's frame
+    (``seat`` is empty, ``goals`` added). Never sent to a seat."""
+    from sim.kitchen.world import ITEM_NAMES
+
+    check_networked(world)
+    limit = world.t_max if max_ticks is None else min(world.t_max, max_ticks)
+    return {
+        "world": world.family,
+        "tick": state.t,
+        "t_max": limit,
+        "seat": "",
+        "goals": {a: world.goals[a] for a in world.agents},
+        "delivered": {a: state.delivered[i] >= 0 for i, a in enumerate(world.agents)},
+        "done": world.done(state) or state.t >= limit,
+        "layout": public_layout(world),
+        "agents": [{"name": a, "row": state.positions[i] // world.width, "col": state.positions[i] % world.width,
+                    "holds": ITEM_NAMES[state.held[i]]} for i, a in enumerate(world.agents)],
+        "stations": [{"row": cell // world.width, "col": cell % world.width, "holds": ITEM_NAMES[state.contents[s]]}
+                     for s, cell in enumerate(world.station_cells)],
     }

@@ -73,10 +73,11 @@ class KitchenCanvas(QWidget):
                     text = ITEM_SHORT.get(seen[(r, c)], "?") if (r, c) in seen else "?"
                     p.setPen(QColor("#202020" if (r, c) in seen else "#808080"))
                     p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
-        for a in frame["agents"]:
+        for k, a in enumerate(frame["agents"]):
             rect = QRectF(a["col"] * size + size * 0.1, a["row"] * size + size * 0.1, size * 0.8, size * 0.8)
-            mine = a["name"] == frame["seat"]
-            p.setBrush(QColor("#3a78d8" if mine else "#d8563a"))
+            # a seat's frame: the seat blue, the other red; the experimenter's: the first cook blue
+            blue = a["name"] == frame["seat"] if frame["seat"] else k == 0
+            p.setBrush(QColor("#3a78d8" if blue else "#d8563a"))
             p.setPen(Qt.PenStyle.NoPen)
             p.drawEllipse(rect)
             p.setPen(QColor("white"))
@@ -328,7 +329,9 @@ class SeatWindow(QWidget):
 
 
 class HostWindow(QWidget):
-    """The researcher's window: join codes, who is connected, the stage, and a log."""
+    """The researcher's window: join codes, who is connected, the stage, a log, and the running
+    game drawn whole (every cook, every station's content, both goals: the experimenter's read-only
+    view; the participants' windows get their own seat's frame only)."""
 
     def __init__(self, host: Any) -> None:
         super().__init__()
@@ -336,15 +339,28 @@ class HostWindow(QWidget):
         self.setWindowTitle(f"ToM Arena study host - port {host.port}")
         self.status = QLabel()
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.game_header = QLabel("no game yet")
+        self.canvas = KitchenCanvas()
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         box = QVBoxLayout(self)
         box.addWidget(self.status)
+        box.addWidget(self.game_header)
+        box.addWidget(self.canvas, 2)
         box.addWidget(self.log, 1)
         host.changed.connect(self.refresh)
         host.logged.connect(self.log.appendPlainText)
-        self.resize(620, 420)
+        host.watched.connect(self.show_game)
+        self.resize(720, 720)
         self.refresh()
+
+    def show_game(self, frame: dict[str, Any]) -> None:
+        """Draw the whole state of the running game (``seat_view.experimenter_frame``)."""
+        goals = ", ".join(f"{a} wants {g}" + (" (delivered)" if frame["delivered"][a] else "")
+                          for a, g in frame["goals"].items())
+        self.game_header.setText(f"Step {frame['tick']} of {frame['t_max']}: {goals}"
+                                 + ("   - over" if frame["done"] else ""))
+        self.canvas.set_frame(frame)
 
     def refresh(self) -> None:
         self.status.setText("\n".join(self.host.status()))
