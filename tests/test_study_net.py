@@ -71,13 +71,16 @@ def _check_fog(received: list[list[dict]], out: Path) -> int:
             for f in frames:
                 state = replay.state_at(f["tick"])
                 assert f == seat_frame(world, state, seat, max_ticks=f["t_max"], assistant=f["assistant"])
+                checked += 1
+                if world.family == "dkg":  # the whole map, and of the goals its own only
+                    assert f["goal"] == (world.goal_of(seat) or "") and "goals" not in f
+                    continue
                 here = state.positions[i]
                 visible = {world.station_cells[s] for s in world.visible_stations[here]}
                 assert all(s["row"] * world.width + s["col"] in visible for s in f["stations"])
                 assert all(a["name"] == seat or world.sees(here, state.positions[world.agent_index[a["name"]]])
                            for a in f["agents"])
                 assert world.goals[other] == world.goals[seat] or world.goals[other] not in json.dumps(f)
-                checked += 1
         hidden = [m for m in messages if m["type"] in ("feedback", "frame", "message")]
         assert all("goals" not in json.dumps(m) for m in hidden)
     return checked
@@ -494,3 +497,87 @@ def test_the_received_log_holds_every_message_scrubbed(qtbot, tmp_path, monkeypa
     assert main(["join", "127.0.0.1:8765", "--code", "111111", "--log-received", str(missing)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --log-received: cannot write") and str(missing) in err[0]
+
+
+@pytest.mark.slow
+def test_two_seats_play_doors_keys_and_gems(qtbot, tmp_path):
+    """A Doors, Keys and Gems study: the players take turns (the one whose turn it is presses a key
+    that is legal now: P to pick up, or a move), each window sees the whole map but only its own
+    goal gem, the host's window sees both, and the reveal names the other's gem."""
+    from ui.net.seat_view import DKG_KEYS, dkg_action
+    from ui.net.windows import HostWindow
+
+    conditions = [{"name": "random", "title": "random facilitator", "mechanisms": ["random:probability=1.0"],
+                   "codename": "Assistant R"},
+                  {"name": "none", "title": "no facilitator", "mechanisms": []}]
+    path = write_study(tmp_path, conditions=conditions, max_ticks=8, tutorial=False)
+    edited = json.loads(path.read_text())
+    edited["scenarios"] = ["dkg/protom-01-open-hall", "dkg/protom-02-own-keys"]
+    path.write_text(json.dumps(edited))
+    host = StudyHost(load_study(path), path, tmp_path / "out", port=0,
+                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("111111", "222222"))
+    host_window = HostWindow(host)
+    qtbot.addWidget(host_window)
+    out = tmp_path / "out"
+    keys = {"up": Qt.Key.Key_Up, "down": Qt.Key.Key_Down, "left": Qt.Key.Key_Left, "right": Qt.Key.Key_Right,
+            "wait": Qt.Key.Key_Space, "pickup": Qt.Key.Key_P, "unlock": Qt.Key.Key_U, "handover": Qt.Key.Key_H}
+    reveals, games, turns = [], 0, set()
+    try:
+        a = Participant(qtbot, host.port, "111111")
+        b = Participant(qtbot, host.port, "222222")
+        wait(qtbot, lambda: a.client.welcome is not None and b.client.welcome is not None)
+        while True:
+            wait(qtbot, lambda: all(p.frame() is not None or (p.page() is not None and p.page()["kind"] != "wait")
+                                    for p in (a, b)))
+            if a.frame() is not None:
+                games += 1
+                while a.frame() is not None and not a.frame()["done"]:
+                    frame = a.frame()
+                    mover = next(p for p in (a, b) if p.frame()["seat"] == frame["turn"])
+                    other = b if mover is a else a
+                    other.press(Qt.Key.Key_Right)  # not their turn: the window says so and sends nothing
+                    assert "other player's turn" in other.window.status.text()
+                    for p in (a, b):
+                        while p.window.open_feedback:
+                            p.press(Qt.Key.Key_Escape)
+                    legal = mover.frame()["actions"]
+                    kind = next(k for k in ("pickup", "right", "down", "left", "up", "wait")
+                                if dkg_action(k, legal) is not None)
+                    assert DKG_KEYS[{"pickup": "P", "right": "Right", "down": "Down", "left": "Left", "up": "Up",
+                                     "wait": "Space"}[kind]] == kind
+                    turns.add(mover.frame()["seat"])
+                    mover.press(keys[kind])
+                    tick = frame["tick"]
+                    wait(qtbot, lambda tick=tick: all(p.frame() is None or p.frame()["tick"] > tick for p in (a, b)))
+                    whole = host_window.canvas.frame  # the experimenter's view: both goals
+                    assert whole["world"] == "dkg" and len(whole["goals"]) == 2 and whole["tick"] > tick
+                wait(qtbot, lambda: a.page() is not None and b.page() is not None)
+                continue
+            page = a.page()
+            if page["kind"] == "done":
+                break
+            if page["kind"] == "reveal":
+                reveals.append((a.page(), b.page()))
+            if page["kind"] == "questionnaire":
+                a.answer({i: 6 for i in ITEMS})
+                b.answer({i: 2 for i in ITEMS})
+                wait(qtbot, lambda page=page: a.page() is None or a.page()["id"] != page["id"])
+            else:
+                pass_page(qtbot, [a, b])
+    finally:
+        host.shutdown()
+    assert games == 2 and len(turns) == 2
+    # every frame: exactly the seat's view of the recorded state (the whole map), own goal only
+    assert _check_fog([a.client.received, b.client.received], out) > 4
+    for p in (a, b):
+        seat_goals = {m["frame"]["goal"] for m in p.client.received if m["type"] == "frame"}
+        assert all("goals" not in json.dumps(m) for m in p.client.received if m["type"] != "page")
+        assert len(seat_goals) <= 2
+    for page_a, page_b in reveals:
+        assert "gem" in page_a["text"] and page_a["other_goals"] and page_b["other_goals"]
+        assert set(page_a["other_goals"]).isdisjoint(page_b["other_goals"])
+    with open(out / "answers.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 * len(ITEMS) and {r["condition"] for r in rows} == {"random"}
+    from experiments.study_analysis import analyze_study
+    assert analyze_study(out, out / "analysis")["pairs"] == 1

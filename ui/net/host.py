@@ -402,15 +402,23 @@ class StudyHost(QObject):
         assert self.session is not None
         agents = self.session.world.agents
         seat = agents[slot.index]
-        shown = reveal(self.episode_events, self.session.outcome(), seat, agents)
+        world = self.session.world
+        shown = reveal(self.episode_events, self.session.outcome(), seat, agents, goals=dict(world.goals))
         rv = self.study.reveal
-        lines = [f"You were {seat}; your dish: {shown['own_goal']}."]
+        if world.family == "dkg":
+            goal, who, done, missed = "goal gem", "player", "held their gem", "did not hold their gem"
+            finished = "The episode was completed: both of you held your gems."
+        else:
+            goal, who, done, missed = "dish", "cook", "delivered", "did not deliver"
+            finished = "The episode was completed: both dishes were delivered."
+        lines = [f"You were {seat}; your {goal}: {shown['own_goal'] or 'none'}."]
         if rv.other_goal:
-            lines += [f"The other cook, {o['name']}, had to make: {o['goal']}." for o in shown["others"]]
+            lines += [f"The other {who}, {o['name']}, had to " + ("make" if who == "cook" else "get") +
+                      f": {o['goal'] or 'nothing (a helper)'}." for o in shown["others"]]
         if rv.completion:
-            lines.append("The episode was completed: both dishes were delivered." if shown["completed"] else
+            lines.append(finished if shown["completed"] else
                          "The episode was not completed: " + ", ".join(
-                             f"{o['name']} {'delivered' if o['delivered'] else 'did not deliver'}"
+                             f"{o['name']} {done if o['delivered'] else missed}"
                              for o in shown["others"]) + ".")
         if rv.feedback_history:
             lines.append("Suggestions in this episode:" if shown["feedback"] else "There were no suggestions.")
@@ -464,6 +472,8 @@ class StudyHost(QObject):
         action = message["action"]
         if self.paused:
             self._send(slot, "refused", reason="the game is paused until the other participant is back")
+        elif seat not in session.world.active_agents(self._last_state) and not session.world.done(self._last_state):
+            self._send(slot, "refused", reason="it is the other player's turn")
         elif action not in session.world.legal_actions(self._last_state, seat):
             self._send(slot, "refused", reason=f"{action!r:.40} is not a move here")
         elif seat in runner.submitted_since_step():
