@@ -1,9 +1,13 @@
 """Helpers of the study tests: a small study file, and participants who play through a study
-hosted on loopback with real sockets, pressing keys and clicking buttons in their own window."""
+hosted on loopback with real sockets, pressing keys and clicking buttons in their own window; and
+the same with each app a separate process on an X display (``AppProcess``, ``JoiningApp``)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +17,7 @@ from PyQt6.QtTest import QTest
 from ui.net.client import SeatClient
 from ui.net.windows import SeatWindow
 
+ROOT = Path(__file__).resolve().parent.parent
 ITEMS = ["helpful", "appropriate", "explained", "understood"]
 
 
@@ -152,3 +157,145 @@ def play_study(qtbot: Any, people: list[Participant], answers: list[dict[str, in
             wait(qtbot, lambda page_id=page_id: all(p.page() is None or p.page()["id"] != page_id for p in people))
         else:
             pass_page(qtbot, people)
+
+
+# ------------------------------------------------------------------ separate app processes
+
+
+class AppProcess:
+    """One app instance started as its own process (``python main.py ...``) on a display, its
+    output kept in ``output``; ``stop`` ends it (SIGTERM, then SIGKILL) if it still runs."""
+
+    def __init__(self, args: list[str], env: dict[str, str], output: Path) -> None:
+        self.args, self.env, self.output = args, env, output
+        self.proc: subprocess.Popen | None = None
+        self.start()
+
+    def start(self) -> None:
+        with open(self.output, "a", encoding="utf-8") as out:
+            self.proc = subprocess.Popen([sys.executable, str(ROOT / "main.py"), *self.args], cwd=ROOT,
+                                         env=self.env, stdout=out, stderr=subprocess.STDOUT)
+
+    def text(self) -> str:
+        return self.output.read_text(encoding="utf-8", errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL: the process dies at once, as a crashed or unplugged computer would."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(30)
+
+    def stop(self) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(30)
+        return self.proc.returncode
+
+
+class JoiningApp(AppProcess):
+    """``python main.py join 127.0.0.1:PORT --code CODE --log-received LOG`` on an X display:
+    what it received is read back from its log, and keys are pressed in its window with xdotool
+    (the X server's test extension: real key events, as a keyboard gives)."""
+
+    def __init__(self, port: int, code: str, env: dict[str, str], folder: Path) -> None:
+        self.log = folder / f"received-{code}.jsonl"
+        self.window_id: str | None = None
+        super().__init__(["join", f"127.0.0.1:{port}", "--code", code, "--log-received", str(self.log)],
+                         env, folder / f"join-{code}.out")
+
+    def start(self) -> None:
+        self.window_id = None
+        super().start()
+
+    @property
+    def received(self) -> list[dict[str, Any]]:
+        """Every message the process logged (complete lines only)."""
+        if not self.log.exists():
+            return []
+        text = self.log.read_text(encoding="utf-8")
+        return [json.loads(line) for line in text[:text.rfind("\n") + 1].splitlines()]
+
+    def last(self, kind: str) -> dict[str, Any] | None:
+        return next((m for m in reversed(self.received) if m["type"] == kind), None)
+
+    def page(self) -> dict[str, Any] | None:
+        for m in reversed(self.received):
+            if m["type"] == "page":
+                return m["page"]
+            if m["type"] == "frame":
+                return None
+        return None
+
+    def frame(self) -> dict[str, Any] | None:
+        for m in reversed(self.received):
+            if m["type"] == "frame":
+                return m["frame"]
+            if m["type"] == "page":
+                return None
+        return None
+
+    def press(self, *keys: str) -> None:
+        """Focus this app's window and press ``keys`` (X key names: Return, Right, 5, ...)."""
+        assert self.proc is not None
+        if self.window_id is None:
+            found = subprocess.run(["xdotool", "search", "--sync", "--all", "--onlyvisible", "--pid",
+                                    str(self.proc.pid), "--name", "^ToM Arena study"],
+                                   env=self.env, capture_output=True, text=True, timeout=120)
+            self.window_id = found.stdout.split()[0]
+        subprocess.run(["xdotool", "windowfocus", "--sync", self.window_id, "key", "--delay", "30", *keys],
+                       env=self.env, check=True, capture_output=True, timeout=60)
+
+
+def poll(condition: Any, what: str, apps: list[AppProcess], timeout: float = 180.0) -> None:
+    """Wait until ``condition()`` holds (checking every 50 ms); on a time-out fail with the apps'
+    output (a hang must not pass silently)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            outputs = "\n".join(f"--- {' '.join(a.args[:2])}:\n{a.text()[-2000:]}" for a in apps)
+            raise AssertionError(f"timed out waiting for {what}\n{outputs}")
+        time.sleep(0.05)
+
+
+def apps_pass_page(apps: list[JoiningApp], kind: str | None, others: list[AppProcess]) -> str:
+    """Both apps show the same page (of ``kind``); Enter in each; its kind."""
+    poll(lambda: all(a.page() is not None and a.page()["kind"] != "wait" for a in apps), f"page {kind}", others)
+    shown = apps[0].page()
+    assert shown is not None
+    if kind is not None:
+        assert shown["kind"] == kind, shown
+    for a in apps:
+        a.press("Return")
+    poll(lambda: all(a.page() is None or a.page()["id"] != shown["id"] for a in apps), "the next page", others)
+    return shown["kind"]
+
+
+APP_KEYS = ["Right", "Down", "Left", "Up", "space"]
+
+
+def apps_play_steps(apps: list[JoiningApp], steps: int, others: list[AppProcess], start: int = 0) -> int:
+    """Both apps press a key per step until ``steps`` steps were taken or the episode ended; a
+    suggestion is followed (Return) by the first and ignored (Escape) by the second."""
+    taken = 0
+    for k in range(steps):
+        poll(lambda: all(a.frame() is not None for a in apps) or any(a.page() is not None for a in apps),
+             "a frame", others)
+        frames = [a.frame() for a in apps]
+        if any(f is None or f["done"] for f in frames):
+            break
+        tick = frames[0]["tick"]
+        for n, a in enumerate(apps):
+            shown = {m["feedback_id"] for m in a.received if m["type"] == "feedback"}
+            closed = {m["feedback_id"] for m in a.received if m["type"] == "feedback_status"}
+            keys = ["Return" if n == 0 else "Escape"] * len(shown - closed)
+            a.press(*keys, APP_KEYS[(start + k + n) % len(APP_KEYS)])
+        poll(lambda tick=tick: all(a.frame() is None or a.frame()["tick"] > tick for a in apps), "the next step",
+             others)
+        taken += 1
+    return taken

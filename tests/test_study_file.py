@@ -43,7 +43,9 @@ def _edited(tmp_path: Path, **changes) -> Path:
     ({"baseline": "control"}, "baseline 'control' is not a condition"),
     ({"trials_per_condition": "2"}, "field 'trials_per_condition': expected a whole number"),
     ({"order": {"draw": "alphabetical", "seed": 0}}, "field 'order.draw'"),
-    ({"scenarios": ["dkg/protom-01-open-hall"]}, "expected a kitchen level for two people"),
+    ({"scenarios": ["dkg/protom-05-trio"]}, "expected a kitchen or dkg level for two people"),
+    ({"scenarios": ["protom/kitchen-10-onion-for-bob", "dkg/protom-01-open-hall"]},
+     "field 'scenarios[1]': 'dkg/protom-01-open-hall' is a dkg level; expected a kitchen level like the study's first"),
     ({"scenarios": ["no-such-level"]}, "field 'scenarios[0]': no scenario named"),
     ({"conditions": [{"name": "a", "mechanisms": ["protom:phi=x"]}, {"name": "none"}], "baseline": "none"},
      "field 'conditions[0].mechanisms'"),
@@ -109,6 +111,31 @@ def test_a_seat_frame_holds_only_what_the_seat_sees():
     obs = world.observe(state, "alice")
     assert len(frame["stations"]) == len(obs.stations) < len(world.station_cells)
     assert [a["name"] for a in frame["agents"]] == ["alice"]  # bob is in the other room
+
+
+def test_a_dkg_seat_frame_hides_only_the_other_goal():
+    """Doors, Keys and Gems is fully observable: a seat sees the whole map, both players and what
+    they hold, but of the goals only its own; the experimenter's frame has both."""
+    from ui.net.seat_view import dkg_action, experimenter_frame
+
+    world, _ = load_scenario("dkg/protom-02-own-keys")
+    state = world.reset(0)
+    frame = seat_frame(world, state, "bob")
+    assert set(frame) == {"world", "tick", "t_max", "seat", "turn", "done", "layout", "doors", "items", "agents",
+                          "goal", "goal_color", "delivered", "actions", "assistant"}
+    assert frame["goal"] == world.goals["bob"] and frame["actions"] == []  # alice moves first
+    assert len(frame["items"]) == len(world.items) and len(frame["doors"]) == len(world.doors)
+    assert [a["name"] for a in frame["agents"]] == list(world.agents)
+    first = seat_frame(world, state, world.agents[0])
+    assert first["actions"] == list(world.legal_actions(state, world.agents[0]))
+    whole = experimenter_frame(world, state)
+    assert whole["goals"] == world.goals and "actions" not in whole
+    assert dkg_action("up", ["up", "wait"]) == "up" and dkg_action("down", ["up", "wait"]) is None
+    assert dkg_action("unlock", ["unlock door1", "unlock door1 key1"]) == "unlock door1"
+    assert dkg_action("pickup", ["wait", "pickup key2"]) == "pickup key2"
+    outcome = {"success": False, "holding_goal": {"alice": True, "bob": False}, "ticks": 4}
+    shown = reveal([], outcome, "alice", ("alice", "bob"), goals=dict(world.goals))
+    assert shown["others"] == [{"name": "bob", "goal": world.goals["bob"], "delivered": False}]
 
 
 def test_study_commands_refuse_bad_input(tmp_path, capsys):

@@ -14,10 +14,22 @@ from PyQt6.QtNetwork import QHostAddress
 
 from sim.recording import load_recording
 from sim.replay import Replay
-from tests.study_support import ITEMS, Participant, pass_page, play_steps, wait, write_study
+from tests.study_support import (
+    ITEMS,
+    AppProcess,
+    JoiningApp,
+    Participant,
+    apps_pass_page,
+    apps_play_steps,
+    pass_page,
+    play_steps,
+    poll,
+    wait,
+    write_study,
+)
 from ui.net.host import StudyHost
 from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode, encode
-from ui.net.seat_view import seat_frame
+from ui.net.seat_view import experimenter_frame, seat_frame
 from ui.net.study import ANSWER_COLUMNS, load_study
 
 
@@ -32,16 +44,16 @@ def _episode_recordings(out: Path) -> list[Path]:
     return sorted((out / "recordings").rglob("*.jsonl"), key=lambda r: (not r.name.startswith("tutorial"), r.name))
 
 
-def _check_fog(people: list[Participant], out: Path) -> int:
-    """Every frame a window received is exactly its seat's observation of the recorded state at that
+def _check_fog(received: list[list[dict]], out: Path) -> int:
+    """Every frame a window received (``received``: each window's messages, in order) is exactly its seat's observation of the recorded state at that
     tick (only stations and cooks the seat sees), and no frame or suggestion names the other cook's
     goal. Returns the frames checked."""
     checked = 0
     recordings = _episode_recordings(out)
-    for p in people:
+    for messages in received:
         episodes: list[list[dict]] = []
         after_page = True
-        for m in p.client.received:
+        for m in messages:
             if m["type"] == "page":
                 after_page = True
             elif m["type"] == "frame":
@@ -59,22 +71,31 @@ def _check_fog(people: list[Participant], out: Path) -> int:
             for f in frames:
                 state = replay.state_at(f["tick"])
                 assert f == seat_frame(world, state, seat, max_ticks=f["t_max"], assistant=f["assistant"])
+                checked += 1
+                if world.family == "dkg":  # the whole map, and of the goals its own only
+                    assert f["goal"] == (world.goal_of(seat) or "") and "goals" not in f
+                    continue
                 here = state.positions[i]
                 visible = {world.station_cells[s] for s in world.visible_stations[here]}
                 assert all(s["row"] * world.width + s["col"] in visible for s in f["stations"])
                 assert all(a["name"] == seat or world.sees(here, state.positions[world.agent_index[a["name"]]])
                            for a in f["agents"])
                 assert world.goals[other] == world.goals[seat] or world.goals[other] not in json.dumps(f)
-                checked += 1
-        hidden = [m for m in p.client.received if m["type"] in ("feedback", "frame", "message")]
+        hidden = [m for m in messages if m["type"] in ("feedback", "frame", "message")]
         assert all("goals" not in json.dumps(m) for m in hidden)
     return checked
 
 
 @pytest.mark.slow
 def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
+    from ui.net.windows import HostWindow
+
     host = _host(tmp_path)
     out = tmp_path / "out"
+    host_window = HostWindow(host)
+    qtbot.addWidget(host_window)
+    watched: list[dict] = []
+    host.watched.connect(watched.append)
     try:
         a = Participant(qtbot, host.port, "111111")
         b = Participant(qtbot, host.port, "222222")
@@ -104,6 +125,13 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
                 trials += 1
                 wait(qtbot, lambda: a.frame() is not None and b.frame() is not None)
                 played = play_steps(qtbot, [a, b], 2)
+                # the host's window draws the whole state: both cooks, every station, both goals
+                shown = host_window.canvas.frame
+                assert shown is watched[-1] and shown["tick"] == a.frame()["tick"] == b.frame()["tick"]
+                assert {x["name"] for x in shown["agents"]} == {a.frame()["seat"], b.frame()["seat"]}
+                assert len(shown["stations"]) >= max(len(a.frame()["stations"]), len(b.frame()["stations"]))
+                assert set(shown["goals"].values()) == {a.frame()["goal"], b.frame()["goal"]}
+                assert "Step" in host_window.game_header.text() and not host_window.grab().isNull()
                 if not dropped:
                     dropped = True
                     b.client.drop()
@@ -129,7 +157,19 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
         host.shutdown()
 
     # every window saw its own seat's observation only
-    assert _check_fog([a, b], out) > 10
+    assert _check_fog([a.client.received, b.client.received], out) > 10
+    # the host's view was the recorded state, whole
+    episodes: list[list[dict]] = []
+    for frame in watched:  # a game's frames count its steps up; the next game starts again at 0
+        if not episodes or frame["tick"] < episodes[-1][-1]["tick"]:
+            episodes.append([])
+        episodes[-1].append(frame)
+    recordings = _episode_recordings(out)
+    assert len(episodes) == len(recordings)
+    for frames, rec in zip(episodes, recordings):
+        replay = Replay(str(rec))
+        for frame in frames:
+            assert frame == experimenter_frame(replay.world, replay.state_at(frame["tick"]), max_ticks=frame["t_max"])
     # the recordings: complete, replayable, one per episode (tutorial included)
     recordings = sorted((out / "recordings").rglob("*.jsonl"))
     assert len(recordings) == 3
@@ -149,6 +189,116 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
     text = (out / "analysis" / "report.md").read_text(encoding="utf-8")
     assert "n = 1 pair" in text and (out / "analysis" / "figure.png").stat().st_size > 0
     assert report["pairs"] == 1
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.slow
+def test_host_and_two_joining_apps_under_xvfb(tmp_path):
+    """Three app instances, each its own process on a private Xvfb display: ``study host`` and two
+    ``join`` apps. Keys are pressed in each joining window with xdotool; what each app received is
+    read from its ``--log-received`` audit log. One app is killed (SIGKILL) mid-episode and started
+    again with the same code; the questionnaire is answered with the number keys."""
+    import shutil
+    import subprocess
+    import sys
+
+    from ui.xvfb import display_env, virtual_display
+
+    if shutil.which("Xvfb") is None or shutil.which("xdotool") is None:
+        pytest.skip("needs Xvfb and xdotool (scripts/setup.sh installs both): keys are pressed in the joining "
+                    "apps' X windows, which the offscreen platform does not have")
+    study = write_study(tmp_path)
+    out = tmp_path / "out"
+    port = _free_port()
+    with virtual_display(1600, 1000, 24) as display:
+        env = display_env(display)
+        host = AppProcess(["study", "host", str(study), "--port", str(port), "--out", str(out),
+                           "--codes", "111111", "222222"], env, tmp_path / "host.out")
+        apps: list[AppProcess] = [host]
+        try:
+            poll(lambda: f"on port {port}" in host.text(), "the host to listen", apps)
+            a = JoiningApp(port, "111111", env, tmp_path)
+            b = JoiningApp(port, "222222", env, tmp_path)
+            apps += [a, b]
+            both = [a, b]
+            poll(lambda: a.last("welcome") is not None and b.last("welcome") is not None, "both welcomes", apps)
+            assert a.last("welcome")["participant"] != b.last("welcome")["participant"]
+            apps_pass_page(both, "consent", apps)
+            apps_pass_page(both, "instructions", apps)
+            apps_pass_page(both, "instructions", apps)  # the tutorial's page
+            apps_play_steps(both, 10, apps)  # the tutorial (2 steps)
+            trials, dropped = 0, False
+            while True:
+                poll(lambda: all(x.page() is not None and x.page()["kind"] != "wait" for x in both), "a page", apps)
+                page = a.page()
+                assert page is not None
+                if page["kind"] == "done":
+                    break
+                if page["kind"] == "questionnaire":
+                    a.press("5", "5", "5", "5", "Return")
+                    b.press("2", "3", "4", "5", "Return")
+                    poll(lambda page=page: all(x.page() is None or x.page()["id"] != page["id"] for x in both),
+                         "the answers to be taken", apps)
+                    continue
+                if page["kind"] == "instructions":  # a game's start page
+                    apps_pass_page(both, "instructions", apps)
+                    trials += 1
+                    poll(lambda: a.frame() is not None and b.frame() is not None, "the game", apps)
+                    played = apps_play_steps(both, 2, apps)
+                    if not dropped:
+                        dropped = True
+                        before = a.frame()["tick"]
+                        b.kill()
+                        poll(lambda: a.last("paused") is not None, "the pause", apps)
+                        a.press("Right")
+                        poll(lambda: a.last("refused") is not None, "the key refused while paused", apps)
+                        assert "paused" in a.last("refused")["reason"]
+                        b.start()  # the same command again: same code, same audit log (appended)
+                        poll(lambda: len([m for m in b.received if m["type"] == "welcome"]) == 2
+                             and b.frame() is not None and a.received[-1]["type"] == "resumed", "the rejoin", apps)
+                        assert b.frame()["tick"] == before == a.frame()["tick"]
+                    apps_play_steps(both, 20, apps, start=played)
+                    continue
+                assert page["kind"] == "reveal", page
+                assert page["other_goals"] and page["completed"] in (True, False)
+                apps_pass_page(both, "reveal", apps)
+            assert trials == 2  # the host sends the last page once the study's files are closed
+        finally:
+            codes = [app.stop() for app in reversed(apps)]
+    assert codes[-1] == 0, host.text()  # the host quit cleanly on SIGTERM
+    assert "Traceback" not in "".join(app.text() for app in apps)
+
+    # what each joining app received: its own seat's observation only, never the other's goal
+    assert _check_fog([a.received, b.received], out) > 10
+    for app in (a, b):
+        lines = app.log.read_text(encoding="utf-8").splitlines()
+        assert all("goals" not in line for line in lines if '"kind":"reveal"' not in line)
+    # the recordings: complete and replayable, the interrupted one with every step
+    recordings = _episode_recordings(out)
+    assert len(recordings) == 3
+    for rec in recordings:
+        loaded = load_recording(rec)
+        assert loaded.complete and loaded.footer is not None and not loaded.footer.get("stopped")
+        replay = Replay(str(rec))  # checks the final state against the footer's hash
+        assert replay.num_steps > 0 and "stopped" not in loaded.footer
+    # the answers, typed with the number keys
+    with open(out / "answers.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert tuple(rows[0].keys()) == ANSWER_COLUMNS and len(rows) == 2 * len(ITEMS)
+    assert sorted(int(r["answer"]) for r in rows if r["item"] == "helpful") == [2, 5]
+    assert sorted(int(r["answer"]) for r in rows if r["item"] == "understood") == [5, 5]
+    # and the analysis, by the command a researcher runs
+    done = subprocess.run([sys.executable, "main.py", "study", "analyze", str(out)], cwd=Path(__file__).parent.parent,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "n = 1 pair" in done.stdout and (out / "analysis" / "figure.png").stat().st_size > 0
 
 
 def test_protocol_refuses_bad_frames():
@@ -306,3 +456,128 @@ def test_a_folder_keeps_one_version_of_one_study(qtbot, tmp_path):
     second = StudyHost(host.study, tmp_path / "mini-study.json", tmp_path / "out", port=0)
     assert second.pair == 2
     second.shutdown()
+
+
+def test_the_received_log_holds_every_message_scrubbed(qtbot, tmp_path, monkeypatch, capsys):
+    """``join --log-received FILE``: every message received is appended as it arrives, one JSON
+    object a line, through the project's scrubbing writer; an unwritable FILE is one error line."""
+    from main import main
+    from sim import redact
+    from ui.net.client import SeatClient
+
+    for name, value in (("_secrets", ()), ("_forms", ()), ("_forms_pattern", None), ("_windows", frozenset()),
+                        ("_active", False)):
+        monkeypatch.setattr(redact, name, value)
+    secret = "sk-study-0123456789abcdef"
+    redact.register_secret(secret)
+    path = write_study(tmp_path, tutorial=False)
+    edited = json.loads(path.read_text())
+    edited["consent"]["text"] = f"Do you agree? ({secret})"
+    path.write_text(json.dumps(edited))
+    host = StudyHost(load_study(path), path, tmp_path / "out", port=0,
+                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("111111", "222222"))
+    log = tmp_path / "received.jsonl"
+    log.write_text('{"earlier": "lines are kept"}\n')
+    client = SeatClient("127.0.0.1", host.port, "111111", log_path=log)
+    try:
+        client.open()
+        wait(qtbot, lambda: any(m["type"] == "page" for m in client.received))
+    finally:
+        client.drop()
+        client.close_log()
+        host.shutdown()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    assert lines[0] == {"earlier": "lines are kept"}
+    assert [m["type"] for m in lines[1:]] == [m["type"] for m in client.received] == ["welcome", "page"]
+    assert secret in client.received[1]["page"]["text"]  # the window shows what it was sent
+    assert lines[2]["page"]["text"] == "Do you agree? ([redacted])"
+
+    capsys.readouterr()
+    missing = tmp_path / "no-such-folder" / "log.jsonl"
+    assert main(["join", "127.0.0.1:8765", "--code", "111111", "--log-received", str(missing)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: --log-received: cannot write") and str(missing) in err[0]
+
+
+@pytest.mark.slow
+def test_two_seats_play_doors_keys_and_gems(qtbot, tmp_path):
+    """A Doors, Keys and Gems study: the players take turns (the one whose turn it is presses a key
+    that is legal now: P to pick up, or a move), each window sees the whole map but only its own
+    goal gem, the host's window sees both, and the reveal names the other's gem."""
+    from ui.net.seat_view import DKG_KEYS, dkg_action
+    from ui.net.windows import HostWindow
+
+    conditions = [{"name": "random", "title": "random facilitator", "mechanisms": ["random:probability=1.0"],
+                   "codename": "Assistant R"},
+                  {"name": "none", "title": "no facilitator", "mechanisms": []}]
+    path = write_study(tmp_path, conditions=conditions, max_ticks=8, tutorial=False)
+    edited = json.loads(path.read_text())
+    edited["scenarios"] = ["dkg/protom-01-open-hall", "dkg/protom-02-own-keys"]
+    path.write_text(json.dumps(edited))
+    host = StudyHost(load_study(path), path, tmp_path / "out", port=0,
+                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("111111", "222222"))
+    host_window = HostWindow(host)
+    qtbot.addWidget(host_window)
+    out = tmp_path / "out"
+    keys = {"up": Qt.Key.Key_Up, "down": Qt.Key.Key_Down, "left": Qt.Key.Key_Left, "right": Qt.Key.Key_Right,
+            "wait": Qt.Key.Key_Space, "pickup": Qt.Key.Key_P, "unlock": Qt.Key.Key_U, "handover": Qt.Key.Key_H}
+    reveals, games, turns = [], 0, set()
+    try:
+        a = Participant(qtbot, host.port, "111111")
+        b = Participant(qtbot, host.port, "222222")
+        wait(qtbot, lambda: a.client.welcome is not None and b.client.welcome is not None)
+        while True:
+            wait(qtbot, lambda: all(p.frame() is not None or (p.page() is not None and p.page()["kind"] != "wait")
+                                    for p in (a, b)))
+            if a.frame() is not None:
+                games += 1
+                while a.frame() is not None and not a.frame()["done"]:
+                    frame = a.frame()
+                    mover = next(p for p in (a, b) if p.frame()["seat"] == frame["turn"])
+                    other = b if mover is a else a
+                    other.press(Qt.Key.Key_Right)  # not their turn: the window says so and sends nothing
+                    assert "other player's turn" in other.window.status.text()
+                    for p in (a, b):
+                        while p.window.open_feedback:
+                            p.press(Qt.Key.Key_Escape)
+                    legal = mover.frame()["actions"]
+                    kind = next(k for k in ("pickup", "right", "down", "left", "up", "wait")
+                                if dkg_action(k, legal) is not None)
+                    assert DKG_KEYS[{"pickup": "P", "right": "Right", "down": "Down", "left": "Left", "up": "Up",
+                                     "wait": "Space"}[kind]] == kind
+                    turns.add(mover.frame()["seat"])
+                    mover.press(keys[kind])
+                    tick = frame["tick"]
+                    wait(qtbot, lambda tick=tick: all(p.frame() is None or p.frame()["tick"] > tick for p in (a, b)))
+                    whole = host_window.canvas.frame  # the experimenter's view: both goals
+                    assert whole["world"] == "dkg" and len(whole["goals"]) == 2 and whole["tick"] > tick
+                wait(qtbot, lambda: a.page() is not None and b.page() is not None)
+                continue
+            page = a.page()
+            if page["kind"] == "done":
+                break
+            if page["kind"] == "reveal":
+                reveals.append((a.page(), b.page()))
+            if page["kind"] == "questionnaire":
+                a.answer({i: 6 for i in ITEMS})
+                b.answer({i: 2 for i in ITEMS})
+                wait(qtbot, lambda page=page: a.page() is None or a.page()["id"] != page["id"])
+            else:
+                pass_page(qtbot, [a, b])
+    finally:
+        host.shutdown()
+    assert games == 2 and len(turns) == 2
+    # every frame: exactly the seat's view of the recorded state (the whole map), own goal only
+    assert _check_fog([a.client.received, b.client.received], out) > 4
+    for p in (a, b):
+        seat_goals = {m["frame"]["goal"] for m in p.client.received if m["type"] == "frame"}
+        assert all("goals" not in json.dumps(m) for m in p.client.received if m["type"] != "page")
+        assert len(seat_goals) <= 2
+    for page_a, page_b in reveals:
+        assert "gem" in page_a["text"] and page_a["other_goals"] and page_b["other_goals"]
+        assert set(page_a["other_goals"]).isdisjoint(page_b["other_goals"])
+    with open(out / "answers.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 2 * len(ITEMS) and {r["condition"] for r in rows} == {"random"}
+    from experiments.study_analysis import analyze_study
+    assert analyze_study(out, out / "analysis")["pairs"] == 1

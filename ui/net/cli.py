@@ -3,7 +3,7 @@
     python main.py study host STUDY [--port P] [--out DIR] [--codes A B]   host one pair (a window, or headless)
     python main.py study check STUDY [--pairs N]                           validate; print the drawn orders
     python main.py study analyze DIR [--out DIR]                           the analysis (experiments/study_analysis.py)
-    python main.py join HOST:PORT --code CODE                              a participant's window
+    python main.py join HOST:PORT --code CODE [--log-received FILE]        a participant's window
     python main.py gui --host PORT [--study STUDY]                         the same as 'study host'
 """
 
@@ -54,6 +54,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
                                       "It shows only what the host sends for this seat.")
     join.add_argument("address", metavar="HOST:PORT", help="the host's address, e.g. 192.168.1.20:8765")
     join.add_argument("--code", required=True, help="your join code (the host window shows it)")
+    join.add_argument("--log-received", metavar="FILE",
+                      help="append every message received from the host to FILE as it arrives (one JSON object a "
+                           "line, secrets scrubbed): an audit of what this computer was told")
     join.set_defaults(func=cmd_join)
     return actions
 
@@ -164,12 +167,19 @@ def cmd_join(args: argparse.Namespace) -> int:
         return _fail("--code: expected the join code the host shows, e.g. 482913")
     if not display_available():
         return _fail("no display to open the participant's window on (set DISPLAY, or run under xvfb-run)")
+    log = Path(args.log_received) if args.log_received else None
+    if log is not None:
+        try:
+            with open(log, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            return _fail(f"--log-received: cannot write {log}: {exc.strerror or exc}")
     from ui.app import application
     from ui.net.client import SeatClient
     from ui.net.windows import SeatWindow
 
     app = application()
-    client = SeatClient(address, port, code)
+    client = SeatClient(address, port, code, log_path=log)
     window = SeatWindow(client)
     window.show()
     client.open()
@@ -179,3 +189,4 @@ def cmd_join(args: argparse.Namespace) -> int:
     finally:
         wake.stop()
         client.drop()
+        client.close_log()

@@ -4,15 +4,23 @@
 strict reader, keeps every message it received (``received``: what this computer was ever told,
 which the tests inspect for hidden state), and sends the person's keys, answers to suggestions and
 pages. A dropped connection can be opened again with the same code (``reconnect``).
+
+With ``log_path`` (``join --log-received FILE``) every frame received is also appended to that file
+as it arrives, one JSON object per line, flushed at once and scrubbed of secrets (``sim.redact``):
+an audit of exactly what this computer was told (a frame the protocol refused is logged as
+``{"refused_frame": ..., "error": ...}``). The file is opened for appending, so a participant who
+joins again with the same file continues it.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from PyQt6.QtCore import QObject, QUrl, pyqtSignal
 from PyQt6.QtWebSockets import QWebSocket
 
+from sim.redact import dumps
 from ui.net.protocol import HOST_MESSAGES, MAX_MESSAGE_BYTES, ProtocolError, decode, encode
 
 
@@ -33,9 +41,12 @@ class SeatClient(QObject):
     disconnected = pyqtSignal()
     problem = pyqtSignal(str)         # a frame refused, or the host refused us
 
-    def __init__(self, host: str, port: int, code: str, parent: QObject | None = None) -> None:
+    def __init__(self, host: str, port: int, code: str, parent: QObject | None = None, *,
+                 log_path: str | os.PathLike | None = None) -> None:
         super().__init__(parent)
         self.host, self.port, self.code = host, port, code
+        #: the audit log of received frames (see the module doc), or None
+        self.log = open(log_path, "a", encoding="utf-8") if log_path is not None else None  # noqa: SIM115
         self.received: list[dict[str, Any]] = []
         self.welcome: dict[str, Any] | None = None
         self.is_open = False
@@ -74,12 +85,24 @@ class SeatClient(QObject):
             self.is_open = False
             self.disconnected.emit()
 
+    def _log(self, entry: dict[str, Any]) -> None:
+        if self.log is not None:
+            self.log.write(dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self.log.flush()
+
+    def close_log(self) -> None:
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+
     def _on_text(self, text: str) -> None:
         try:
             message = decode(text, "message from the host", HOST_MESSAGES)
         except ProtocolError as exc:
+            self._log({"refused_frame": text[:2000], "error": str(exc)})
             self.problem.emit(str(exc))
             return
+        self._log(message)
         self.received.append(message)
         if message["type"] == "welcome":
             self.welcome = message

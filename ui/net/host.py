@@ -6,7 +6,8 @@ consent, instruction pages, the tutorial (a page, then an episode), then for eve
 episode, the end-of-episode reveal and, after facilitated trials, the questionnaire; a page stage
 ends when both answered it. During an episode the host sends each seat only its own frame
 (``seat_view.seat_frame``), the feedback addressed to it and the messages it receives, and takes
-its keys and its answers to feedback; everything else stays here.
+its keys and its answers to feedback; everything else stays here (the whole state goes only to the
+host's own window, through the ``watched`` signal).
 
 A dropped connection pauses the episode (keys are refused until both are back; the Session simply
 waits for the missing seat's action); the participant rejoins with the same code and gets the
@@ -35,7 +36,7 @@ from sim.registry import load_scenario
 from sim.session import Session
 from ui import catalog
 from ui.net.protocol import MAX_MESSAGE_BYTES, SEAT_MESSAGES, ProtocolError, decode, encode
-from ui.net.seat_view import seat_frame
+from ui.net.seat_view import experimenter_frame, seat_frame
 from ui.net.study import (
     ANSWER_COLUMNS,
     EPISODE_COLUMNS,
@@ -94,6 +95,7 @@ class StudyHost(QObject):
     changed = pyqtSignal()      # connections or the stage changed (the host window redraws)
     logged = pyqtSignal(str)    # a line for the host's log
     ended = pyqtSignal()        # the pair finished the study
+    watched = pyqtSignal(object)  # the whole state of the running game (``experimenter_frame``), for the host window
 
     def __init__(self, study: Study, study_path: Path, out: Path, *, port: int = 0,
                  address: QHostAddress | None = None, codes: tuple[str, ...] | None = None,
@@ -400,15 +402,23 @@ class StudyHost(QObject):
         assert self.session is not None
         agents = self.session.world.agents
         seat = agents[slot.index]
-        shown = reveal(self.episode_events, self.session.outcome(), seat, agents)
+        world = self.session.world
+        shown = reveal(self.episode_events, self.session.outcome(), seat, agents, goals=dict(world.goals))
         rv = self.study.reveal
-        lines = [f"You were {seat}; your dish: {shown['own_goal']}."]
+        if world.family == "dkg":
+            goal, who, done, missed = "goal gem", "player", "held their gem", "did not hold their gem"
+            finished = "The episode was completed: both of you held your gems."
+        else:
+            goal, who, done, missed = "dish", "cook", "delivered", "did not deliver"
+            finished = "The episode was completed: both dishes were delivered."
+        lines = [f"You were {seat}; your {goal}: {shown['own_goal'] or 'none'}."]
         if rv.other_goal:
-            lines += [f"The other cook, {o['name']}, had to make: {o['goal']}." for o in shown["others"]]
+            lines += [f"The other {who}, {o['name']}, had to " + ("make" if who == "cook" else "get") +
+                      f": {o['goal'] or 'nothing (a helper)'}." for o in shown["others"]]
         if rv.completion:
-            lines.append("The episode was completed: both dishes were delivered." if shown["completed"] else
+            lines.append(finished if shown["completed"] else
                          "The episode was not completed: " + ", ".join(
-                             f"{o['name']} {'delivered' if o['delivered'] else 'did not deliver'}"
+                             f"{o['name']} {done if o['delivered'] else missed}"
                              for o in shown["others"]) + ".")
         if rv.feedback_history:
             lines.append("Suggestions in this episode:" if shown["feedback"] else "There were no suggestions.")
@@ -462,6 +472,8 @@ class StudyHost(QObject):
         action = message["action"]
         if self.paused:
             self._send(slot, "refused", reason="the game is paused until the other participant is back")
+        elif seat not in session.world.active_agents(self._last_state) and not session.world.done(self._last_state):
+            self._send(slot, "refused", reason="it is the other player's turn")
         elif action not in session.world.legal_actions(self._last_state, seat):
             self._send(slot, "refused", reason=f"{action!r:.40} is not a move here")
         elif seat in runner.submitted_since_step():
@@ -505,6 +517,7 @@ class StudyHost(QObject):
             self._last_state = batch.state
             for slot in self.slots:
                 self._send(slot, "frame", frame=self._frame(slot.index, batch.state))
+            self.watched.emit(experimenter_frame(session.world, batch.state, max_ticks=self._max_ticks))
         if batch.finished:
             self._episode_over()
 

@@ -1,10 +1,18 @@
 """What one networked seat is sent: its own observation, never the hidden state.
 
-``seat_frame`` builds the frame from ``World.observe(state, seat)`` and the layout alone: the
-kitchen's walls, floors, doors and station kinds (known to everyone), with the letters that place
-objects at the start replaced by plain counters; the objects and cooks the seat sees now; its own
-goal. The other cook's goal, what lies in rooms the seat does not see and where an unseen cook
-stands never leave the host. Networked seats play the kitchen (``NETWORKED_FAMILIES``).
+``seat_frame`` builds the frame from ``World.observe(state, seat)`` and the layout alone.
+
+- **kitchen**: the kitchen's walls, floors, doors and station kinds (known to everyone), with the
+  letters that place objects at the start replaced by plain counters; the objects and cooks the
+  seat sees now; its own goal. The other cook's goal, what lies in rooms the seat does not see and
+  where an unseen cook stands never leave the host.
+- **dkg** (Doors, Keys and Gems): the map is fully observable (walls, doors and whether they are
+  open, the keys and gems on the floor, both players and what they hold, whose turn it is), as in
+  the paper; the seat's own goal gem and its legal moves. The other player's goal gem never
+  leaves the host.
+
+Networked seats play these families (``NETWORKED_FAMILIES``). ``experimenter_frame`` is the
+whole state, both goals included, for the host's own window only.
 """
 
 from __future__ import annotations
@@ -13,10 +21,24 @@ from typing import Any
 
 from sim.world import World
 
-NETWORKED_FAMILIES = ("kitchen",)
+NETWORKED_FAMILIES = ("kitchen", "dkg")
 #: the keys a participant presses and the kitchen action each sends
 KEY_ACTIONS = {"Up": "up", "W": "up", "Down": "down", "S": "down", "Left": "left", "A": "left",
                "Right": "right", "D": "right", "Space": "stay"}
+#: Doors, Keys and Gems: the key -> the kind of action; ``dkg_action`` picks the legal one
+DKG_KEYS = {"Up": "up", "W": "up", "Down": "down", "S": "down", "Left": "left", "A": "left",
+            "Right": "right", "D": "right", "Space": "wait", "P": "pickup", "U": "unlock", "H": "handover"}
+
+
+def dkg_action(kind: str, actions: list[str]) -> str | None:
+    """The legal action of ``kind`` (a move, wait, pickup, unlock, handover) a key press means, from
+    the seat's legal ``actions``: a move as it is; otherwise the first of that verb (the item on the
+    cell, the door next to it with the lowest-numbered matching key, the first held item to the
+    other player). None when no such action is legal now."""
+    if kind in actions:
+        return kind
+    return next((a for a in actions if a.split(" ")[0] == kind and (kind != "unlock" or a.count(" ") == 1)),
+                None)
 
 
 def check_networked(world: World) -> None:
@@ -39,6 +61,8 @@ def seat_frame(world: Any, state: Any, seat: str, *, max_ticks: int | None = Non
     from sim.kitchen.world import ACTIONS, ITEM_NAMES
 
     check_networked(world)
+    if world.family == "dkg":
+        return _dkg_frame(world, world.observe(state, seat).state, seat, max_ticks, assistant)
     obs = world.observe(state, seat)
     agents = world.agents
     limit = world.t_max if max_ticks is None else min(world.t_max, max_ticks)
@@ -58,3 +82,67 @@ def seat_frame(world: Any, state: Any, seat: str, *, max_ticks: int | None = Non
         "actions": list(ACTIONS),
         "assistant": assistant,
     }
+
+
+def experimenter_frame(world: Any, state: Any, *, max_ticks: int | None = None) -> dict[str, Any]:
+    """The whole state at ``state`` for the host's own window (the experimenter's read-only view):
+    every cook, every station's content and both goals, in the shape of a seat's frame
+    (``seat`` is empty, ``goals`` added). Never sent to a seat."""
+    from sim.kitchen.world import ITEM_NAMES
+
+    check_networked(world)
+    if world.family == "dkg":
+        return _dkg_frame(world, state, "", max_ticks, "")
+    limit = world.t_max if max_ticks is None else min(world.t_max, max_ticks)
+    return {
+        "world": world.family,
+        "tick": state.t,
+        "t_max": limit,
+        "seat": "",
+        "goals": {a: world.goals[a] for a in world.agents},
+        "delivered": {a: state.delivered[i] >= 0 for i, a in enumerate(world.agents)},
+        "done": world.done(state) or state.t >= limit,
+        "layout": public_layout(world),
+        "agents": [{"name": a, "row": state.positions[i] // world.width, "col": state.positions[i] % world.width,
+                    "holds": ITEM_NAMES[state.held[i]]} for i, a in enumerate(world.agents)],
+        "stations": [{"row": cell // world.width, "col": cell % world.width, "holds": ITEM_NAMES[state.contents[s]]}
+                     for s, cell in enumerate(world.station_cells)],
+    }
+
+
+def _dkg_frame(world: Any, state: Any, seat: str, max_ticks: int | None, assistant: str) -> dict[str, Any]:
+    """A Doors, Keys and Gems frame: the seat's (``seat``: its goal and legal moves) or, with
+    ``seat`` empty, the experimenter's (every goal, no moves)."""
+    limit = world.t_max if max_ticks is None else min(world.t_max, max_ticks)
+    agents = world.agents
+
+    def item(i: int) -> dict[str, Any]:
+        it = world.items[i]
+        return {"id": it.id, "kind": it.kind, "color": it.color}
+
+    layout = ["".join("#" if world.walls[r * world.width + c] else "." for c in range(world.width))
+              for r in range(world.height)]
+    frame: dict[str, Any] = {
+        "world": world.family,
+        "tick": state.t,
+        "t_max": limit,
+        "seat": seat,
+        "turn": "" if world.done(state) else agents[state.turn],
+        "done": world.done(state) or state.t >= limit,
+        "layout": layout,
+        "doors": [{"id": d.id, "color": d.color, "row": d.cell // world.width, "col": d.cell % world.width,
+                   "open": bool(state.open_doors >> k & 1)} for k, d in enumerate(world.doors)],
+        "items": [{**item(i), "row": loc // world.width, "col": loc % world.width}
+                  for i, loc in enumerate(state.item_locs) if loc >= 0],
+        "agents": [{"name": a, "row": state.agent_cells[k] // world.width, "col": state.agent_cells[k] % world.width,
+                    "holds": [item(i) for i in world.held_by(state, a)]} for k, a in enumerate(agents)],
+    }
+    if seat:
+        goal = world.goal_of(seat)
+        frame.update({"goal": goal or "", "goal_color": world.items[world.item_index[goal]].color if goal else "",
+                      "delivered": world.holds_goal(state, world.agent_index[seat]),
+                      "actions": list(world.legal_actions(state, seat)), "assistant": assistant})
+    else:
+        frame.update({"goals": dict(world.goals),
+                      "delivered": {a: world.holds_goal(state, world.agent_index[a]) for a in world.goals}})
+    return frame

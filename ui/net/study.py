@@ -2,8 +2,8 @@
 pair's trials, and what a study stores (one folder per study: the pairs' recordings, an episode
 index and one answers CSV).
 
-A study file (``scenarios/studies/*.json``) names the kitchen scenarios, the facilitator conditions
-(mechanism specs: ``protom``, ``llm``, none), the trials per condition, how each pair's order is
+A study file (``scenarios/studies/*.json``) names the scenarios (kitchen, or Doors, Keys and Gems,
+levels for two), the facilitator conditions (mechanism specs: ``protom``, ``llm``, none), the trials per condition, how each pair's order is
 drawn (``random``: the pair's trials shuffled with the study seed and the pair number;
 ``latin_square``: condition blocks in the row of a balanced Latin square picked by the pair number),
 the tutorial episode, the consent and instruction pages, the questionnaire (items and scale) and
@@ -155,7 +155,7 @@ class Study(BaseModel):
 
 
 def load_study(path: str | Path) -> Study:
-    """A study file read strictly and checked: its scenarios load as two-cook kitchens, its
+    """A study file read strictly and checked: its scenarios load as two-player levels of one game, its
     mechanism specs make mechanisms. Raises StudyError with one line."""
     data = read_json(path, StudyError)
     study: Study = validate_model(Study, data, str(path), StudyError)
@@ -182,14 +182,23 @@ def _check_parts(study: Study, source: str) -> None:
     named = [(f"scenarios[{k}]", s) for k, s in enumerate(study.scenarios)]
     if study.tutorial is not None:
         named.append(("tutorial.scenario", study.tutorial.scenario))
+    from ui.net.seat_view import NETWORKED_FAMILIES
+
+    family = ""
     for where, name in named:
         try:
             world, _ = load_scenario(name)
         except InputError as exc:
             raise StudyError(f"{source}: field '{where}': {exc}") from None
-        if world.family != "kitchen" or len(world.agents) != 2:
+        if world.family not in NETWORKED_FAMILIES or len(world.agents) != 2:
             raise StudyError(f"{source}: field '{where}': {name!r} is a {world.family} scenario with "
-                             f"{len(world.agents)} agents; expected a kitchen level for two people")
+                             f"{len(world.agents)} agents; expected a kitchen or dkg level for two people")
+        if family and world.family != family:
+            raise StudyError(f"{source}: field '{where}': {name!r} is a {world.family} level; expected a "
+                             f"{family} level like the study's first (one study plays one game)")
+        if family:
+            continue
+        family = world.family
         specs = [(f"conditions[{k}].mechanisms", c.mechanisms) for k, c in enumerate(study.conditions)]
         if study.tutorial is not None:
             specs.append(("tutorial.mechanisms", study.tutorial.mechanisms))
@@ -199,7 +208,6 @@ def _check_parts(study: Study, source: str) -> None:
                     make_mechanism(spec, world.family)
                 except (ValueError, LookupError) as exc:
                     raise StudyError(f"{source}: field '{field_name}': {exc}") from None
-        break  # mechanism specs are checked against the first level; every level is a kitchen
 
 
 # ---------------------------------------------------------------------- the order of a pair's trials
@@ -310,13 +318,19 @@ STATUS_WORDS = {"completed": "Completed", "ignored": "Ignored", "not_executable"
                 "accepted": "Accepted, not finished", "sent": "Not answered"}
 
 
-def reveal(events: list[Any], outcome: dict[str, Any], seat: str, agents: tuple[str, ...]) -> dict[str, Any]:
+def reveal(events: list[Any], outcome: dict[str, Any], seat: str, agents: tuple[str, ...],
+           goals: dict[str, str] | None = None) -> dict[str, Any]:
     """What ``seat`` is shown when an episode ends: the other's goal, whether the episode was
-    completed, and every feedback given (to anyone) with its final status."""
+    completed, and every feedback given (to anyone) with its final status. ``goals``: the
+    world's, where its outcome does not name them (Doors, Keys and Gems); "delivered" is a
+    kitchen's dish delivered, or a gem held at the end."""
     from sim.events import FeedbackEvent, FeedbackStatusEvent
 
-    goals = dict(outcome.get("goals", {}))
-    delivered = dict(outcome.get("delivered", {}))
+    goals = dict(outcome.get("goals") or goals or {})
+    if "delivered" in outcome:
+        delivered = {a: tick is not None for a, tick in dict(outcome["delivered"]).items()}
+    else:
+        delivered = {a: bool(held) for a, held in dict(outcome.get("holding_goal", {})).items()}
     status: dict[int, str] = {}
     for e in events:
         if isinstance(e, FeedbackStatusEvent):
@@ -327,7 +341,7 @@ def reveal(events: list[Any], outcome: dict[str, Any], seat: str, agents: tuple[
                for e in events if isinstance(e, FeedbackEvent)]
     others = [a for a in agents if a != seat]
     return {"seat": seat, "own_goal": goals.get(seat, ""),
-            "others": [{"name": a, "goal": goals.get(a, ""), "delivered": delivered.get(a) is not None}
+            "others": [{"name": a, "goal": goals.get(a, ""), "delivered": delivered.get(a, False)}
                        for a in others],
             "completed": bool(outcome.get("success")), "ticks": int(outcome.get("ticks", 0) or 0),
             "stopped": bool(outcome.get("stopped")), "feedback": history}

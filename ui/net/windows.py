@@ -6,14 +6,16 @@ instructions, the questionnaire with one row of scale buttons per item, the reve
 their own goal, the assistant's codename, the kitchen as their frame describes it (cells they do not
 see are greyed, station contents they do not see are a question mark), the moves, a blue pop-up for
 a suggestion (Enter or Follow: follow it; Escape or Ignore: ignore it) and a banner while paused.
+Pages take the keyboard too: Enter presses the page's button; on a questionnaire, 1 to 9 answer the
+first statement not yet answered.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from PyQt6.QtCore import QRectF, Qt
-from PyQt6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPaintEvent
+from PyQt6.QtCore import QPointF, QRectF, Qt
+from PyQt6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPaintEvent, QPen, QPolygonF
 from PyQt6.QtWidgets import (
     QButtonGroup,
     QGridLayout,
@@ -28,9 +30,12 @@ from PyQt6.QtWidgets import (
 )
 
 from ui.net.client import SeatClient
-from ui.net.seat_view import KEY_ACTIONS
+from ui.net.seat_view import DKG_KEYS, KEY_ACTIONS, dkg_action
 
 CELL_COLORS = {"#": "#6b5b4b", "-": "#c8a878", "/": "#9fd39f", "*": "#f0d060", ".": "#f4efe6", "D": "#d9c7a0"}
+#: Doors, Keys and Gems colours by name (the scenario's legend names them)
+DKG_COLORS = {"red": "#d64545", "blue": "#3f6fd8", "yellow": "#e6c229", "green": "#3fa34d", "cyan": "#2bb8c4",
+              "pink": "#e27ab8", "orange": "#ee8a2f", "purple": "#8b5bd6", "white": "#f4f4f4", "black": "#202020"}
 ITEM_SHORT = {"nothing": "", "FreshTomato": "tom", "ChoppedTomato": "tom/", "ChoppedTomato-Plate": "TOM",
               "FreshLettuce": "let", "ChoppedLettuce": "let/", "ChoppedLettuce-Plate": "LET",
               "FreshOnion": "oni", "ChoppedOnion": "oni/", "ChoppedOnion-Plate": "ONI", "Plate": "plate"}
@@ -52,6 +57,9 @@ class KitchenCanvas(QWidget):
         frame = self.frame
         if frame is None:
             return
+        if frame["world"] == "dkg":
+            self._paint_dkg(frame)
+            return
         layout = frame["layout"]
         rows, cols = len(layout), max(len(r) for r in layout)
         size = min(self.width() / cols, self.height() / rows)
@@ -71,15 +79,67 @@ class KitchenCanvas(QWidget):
                     text = ITEM_SHORT.get(seen[(r, c)], "?") if (r, c) in seen else "?"
                     p.setPen(QColor("#202020" if (r, c) in seen else "#808080"))
                     p.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
-        for a in frame["agents"]:
+        for k, a in enumerate(frame["agents"]):
             rect = QRectF(a["col"] * size + size * 0.1, a["row"] * size + size * 0.1, size * 0.8, size * 0.8)
-            mine = a["name"] == frame["seat"]
-            p.setBrush(QColor("#3a78d8" if mine else "#d8563a"))
+            # a seat's frame: the seat blue, the other red; the experimenter's: the first cook blue
+            blue = a["name"] == frame["seat"] if frame["seat"] else k == 0
+            p.setBrush(QColor("#3a78d8" if blue else "#d8563a"))
             p.setPen(Qt.PenStyle.NoPen)
             p.drawEllipse(rect)
             p.setPen(QColor("white"))
             label = a["name"][:1].upper() + (":" + ITEM_SHORT.get(a["holds"], "") if a["holds"] != "nothing" else "")
             p.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+        p.end()
+
+
+    def _paint_dkg(self, frame: dict[str, Any]) -> None:
+        """Doors, Keys and Gems: walls, doors (a colour; open ones hollow), keys (small squares) and
+        gems (diamonds) on the floor, the players with what they hold."""
+        layout = frame["layout"]
+        rows, cols = len(layout), max(len(r) for r in layout)
+        size = min(self.width() / cols, self.height() / rows)
+        p = QPainter(self)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        font = QFont()
+        font.setPixelSize(max(8, int(size * 0.28)))
+        p.setFont(font)
+        for r, line in enumerate(layout):
+            for c, ch in enumerate(line):
+                rect = QRectF(c * size, r * size, size, size)
+                p.fillRect(rect, QColor(CELL_COLORS["#" if ch == "#" else "."]))
+                p.setPen(QColor("#00000030"))
+                p.drawRect(rect)
+        for d in frame["doors"]:
+            rect = QRectF(d["col"] * size + 2, d["row"] * size + 2, size - 4, size - 4)
+            color = QColor(DKG_COLORS.get(d["color"], "#888888"))
+            if d["open"]:
+                p.setPen(color)
+                p.setBrush(Qt.BrushStyle.NoBrush)
+            else:
+                p.setPen(QColor("#303030"))
+                p.setBrush(color)
+            p.drawRect(rect)
+        for it in frame["items"]:
+            x, y = it["col"] * size, it["row"] * size
+            p.setPen(QColor("#303030"))
+            p.setBrush(QColor(DKG_COLORS.get(it["color"], "#888888")))
+            if it["kind"] == "gem":
+                p.drawPolygon(QPolygonF([QPointF(x + size / 2, y + size * 0.2), QPointF(x + size * 0.8, y + size / 2),
+                                         QPointF(x + size / 2, y + size * 0.8), QPointF(x + size * 0.2, y + size / 2)]))
+            else:
+                p.drawRect(QRectF(x + size * 0.3, y + size * 0.35, size * 0.4, size * 0.3))
+        for k, a in enumerate(frame["agents"]):
+            rect = QRectF(a["col"] * size + size * 0.15, a["row"] * size + size * 0.15, size * 0.7, size * 0.7)
+            blue = a["name"] == frame["seat"] if frame["seat"] else k == 0
+            p.setBrush(QColor("#3a78d8" if blue else "#d8563a"))
+            if a["name"] == frame.get("turn"):
+                p.setPen(QPen(QColor("#ffc400"), max(2.0, size * 0.08)))
+            else:
+                p.setPen(Qt.PenStyle.NoPen)
+            p.drawEllipse(rect)
+            p.setPen(QColor("white"))
+            held = "".join(h["color"][:1] + ("*" if h["kind"] == "gem" else "k") for h in a["holds"])
+            p.drawText(rect, Qt.AlignmentFlag.AlignCenter, a["name"][:1].upper() + (":" + held if held else ""))
         p.end()
 
 
@@ -138,6 +198,18 @@ class PageView(QWidget):
             if button is not None:
                 button.setChecked(True)
 
+    def answer_next(self, value: int) -> str | None:
+        """Tick ``value`` for the first statement not yet answered (keys 1-9); its id, or None
+        when every statement is answered or ``value`` is off the scale."""
+        for item, group in self.groups.items():
+            if group.checkedId() < 1:
+                button = group.button(value)
+                if button is None:
+                    return None
+                button.setChecked(True)
+                return item
+        return None
+
     def submit(self) -> None:
         page_id = str(self.page.get("id", ""))
         if self.groups:
@@ -151,6 +223,12 @@ class PageView(QWidget):
             self.window_.client.continue_page(page_id)
 
 
+DKG_MOVES = ("Arrow keys or W/A/S/D: walk. P: pick up what lies on your cell. U: unlock the door next to "
+             "you (with a key of its colour). H: hand what you hold to the other player next to you. "
+             "Space: wait. You take turns.<br><small>Legend: diamonds are gems, small squares keys, filled "
+             "squares locked doors (hollow: open); you are the blue circle, ringed in gold on your turn.</small>")
+
+
 class GameView(QWidget):
     """The game: goal and assistant, the kitchen, the moves, the suggestion pop-up, the pause banner."""
 
@@ -159,6 +237,7 @@ class GameView(QWidget):
         self.window_ = window
         self.header = QLabel()
         self.header.setStyleSheet("font-size: 15px")
+        self.header.setWordWrap(True)
         self.banner = QLabel()
         self.banner.setStyleSheet("background: #f6c343; padding: 6px; font-weight: bold")
         self.banner.hide()
@@ -168,6 +247,7 @@ class GameView(QWidget):
                             "? what you cannot see from here; you are the blue circle. Rows and columns count "
                             "from 0 at the top left. tom/let/oni: a fresh tomato/lettuce/onion, tom/ chopped, "
                             "TOM on a plate.</small>")
+        self.moves.setWordWrap(True)
         self.popup = QWidget()
         self.popup.setStyleSheet("background: #2a62c9; color: white; padding: 6px")
         self.popup_text = QLabel()
@@ -187,9 +267,18 @@ class GameView(QWidget):
 
     def show_frame(self, frame: dict[str, Any]) -> None:
         assistant = f"   Assistant: {frame['assistant']}" if frame.get("assistant") else ""
-        done = "   (delivered!)" if frame["delivered"] else ""
-        self.header.setText(f"You are {frame['seat']}. Your dish: {frame['goal']}{done}   "
-                            f"Step {frame['tick']} of {frame['t_max']}{assistant}")
+        if frame["world"] == "dkg":
+            self.moves.setText(DKG_MOVES)
+            held = "   (you hold it!)" if frame["delivered"] else ""
+            turn = "" if frame["done"] else ("   Your turn." if frame["turn"] == frame["seat"] else
+                                             f"   {frame['turn']}'s turn.")
+            goal = f"the {frame['goal_color']} gem ({frame['goal']})" if frame["goal"] else "none (help the other)"
+            self.header.setText(f"You are {frame['seat']}. Your gem: {goal}{held}   "
+                                f"Step {frame['tick']} of {frame['t_max']}{turn}{assistant}")
+        else:
+            done = "   (delivered!)" if frame["delivered"] else ""
+            self.header.setText(f"You are {frame['seat']}. Your dish: {frame['goal']}{done}   "
+                                f"Step {frame['tick']} of {frame['t_max']}{assistant}")
         self.canvas.set_frame(frame)
 
 
@@ -231,6 +320,7 @@ class SeatWindow(QWidget):
         if kind == "page":
             self.stack.setCurrentWidget(self.page_view)
             self.page_view.show_page(message["page"])
+            self.setFocus()
             self.open_feedback.clear()
             self.game.popup.hide()
         elif kind == "frame":
@@ -270,10 +360,27 @@ class SeatWindow(QWidget):
             self.client.decide(fid, accept)
             self._show_popup()
 
+    def _page_key(self, event: QKeyEvent) -> bool:
+        """A page's keys: Enter presses its button; on a questionnaire, 1 to 9 answer the first
+        statement not yet answered. True when the key was used."""
+        key = event.key()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self.page_view.button.isVisible():
+            self.page_view.submit()
+            return True
+        if self.page_view.groups and Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
+            item = self.page_view.answer_next(key - Qt.Key.Key_0)
+            left = sum(g.checkedId() < 1 for g in self.page_view.groups.values())
+            self.say(f"{item}: {key - Qt.Key.Key_0}; " + (f"{left} left" if left else "Enter sends the answers")
+                     if item else "every statement is answered: Enter sends, or click a button to change one")
+            return True
+        return False
+
     def keyPressEvent(self, event: QKeyEvent | None) -> None:  # noqa: N802 - Qt's name
         if event is not None and event.key() == Qt.Key.Key_F5 and not self.client.is_open:
             self.say("joining again...")
             self.client.reconnect()
+            return
+        if event is not None and self.stack.currentWidget() is self.page_view and self._page_key(event):
             return
         if event is None or self.stack.currentWidget() is not self.game:
             super().keyPressEvent(event)
@@ -287,7 +394,18 @@ class SeatWindow(QWidget):
             return
         name = {Qt.Key.Key_Up: "Up", Qt.Key.Key_Down: "Down", Qt.Key.Key_Left: "Left", Qt.Key.Key_Right: "Right",
                 Qt.Key.Key_Space: "Space", Qt.Key.Key_W: "W", Qt.Key.Key_A: "A", Qt.Key.Key_S: "S",
-                Qt.Key.Key_D: "D"}.get(Qt.Key(key))
+                Qt.Key.Key_D: "D", Qt.Key.Key_P: "P", Qt.Key.Key_U: "U", Qt.Key.Key_H: "H"}.get(Qt.Key(key))
+        frame = self.game.canvas.frame
+        if frame is not None and frame["world"] == "dkg" and name in DKG_KEYS:
+            if frame["turn"] != frame["seat"]:
+                self.say("it is the other player's turn")
+                return
+            action = dkg_action(DKG_KEYS[name], frame["actions"])
+            if action is None:
+                self.say(f"{DKG_KEYS[name]}: not possible here")
+            elif self.client.key(action):
+                self.say(f"{action}: sent")
+            return
         if name in KEY_ACTIONS:
             if self.client.key(KEY_ACTIONS[name]):
                 self.say(f"{KEY_ACTIONS[name]}: sent; the game moves on when the other player has moved too")
@@ -296,7 +414,9 @@ class SeatWindow(QWidget):
 
 
 class HostWindow(QWidget):
-    """The researcher's window: join codes, who is connected, the stage, and a log."""
+    """The researcher's window: join codes, who is connected, the stage, a log, and the running
+    game drawn whole (every cook, every station's content, both goals: the experimenter's read-only
+    view; the participants' windows get their own seat's frame only)."""
 
     def __init__(self, host: Any) -> None:
         super().__init__()
@@ -304,15 +424,28 @@ class HostWindow(QWidget):
         self.setWindowTitle(f"ToM Arena study host - port {host.port}")
         self.status = QLabel()
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.game_header = QLabel("no game yet")
+        self.canvas = KitchenCanvas()
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         box = QVBoxLayout(self)
         box.addWidget(self.status)
+        box.addWidget(self.game_header)
+        box.addWidget(self.canvas, 2)
         box.addWidget(self.log, 1)
         host.changed.connect(self.refresh)
         host.logged.connect(self.log.appendPlainText)
-        self.resize(620, 420)
+        host.watched.connect(self.show_game)
+        self.resize(720, 720)
         self.refresh()
+
+    def show_game(self, frame: dict[str, Any]) -> None:
+        """Draw the whole state of the running game (``seat_view.experimenter_frame``)."""
+        goals = ", ".join(f"{a} wants {g}" + (" (delivered)" if frame["delivered"][a] else "")
+                          for a, g in frame["goals"].items())
+        self.game_header.setText(f"Step {frame['tick']} of {frame['t_max']}: {goals}"
+                                 + ("   - over" if frame["done"] else ""))
+        self.canvas.set_frame(frame)
 
     def refresh(self) -> None:
         self.status.setText("\n".join(self.host.status()))
