@@ -8,19 +8,18 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
 
-# Qt's xcb platform and a virtual display for the desktop app and its tests (xdotool presses
-# keys in the study test's app windows); bubblewrap, the sandbox in which the team room runs
+# Qt's xcb platform and a virtual display for the desktop app and its tests; bubblewrap, the sandbox in which the team room runs
 # submitted code (sim/teamroom/sandbox.py).
 apt_packages=(
   bubblewrap
-  xvfb xdotool fonts-dejavu-core
+  xvfb fonts-dejavu-core
   libegl1 libgl1 libglx0 libglvnd0 libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0
   libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-glx0
   libxcb-icccm4 libxcb-image0 libxcb-keysyms1 libxcb-randr0 libxcb-render0
   libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0
   libxcb-xkb1
 )
-# the tests also press keys and click on the virtual display (tests/test_ui_walk.py, ui/walk.py)
+# the tests also press keys and click on the virtual display (ui/walk.py, the study's joining apps)
 if [[ ",$extras," == *",test,"* ]]; then
   apt_packages+=(xdotool)
 fi
