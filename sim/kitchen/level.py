@@ -340,6 +340,9 @@ def load_level_text(path: str | Path) -> dict[str, Any]:
     stem = _stem(path, ".kitchen.txt" if path.name.endswith(".kitchen.txt") else
                  ".gym-cooking.txt" if path.name.endswith(".gym-cooking.txt") else path.suffix)
     stem = re.sub(r"[^a-z0-9_-]", "-", stem.lower())[:32] or "level"
+    from sim.kitchen.overcooked import looks_like_layout, parse_layout_text
+    if looks_like_layout(text):  # overcooked_ai's .layout, played under its own rules
+        return parse_layout_text(text, str(path), stem)
     if looks_like_gym_cooking(text):
         return parse_gym_cooking_text(text, str(path), stem)
     return parse_kitchen_text(text, str(path), stem)
@@ -403,6 +406,9 @@ def validate_kitchen(data: dict[str, Any], source: str) -> dict[str, Any]:
     JSON files are reported by field and map row/column (1-based)."""
     if not isinstance(data, dict):
         raise ScenarioError(f"{source}: expected an object")
+    if data.get("rules") == "overcooked":  # overcooked_ai's layouts under its own rules
+        from sim.kitchen.overcooked import validate_overcooked
+        return validate_overcooked(data, source)
 
     def need(field: str, kind: type | tuple[type, ...], what: str) -> Any:
         if field not in data or not isinstance(data[field], kind) or isinstance(data[field], bool):
