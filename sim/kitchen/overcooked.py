@@ -578,6 +578,8 @@ class OvercookedWorld(World[OvercookedState, str, OvercookedObservation]):
 
     family = "kitchen"
     simultaneous = True
+    #: the agent ``main.py run`` seats when none is named (the kitchen's cooks play our rules)
+    default_agent = "overcooked-random"
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self._spec = spec
