@@ -9,6 +9,7 @@ AGENT_KINDS = [
               "simulated human: subtask choice and noisy shortest paths on its own beliefs "
               "(epsilon=0.1 random moves)", "agents.kitchen.heuristic:KitchenHeuristicAgent"),
     AgentKind("overcooked-random", ("kitchen",),
-              "under overcooked_ai's rules (.layout files): each of its six actions equally likely",
+              "random cook, the default under overcooked_ai's rules (.layout files): every legal action "
+              "equally likely",
               "agents.kitchen.overcooked_random:OvercookedRandomAgent"),
 ]

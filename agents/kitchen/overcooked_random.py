@@ -1,13 +1,13 @@
-"""A cook for kitchens under overcooked_ai's rules (``rules: overcooked``): every one of
-overcooked_ai's six actions equally likely at every step, drawn from the seat's seeded stream
-(the random joint actions of the differential test against overcooked_ai)."""
+"""A random cook, the default seat of kitchens under overcooked_ai's rules (``rules:
+overcooked``): every legal action equally likely at every step (there overcooked_ai's six, as in
+the random joint actions of the differential test against overcooked_ai; under the kitchen's
+own rules its five), drawn from the seat's seeded stream."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from sim.kitchen.overcooked import OvercookedWorld
 from sim.seats import Agent, SeatContext
 
 
@@ -19,8 +19,6 @@ class OvercookedRandomAgent(Agent):
 
     def reset(self, ctx: SeatContext) -> None:
         super().reset(ctx)
-        if not isinstance(ctx.world, OvercookedWorld):
-            raise TypeError(f"{self.kind} agents play kitchens under overcooked_ai's rules (rules: overcooked)")
         self.rng = ctx.rng
 
     def act(self, observation: Any, legal_actions: Sequence[Any]) -> Any:
