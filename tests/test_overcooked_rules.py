@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from sim.inputs import parse_json, read_bytes
 from sim.kitchen.overcooked import ACTIONS, Layout, OvercookedState, OvercookedWorld, Rules, read_layout_file
@@ -134,6 +135,9 @@ def test_a_world_under_overcooked_rules_plays_and_reports(tmp_path: Path):
     ("{'grid': __import__('os').getcwd()}", "expected a literal"),
     ("{'grid': 'XX'", "not a Python literal dict"),
     ("['grid']", "expected a dict"),
+    ("\n\n{'grid': 'X', 'grid': 'Y'}", "line 3, column 15 (1-based): field 'grid' appears twice"),
+    ("{'grid': " + "[" * 300 + "]" * 300 + "}", "too many nested parentheses"),
+    ("{'cook_time': " + "9" * 5000 + "}", "Exceeds the limit"),
 ])
 def test_bad_layouts_get_one_clear_line(tmp_path: Path, text: str, expected: str):
     path = tmp_path / "bad.layout"
@@ -142,6 +146,25 @@ def test_bad_layouts_get_one_clear_line(tmp_path: Path, text: str, expected: str
         load_spec(path)
     message = str(info.value)
     assert str(path) in message and expected in message and "\n" not in message
+
+
+@settings(max_examples=200, deadline=None)
+@given(cut=st.integers(0, 2000), insert=st.text(alphabet="{}[]()'\",:0123456789 -XOPDST\nab_", max_size=12))
+def test_a_mutated_layout_loads_or_gets_one_clear_error(tmp_path_factory: pytest.TempPathFactory, cut: int,
+                                                         insert: str):
+    text = (FIXTURES / "layouts" / "tutorial_1.layout").read_text()  # the one with a start_state
+    cut %= len(text)
+    path = tmp_path_factory.mktemp("mutated") / "m.layout"
+    path.write_text(text[:cut] + insert + text[cut + len(insert) // 2:])
+    try:
+        family, spec = load_spec(path)
+    except ScenarioError as exc:
+        assert str(exc).startswith(str(path)) and "\n" not in str(exc)
+        return
+    world = build_world(family, spec)
+    state = world.reset(0)
+    for _ in range(5):
+        state = world.step(state, {a: "interact" for a in world.agents}).state
 
 
 def test_a_layout_is_recognised_by_its_content(tmp_path: Path):

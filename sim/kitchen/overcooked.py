@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,11 +72,18 @@ def _literal(text: str, source: str) -> Any:
     """The Python literal in ``text`` (a layout file), evaluated without running code: dicts,
     lists, tuples, strings, numbers, True/False/None, and ``float('inf')`` (which overcooked_ai's
     own layouts use), kept as the string "inf"."""
+    body = text.lstrip()
+    skipped = text[: len(text) - len(body)].count("\n")  # blank lines before the dict
     try:
-        tree = ast.parse(text.strip(), source, mode="eval")
+        with warnings.catch_warnings():  # "invalid decimal literal" and the like: the error says it
+            warnings.simplefilter("ignore")
+            tree = ast.parse(body, source, mode="eval")
     except SyntaxError as exc:
-        raise ScenarioError(f"{source}: line {exc.lineno}, column {exc.offset} (1-based): not a Python "
-                            f"literal dict as overcooked_ai's .layout files are ({exc.msg})") from None
+        raise ScenarioError(f"{source}: line {(exc.lineno or 1) + skipped}, column {exc.offset or 1} (1-based): "
+                            f"not a Python literal dict as overcooked_ai's .layout files are ({exc.msg})") from None
+    except (RecursionError, MemoryError, ValueError):
+        raise ScenarioError(f"{source}: not a Python literal dict overcooked_ai could read (nested too deeply "
+                            "or too large)") from None
 
     def value(node: ast.AST) -> Any:
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
@@ -93,11 +101,11 @@ def _literal(text: str, source: str) -> Any:
                     break
                 key = value(k)
                 if not isinstance(key, str):
-                    raise ScenarioError(f"{source}: line {k.lineno}, column {k.col_offset + 1} (1-based): "
-                                        f"expected a field name in quotes, got {key!r}")
+                    raise ScenarioError(f"{source}: line {k.lineno + skipped}, column {k.col_offset + 1} "
+                                        f"(1-based): expected a field name in quotes, got {key!r}")
                 if key in out:
-                    raise ScenarioError(f"{source}: line {k.lineno}, column {k.col_offset + 1} (1-based): "
-                                        f"field {key!r} appears twice; expected it once")
+                    raise ScenarioError(f"{source}: line {k.lineno + skipped}, column {k.col_offset + 1} "
+                                        f"(1-based): field {key!r} appears twice; expected it once")
                 out[key] = value(v)
             else:
                 return out
@@ -107,7 +115,7 @@ def _literal(text: str, source: str) -> Any:
                 and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Constant)
                 and str(node.args[0].value).strip().lower() in ("inf", "-inf", "+inf", "infinity")):
             return "-inf" if str(node.args[0].value).strip().startswith("-") else "inf"
-        raise ScenarioError(f"{source}: line {getattr(node, 'lineno', 1)}, column "
+        raise ScenarioError(f"{source}: line {getattr(node, 'lineno', 1) + skipped}, column "
                             f"{getattr(node, 'col_offset', 0) + 1} (1-based): expected a literal (text, "
                             f"number, list, dict, None, True, False or float('inf')), got "
                             f"{ast.unparse(node)[:60]!r}")
@@ -362,11 +370,17 @@ class Layout:
             if self.floor(*pos) or not (0 <= pos[0] < self.width and 0 <= pos[1] < self.height) or pos in objects:
                 raise ScenarioError(f"{where}, objects entry {i + 1}: position {list(pos)}: expected a counter, pot "
                                     "or other station inside the grid, one object each")
+            if self.terrain[pos[1]][pos[0]] == "P" and obj[0] != "soup":
+                raise ScenarioError(f"{where}, objects entry {i + 1}: a {obj[0]} in the pot at {list(pos)}; "
+                                    "expected only soups in pots")
             objects[pos] = obj
         t = state.get("timestep", 0)
         if isinstance(t, bool) or not isinstance(t, int) or t < 0:
             raise ScenarioError(f"{where}: timestep: expected a whole number >= 0, got {t!r}")
         self.start_players, self.start_objects, self.start_t = tuple(players), objects, t
+        for key in ("all_orders", "bonus_orders"):
+            if not isinstance(state.get(key, []), list):
+                raise ScenarioError(f"{where}: {key}: expected a list of {{'ingredients': [...]}}")
         self.state_orders = [_recipe(o, f"{where}, all_orders entry {i + 1}", self.max_items)
                              for i, o in enumerate(state.get("all_orders", []))]
         self.state_bonus = [_recipe(o, f"{where}, bonus_orders entry {i + 1}", self.max_items)
