@@ -213,3 +213,28 @@ def test_the_recordings_are_what_overcooked_ai_produces(tmp_path: Path):
     for rel in made:
         assert (out / rel).read_bytes() == (FIXTURES / rel).read_bytes(), rel
     assert json.loads(gzip.decompress((out / "cramped_room.json.gz").read_bytes()))["layout"] == "cramped_room"
+
+
+def test_the_app_draws_a_layout_under_its_rules_and_maps_keys():
+    import pygame
+
+    from ui.render import renderer_for
+    from ui.render.overcooked import OvercookedRenderer
+
+    family, spec = load_spec(FIXTURES / "layouts" / "tutorial_1.layout")  # a soup in a pot at the start
+    world = build_world(family, spec)
+    renderer = renderer_for(world)
+    assert isinstance(renderer, OvercookedRenderer)
+    surface = pygame.Surface((350, 250))
+    renderer.layout(350, 250)
+    state = world.reset(0)
+    renderer.draw(surface, state)
+    pot = renderer.cell_rect(2, 2)
+    soup_top = (pot.centerx, pot.centery - int(renderer.tile * 0.2))  # above the ingredient dots
+    assert surface.get_at(soup_top)[:3] == (235, 160, 60)  # the soup's disc on the pot
+    alice = state.players[0]
+    assert surface.get_at(renderer.cell_rect(alice[1], alice[0]).move(0, -renderer.tile // 4).center)[:3] != (236, 232, 222)
+    legal = world.legal_actions(state, "alice")
+    assert renderer.action_for_key("Return", state, "alice", legal) == "interact"
+    assert renderer.action_for_key("space", state, "alice", legal) == "stay"
+    assert "score 0" in renderer.status_text(state)
