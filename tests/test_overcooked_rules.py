@@ -95,16 +95,16 @@ def test_replays_overcooked_ai_step_by_step(path: Path):
 @pytest.mark.slow
 def test_the_recordings_exercise_cooking_serving_and_rewards():
     """The replays are worth something only if the rules' parts occur in them."""
-    served = rewarded = shaped = cooked = 0
+    soups_put_away = rewarded = shaped = cooked = 0  # a soup leaves a hand: served or put on a counter
     for path in LAYOUTS:
         for episode in _trace(path.stem)["episodes"]:
             rewarded += sum(1 for r in episode["sparse"] for v in r if v != 0)
             shaped += sum(1 for r in episode["shaped"] for v in r if v != 0)
             cooked += sum(1 for s in episode["states"] for o in s["objects"] if o[2] == "soup" and o[4] == 1)
             for before, after in zip([episode["start"], *episode["states"]], episode["states"]):
-                served += sum(1 for p, q in zip(before["players"], after["players"])
+                soups_put_away += sum(1 for p, q in zip(before["players"], after["players"])
                               if p[4] is not None and p[4][0] == "soup" and q[4] is None)
-    assert served >= 100 and rewarded >= 5 and shaped >= 400 and cooked >= 500
+    assert soups_put_away >= 100 and rewarded >= 5 and shaped >= 400 and cooked >= 500
 
 
 def test_a_world_under_overcooked_rules_plays_and_reports(tmp_path: Path):

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.inputs import read_text
+from sim.kitchen.overcooked import layout_name, looks_like_layout, parse_layout_text
 from sim.registry import ScenarioError
 
 RECIPES: tuple[str, ...] = ("SimpleTomato", "SimpleLettuce", "SimpleOnion")
@@ -337,12 +338,11 @@ def load_level_text(path: str | Path) -> dict[str, Any]:
     """Either format from any file name (the format is recognised by its shape)."""
     path = Path(path)
     text = _read_text(path)
+    if looks_like_layout(text):  # overcooked_ai's .layout, played under its own rules
+        return parse_layout_text(text, str(path), layout_name(path))
     stem = _stem(path, ".kitchen.txt" if path.name.endswith(".kitchen.txt") else
                  ".gym-cooking.txt" if path.name.endswith(".gym-cooking.txt") else path.suffix)
     stem = re.sub(r"[^a-z0-9_-]", "-", stem.lower())[:32] or "level"
-    from sim.kitchen.overcooked import looks_like_layout, parse_layout_text
-    if looks_like_layout(text):  # overcooked_ai's .layout, played under its own rules
-        return parse_layout_text(text, str(path), stem)
     if looks_like_gym_cooking(text):
         return parse_gym_cooking_text(text, str(path), stem)
     return parse_kitchen_text(text, str(path), stem)

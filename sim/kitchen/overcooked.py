@@ -138,8 +138,13 @@ def parse_layout_text(text: str, source: str, name: str) -> dict[str, Any]:
 def read_layout_file(path: Path) -> dict[str, Any]:
     """Reader of ``*.layout`` files (overcooked_ai's format, unchanged), through the strict reader."""
     text = read_text(path, ScenarioError, kind="overcooked_ai layout")
-    stem = "".join(ch if ch.isalnum() or ch in "_-" else "-" for ch in path.name[: -len(".layout")].lower())
-    return parse_layout_text(text, str(path), stem[:32] or "layout")
+    return parse_layout_text(text, str(path), layout_name(path))
+
+
+def layout_name(path: Path) -> str:
+    """A scenario name from a layout's file name (``cramped_room.layout`` -> ``cramped_room``)."""
+    stem = path.name[: -len(".layout")] if path.name.endswith(".layout") else Path(path.name).stem
+    return "".join(ch if ch.isalnum() or ch in "_-" else "-" for ch in stem.lower())[:32] or "layout"
 
 
 def looks_like_layout(text: str) -> bool:
