@@ -1,7 +1,7 @@
 """The map of a kitchen under overcooked_ai's rules (``rules: overcooked``): terrain as coloured
 tiles (counters, onion and tomato dispensers, dishes, pots, serving spots), objects as discs
 (soups show their ingredients and a cooking bar), players as discs with a notch towards where they
-face. ``kitchen_renderer`` picks this view or the kitchen's own for a kitchen world."""
+face. ``KitchenView`` picks this view or the kitchen's own for a kitchen world."""
 
 from __future__ import annotations
 
@@ -20,12 +20,15 @@ OBJECT_COLORS = {"onion": (226, 200, 120), "tomato": (220, 70, 60), "dish": (245
 TERRAIN_LETTERS = {"O": "onions", "T": "tomatoes", "D": "dishes", "S": "serve"}
 
 
-def kitchen_renderer(world: Any) -> WorldRenderer:
-    """The view of a kitchen world: this one under overcooked_ai's rules, else the kitchen's."""
-    if isinstance(world, OvercookedWorld):
-        return OvercookedRenderer(world)
-    from ui.render.kitchen import KitchenRenderer
-    return KitchenRenderer(world)
+class KitchenView(WorldRenderer):
+    """The kitchen plug-in's view: making one gives this module's OvercookedRenderer for a kitchen
+    under overcooked_ai's rules, the kitchen's own KitchenRenderer for any other."""
+
+    def __new__(cls, world: Any) -> WorldRenderer:  # type: ignore[misc]
+        if isinstance(world, OvercookedWorld):
+            return OvercookedRenderer(world)
+        from ui.render.kitchen import KitchenRenderer
+        return KitchenRenderer(world)
 
 
 class OvercookedRenderer(WorldRenderer):
