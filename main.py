@@ -149,6 +149,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         world, name = load_scenario(args.scenario)
         specs = seat_specs(world.agents, args.agents or [plugin(world.family).default_agent])
+        if not args.agents and getattr(world, "default_agent", None):  # a world may name its own default seat
+            specs = seat_specs(world.agents, [world.default_agent])
         for spec in specs.values():
             make_agent(spec, world.family)  # validate before the first episode
         make_mechanism(args.facilitator, world.family, role="facilitator")  # not a team mechanism

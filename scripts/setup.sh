@@ -87,3 +87,9 @@ if ! covered; then
   [ -f "$stamp" ] && grep -q "^$hash " "$stamp" || : > "$stamp"  # a new pyproject.toml: old lines are void
   echo "$hash extras=${extras}" >> "$stamp"
 fi
+
+# The kitchen's differential test compares its overcooked_ai rules with overcooked_ai 1.1.0
+# itself, which lives in a side environment (it needs numpy < 2).
+if [[ ",$extras," == *",test,"* ]]; then
+  scripts/overcooked_env.sh
+fi

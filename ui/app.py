@@ -80,7 +80,7 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
         raise LaunchError("no scenarios found under scenarios/")
     try:
         world, scenario = load_scenario(name)
-        seats = seat_specs(world.agents, list(agents) or [catalog.default_agent(world.family)])
+        seats = seat_specs(world.agents, list(agents) or [catalog.default_agent(world)])
         if facilitator is None:
             facilitator = catalog.default_mechanism("facilitator", world.family, catalog.scenario_category(scenario))
         plan = SessionPlan(world=world, scenario=scenario, seats=seats,

@@ -72,8 +72,14 @@ def agent_choices(family: str) -> list[tuple[str, str]]:
     return [(k.name, k.summary) for k in agent_kinds().values() if k.plays(family)]
 
 
-def default_agent(family: str) -> str:
-    """The seat the app fills for ``family`` when nobody chose (it plays by itself)."""
+def default_agent(family: str | Any) -> str:
+    """The seat the app fills for ``family`` (or a world of it) when nobody chose (it plays by
+    itself); a world may name its own (``default_agent``: a kitchen under overcooked_ai's rules)."""
+    if not isinstance(family, str):
+        own = getattr(family, "default_agent", None)
+        if own:
+            return str(own)
+        family = family.family
     plugin = plugins().get(family)
     if plugin is None:
         return "human"

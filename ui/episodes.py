@@ -224,7 +224,7 @@ class EpisodePresenter(QObject):
     def show_in_setup(self, timeline: Timeline) -> None:
         """The Session panel shows the replayed episode's scenario, seats, mechanisms, seed and rounds."""
         setup = self.w.setup
-        seats = {a: self.model.seat_specs.get(a) or catalog.default_agent(timeline.world.family)
+        seats = {a: self.model.seat_specs.get(a) or catalog.default_agent(timeline.world)
                  for a in timeline.world.agents}
         if not setup.select_scenario(timeline.scenario):
             setup.set_world(timeline.world, timeline.scenario, title=timeline.scenario,

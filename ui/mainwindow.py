@@ -384,7 +384,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("open a recording or start a session first", 4000)
             return
         self.set_playing(False)
-        seats = {a: self.model.seat_specs.get(a) or catalog.default_agent(timeline.world.family)
+        seats = {a: self.model.seat_specs.get(a) or catalog.default_agent(timeline.world)
                  for a in timeline.world.agents}
         self.setup.begin_takeover(timeline.world, timeline.scenario, self.model.cursor, seats,
                                   self.model.mechanism_specs, timeline.seed, timeline.rounds)

@@ -261,7 +261,7 @@ class SetupPanel(QWidget):
             for kind, summary in choices:
                 box.addItem(kind)
                 _describe_item(box, kind, summary, "seat", llm_problem)
-            box.setCurrentText((seats or {}).get(agent, catalog.default_agent(world.family)))
+            box.setCurrentText((seats or {}).get(agent, catalog.default_agent(world)))
             box.setToolTip(catalog.plain_words(box.currentText()))
             box.currentTextChanged.connect(lambda text, b=box: b.setToolTip(
                 catalog.plain_words(text) + "\n\nKIND or KIND:param=value,...  e.g. boltzmann:temperature=1.0"))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.inputs import read_text
+from sim.kitchen.overcooked import layout_name, looks_like_layout, parse_layout_text
 from sim.registry import ScenarioError
 
 RECIPES: tuple[str, ...] = ("SimpleTomato", "SimpleLettuce", "SimpleOnion")
@@ -337,6 +338,8 @@ def load_level_text(path: str | Path) -> dict[str, Any]:
     """Either format from any file name (the format is recognised by its shape)."""
     path = Path(path)
     text = _read_text(path)
+    if looks_like_layout(text):  # overcooked_ai's .layout, played under its own rules
+        return parse_layout_text(text, str(path), layout_name(path))
     stem = _stem(path, ".kitchen.txt" if path.name.endswith(".kitchen.txt") else
                  ".gym-cooking.txt" if path.name.endswith(".gym-cooking.txt") else path.suffix)
     stem = re.sub(r"[^a-z0-9_-]", "-", stem.lower())[:32] or "level"
@@ -403,6 +406,9 @@ def validate_kitchen(data: dict[str, Any], source: str) -> dict[str, Any]:
     JSON files are reported by field and map row/column (1-based)."""
     if not isinstance(data, dict):
         raise ScenarioError(f"{source}: expected an object")
+    if data.get("rules") == "overcooked":  # overcooked_ai's layouts under its own rules
+        from sim.kitchen.overcooked import validate_overcooked
+        return validate_overcooked(data, source)
 
     def need(field: str, kind: type | tuple[type, ...], what: str) -> Any:
         if field not in data or not isinstance(data[field], kind) or isinstance(data[field], bool):

@@ -1,14 +1,24 @@
 """The partially observable kitchen: everything the family brings, in one declaration."""
 
+from typing import Any
+
 from sim.kitchen.level import read_gym_cooking_file, read_kitchen_file, validate_kitchen
+from sim.kitchen.overcooked import RULES_NAME, OvercookedWorld, read_layout_file
 from sim.kitchen.world import KitchenWorld
 from sim.plugins import WorldPlugin
+from sim.world import World
+
+
+def build_kitchen(spec: dict[str, Any]) -> World:
+    """The kitchen of ``spec``: under overcooked_ai's rules (``rules: overcooked``) or ours."""
+    return OvercookedWorld(spec) if spec.get("rules") == RULES_NAME else KitchenWorld(spec)
+
 
 PLUGIN = WorldPlugin(
     name="kitchen",
     title="Kitchen (partially observable Overcooked)",
     validate=validate_kitchen,
-    build=KitchenWorld,
+    build=build_kitchen,
     rules_text=(
         "Each cook has a goal dish: SimpleTomato, SimpleLettuce or SimpleOnion. Both move at the same "
         "time, one cell up, down, left or right, or stay. Walking into a counter picks up what lies "
@@ -18,11 +28,12 @@ PLUGIN = WorldPlugin(
         "object at a time and cannot hand it over: leave it on a counter your partner can reach. You "
         "see only the room you are in. The episode succeeds when every cook has delivered, and fails "
         "after 100 ticks."),
-    readers={".kitchen.txt": read_kitchen_file, ".gym-cooking.txt": read_gym_cooking_file},
+    readers={".kitchen.txt": read_kitchen_file, ".gym-cooking.txt": read_gym_cooking_file,
+             ".layout": read_layout_file},
     default_agent="kitchen-heuristic",
     app_agent="kitchen-heuristic",
     default_mechanisms=("protom",),
-    renderer="ui.render.kitchen:KitchenRenderer",
+    renderer="ui.render.overcooked:KitchenView",
     panels=("ui.particles:ParticlesPanel",),
     feedback_progress="agents.kitchen.feedback:feedback_progress",
     methods={"protom": "agents.protom.kitchen:KitchenAdapter",
