@@ -66,6 +66,11 @@ class DKGAdapter(ProToMAdapter):
             raise ValueError(f"ProToM infers which gem each agent wants, but {', '.join(helpers)} in "
                              f"{world.name!r} has no goal (a helper); run this scenario without a facilitator")
         super().__init__(world)
+        if len(world.agents) > 2:
+            # The centralised divergence searches joint plans over every agent's cell; with three
+            # agents one search per candidate and tick takes minutes, so the target's next-step
+            # overlap stands in unless the centralised one is asked for (docs/protom.md).
+            self.defaults = {**type(self).defaults, "divergence": "target-overlap"}
         self.world: DKGWorld = world
         self.planner = planner_for(world)
         self.rollouts = rollouts_for(world)
