@@ -1,6 +1,6 @@
 """The partially observable kitchen: everything the family brings, in one declaration."""
 
-from sim.kitchen.level import read_gym_cooking_file, read_kitchen_file, validate_kitchen
+from sim.kitchen.level import read_gym_cooking_file, read_kitchen_file, recognise_level, validate_kitchen
 from sim.kitchen.world import KitchenWorld
 from sim.plugins import WorldPlugin
 
@@ -19,6 +19,8 @@ PLUGIN = WorldPlugin(
         "see only the room you are in. The episode succeeds when every cook has delivered, and fails "
         "after 100 ticks."),
     readers={".kitchen.txt": read_kitchen_file, ".gym-cooking.txt": read_gym_cooking_file},
+    formats={"kitchen": read_kitchen_file, "gym-cooking": read_gym_cooking_file},
+    recognise=recognise_level,
     default_agent="kitchen-heuristic",
     app_agent="kitchen-heuristic",
     default_mechanisms=("protom",),
