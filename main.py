@@ -4,10 +4,11 @@
     python main.py replay FILE [--step K]
     python main.py recording convert SRC DST                                   format 1 -> current
     python main.py list
-    python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J] [--resume] [--backend local|ray]
+    python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J] [--concurrent C] [--resume] [--backend local|ray]
     python main.py llm serve [--port P] | llm check                              the LLM layer
     python main.py tradecraft generate | selfplay | analyze | tool | rules | import | play    TradeCraft
     python main.py [gui [SCENARIO] [FILE] [--agents SPEC ...] [--facilitator F] [--mechanism M]]   the app
+    python main.py study host | check | analyze ; python main.py join HOST:PORT --code C   human studies
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def _fail(message: str) -> int:
 MAX_SEED = 2**63 - 1
 #: the largest counts the command line accepts (docs/limits.md)
 COUNT_LIMITS = {"--episodes": 1_000_000, "--seeds": 1_000_000, "--max-turns": 1000, "--jobs": 256,
-                "--count": 100_000, "--bootstrap": 1_000_000, "--rounds": 1000}
+                "--concurrent": 256, "--count": 100_000, "--bootstrap": 1_000_000, "--rounds": 1000}
 
 
 def argument_problem(args: argparse.Namespace) -> str | None:
@@ -271,7 +272,8 @@ def cmd_experiment(args: argparse.Namespace) -> int:
     command = " ".join(["python", "main.py", *(_quote(a) for a in sys.argv[1:])]) if sys.argv[1:2] == ["experiment"] \
         else None
     return run_experiment(args.name, seeds=args.seeds, out=args.out, jobs=jobs, resume=args.resume,
-                          backend=args.backend, address=args.address, quiet=args.quiet, command=command)
+                          backend=args.backend, address=args.address, quiet=args.quiet, command=command,
+                          concurrent=args.concurrent)
 
 
 def _quote(arg: str) -> str:
@@ -402,6 +404,9 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--jobs", type=int, metavar="J", help="episodes at once: worker processes (local, default 2; "
                                                            "1 runs everything in this process) or Ray tasks in "
                                                            "flight (default: the cluster's CPUs)")
+    exp.add_argument("--concurrent", type=int, default=1, metavar="C",
+                     help="episodes at once in each worker, on threads (default 1): for conditions whose "
+                          "episodes wait on a model endpoint, so that its requests overlap")
     exp.add_argument("--resume", action="store_true", help="finish an interrupted sweep: run only the episodes "
                                                           "missing from --out's episodes.jsonl")
     exp.add_argument("--backend", choices=("local", "ray"), default="local",
@@ -436,6 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_dkg_parser(sub)
     from experiments.team_diagnosis import add_parser as add_teams_parser  # teams diagnose
     add_teams_parser(sub)
+    from experiments.study_cli import add_parser as add_study_analysis  # study analyze
+    from ui.net.cli import add_parser as add_study_parser  # study host | check, join
+    add_study_analysis(add_study_parser(sub))
 
     gui = sub.add_parser("gui", help="open the desktop app (the default command)",
                          description="Open the ToM Arena window. With no TARGET it plays the default scenario "
@@ -462,11 +470,21 @@ def build_parser() -> argparse.ArgumentParser:
                      help="where the team room's sandbox (bubblewrap) cannot run, run submitted code "
                           "with resource limits only; NOT safe against code written to escape "
                           "(docs/teamroom.md)")
+    gui.add_argument("--host", type=int, metavar="PORT",
+                     help="host a human study on this port instead (the same as 'study host --port PORT'; "
+                          "docs/study.md)")
+    gui.add_argument("--study", metavar="STUDY", help="with --host: the study file or shipped study's name")
     gui.set_defaults(func=cmd_gui)
     return parser
 
 
 def cmd_gui(args: argparse.Namespace) -> int:
+    if args.host is not None:
+        from ui.net.cli import DEFAULT_STUDY, host_study
+
+        return host_study(args.study or DEFAULT_STUDY, args.host, None, None)
+    if args.study is not None:
+        return _fail("--study is for hosting a study: give --host PORT too")
     from ui.app import run_app
 
     return run_app(targets=args.targets, agents=args.agents or (), facilitator=args.facilitator,

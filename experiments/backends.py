@@ -9,6 +9,7 @@ run exactly the same code on exactly the same inputs: the same seeds give the sa
 from __future__ import annotations
 
 import ctypes
+import itertools
 import multiprocessing
 import os
 import signal
@@ -16,7 +17,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -67,48 +69,92 @@ def _watch_parent(parent: int, every: float = 0.5) -> None:
     os._exit(1)
 
 
+def run_concurrently(fn: Callable[[Any], Any], tasks: list[Any], concurrent: int) -> Iterator[Any]:
+    """``fn(task)`` for every task, ``concurrent`` at once on threads (episodes whose time goes
+    to waiting for a model's answers); results as they finish. An error ends the run: the
+    episodes not started yet are cancelled, the running ones finish first."""
+    with ThreadPoolExecutor(max_workers=concurrent, thread_name_prefix="tom-arena-episode") as pool:
+        queue = iter(tasks)
+        running = {pool.submit(fn, task) for task in itertools.islice(queue, 2 * concurrent)}
+        try:
+            while running:
+                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    task = next(queue, None)
+                    if task is not None:
+                        running.add(pool.submit(fn, task))
+                    yield future.result()
+        finally:
+            for future in running:
+                future.cancel()
+
+
+def run_chunk(fn: Callable[[Any], Any], chunk: list[Any], concurrent: int) -> list[Any]:
+    """A chunk's results, ``concurrent`` episodes at once, in the chunk's order."""
+    done = {id(task): None for task in chunk}
+    results = list(run_concurrently(lambda t: (id(t), fn(t)), chunk, concurrent))
+    done.update(results)
+    return list(done.values())
+
+
 class LocalBackend:
     """``jobs`` worker processes (forked where the platform allows); 1 runs in this process.
     The workers end with the process that started them (``exit_with_parent``)."""
 
     name = "local"
 
-    def __init__(self, jobs: int = 2) -> None:
+    def __init__(self, jobs: int = 2, concurrent: int = 1) -> None:
         if jobs < 1:
             raise ExperimentError(f"--jobs must be at least 1, got {jobs}")
+        if concurrent < 1:
+            raise ExperimentError(f"--concurrent must be at least 1, got {concurrent}")
         self.workers = jobs
+        #: episodes in flight in each worker (threads): for episodes that wait on a model endpoint
+        self.concurrent = concurrent
         self._pool: ProcessPoolExecutor | None = None
 
     def describe(self) -> str:
-        return f"local, {self.workers} worker process{'es' if self.workers > 1 else ''}" if self.workers > 1 \
-            else "local, in this process"
+        where = (f"local, {self.workers} worker process{'es' if self.workers > 1 else ''}" if self.workers > 1
+                 else "local, in this process")
+        return where + (f", {self.concurrent} episodes at once in each" if self.concurrent > 1 else "")
 
     def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         tasks = list(tasks)
         if self.workers == 1 or len(tasks) <= 1:
-            for task in tasks:
-                yield fn(task)
+            if self.concurrent > 1:
+                yield from run_concurrently(fn, tasks, self.concurrent)
+            else:
+                for task in tasks:
+                    yield fn(task)
             return
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context(method),
                                          initializer=exit_with_parent, initargs=(os.getpid(),))
+        # With several episodes at once in each worker, a worker takes them in chunks of that size
+        # and runs a chunk's episodes on threads (their results come back together).
+        size = self.concurrent
+        chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
+        call: Callable[[Any], Any] = partial(run_chunk, fn, concurrent=size) if size > 1 else fn
         # A bounded window of submitted tasks: memory stays flat for big sweeps, order stays close
         # to the plan (slow scenarios first), and an interrupt leaves little to cancel.
         window = 4 * self.workers
-        queue = iter(tasks)
+        queue = iter(chunks if size > 1 else tasks)
         running: set[Future[Any]] = set()
         try:
             for task in queue:
-                running.add(self._pool.submit(fn, task))
+                running.add(self._pool.submit(call, task))
                 if len(running) >= window:
                     break
             while running:
                 finished, running = wait(running, return_when=FIRST_COMPLETED)
                 for future in finished:
-                    yield future.result()
+                    if size > 1:
+                        yield from future.result()
+                    else:
+                        yield future.result()
                     task = next(queue, None)
                     if task is not None:
-                        running.add(self._pool.submit(fn, task))
+                        running.add(self._pool.submit(call, task))
         finally:
             self.close()
 
@@ -128,15 +174,82 @@ def ray_available() -> str | None:
     return None
 
 
+#: the work a Ray call should carry (seconds): long enough that the per-call cost (scheduling,
+#: moving arguments and results: milliseconds) is a few percent of it
+RAY_CHUNK_SECONDS = 0.5
+#: no chunk larger than this share of what is left per worker: the last chunks finish together
+RAY_CHUNKS_PER_WORKER = 3
+
+
+#: the top-level modules of this program
+PACKAGES = ("agents", "experiments", "generators", "main", "sim", "ui")
+
+
+def use_shipped_tree(folder: str) -> bool:
+    """Make the program's tree at ``folder`` (the working directory a cluster's node received
+    from the driver) the one its modules are imported from, even where a copy of ToM Arena is
+    installed on the node (another checkout installed in editable mode, an older release),
+    which would otherwise run instead of the driver's code. False when ``folder`` holds no tree."""
+    root = Path(folder).resolve()
+    if not (root / "experiments" / "backends.py").is_file():
+        return False
+    if sys.path[:1] != [str(root)]:
+        sys.path.insert(0, str(root))
+    for name in list(sys.modules):
+        if name.split(".")[0] in PACKAGES:
+            file = getattr(sys.modules[name], "__file__", None)
+            if file and not Path(file).resolve().is_relative_to(root):
+                del sys.modules[name]  # imported again, from the shipped tree
+    return True
+
+
+class _EpisodeWorker:
+    """One Ray actor per worker slot: a process that stays, with its imports and its caches
+    (built worlds, loaded scenarios: ``experiments.runner._WORLDS``), running chunks of tasks
+    and returning each chunk's results in one message. The class travels by value (a node
+    may not know it); its process imports the program from the tree the driver shipped."""
+
+    def __init__(self, shipped: bool) -> None:
+        if shipped:
+            use_shipped_tree(os.getcwd())  # Ray starts the workers in the shipped working directory
+        import experiments.runner  # noqa: F401 - import once, when the worker starts, not in a task
+
+    def node(self) -> str:
+        import ray
+
+        return str(ray.get_runtime_context().get_node_id())
+
+    def run(self, fn: Callable[[Any], Any], chunk: list[Any], concurrent: int = 1) -> tuple[list[Any], float]:
+        started = time.perf_counter()
+        results = run_chunk(fn, chunk, concurrent) if concurrent > 1 else [fn(task) for task in chunk]
+        return results, time.perf_counter() - started
+
+
+def chunk_size(episode_seconds: float, remaining: int, workers: int) -> int:
+    """Tasks per Ray call: ``RAY_CHUNK_SECONDS`` of work at the measured seconds per episode,
+    at most a ``RAY_CHUNKS_PER_WORKER``-th of each worker's share of what is left, at least 1."""
+    by_time = int(RAY_CHUNK_SECONDS / max(episode_seconds, 1e-6))
+    by_share = -(-remaining // (RAY_CHUNKS_PER_WORKER * workers))
+    return max(1, min(by_time, by_share))
+
+
 class RayBackend:
-    """Episodes as Ray tasks (one CPU each) on a cluster: a new local one when ``address`` is
-    None (``workers`` CPUs), else the cluster at ``address`` (``auto``, ``HOST:PORT`` or
-    ``ray://HOST:10001``), which receives this working tree (without ``.venv``, ``.git`` and
-    ``runs``) as the tasks' working directory. ``workers`` caps the tasks in flight."""
+    """Episodes on a Ray cluster: a new local one when ``address`` is None (``workers`` CPUs),
+    else the cluster at ``address`` (``auto``, ``HOST:PORT`` or ``ray://HOST:10001``), which
+    receives this working tree (without ``.venv``, ``.git`` and ``runs``) as the tasks' working
+    directory. ``workers`` caps the workers (default: the cluster's CPUs).
+
+    Each worker is an actor (one CPU) started with the backend, which keeps its process, imports
+    and caches for the whole sweep. Tasks go in chunks: one task each at first, then as many as
+    take ``RAY_CHUNK_SECONDS`` at the seconds per episode measured so far (``chunk_size``); a
+    chunk's results come back in one message. ``episodes_per_node`` counts where they ran."""
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, workers: int | None = None) -> None:
+    def __init__(self, address: str | None = None, workers: int | None = None, concurrent: int = 1) -> None:
+        if concurrent < 1:
+            raise ExperimentError(f"--concurrent must be at least 1, got {concurrent}")
+        self.concurrent = concurrent
         problem = ray_available()
         if problem:
             raise ExperimentError(problem)
@@ -161,35 +274,56 @@ class RayBackend:
             raise ExperimentError(f"cannot start or reach {where}: {type(exc).__name__}: {exc}") from None
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = max(1, min(workers, cpus) if workers else cpus)
+        ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+        actor = ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(_EpisodeWorker)
+        self._actors: list[Any] = [actor.remote(address is not None) for _ in range(self.workers)]
+        #: the node each worker runs on (Ray's node id), and how many episodes each node ran
+        self.nodes = ray.get([a.node.remote() for a in self._actors])
+        self.episodes_per_node: dict[str, int] = {}
 
     def describe(self) -> str:
         where = self.address or "a local cluster"
-        return f"ray on {where}, {self.workers} task{'s' if self.workers > 1 else ''} at once"
+        return (f"ray on {where}, {self.workers} task{'s' if self.workers > 1 else ''} at once"
+                + (f", {self.concurrent} episodes at once in each" if self.concurrent > 1 else ""))
 
     def run(self, fn: Callable[[Any], Any], tasks: Iterable[Any]) -> Iterator[Any]:
         ray = self._ray
-        remote = ray.remote(num_cpus=1, max_retries=2)(fn)
-        window = 2 * self.workers
-        queue = iter(tasks)
-        running: list[Any] = []
+        queue = list(tasks)
+        queue.reverse()  # popped from the end: in plan order
+        seconds = episodes = 0.0
+        running: dict[Any, int] = {}  # call -> worker index
+
+        def submit(worker: int) -> None:
+            if not queue:
+                return
+            size = (self.concurrent if not episodes else
+                    max(self.concurrent, chunk_size(seconds / episodes, len(queue), self.workers)))
+            chunk = [queue.pop() for _ in range(min(size, len(queue)))]
+            running[self._actors[worker].run.remote(fn, chunk, self.concurrent)] = worker
+
         try:
-            for task in queue:
-                running.append(remote.remote(task))
-                if len(running) >= window:
-                    break
+            for worker in range(self.workers):
+                submit(worker)
             while running:
-                done, running = ray.wait(running, num_returns=1)
+                done, _ = ray.wait(list(running), num_returns=1)
                 for ref in done:
-                    yield ray.get(ref)
-                    task = next(queue, None)
-                    if task is not None:
-                        running.append(remote.remote(task))
+                    worker = running.pop(ref)
+                    results, took = ray.get(ref)
+                    seconds += took
+                    episodes += len(results)
+                    node = self.nodes[worker]
+                    self.episodes_per_node[node] = self.episodes_per_node.get(node, 0) + len(results)
+                    submit(worker)  # the next chunk goes out before these results are written
+                    yield from results
         finally:
-            for ref in running:
-                ray.cancel(ref, force=True)
+            for ref in running:  # an interrupted sweep: close() ends the workers
+                ray.cancel(ref)
 
     def close(self) -> None:
         if self._ray.is_initialized():
+            for actor in getattr(self, "_actors", []):
+                self._ray.kill(actor)
+            self._actors = []
             self._ray.shutdown()
 
 
@@ -208,11 +342,12 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
                               f"{host}:{port} ({exc.strerror or exc}); is 'ray start --head' running there?") from None
 
 
-def make_backend(name: str, *, jobs: int | None = None, address: str | None = None) -> Backend:
+def make_backend(name: str, *, jobs: int | None = None, address: str | None = None,
+                 concurrent: int = 1) -> Backend:
     if name == "local":
         if address:
             raise ExperimentError("--address is for --backend ray")
-        return LocalBackend(2 if jobs is None else jobs)
+        return LocalBackend(2 if jobs is None else jobs, concurrent)
     if name == "ray":
-        return RayBackend(address, jobs)
+        return RayBackend(address, jobs, concurrent)
     raise ExperimentError(f"--backend must be local or ray, got {name!r}")

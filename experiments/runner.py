@@ -194,6 +194,23 @@ def _check_scenario(item: tuple[str, str, list[tuple[str, dict[str, Any]]]]) -> 
     return name, attrs, problems
 
 
+CHECKS_CACHE = "tom-arena-prechecks"
+
+
+def _cached_check(entry: Any) -> bool:
+    """``entry`` is a cached check result: [attributes, problems]."""
+    return (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], dict)
+            and isinstance(entry[1], list) and all(isinstance(p, str) for p in entry[1]))
+
+
+def _reads_back(value: Any) -> bool:
+    """``value`` is JSON that reads back equal (no tuples, no NaN): only such results are cached."""
+    try:
+        return bool(json.loads(json.dumps(value, allow_nan=False)) == value)
+    except (TypeError, ValueError):
+        return False
+
+
 def run_checks(design: Design, scenarios: Sequence[ScenarioRef], jobs: int = 1) -> dict[str, dict[str, Any]]:
     """Scenario attributes: the file's ``category`` (if any) updated by every check hook; one
     ExperimentError listing every scenario a check refused."""
@@ -204,11 +221,29 @@ def run_checks(design: Design, scenarios: Sequence[ScenarioRef], jobs: int = 1) 
     if not design.checks:
         return attrs
     hooks = [(h.hook, dict(h.params)) for h in design.checks]
-    items = [(r.name, r.path, hooks) for r in scenarios]
+    # Checks are pure functions of the scenario and the code: their results are kept in a cache
+    # (sim/scenario_index.py) for the scenario data and a stamp of the code that computes them.
+    from sim import scenario_index
+
+    cache_file = scenario_index.cache_path("prechecks")
+    root = scenario_index.SIM_DIR.parent
+    stamp = scenario_index.code_stamp(*(root / d for d in ("sim", "agents", "experiments")))
+    cached = scenario_index.read_cache(cache_file, stamp, CHECKS_CACHE)
+    keys = {r.name: fingerprint({"hooks": hooks, "spec": r.spec_hash, "family": r.family, "path": r.path})
+            for r in scenarios}
+    items = [(r.name, r.path, hooks) for r in scenarios if not _cached_check(cached.get(keys[r.name]))]
+    results = [(r.name, *cached[keys[r.name]]) for r in scenarios if _cached_check(cached.get(keys[r.name]))]
+    if items:
+        results += LocalBackend(max(1, min(jobs, len(items)))).run(_check_scenario, items)
     problems: list[str] = []
-    for name, found, wrong in LocalBackend(max(1, min(jobs, len(items)))).run(_check_scenario, items):
+    entries = {}
+    for name, found, wrong in sorted(results, key=lambda r: list(attrs).index(r[0])):
         attrs[name].update(found)
         problems += wrong
+        if _reads_back([found, wrong]):
+            entries[keys[name]] = [found, wrong]
+    if items:
+        scenario_index.write_cache(cache_file, stamp, {**cached, **entries}, CHECKS_CACHE)
     if problems:
         raise ExperimentError("pre-checks failed: " + "; ".join(problems))
     return attrs
@@ -407,6 +442,8 @@ class RunResult:
     analysis: Any = None
     report: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    #: where the episodes ran, for backends that know (Ray: node id -> episodes)
+    episodes_per_node: dict[str, int] = field(default_factory=dict)
 
 
 def output_files(design: Design) -> list[str]:
@@ -443,7 +480,7 @@ def cache_folder(design: Design, out: Path) -> str | None:
 
 def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs: int = 2, resume: bool = False,
               backend: str = "local", address: str | None = None, quiet: bool = False,
-              limit: int | None = None) -> RunResult:
+              limit: int | None = None, concurrent: int = 1) -> RunResult:
     """Run (or finish) the sweep; ``limit`` stops after that many new episodes (for tests)."""
     from tqdm import tqdm
 
@@ -471,7 +508,7 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
     todo.sort(key=lambda t: -len(t.seats))
     if limit is not None:
         todo = todo[:limit]
-    runner = make_backend(backend, jobs=jobs, address=address) if todo else None
+    runner = make_backend(backend, jobs=jobs, address=address, concurrent=concurrent) if todo else None
     start = time.perf_counter()
     hits = misses = 0
     bar = tqdm(total=len(tasks), initial=len(done), desc=design.experiment,
@@ -495,7 +532,7 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
         results.finalize(records)
     return RunResult(design, out, list(scenarios), attrs, records, ran=len(todo), resumed=len(tasks) - len(todo),
                      seconds=seconds, backend=runner.describe() if runner else backend, cache_hits=hits,
-                     cache_misses=misses)
+                     cache_misses=misses, episodes_per_node=dict(getattr(runner, "episodes_per_node", {})))
 
 
 def design_path(name: str | Path) -> Path:
@@ -520,7 +557,7 @@ def known_designs() -> list[str]:
 
 def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None = None, jobs: int = 2,
          resume: bool = False, backend: str = "local", address: str | None = None, quiet: bool = False,
-         command: str | None = None) -> int:
+         command: str | None = None, concurrent: int = 1) -> int:
     """The ``experiment`` subcommand: run, analyse, report; 2 on a problem a person can fix."""
     from experiments.report import write_report
     from experiments.stats import analyse, summary_markdown
@@ -533,7 +570,7 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
         design = load_design(path)
         out_dir = Path(out or Path("runs") / design.experiment)
         result = run_sweep(design, out_dir, seeds=seeds, jobs=jobs, resume=resume, backend=backend,
-                           address=address, quiet=quiet)
+                           address=address, quiet=quiet, concurrent=concurrent)
         compute_metrics(result.records, design)
         result.analysis = analyse(result.records, design, result.attrs)
         result.report = write_report(result, command=command or default_command(name, seeds, out_dir))
@@ -549,6 +586,9 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
                  if result.cache_hits or result.cache_misses else "")
         print(f"\n{result.ran} episodes run, {result.resumed} already done, in {result.seconds:.1f} s "
               f"({result.backend}){cache}; report: {result.report}")
+        if result.episodes_per_node:
+            print("episodes per node: " + ", ".join(f"{node[:12]} {count}" for node, count
+                                                      in sorted(result.episodes_per_node.items())))
     return 0
 
 

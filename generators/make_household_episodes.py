@@ -1,7 +1,17 @@
-"""Generate the household world's episodes: 24 transport (TDW-MAT-like) and 10 household (C-WAH-like).
+"""Generate the household world's episodes: the easy set and the houses set.
 
-    python -m generators.make_household_episodes            # write scenarios/household/*.json
+    python -m generators.make_household_episodes            # write both sets
     python -m generators.make_household_episodes --check    # only check that the files are up to date
+    python -m generators.make_household_episodes --set houses
+
+Two named sets. **easy** (``scenarios/household/*.json``, seed 2024): the first episodes, 24
+transport in houses of 6-7 rooms and 10 household tasks in 4-room homes where a walk is one step.
+**houses** (``scenarios/household/houses/``, seed 2025): houses of the references' size, 6-12 rooms
+grown on a 4 x 3 grid, with the 10 targets (transport) or the 5-8 predicate units (household)
+spread over the rooms, so that agents that split the work and share what they saw gain: 24
+transport episodes (the same four categories), 20 household episodes (the five tasks x 4 houses,
+a step of walking per 4 m) with two agents, and the first two houses of each household task again
+with 3 and 4 agents (CoBel-World's Table 4).
 
 Everything follows from one seed (``--seed``, default 2024): the same seed writes the same bytes.
 Every episode is validated with the world's own schema before it is written, and checked to be
@@ -252,24 +262,252 @@ def check(episode: dict[str, Any], source: str) -> None:
         raise ValueError(f"{source}: unexpected budget {world.budget}")
 
 
+# ---------------------------------------------------------------------- the houses set
+
+HOUSES_DIR = "houses"
+HOUSES_SEED = 2025
+HOUSE_GRID = (4, 3)  # columns x rows of CELL_W x CELL_H cells a house is grown on (at most 12 rooms)
+HOUSE_SIZES = (6, 7, 8, 9, 10, 11, 12)
+EXTRA_DOOR = 0.3  # chance of a door between two neighbouring rooms beyond the spanning tree
+#: household tasks in the houses: one step of walking per 4 m (neighbouring rooms: 2 steps), as in
+#: C-WAH, where walking to a room takes several steps
+HOUSES_HOUSEHOLD_COSTS = {"frames_per_meter": 0.25}
+AGENT_NAMES = ("alice", "bob", "carol", "dave")
+HOUSEHOLD_UNITS = (5, 8)  # predicate units per household task in the houses
+# where household objects start in the houses, by place class (any room of that kind)
+DISH_CLASSES = ("kitchencabinet", "kitchencounter", "dinnertable", "coffeetable", "cabinet", "dishwasher")
+FOOD_CLASSES = ("fridge", "kitchencounter", "kitchencabinet", "microwave", "dinnertable", "coffeetable", "sofa",
+                "cabinet", "nightstand", "drawer", "desk")
+MAX_TARGETS_PER_ROOM = 3
+
+
+def house_plan(rng: np.random.Generator, rooms: int) -> dict[str, Any]:
+    """A house of ``rooms`` rooms grown cell by cell on the grid: a bedroom (the only one: its bed
+    is the transport goal), a kitchen, a living room, an office, and the rest drawn from kitchens,
+    living rooms, offices and bathrooms; doors along the growth (a spanning tree) and, with
+    probability EXTRA_DOOR, between other neighbouring rooms."""
+    cols, rows = HOUSE_GRID
+    if not 4 <= rooms <= cols * rows:
+        raise ValueError(f"a house has 4 to {cols * rows} rooms, got {rooms}")
+    start = (int(rng.integers(cols)), int(rng.integers(rows)))
+    cells = [start]
+    tree: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    while len(cells) < rooms:
+        frontier = sorted({(c, (c[0] + dx, c[1] + dy)) for c in cells for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))
+                           if 0 <= c[0] + dx < cols and 0 <= c[1] + dy < rows and (c[0] + dx, c[1] + dy) not in cells})
+        parent, cell = frontier[int(rng.integers(len(frontier)))]
+        cells.append(cell)
+        tree.append((parent, cell))
+    kinds = ["bedroom", "kitchen", "livingroom", "office"]
+    kinds += [_pick(rng, ["kitchen", "livingroom", "office", "bathroom"], [1, 2, 2, 1]) for _ in range(rooms - 4)]
+    order = [int(i) for i in rng.permutation(rooms)]
+    counts: dict[str, int] = {}
+    names: dict[tuple[int, int], tuple[str, str]] = {}
+    for kind, i in zip(kinds, order):
+        counts[kind] = counts.get(kind, 0) + 1
+        names[cells[i]] = (kind if counts[kind] == 1 else f"{kind}{counts[kind]}", kind)
+    doors = {frozenset(edge) for edge in tree}
+    for a in cells:
+        for b in cells:
+            if a < b and abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1 and frozenset((a, b)) not in doors \
+                    and rng.random() < EXTRA_DOOR:
+                doors.add(frozenset((a, b)))
+    room_list = [(names[c][0], names[c][1], c[0], c[1]) for c in sorted(cells, key=lambda c: (c[1], c[0]))]
+    door_list = sorted(tuple(sorted(names[c][0] for c in d)) for d in doors)
+    return {"rooms": room_list, "doors": door_list}
+
+
+def houses_transport_episode(rng: np.random.Generator, kind: str, capacity: str, index: int,
+                             rooms: int) -> dict[str, Any]:
+    """A transport episode in a new house: 10 targets spread over the rooms by kind (at most 3 a
+    room, never in the bedroom), containers on floors and surfaces, two agents in random rooms."""
+    spec = TRANSPORT_TASKS[kind]
+    plan = house_plan(rng, rooms)
+    rooms_, doors, places = _house(plan)
+    room_kind = {r["id"]: r["kind"] for r in rooms_}
+    goal = next(p["id"] for p in places if p["class"] == "bed")
+    spots_of = {r["id"]: [p["id"] for p in places if p["room"] == r["id"] and p["kind"] == "surface"
+                          and p["id"] != goal] + [f"{r['id']}_floor"] for r in rooms_}
+    weights = {**spec["room_weights"], "bathroom": 1}
+    candidates = [r for r in spots_of if room_kind[r] != "bedroom"]
+    objects: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+    per_room: dict[str, int] = {}
+
+    def add(cls: str, okind: str, room: str) -> None:
+        counts[cls] = counts.get(cls, 0) + 1
+        obj = {"id": f"{cls}_{counts[cls]}", "class": cls, "kind": okind, "at": _pick(rng, spots_of[room])}
+        if okind == "container":
+            obj["capacity"] = 3
+        objects.append(obj)
+
+    for i in range(10):
+        free = [r for r in candidates if per_room.get(r, 0) < MAX_TARGETS_PER_ROOM]
+        room = _pick(rng, free, [float(weights[room_kind[r]]) for r in free])
+        per_room[room] = per_room.get(room, 0) + 1
+        add(spec["targets"][i % 6] if i < 6 else _pick(rng, spec["targets"]), "target", room)
+    for _ in range(CAPACITY_CONTAINERS[capacity]):
+        add(_pick(rng, spec["containers"]), "container", _pick(rng, list(spots_of)))
+    for _ in range(int(rng.integers(2, 5))):
+        add(_pick(rng, spec["others"]), "item", _pick(rng, list(spots_of)))
+    start = _pick(rng, [r["id"] for r in rooms_])
+    agents = [{"id": name, "room": start} for name in AGENT_NAMES[:2]]  # they start together
+    return {
+        "world": "household", "name": f"house-transport-{kind}-{capacity}-{index:02d}",
+        "title": f"Transport {kind}, {capacity} capacity, {rooms} rooms #{index}",
+        "description": (f"Bring the 10 {kind} targets, spread over a {rooms}-room house, to the bed within 3000 "
+                        f"frames; {CAPACITY_CONTAINERS[capacity]} containers carry three each."),
+        "category": f"{kind}-{capacity}-capacity", "rooms": rooms_, "doors": doors, "places": places,
+        "objects": objects, "agents": agents, "task": {"kind": "transport", "goal": goal, "budget": 3000},
+    }
+
+
+def houses_household_episode(rng: np.random.Generator, task: str, index: int, rooms: int) -> dict[str, Any]:
+    """A C-WAH-like episode in a new house: 5-8 predicate units, their objects (and sometimes a
+    spare) spread over the rooms (a room drawn first, then a place of it), most of them inside
+    closed receptacles; walking costs a step per 4 m."""
+    relation, goal_suffix, classes = HOUSEHOLD_TASKS[task]
+    plan = house_plan(rng, rooms)
+    rooms_, doors, places = _house(plan)
+    goal_place = f"kitchen_{goal_suffix}" if goal_suffix != "coffeetable" else "livingroom_coffeetable"
+    units = int(rng.integers(HOUSEHOLD_UNITS[0], HOUSEHOLD_UNITS[1] + 1))
+    wanted: dict[str, int] = {}
+    if len(classes) == 2:
+        first = int(rng.integers(1, units))
+        wanted = {classes[0]: first, classes[1]: units - first}
+    else:
+        chosen = list(rng.choice(len(classes), size=min(units, len(classes)), replace=False))
+        for i in range(units):
+            cls = classes[int(chosen[i % len(chosen)])]
+            wanted[cls] = wanted.get(cls, 0) + 1
+    wanted = {c: wanted[c] for c in classes if c in wanted}
+    predicates = [{"relation": relation, "object": c, "place": goal_place, "count": n} for c, n in wanted.items()]
+    start_classes = DISH_CLASSES if len(classes) == 2 else FOOD_CLASSES
+    starts: dict[str, list[str]] = {}
+    for p in places:
+        if p["class"] in start_classes and p["id"] != goal_place:
+            starts.setdefault(p["room"], []).append(p["id"])
+    start_rooms = sorted(starts)
+    objects: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+
+    def add(cls: str, at: str) -> None:
+        counts[cls] = counts.get(cls, 0) + 1
+        objects.append({"id": f"{cls}_{counts[cls]}", "class": cls, "kind": "item", "at": at})
+
+    for cls, n in wanted.items():
+        for _ in range(n + int(rng.integers(0, 2))):
+            add(cls, _pick(rng, starts[_pick(rng, start_rooms)]))
+    surfaces = [p["id"] for p in places if p["kind"] == "surface" and p["id"] != goal_place]
+    for _ in range(int(rng.integers(3, 7))):
+        add(_pick(rng, HOUSEHOLD_DISTRACTORS), _pick(rng, surfaces))
+    start = _pick(rng, [r["id"] for r in rooms_])
+    agents = [{"id": name, "room": start} for name in AGENT_NAMES[:2]]  # they start together
+    nice = task.replace("-", " ")
+    return {
+        "world": "household", "name": f"house-{task}-{index:02d}",
+        "title": f"{nice.capitalize()}, {rooms} rooms #{index}",
+        "description": "; ".join(f"{p['relation']}({p['object']}, {p['place']}) x{p['count']}" for p in predicates)
+                       + f" within 250 steps, in a {rooms}-room house (a step of walking per 4 m).",
+        "category": task, "rooms": rooms_, "doors": doors, "places": places, "objects": objects,
+        "agents": agents, "task": {"kind": "household", "budget": 250, "predicates": predicates},
+        "costs": dict(HOUSES_HOUSEHOLD_COSTS),
+    }
+
+
+def with_agents(episode: dict[str, Any], n: int) -> dict[str, Any]:
+    """The same episode with ``n`` agents (Table 4's scaling), all starting in the same room."""
+    out = json.loads(json.dumps(episode))
+    out["agents"] = out["agents"][:2] + [{"id": name, "room": out["agents"][0]["room"]} for name in AGENT_NAMES[2:n]]
+    out["name"] = f"{episode['name']}-{n}agents"
+    out["title"] = f"{episode['title']}, {n} agents"
+    return out
+
+
+def generate_houses(seed: int = HOUSES_SEED) -> dict[str, dict[str, Any]]:
+    """The houses set, by file name: 24 transport and 20 household episodes with two agents in
+    houses of 6-12 rooms, and the first two houses of each household task again with 3 and 4
+    agents (20 episodes)."""
+    rng = np.random.default_rng(seed)
+    episodes: dict[str, dict[str, Any]] = {}
+    for kind in ("food", "stuff"):
+        for capacity in ("low", "high"):
+            for i in range(6):
+                rooms = HOUSE_SIZES[int(rng.integers(len(HOUSE_SIZES)))]
+                ep = houses_transport_episode(rng, kind, capacity, i + 1, rooms)
+                episodes[ep["name"] + ".json"] = ep
+    scaled = []
+    for task in HOUSEHOLD_TASKS:
+        for i in range(4):
+            rooms = HOUSE_SIZES[int(rng.integers(len(HOUSE_SIZES)))]
+            ep = houses_household_episode(rng, task, i + 1, rooms)
+            episodes[ep["name"] + ".json"] = ep
+            if i < 2:
+                scaled.append(ep)
+    for ep in scaled:
+        for n in (3, 4):
+            big = with_agents(ep, n)
+            episodes[big["name"] + ".json"] = big
+    for name, ep in episodes.items():
+        ep["seed"] = seed
+        check_house(ep, name)
+    return episodes
+
+
+def check_house(episode: dict[str, Any], source: str) -> None:
+    """The houses set: 6-12 rooms, 2-4 agents, one bed, TDW-MAT's 10 targets and 2-5 containers
+    or C-WAH's predicates (5-8 units, none met at the start), the references' budgets."""
+    spec = validate_household(episode, source)
+    world = HouseholdWorld(spec)
+    if not 6 <= len(world.room_ids) <= 12:
+        raise ValueError(f"{source}: expected 6-12 rooms, found {len(world.room_ids)}")
+    if not 2 <= len(world.agents) <= 4:
+        raise ValueError(f"{source}: expected 2-4 agents, found {len(world.agents)}")
+    if sum(1 for p in world.places if p.cls == "bed") != 1:
+        raise ValueError(f"{source}: expected one bed")
+    if world.task == "transport":
+        if len(world.targets) != 10:
+            raise ValueError(f"{source}: expected 10 targets, found {len(world.targets)}")
+        containers = [o for o in world.objects if o.kind == "container"]
+        if not 2 <= len(containers) <= 5 or any(c.capacity != 3 for c in containers):
+            raise ValueError(f"{source}: expected 2-5 containers of capacity 3")
+    else:
+        if not HOUSEHOLD_UNITS[0] <= world.total_goals <= HOUSEHOLD_UNITS[1]:
+            raise ValueError(f"{source}: expected {HOUSEHOLD_UNITS[0]}-{HOUSEHOLD_UNITS[1]} predicate units, "
+                             f"found {world.total_goals}")
+        if world.progress(world.reset(0)) != 0:
+            raise ValueError(f"{source}: a predicate is true before anyone acts")
+    if world.budget != (3000 if world.task == "transport" else 250):
+        raise ValueError(f"{source}: unexpected budget {world.budget}")
+
+
 def render(episode: dict[str, Any]) -> str:
     return json.dumps(episode, indent=1) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--set", choices=("all", "easy", "houses"), default="all",
+                        help="easy: the first 34 episodes (scenarios/household/*.json); houses: the 64 episodes "
+                             "in houses of 6-12 rooms (scenarios/household/houses/); all: both")
+    parser.add_argument("--seed", type=int, default=None,
+                        help=f"the seed of the set (default {DEFAULT_SEED} for easy, {HOUSES_SEED} for houses)")
     parser.add_argument("--check", action="store_true", help="do not write; fail if the files differ")
     parser.add_argument("--out", type=Path, default=OUT_DIR)
     args = parser.parse_args(argv)
-    episodes = generate(args.seed)
+    files: dict[Path, dict[str, Any]] = {}
+    if args.set in ("all", "easy"):
+        for name, ep in generate(DEFAULT_SEED if args.seed is None else args.seed).items():
+            files[args.out / name] = ep
+    if args.set in ("all", "houses"):
+        for name, ep in generate_houses(HOUSES_SEED if args.seed is None else args.seed).items():
+            files[args.out / HOUSES_DIR / name] = ep
     stale = []
-    for name, ep in episodes.items():
-        path = args.out / name
+    for path, ep in files.items():
         text = render(ep)
         if args.check:
             if not path.exists() or path.read_text(encoding="utf-8") != text:
-                stale.append(name)
+                stale.append(path.name)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
@@ -277,9 +515,9 @@ def main(argv: list[str] | None = None) -> int:
         if stale:
             print(f"{len(stale)} episode files differ from the generator: {', '.join(stale)}")
             return 1
-        print(f"{len(episodes)} episode files are up to date")
+        print(f"{len(files)} episode files are up to date")
         return 0
-    print(f"wrote {len(episodes)} episodes to {args.out}")
+    print(f"wrote {len(files)} episodes to {args.out}")
     return 0
 
 

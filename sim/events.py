@@ -36,13 +36,28 @@ class Event:
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"type": self.type}
-        for f in dataclasses.fields(self):
-            d[f.name] = getattr(self, f.name)
+        for name in _layout(type(self))[0]:
+            d[name] = getattr(self, name)
         return d
 
 
 class EventFormatError(ValueError):
     """A recorded event that cannot be turned back into an Event."""
+
+
+_LAYOUTS: dict[type, tuple[tuple[str, ...], frozenset[str], tuple[str, ...]]] = {}
+
+
+def _layout(cls: type) -> tuple[tuple[str, ...], frozenset[str], tuple[str, ...]]:
+    """(field names in order, the same as a set, the required ones) of an event class: read
+    once per class (``dataclasses.fields`` is slow next to the rest of a recording line)."""
+    found = _LAYOUTS.get(cls)
+    if found is None:
+        fields = dataclasses.fields(cls)
+        required = tuple(f.name for f in fields
+                         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+        found = _LAYOUTS[cls] = (tuple(f.name for f in fields), frozenset(f.name for f in fields), required)
+    return found
 
 
 def event_type(kind: Any) -> type[Event] | None:
@@ -57,10 +72,8 @@ def event_from_dict(d: Mapping[str, Any]) -> Event:
     cls = event_type(kind)
     if cls is None:
         raise EventFormatError(f"unknown event type {kind!r:.80}")
-    names = {f.name for f in dataclasses.fields(cls)}
-    missing = [f.name for f in dataclasses.fields(cls)
-               if f.name not in d and f.default is dataclasses.MISSING
-               and f.default_factory is dataclasses.MISSING]
+    _, names, required = _layout(cls)
+    missing = [name for name in required if name not in d]
     if missing:
         raise EventFormatError(f"{kind} event lacks field(s) {', '.join(missing)}")
     try:

@@ -44,6 +44,7 @@ class ScenarioInfo:
     title: str
     category: str | None
     agents: tuple[str, ...]
+    description: str = ""
 
 
 def _read_json(path: Path) -> Any:
@@ -107,7 +108,11 @@ def scenario_paths() -> list[Path]:
     found = [p for pattern in ("*/*", "*/*/*") for p in SCENARIO_DIR.glob(pattern)
              if p.is_file() and p.name.endswith(suffixes)]
     return sorted(p for p in found if not p.name.endswith(".schema.json")
-                  and p.relative_to(SCENARIO_DIR).parts[0] != "experiments")  # experiment configs, not scenarios
+                  and p.relative_to(SCENARIO_DIR).parts[0] not in NOT_SCENARIOS)
+
+
+#: folders of ``scenarios/`` that hold other configurations: experiment designs, human studies
+NOT_SCENARIOS = ("experiments", "studies")
 
 
 def scenario_stem(path: Path) -> str:
@@ -153,5 +158,5 @@ def list_scenarios() -> list[ScenarioInfo]:
         world = build_world(family, spec)
         infos.append(ScenarioInfo(name=spec["name"], family=family, path=path,
                                   title=spec.get("title", ""), category=spec.get("category"),
-                                  agents=tuple(world.agents)))
+                                  agents=tuple(world.agents), description=str(spec.get("description", ""))))
     return infos

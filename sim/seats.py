@@ -169,6 +169,11 @@ class Agent(ABC):
         """JSON-ready parameters of this agent, written into recording headers."""
         return {"kind": self.kind}
 
+    def counters(self) -> dict[str, int]:
+        """Counts this agent kept over the episode (e.g. messages whose reading changed its plan);
+        ``Session.metrics()`` adds them up over the seats."""
+        return {}
+
     def close(self) -> None:
         """Release resources (servers, threads)."""
 

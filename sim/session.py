@@ -232,17 +232,18 @@ class Session:
             self._finish()
             return TickStatus.DONE
 
-        for agent_id in world.active_agents(state):
+        active = world.active_agents(state)
+        for agent_id in active:
             if agent_id in self._pending:
                 continue
             action = self._ask(agent_id, state)
             if action is PENDING:
                 continue
             self._pending[agent_id] = action
-        if len(self._pending) < len(world.active_agents(state)):
+        if len(self._pending) < len(active):
             return TickStatus.WAITING
 
-        joint = {a: self._pending[a] for a in world.active_agents(state)}
+        joint = {a: self._pending[a] for a in active}
         self._pending.clear()
         self._observed.clear()
         t = self.tick
@@ -306,7 +307,10 @@ class Session:
             return world.fallback_action(state, agent_id)
         if action is PENDING:
             return PENDING
-        reason = world.why_illegal(state, agent_id, action)
+        # one of the listed actions is legal when the list is every legal action (the world's
+        # own check would list them again)
+        reason = (None if world.legal_actions_exhaustive and action in legal
+                  else world.why_illegal(state, agent_id, action))
         if reason is not None and self.seats[agent_id].retry_illegal:
             self.seats[agent_id].action_refused(action, reason)  # a person tries again
             return PENDING
@@ -363,6 +367,11 @@ class Session:
 
     def metrics(self) -> dict[str, Any]:
         metrics: dict[str, Any] = {"ticks": self.tick, **self.counters}
+        for seat in self.seats.values():  # the agents' own counts, summed over the seats
+            counts = getattr(seat, "counters", None)
+            for name, value in (counts() if callable(counts) else {}).items():
+                if name not in self.counters and name != "ticks":
+                    metrics[name] = metrics.get(name, 0) + value
         if self.llm_tokens:
             metrics["llm_tokens"] = {a: {m: dict(u) for m, u in mods.items()} for a, mods in self.llm_tokens.items()}
         return metrics

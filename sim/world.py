@@ -17,7 +17,9 @@ Session turns those into ``MessageEvent``s, so recordings and replays are exact.
 Legal actions: ``legal_actions`` lists every legal action where that list is small
 (grid moves). Worlds with huge action spaces (any amount, any message) set
 ``legal_actions_exhaustive = False`` and return a representative sample;
-``why_illegal`` is then the authority, and ``is_legal`` follows it.
+``why_illegal`` is then the authority, and ``is_legal`` follows it. Where the list is
+exhaustive, every action on it is legal: the Session does not ask ``why_illegal`` about an
+action taken from it.
 """
 
 from __future__ import annotations

@@ -116,3 +116,59 @@ def test_the_embedded_model_plays_a_few_steps(monkeypatch, tmp_path) -> None:
     used = [e for e in session.events if isinstance(e, BeliefEvent) and e.kind == "intents"
             and e.owner == "alice" and "model" in e.data["sources"].values()]
     assert used or fallbacks
+
+
+def test_the_free_text_ablation_writes_beliefs_as_sentences_and_still_plays() -> None:
+    from agents.cobel.llm_agent import belief_sentence
+    from agents.cobel.sbl import parse
+
+    assert belief_sentence(parse("alice BELIEVE bob BELIEVE <apple>(3) ON <kitchen_counter>(1004)"), 0.8) == \
+        "alice believes bob believes the apple 3 is on the kitchen counter 1004 (fairly sure)"
+    assert belief_sentence(parse("alice BELIEVE <kitchen>(2000) EXPLORATION_STATE all"), 1.0) == \
+        "alice believes the kitchen 2000 is explored: all (certain)"
+    with LoopbackLLM("ok") as server:
+        session = play(llm_seat(server, beliefs="text"), bob=llm_seat(server, beliefs="text"))
+    calls = [e for e in session.events if isinstance(e, LLMCallEvent)]
+    assert calls and not [e for e in session.events if isinstance(e, ErrorEvent)]
+    prompts = [c.request["body"]["messages"] for c in calls]
+    assert all("Symbolic Belief Language" not in m[0]["content"] for m in prompts)
+    users = [m[1]["content"] for m in prompts if "Your beliefs:" in m[1]["content"]]
+    assert users and all(" BELIEVE " not in u for u in users) and any(" believes " in u for u in users)
+    assert session.seats["alice"].describe()["beliefs"] == "text"
+    with pytest.raises(ValueError, match="beliefs='json'"):
+        CoBelLLMAgent(client=LLMClient(LLMSettings(base_url=server.base_url)), beliefs="json")
+
+
+class RulesLLM(LoopbackLLM):
+    """Answers the rules module with rules naming the one who asked (proposal or revision)."""
+
+    def answer(self, body):
+        schema = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {})
+        if "rules" in schema.get("properties", {}):
+            prompt = body["messages"][1]["content"]
+            kind = "revised" if "proposes these belief rules" in prompt else "proposed"
+            me = body["messages"][0]["content"].split(",")[0].removeprefix("You are ")
+            import json
+
+            return json.dumps({"rules": [f"rule one {kind} by {me}", f"rule two {kind} by {me}"]})
+        return super().answer(body)
+
+
+def test_the_belief_rules_are_proposed_by_the_first_agent_and_revised_by_the_other() -> None:
+    with RulesLLM("ok") as server:
+        session = play(llm_seat(server, modules="rules"), bob=llm_seat(server, modules="rules"), ticks=4,
+                       task="household")
+    said = [(e.joint_action) for e in session.events if isinstance(e, StepEvent)]
+    assert said[0]["alice"] == "say Belief rules proposed: (1) rule one proposed by alice (2) rule two proposed by alice"
+    assert not said[0]["bob"].startswith("say")  # bob had nothing to revise yet
+    assert said[1]["bob"] == "say Belief rules revised: (1) rule one revised by bob (2) rule two revised by bob"
+    alice, bob = session.seats["alice"], session.seats["bob"]
+    assert bob.rule_texts == alice.rule_texts == ["rule one revised by bob", "rule two revised by bob"]
+    rules_calls = [e for e in session.events if isinstance(e, LLMCallEvent) and e.module == "rules"]
+    assert [c.agent for c in rules_calls] == ["alice", "bob"]  # one proposal, one revision
+    assert session.metrics()["messages"] == 2  # the exchange costs two messages
+    with RulesLLM("ok") as server:
+        alone = play(llm_seat(server, modules="rules", rules="alone"), bob=llm_seat(server, modules="rules", rules="alone"),
+                     ticks=4, task="household")
+    assert alone.metrics()["messages"] == 0
+    assert alone.seats["bob"].rule_texts == ["rule one proposed by bob", "rule two proposed by bob"]

@@ -4,12 +4,13 @@ load as scenarios and play; a helper without a goal helps a human-like agent."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from agents.dkg.agents import BoltzmannAgent, PlannerAgent
 from main import main
-from sim.dkg.reference import load_reference
+from sim.dkg.reference import import_reference, load_reference
 from sim.dkg.world import DKGWorld
 from sim.registry import ScenarioError, load_scenario
 from sim.session import Session
@@ -116,12 +117,16 @@ def test_the_robot_without_a_goal_helps_the_human_to_success(tmp_path, seed):
     assert outcome["length"] < 2 * own - 1
 
 
-def test_an_ascii_map_without_a_goal_asks_for_one_and_goal_flag_gives_it(tmp_path):
-    path = write(tmp_path, "p2.txt", ASCII.replace("G", "g"))
+def test_a_map_without_a_goal_asks_for_one_and_goal_flag_gives_it(tmp_path):
+    # a single-agent map (no robot) takes the 'G' marker; without one it asks
+    path = write(tmp_path, "p2.txt", ASCII.replace("G", "g").replace("m", "."))
     with pytest.raises(ScenarioError, match=r"p2.txt: no goal.*gem1, gem2.*--goal"):
         load_reference(path)
-    spec, _ = load_reference(path, goals={"human": "gem2"})
-    assert spec["goals"] == {"human": "gem2"}
+    spec, _ = load_reference(path, goals={"human": "gem1"})
+    assert spec["goals"] == {"human": "gem1"}
+    # a map with a robot takes the last gem, 'G' or not, as the multi-agent loaders do
+    spec, notes = load_reference(write(tmp_path, "p3.txt", ASCII.replace("G", "g")))
+    assert spec["goals"] == {"human": "gem2"} and any("the last gem (gem2)" in n for n in notes)
 
 
 @pytest.mark.parametrize("text, name, fragments", [
@@ -129,9 +134,10 @@ def test_an_ascii_map_without_a_goal_asks_for_one_and_goal_flag_gives_it(tmp_pat
     (PDDL.replace("(iscolor key1 red)", "(iscolor key1 teal)"), "x.pddl", ["line 13", "colour 'teal'"]),
     (PDDL.replace("(= (yloc gem1) 1)", "(= (yloc gem1) 9)"), "x.pddl", ["gem1 at x 7, y 9", "outside the 7 x 3", "count from 1"]),
     (PDDL.replace("(:goal (has human gem2))", "(:goal (has human gem9))"), "x.pddl", ["line 39", "'gem9' is not a gem"]),
-    (PDDL.replace("(= (xloc human) 1)", "(= (xpos) 1)"), "x.pddl", ["single-agent problem", "two or more agents"]),
+    (PDDL.replace("(= (xloc human) 1)", "(= (xloc human) 9)"), "x.pddl", ["human at x 9, y 3", "outside"]),
     (PDDL + ")", "x.pddl", ["')' closes nothing"]),
-    (ASCII.replace("h", "s"), "x.txt", ["line 3, column 1", "single-agent"]),
+    (ASCII.replace("h", "s"), "x.txt", ["line 3, column 1", "character 's'"]),
+    ("(define (domain doors-keys-gems) (:predicates (has ?a ?i)))", "d.pddl", ["a PDDL domain", "not a problem"]),
     (ASCII.replace("r.m", "rQm"), "x.txt", ["line 1, column 2", "character 'Q'"]),
     (ASCII.replace("WWW.W.W", "WWW.W."), "x.txt", ["line 2", "6 characters, expected 7"]),
 ])
@@ -152,10 +158,12 @@ def test_dkg_import_command_writes_scenarios_and_reports_each_file(tmp_path, cap
     write(src, "1.txt", ASCII.replace("G", "g"))  # the map of 1.pddl: skipped, the .pddl has the goal
     write(src, "2.txt", ASCII)
     write(src, "3.txt", ASCII.replace("h", "s"))
+    write(src, "domain.pddl", "; the domain\n(define (domain doors-keys-gems) (:requirements :adl))\n")
     out = tmp_path / "out"
     assert main(["dkg", "import", str(src), "--out", str(out)]) == 1  # one file failed
     captured = capsys.readouterr()
     assert "2 of 3 imported" in captured.out and "3.txt: line 3, column 1" in captured.err
+    assert "domain.pddl: a PDDL domain, not a problem: skipped" in captured.out  # not counted as failed
     assert sorted(p.name for p in out.iterdir()) == ["1.json", "2.json"]
     assert "robot helps" in captured.out
     world, _ = load_scenario(str(out / "1.json"))
@@ -182,3 +190,144 @@ def test_protom_and_the_category_check_refuse_a_helper_plainly(tmp_path):
         DKGAdapter(world)
     with pytest.raises(CategoryError, match="robot has no goal"):
         scenario_category(world)
+
+
+# ----------------------------------------------------------------- the reference formats
+
+FIXTURES = Path(__file__).parent / "fixtures" / "dkg_reference"
+
+# every problem file of the fixtures: the goal its reference loader gives (agent -> gem, in
+# this world's reading-order ids, which are the files' own here) and the rule applied, or the
+# reason it is refused
+EXPECTED = {
+    "clips/1.pddl": ({"human": "gem2"}, "the problem's (:goal ...)"),
+    "clips/1.txt": ({"human": "gem2"}, "the last gem (gem2)"),
+    "clips/2.txt": ({"human": "gem3"}, "the 'G' on gem1 is not the goal"),  # G on gem1, last gem gem3
+    "clips/3.txt": ({"human": "gem3"}, "the last gem (gem3)"),  # two 'h', two 'G'
+    "plinf/p1.pddl": ({"human": "gem1"}, "the problem's (:goal ...)"),
+    "plinf/p2.txt": ({"human": "gem2"}, "the last gem (gem2)"),  # a robot, no 'G'
+    "plinf/p3.pddl": ({"human": "gem2"}, "the problem's (:goal ...)"),  # single agent, (has gem2)
+    "plinf/p4.txt": ({"human": "gem1"}, "the gem marked 'G' (gem1)"),  # no robot: the marker
+    "plinf/p5.txt": "no goal: the problem names no (has AGENT GEM) goal and the map marks no 'G'",
+    "plinf/p6.txt": ({"human": "gem2"}, "2 gems are written 'G' (gem1, gem2), the last one counts"),
+    "plinf/p7.txt": "line 1, column 4: character 'Q'",
+    "plinf/social.pddl": ({"human": "gem1"}, "the problem's (:goal ...)"),
+    "clips/domain.pddl": "a PDDL domain '(define (domain ...) ...)', not a problem",
+}
+
+
+def test_the_fixtures_hold_every_format_listed():
+    files = {p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*") if p.suffix in (".pddl", ".txt")
+             and "plans" not in p.parts}
+    assert files == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_reference_file_loads_with_its_loaders_goal_or_is_refused_with_a_reason(name):
+    path = FIXTURES / name
+    expected = EXPECTED[name]
+    if isinstance(expected, str):
+        with pytest.raises(ScenarioError) as info:
+            load_reference(path)
+        message = str(info.value)
+        assert message.startswith(str(path)) and expected in message and "\n" not in message
+        return
+    goals, rule = expected
+    spec, notes = load_reference(path)
+    assert spec["goals"] == goals
+    assert any(n.startswith("goal: ") and rule in n for n in notes), notes  # the rule applied is said
+    world = DKGWorld(spec)
+    outcome, _ = play_planners(spec)
+    assert outcome["success"], name  # every one of them can be played to the goal
+    assert len(world.agents) in (1, 2)
+
+
+def play_planners(spec):
+    world = DKGWorld(spec)
+    seats = {a: PlannerAgent() for a in world.agents}
+    session = Session(world, seats, seed=0)
+    session.run()
+    return world.outcome(session.state), session
+
+
+def test_a_second_h_or_g_keeps_the_last_with_a_note():
+    spec, notes = load_reference(FIXTURES / "clips" / "3.txt")
+    world = DKGWorld(spec)
+    assert world.rc(world.reset(0).agent_cells[world.agent_index["human"]]) == (3, 0)  # the last 'h'
+    assert any("human is written 2 times" in n and "the last one counts" in n for n in notes)
+
+
+def test_single_agent_problems_play_with_one_seat(tmp_path, capsys):
+    for name in ("plinf/p3.pddl", "plinf/p4.txt", "plinf/social.pddl"):
+        spec, _ = load_reference(FIXTURES / name)
+        assert DKGWorld(spec).agents == ("human",)
+    assert main(["run", str(FIXTURES / "plinf" / "p3.pddl"), "--agents", "human=planner", "--out",
+                 str(tmp_path / "runs"), "--quiet"]) == 0
+    from agents.protom.dkg import DKGAdapter
+    with pytest.raises(ValueError, match="ProToM facilitates two or more agents"):
+        DKGAdapter(DKGWorld(load_reference(FIXTURES / "plinf" / "p3.pddl")[0]))
+
+
+def test_forbidden_facts_are_rules():
+    spec, _ = load_reference(FIXTURES / "clips" / "1.pddl")
+    assert spec["options"]["forbidden"] == {"robot": ["gem1", "gem2"]}
+    world = DKGWorld(spec)
+    state = world.reset(0)
+    # walk the robot onto gem1's cell along the top row: it may not pick it up
+    from sim.dkg.world import DKGState
+    robot = world.agent_index["robot"]
+    gem1 = world.item_index["gem1"]
+    on_gem = DKGState(t=0, turn=robot, agent_cells=tuple(state.item_locs[gem1] if a == robot else c
+                                                         for a, c in enumerate(state.agent_cells)),
+                      item_locs=state.item_locs, open_doors=state.open_doors, reached_at=state.reached_at)
+    assert "pickup gem1" not in world.legal_actions(on_gem, "robot")
+    from sim.world import IllegalAction
+    with pytest.raises(IllegalAction, match="forbidden to robot"):
+        world.step(on_gem, {"robot": "pickup gem1"})
+    # the human may: the same cell, its turn
+    human_on_gem = DKGState(t=0, turn=world.agent_index["human"],
+                            agent_cells=tuple(state.item_locs[gem1] for _ in state.agent_cells),
+                            item_locs=state.item_locs, open_doors=state.open_doors, reached_at=state.reached_at)
+    assert "pickup gem1" in world.legal_actions(human_on_gem, "human")
+    # and the planner never plans what is forbidden
+    from agents.dkg.planner import DKGPlanner, Task
+    assert DKGPlanner(world).plan(state, robot, Task.hold(gem1)).cost == float("inf")
+
+
+def test_a_forbidden_entry_is_checked(tmp_path):
+    from sim.dkg.scenario import validate_dkg
+    data, _, _ = import_reference(FIXTURES / "clips" / "1.pddl")
+    data["options"]["forbidden"] = {"robot": ["gem7"]}
+    with pytest.raises(ScenarioError, match=r"field 'options.forbidden.robot\[0\]': expected a key or gem id"):
+        validate_dkg(data, "x.json")
+    data["options"]["forbidden"] = {"human": ["gem2"]}
+    with pytest.raises(ScenarioError, match="gem2 is forbidden to 'human'"):
+        validate_dkg(data, "x.json")
+
+
+def test_a_reference_plan_replays_observed_then_completed(tmp_path, capsys):
+    from sim.dkg.reference import load_plan
+    from sim.recording import load_recording
+
+    problem = FIXTURES / "clips" / "1.pddl"
+    observed = FIXTURES / "clips" / "plans" / "observed" / "1.1.keys.pddl"
+    completed = FIXTURES / "clips" / "plans" / "completed" / "1.1.keys.pddl"
+    spec, steps, _ = load_plan(problem, [observed, completed])
+    assert len(steps) == 25 and ("robot", "pickup key1", 6) in steps
+    assert ("robot", "unlock door1 key1", 12) in steps and steps[-1] == ("human", "pickup gem2", 19)
+    record = tmp_path / "plan.jsonl"
+    assert main(["dkg", "plan", str(problem), str(observed), str(completed), "--record", str(record)]) == 0
+    assert "25 steps replayed" in capsys.readouterr().out
+    assert load_recording(record).footer["outcome"]["success"]
+    # a completion alone starts in the wrong place: the step that fails names its file and line
+    with pytest.raises(ScenarioError, match=r"completed/1.1.keys.pddl: line 4: 'right' is not legal here.*give both"):
+        load_plan(problem, completed)
+    # a step out of turn, or one the rules refuse, names its line
+    bad = tmp_path / "bad.pddl"
+    bad.write_text(observed.read_text().replace("(pickup robot key1)", "(pickup robot gem1)"))
+    with pytest.raises(ScenarioError, match=r"bad.pddl: line 6: 'pickup gem1' is not legal here: robot cannot pick up 'gem1': it is not on its cell$"):
+        load_plan(problem, bad)
+    bad.write_text("(left robot)\n")
+    with pytest.raises(ScenarioError, match=r"line 1: an action of robot, but it is human's turn"):
+        load_plan(problem, bad)
+    assert main(["dkg", "plan", str(problem), str(bad)]) == 2

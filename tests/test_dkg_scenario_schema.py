@@ -53,6 +53,13 @@ def one_agent(d: dict[str, Any]) -> None:
     d["options"]["turn_order"] = ["alice"]
 
 
+def no_agent(d: dict[str, Any]) -> None:
+    one_agent(d)
+    d["map"][1] = d["map"][1].replace("1", ".")
+    del d["legend"]["1"], d["goals"]["alice"]
+    d["options"]["turn_order"] = ["alice"]
+
+
 # (case, scenario data or raw text, fragments the message must contain: where, and what was expected)
 CASES = [
     ("invalid-json", '{"world": "dkg", "name": }', ["line 1, column 26", "invalid JSON"]),
@@ -95,7 +102,7 @@ CASES = [
      ["field 'legend'", "'alice'", "'1'", "'3'", "exactly one"]),
     ("agent-in-legend-not-on-map", edited(lambda d: d["legend"].__setitem__("3", {"agent": "carol"})),
      ["field 'map'", "'carol'", "not on the map"]),
-    ("one-agent", edited(one_agent), ["field 'map'", "two or more agents", "found 1"]),
+    ("no-agent", edited(no_agent), ["field 'map'", "no agent on the map"]),
     ("turn-order-unknown-agent", edited(lambda d: d["options"].__setitem__("turn_order", ["alice", "carol"])),
      ["field 'options.turn_order'", "['alice', 'bob'] exactly once", "'carol'"]),
     ("turn-order-duplicate", edited(lambda d: d["options"].__setitem__("turn_order", ["alice", "alice", "bob"])),
@@ -158,3 +165,12 @@ def test_main_list_lists_every_shipped_scenario(capsys):
     listed = [line.split()[0] for line in out.splitlines()[2:] if line.strip()]
     assert sorted(listed) == sorted(info.name for info in list_scenarios())
     assert len(listed) == len(scenario_paths())
+
+
+def test_a_scenario_with_one_agent_loads():
+    from sim.dkg.scenario import validate_dkg
+
+    data = copy.deepcopy(VALID)
+    one_agent(data)
+    spec = validate_dkg(data, "one.json")
+    assert spec["options"]["turn_order"] == ["alice"] and spec["goals"] == {"alice": "gem1"}

@@ -110,3 +110,24 @@ def test_a_small_sweep_against_the_embedded_model_runs_and_reruns_from_the_cache
     again = run_sweep(design, out, jobs=1, quiet=True)
     assert again.cache_misses == 0 and again.cache_hits == first.cache_misses
     assert (out / RESULTS).read_bytes() == lines
+
+
+def cache_files(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*.json"))}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_concurrent_episodes_write_what_one_at_a_time_writes(tmp_path, no_config, jobs):
+    """Episodes that overlap their model calls (--concurrent) give the same episode file, the
+    same cached answers and the same number of requests as one at a time."""
+    with LoopbackLLM("timeout", delay=0.05) as server:  # answers after 50 ms, several at once
+        design = design_file(tmp_path, f"llm:base_url={server.base_url},timeout=10", seeds=3)
+        runs = {}
+        for concurrent in (1, 3):
+            out = tmp_path / f"out{concurrent}"
+            before = len(server.requests)
+            result = run_sweep(design, out, jobs=jobs, quiet=True, concurrent=concurrent)
+            runs[concurrent] = ((out / RESULTS).read_bytes(), cache_files(out / "llm-cache"),
+                                len(server.requests) - before, result.cache_misses)
+        assert runs[3] == runs[1]
+        assert runs[1][2] > 0 and len(runs[1][1]) == runs[1][2]  # one cache entry per request

@@ -1,5 +1,6 @@
 """The Ray backend on a real local cluster (a head and one worker node on 127.0.0.1, started
-as processes and stopped at the end): the same per-episode file as the local backend."""
+as processes and stopped at the end): both nodes run episodes, and the per-episode file is
+byte for byte the local backend's."""
 
 from __future__ import annotations
 
@@ -110,6 +111,10 @@ def test_ray_cluster_and_local_backend_write_identical_episode_files(tmp_path, c
                           "--address", address], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     assert "ray on 127.0.0.1" in run.stdout and "2 tasks at once" in run.stdout
+    # one worker on each node (one CPU each), and both ran episodes
+    per_node = next(line for line in run.stdout.splitlines() if line.startswith("episodes per node: "))
+    counts = [int(part.split()[-1]) for part in per_node.removeprefix("episodes per node: ").split(", ")]
+    assert len(counts) == 2 and all(c > 0 for c in counts) and sum(counts) == 12 * 4 * 2, per_node
     lines = (ray_out / RESULTS).read_text().splitlines()
     assert len(lines) == 1 + 12 * 4 * 2
     assert (ray_out / RESULTS).read_bytes() == (local / RESULTS).read_bytes()

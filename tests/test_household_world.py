@@ -119,13 +119,14 @@ def test_objects_are_seen_only_in_an_explored_room_and_not_inside_closed_recepta
     w = world_of(tiny("household"))
     s = w.reset(0)
     assert w.observe(s, "alice").objects == ()
-    assert w.why_illegal(s, "alice", "grab apple_1") == "apple_1 is not in sight (explore kitchen first)"
+    assert w.why_illegal(s, "alice", "grab apple_1") is None  # by name, unexplored: a report can be acted on
+    assert "grab apple_1" not in w.legal_actions(s, "alice")  # the listed grabs are of what is in sight
     s, _ = run(w, s, {"alice": "explore"})
     seen = {o.id: o.at for o in w.observe(s, "alice").objects}
     assert seen == {"apple_1": "table", "apple_2": "table", "banana_1": "table", "bread_1": "kitchen_floor"}
     assert w.observe(s, "bob").objects == ()  # exploring is per agent
-    assert "milk_1" not in seen and w.why_illegal(s, "alice", "grab milk_1") == \
-        "milk_1 is not in sight (the fridge is closed)"
+    assert "milk_1" not in seen and w.grab_problem(s, "alice", "milk_1") == \
+        "milk_1 is out of reach (the fridge is closed)"
     s, _ = run(w, s, {"alice": "open fridge"})
     assert ("fridge", True) in w.observe(s, "alice").receptacles
     assert "milk_1" in {o.id for o in w.observe(s, "alice").objects}
@@ -164,8 +165,9 @@ def test_two_hands_and_a_container_of_capacity_three() -> None:
     assert w.why_illegal(s, "alice", "putin bowl_1 bread_1") == \
         "bowl_1 is a container; containers do not go into containers"
     s, _ = go(w, s, "bob", "explore")
-    assert w.why_illegal(s, "bob", "grab apple_1") == "apple_1 is inside bowl_1; objects stay in their container"
-    assert w.why_illegal(s, "bob", "grab bowl_1") == "bowl_1 is already in alice's hand"
+    assert w.grab_problem(s, "bob", "apple_1") == "apple_1 is inside bowl_1; objects stay in their container"
+    assert w.grab_problem(s, "bob", "bowl_1") == "bowl_1 is already in alice's hand"
+    assert w.why_illegal(s, "bob", "grab bowl_1") is None  # it may be tried: it fails when it completes
 
 
 def test_a_container_on_the_bed_delivers_its_contents_and_delivered_objects_stay() -> None:
@@ -178,7 +180,7 @@ def test_a_container_on_the_bed_delivers_its_contents_and_delivered_objects_stay
     assert w.progress(s) == 3 and w.outcome(s)["transport_rate"] == pytest.approx(0.6)
     assert w.outcome(s)["agents"]["alice"]["delivered"] == 3
     s, _ = go(w, s, "alice", "explore")
-    assert w.why_illegal(s, "alice", "grab bread_1") == "bread_1 is already delivered to bed"
+    assert w.grab_problem(s, "alice", "bread_1") == "bread_1 is already delivered to bed"
 
 
 def test_putin_receptacles_must_be_open_and_put_is_for_surfaces() -> None:
@@ -317,7 +319,6 @@ def test_messages_reach_the_session_as_message_events_with_their_cost() -> None:
     ("walk kitchen", "already in kitchen"),
     ("walk", "'walk': expected 'walk <room>'"),
     ("grab spoon_9", "no object 'spoon_9'"),
-    ("grab pen_1", "pen_1 is not in kitchen"),
     ("put apple_1 table", "you do not hold apple_1"),
     ("open bed", "bed is not in kitchen"),
     ("say   ", "a message needs some text"),
@@ -332,6 +333,16 @@ def test_illegal_actions_are_explained(action: Any, reason: str) -> None:
     assert not w.is_legal(s, "alice", action)
     with pytest.raises(IllegalAction, match="alice"):
         w.step(s, {"alice": action, "bob": "wait"})
+
+
+def test_a_grab_of_an_object_elsewhere_may_be_tried_and_fails_when_it_completes() -> None:
+    w = world_of(tiny())
+    s = w.reset(0)
+    assert w.why_illegal(s, "alice", "grab pen_1") is None and "grab pen_1" not in w.legal_actions(s, "alice")
+    s, r = go(w, s, "alice", "grab pen_1")
+    assert [(e.kind, e.data["reason"]) for e in r.events] == [("failed", "pen_1 is not in kitchen")]
+    assert w.observe(s, "alice").last_failure == "pen_1 is not in kitchen" and s.time == 180
+    assert w.outcome(s)["agents"]["alice"]["failed"] == 1
 
 
 def test_a_busy_agent_may_not_act() -> None:
@@ -412,7 +423,7 @@ def test_outcome_and_render_text_are_plain() -> None:
      "tiny.json: field 'agents[0].room': expected a room id (kitchen, livingroom, bedroom), got 'attic'"),
     (lambda d: d.__setitem__("category", "set-up-table"),
      "tiny.json: field 'category': expected one of food-low-capacity, food-high-capacity, stuff-low-capacity, "
-     "stuff-high-capacity for a transport task, got 'set-up-table'"),
+     "stuff-high-capacity, false-belief for a transport task, got 'set-up-table'"),
 ])
 def test_invalid_scenarios_name_the_file_and_the_field(edit, message: str) -> None:
     data = copy.deepcopy(tiny())

@@ -287,3 +287,30 @@ def test_two_people_share_the_board_in_turn(qtbot, tmp_path):
     done = {"type": "craft", "crafts": [], "done": True}
     assert kinds[1] == {"bob": {"type": "reject"}} and kinds[2] == {"alice": done, "bob": done}
     window.stop_session()
+
+
+def test_the_crafting_table_fills_one_slot_with_two_kinds_of_planks(qtbot, tmp_path):
+    # crafting original: 4 oak and 4 cherry planks make a chest in one craft, as on the original server
+    from sim.tradecraft.instance import validate_instance
+
+    data = {"world": "tradecraft", "name": "mixed-chest", "rules": "minecraft", "players": ["alice", "bob"],
+            "hands": [{"oak_planks": 4, "cherry_planks": 4}, {"coal": 1, "stick": 1, "cobblestone": 1}],
+            "targets": [{"chest": 1}, {"torch": 4}],
+            "options": {"crafting": "original", "max_turns": 3}}
+    world = TradeCraftWorld(validate_instance(data, "mixed-chest.json"))
+    window = make_window(qtbot, tmp_path)
+    window.start_session(SessionPlan(world=world, scenario="mixed-chest",
+                                     seats={"alice": "human", "bob": "trader:beta=0"}, seed=0))
+    board = board_of(window)
+    wait_for_move(qtbot, window, board, PROPOSE)
+    board.trade.pass_button.click()
+    wait_for_move(qtbot, window, board, CRAFT)
+    texts = [board.crafting.recipes.item(i).text() for i in range(board.crafting.recipes.count())]
+    assert any("up to ×1: minecraft:chest" in t for t in texts)  # the possible recipes pool the planks
+    board.crafting.recipe_box.setCurrentText("minecraft:chest")
+    board.crafting.times.setText("1")
+    assert board.check() == "ok: uses cherry_planks * 4, oak_planks * 4 -> makes chest * 1"
+    board.crafting.apply_button.click()
+    qtbot.waitUntil(lambda: (window.panels.refresh() or True) and board.obs is not None
+                    and dict(board.obs.hand).get("minecraft:chest") == 1, timeout=10_000)
+    window.stop_session()

@@ -2,9 +2,11 @@
 
 The test writes a few dozen recipes in the exact Minecraft 1.20 JSON the authors ship
 (``recipes/*.json``), vanilla item tags (``tags/items``), one of their extra tags
-(``tags/_custom``), their fuel list (``tags/items/fuel.json`` with plain ids, tags and
-``{"value": ..., "count": n}`` entries, one item listed twice) and recipe types the game does
-not use; then checks every recipe and every fuel value the loader produces.
+(``tags/_custom``), block tags the fuel list needs (``tags/blocks``: ``#minecraft:beehives``
+and ``#minecraft:all_signs`` live only there, the latter pulling in three more), their fuel list
+(``tags/items/fuel.json`` with plain ids, tags and ``{"value": ..., "count": n}`` entries, one
+item listed twice) and recipe types the game does not use; then checks every recipe and every
+fuel value the loader produces, and crafts that fill one slot with two members of a tag.
 """
 
 import json
@@ -20,7 +22,8 @@ from sim.tradecraft.rules import FUEL_PER_SMELT, RuleSetError, load_ruleset
 MC = "minecraft:"
 
 TAGS = {
-    "planks": ["minecraft:oak_planks", "minecraft:birch_planks", "minecraft:spruce_planks"],
+    "planks": ["minecraft:oak_planks", "minecraft:birch_planks", "minecraft:spruce_planks",
+               "minecraft:cherry_planks"],
     "oak_logs": ["minecraft:oak_log", "minecraft:oak_wood"],
     "birch_logs": ["minecraft:birch_log"],
     "logs_that_burn": ["#minecraft:oak_logs", "#minecraft:birch_logs"],
@@ -30,6 +33,18 @@ TAGS = {
     "wool": ["minecraft:white_wool", "minecraft:black_wool"],
     "stone_tool_materials": ["minecraft:cobblestone", "minecraft:blackstone"],
     "boats": ["minecraft:oak_boat"],
+}
+
+# block tags, as the authors' folder has them: read by file name, only where no item tag exists
+BLOCK_TAGS = {
+    "beehives": ["minecraft:beehive", "minecraft:bee_nest"],
+    "all_signs": ["#minecraft:signs", "#minecraft:all_hanging_signs"],
+    "signs": ["#minecraft:standing_signs", "#minecraft:wall_signs"],
+    "standing_signs": ["minecraft:oak_sign"],
+    "wall_signs": ["minecraft:oak_wall_sign"],
+    "all_hanging_signs": ["minecraft:oak_hanging_sign"],
+    "planks": ["minecraft:mangrove_planks"],  # an item tag of that name exists: that one counts
+    "mineable/axe_only": ["minecraft:note_block"],  # never referenced: never read
 }
 
 # the authors' fuel list, abridged, in their format (count = how many of the item burn like one coal)
@@ -49,12 +64,16 @@ FUEL = {"values": [
     {"value": "#minecraft:boats", "count": 1.333333},
     {"value": "minecraft:coal_block", "count": 0.1},
     {"value": "minecraft:trapped_chest", "count": 1.333333},
+    {"value": "#minecraft:beehives", "count": 5.333333},
+    {"value": "#minecraft:all_signs", "count": 8},
 ]}
 FUEL_EXPECTED = {
     "coal": F(1), "charcoal": F(1), "dried_kelp_block": F(5, 2), "blaze_rod": F(3, 2),
     "oak_slab": F(3, 32), "birch_slab": F(3, 32), "wooden_pickaxe": F(1, 8), "stick": F(1, 16),
     "white_wool": F(1, 16), "black_wool": F(1, 16), "red_carpet": F(67, 1600), "bamboo": F(1, 32),
-    "oak_planks": F(3, 16), "birch_planks": F(3, 16), "spruce_planks": F(3, 16),
+    "oak_planks": F(3, 16), "birch_planks": F(3, 16), "spruce_planks": F(3, 16), "cherry_planks": F(3, 16),
+    "beehive": F(3, 16), "bee_nest": F(3, 16), "oak_sign": F(1, 8), "oak_wall_sign": F(1, 8),
+    "oak_hanging_sign": F(1, 8),
     "oak_log": F(3, 16), "oak_wood": F(3, 16), "birch_log": F(3, 16), "oak_boat": F(3, 4),
     "coal_block": F(10), "trapped_chest": F(3, 4),  # listed twice: the last entry counts
 }
@@ -85,7 +104,7 @@ def tag(name):
     return {"tag": MC + name}
 
 
-PLANKS = ("oak_planks", "birch_planks", "spruce_planks")
+PLANKS = ("oak_planks", "birch_planks", "spruce_planks", "cherry_planks")
 LOGS = ("oak_log", "oak_wood", "birch_log")
 
 # file name -> (recipe JSON as the authors ship it,
@@ -192,6 +211,8 @@ def authors_set(tmp_path):
         write(root / "tags" / "items" / f"{name}.json", {"values": values})
     write(root / "tags" / "items" / "fuel.json", FUEL)
     write(root / "tags" / "_custom" / "non_white_wool.json", {"values": ["minecraft:black_wool"]})
+    for name, values in BLOCK_TAGS.items():
+        write(root / "tags" / "blocks" / f"{name}.json", {"values": values})
     return root
 
 
@@ -271,3 +292,66 @@ def test_the_cache_sees_an_edited_file(authors_set):
     write(recipe, shaped(["#"], {"#": item("iron_ingot")}, "shears"))
     os.utime(recipe, ns=(time.time_ns(), time.time_ns() + 2_000_000))
     assert load_ruleset(authors_set).recipes[MC + "shears"].ingredients[0].amount == 1
+
+
+def test_block_tags_are_read_by_name_where_no_item_tag_exists(authors_set):
+    rules = load_ruleset(authors_set)
+    assert rules.tags["minecraft:beehives"] == ("minecraft:beehive", "minecraft:bee_nest")
+    assert rules.tags["minecraft:all_signs"] == ("minecraft:oak_sign", "minecraft:oak_wall_sign",
+                                                 "minecraft:oak_hanging_sign")
+    assert "minecraft:mangrove_planks" not in rules.tags["minecraft:planks"]  # the item tag wins
+    assert "minecraft:axe_only" not in rules.tags and "minecraft:note_block" not in rules.items
+    note = next(n for n in rules.notes if "tags/blocks" in n)
+    assert "6 tag(s)" in note and "#minecraft:beehives" in note
+
+
+def test_a_tag_missing_from_every_folder_is_still_refused(authors_set):
+    (authors_set / "tags" / "blocks" / "beehives.json").unlink()
+    with pytest.raises(RuleSetError, match=r"fuel.json: values\[15\]: tag #minecraft:beehives is not defined"):
+        load_ruleset(authors_set)
+
+
+def test_one_slot_filled_by_two_members_of_its_tag(authors_set):
+    """The original server lets 4 oak and 4 cherry planks make a chest; so do the rules under
+    ``crafting original``, as an explicit mix, automatically, in the server's {input, output}
+    form, in the possible-recipes tool and in the planner."""
+    from sim.tradecraft.crafting import Craft, apply_craft, check_craft, craft_from_dict, possible_recipes
+    from sim.tradecraft.solver import RecipeGraph, plan_crafts
+    from sim.tradecraft.tools import possible_recipes_from_hands
+
+    rules = load_ruleset(authors_set)
+    hand = {MC + "oak_planks": F(4), MC + "cherry_planks": F(4)}
+    mixed = craft_from_dict(rules, {"recipe": "chest", "choices": {"#": {"oak_planks": 4, "cherry_planks": 4}}})
+    assert mixed.mixes == (("#", ((MC + "cherry_planks", F(4)), (MC + "oak_planks", F(4)))),)
+    for crafting in ("original", "fractional"):
+        assert apply_craft(rules, hand, mixed, crafting) == {MC + "chest": F(1)}
+    auto = check_craft(rules, hand, Craft.make(MC + "chest"), "original")
+    assert auto.ok and auto.craft.mixes == mixed.mixes
+    assert not check_craft(rules, hand, Craft.make(MC + "chest"), "fractional").ok  # one item per slot there
+    server = craft_from_dict(rules, {"input": {"minecraft:oak_planks": 4, "minecraft:cherry_planks": 4.0},
+                                     "output": {"minecraft:chest": 1}})
+    assert server.recipe == MC + "chest" and server.mixes == mixed.mixes
+    bad = check_craft(rules, hand, Craft.make(MC + "chest", 1, {"#": {MC + "oak_planks": 4, MC + "cherry_planks": 3}}))
+    assert not bad.ok and "adds up to 7 per run; the slot takes 8" in bad.reason
+    listed = {r.id: (t, c) for r, t, c in possible_recipes(rules, hand, "original")}
+    assert listed[MC + "chest"][0] == 1 and listed[MC + "chest"][1].mixes == mixed.mixes
+    assert '"#": {"minecraft:cherry_planks": "4", "minecraft:oak_planks": "4"}' in \
+        possible_recipes_from_hands(rules, hand, "original")
+    assert plan_crafts(RecipeGraph(rules), hand, MC + "chest", 1, "original") == [mixed]
+
+
+def test_the_server_craft_message_and_a_log_burnt_as_input_and_fuel(authors_set):
+    from sim.tradecraft.crafting import Craft, CraftError, check_craft, craft_from_dict
+
+    rules = load_ruleset(authors_set)
+    smelt = craft_from_dict(rules, {"input": {"coal": 0.125, "raw_iron": 1}, "output": {"iron_ingot": 1}})
+    assert smelt.fuel == MC + "coal" and smelt.times == 1 and "smelting" in smelt.recipe + "smelting"
+    both = craft_from_dict(rules, {"input": {"oak_log": "5/3"}, "output": {"charcoal": 1}})
+    assert (both.recipe, both.choices, both.fuel) == (MC + "charcoal", (("ingredient", MC + "oak_log"),), MC + "oak_log")
+    assert check_craft(rules, {MC + "oak_log": F(2)}, both, "original").consumed == ((MC + "oak_log", F(5, 3)),)
+    refused = check_craft(rules, {MC + "oak_log": F(1)}, Craft.make(MC + "charcoal"), "original")
+    assert "oak_log burns but all 1 of it is used as input (input and fuel together need 5/3)" in refused.reason
+    with pytest.raises(CraftError, match=r"no recipe makes chest \* 1 from exactly oak_planks \* 4"):
+        craft_from_dict(rules, {"input": {"oak_planks": 4}, "output": {"chest": 1}})
+    with pytest.raises(CraftError, match="unknown field"):
+        craft_from_dict(rules, {"input": {"oak_planks": 8}, "output": {"chest": 1}, "times": 1})

@@ -393,3 +393,30 @@ def test_an_episode_of_task_rounds_plays_replays_and_takes_over_across_a_round(q
     window.play_again()  # the end card's Play again: from the start, with the same rounds
     wait_finished(qtbot, window)
     assert window.model.timeline.rounds == 2 and window.model.timeline.num_steps == 50
+
+
+def test_a_recording_shows_its_first_frame_before_the_rest_is_read(qtbot, window):
+    path = finished_recording(qtbot, window)
+    window.close_episode()
+    begun_after_frames = []
+    load = window.loader.load_in_background
+
+    def load_and_note(p):  # the real load, noting how many frames were painted when it began
+        begun_after_frames.append(window.view.frames_drawn)
+        load(p)
+
+    window.loader.load_in_background = load_and_note
+    frames = window.view.frames_drawn
+    assert window.open_recording_in_background(path)
+    assert begun_after_frames == []  # not before the event loop has painted the first state
+    qtbot.waitUntil(lambda: isinstance(window.model.timeline, ReplayTimeline), timeout=20_000)
+    assert begun_after_frames and begun_after_frames[0] > frames
+    assert window.model.timeline.num_steps > 0
+
+
+def test_a_hidden_window_reads_the_recording_all_the_same(qtbot, window):
+    path = finished_recording(qtbot, window)
+    window.close_episode()
+    window.hide()  # paints nothing: the load starts after a short wait instead
+    assert window.open_recording_in_background(path)
+    qtbot.waitUntil(lambda: isinstance(window.model.timeline, ReplayTimeline), timeout=20_000)

@@ -29,11 +29,13 @@ from typing import Any
 
 from PyQt6.QtCore import QSize, Qt
 from PyQt6.QtGui import QBrush, QColor, QFont
-from PyQt6.QtWidgets import QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PyQt6.QtWidgets import QCheckBox, QHeaderView, QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld, team_misalignments
 from agents.cobel.sbl import DEFAULT_VOCABULARY, AttributeSpec, PredicateSpec, Vocabulary
 from sim.snapshots import Intents, SymbolicBeliefs, read_snapshot
+from ui.belief_view import reality_note
+from ui.belief_words import Namer, sbl_in_words
 from ui.panels import register_panel
 from ui.timeline import Timeline
 
@@ -56,6 +58,7 @@ class BeliefRow:
     present: bool = True    # False: a statement the agent lacks, shown for a misalignment
     between: list[str] = field(default_factory=list)    # summaries of misalignments between minds
     perceived: list[str] = field(default_factory=list)  # summaries of the agent's own perceived ones
+    words: str = ""         # the statement in plain words (``ui.belief_words``), what the row says by default
 
 
 def vocabulary_for(snapshots: Iterable[SymbolicBeliefs]) -> Vocabulary:
@@ -185,6 +188,11 @@ class BeliefWorldPanel(QWidget):
         self.caption.setWordWrap(True)
         self.caption.setTextFormat(Qt.TextFormat.RichText)
         layout.addWidget(self.caption)
+        self.raw = QCheckBox("raw SBL")
+        self.raw.setToolTip("Show each belief as the agents write it (Symbolic Belief Language, with entity ids) "
+                            "instead of in plain words")
+        self.raw.toggled.connect(lambda _on: self._rebuild())
+        layout.addWidget(self.raw)
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(self.COLUMNS))
         self.tree.setHeaderLabels(self.COLUMNS)
@@ -259,6 +267,17 @@ class BeliefWorldPanel(QWidget):
                 owner, typed, read_snapshot(SymbolicBeliefs, previous.data) if previous is not None else None,
                 read_snapshot(Intents, intent.data) if intent is not None else None, between,
                 highlight=snap.tick == tick)
+        namer = Namer(timeline.world)
+        state = timeline.state_at(max(0, min(tick - 1, timeline.num_steps)))  # the state the minds decided in
+        for rows in self.views.values():
+            for row in rows:
+                if row.group.startswith("intents"):
+                    row.words = row.shown
+                    continue
+                row.words = sbl_in_words(row.text, namer)
+                note = reality_note(timeline.world, state, row.text, namer)
+                if note and row.present and row.group != "removed":
+                    row.words += f"; {note}"
         changed = sum(r.changed for rows in self.views.values() for r in rows)
         self.caption.setText(
             f"Belief worlds at step {tick}: <span style='background:#fff1a8'>&nbsp;{changed} changed&nbsp;</span> "
@@ -291,7 +310,8 @@ class BeliefWorldPanel(QWidget):
                     parent.setFont(0, bold)
                 p = "" if row.p is None else f"{row.p:.2f}"
                 note = "; ".join(row.between + row.perceived)
-                item = self._item(parent, row.text, row.shown, p, note)
+                item = self._item(parent, row.text, row.shown if self.raw.isChecked() or not row.words else row.words,
+                                  p, note)
                 item.setToolTip(0, row.text + ("\n" + "\n".join(row.between + row.perceived) if note else ""))
                 self._style(item, row)
         for i in range(tree.topLevelItemCount()):

@@ -9,18 +9,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.registry import agent_kinds, make_agent, make_mechanism, mechanism_kinds
+from sim import scenario_index
 from sim.events import Event
 from sim.plugins import plugins
-from sim.registry import ScenarioError, ScenarioInfo, build_world, load_spec, scenario_paths
+from sim.registry import ScenarioInfo
 from sim.seats import Agent, Mechanism
 from sim.world import World
 
 NONE = "none"
 #: the roles of mechanisms the app offers a choice for, with their labels
 ROLES = (("facilitator", "Facilitator"), ("team", "Teams"))
-
-_SCENARIO_CACHE: dict[tuple[str, float], ScenarioInfo | str] = {}
-
 
 def has_view(family: str) -> bool:
     found = plugins().get(family)
@@ -29,25 +27,12 @@ def has_view(family: str) -> bool:
 
 def scan_scenarios() -> tuple[list[ScenarioInfo], list[str]]:
     """Every scenario file the app can show (its world has a view), and the problems of the
-    files it could not read. One bad file never hides the others. Results are cached per file
-    and modification time (building some worlds takes a while)."""
+    files it could not read. One bad file never hides the others. Names, titles, seats and
+    descriptions come from the cached index (``sim/scenario_index.py``): a file is read and its
+    world built again only when it (or the code and data that read it) changed."""
     infos: list[ScenarioInfo] = []
     problems: list[str] = []
-    for path in scenario_paths():
-        try:
-            key = (str(path), path.stat().st_mtime)
-        except OSError:
-            continue
-        entry = _SCENARIO_CACHE.get(key)
-        if entry is None:
-            try:
-                family, spec = load_spec(path)
-                world = build_world(family, spec)
-                entry = ScenarioInfo(name=spec["name"], family=family, path=path, title=spec.get("title", ""),
-                                     category=spec.get("category"), agents=tuple(world.agents))
-            except (ScenarioError, KeyError, TypeError, ValueError) as exc:
-                entry = str(exc)
-            _SCENARIO_CACHE[key] = entry
+    for _path, entry in scenario_index.scan()[0]:
         if isinstance(entry, str):
             problems.append(entry)
         elif has_view(entry.family):

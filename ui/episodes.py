@@ -16,6 +16,7 @@ from sim.session import Session
 from ui import catalog
 from ui.catalog import SessionPlan
 from ui.controllers import LOAD_ERRORS, spec_from_description
+from ui.model import is_loading
 from ui.timeline import LiveTimeline, ReplayTimeline, Timeline
 from ui.toast import episode_summary
 
@@ -170,7 +171,8 @@ class EpisodePresenter(QObject):
 
     def open_recording_in_background(self, path: str | Path) -> bool:
         """Open a recording without freezing the window: its first state shows at once (from the
-        header alone), the rest loads in a worker thread (a 10,000-step file takes seconds).
+        header alone), the rest loads in a worker thread once that frame is on screen (a
+        10,000-step file takes seconds).
         False when the header already says the file cannot be shown."""
         w, path = self.w, Path(path)
         try:
@@ -184,7 +186,9 @@ class EpisodePresenter(QObject):
         w._update_title()
         w._update_controls()
         w.statusBar().showMessage(f"loading {path.name}…")
-        w.loader.load_in_background(path)
+        # the rest of the file is read once the first frame is on screen: reading it meanwhile
+        # would share the interpreter with that frame and delay it by seconds under load
+        w.view.after_next_frame(lambda: is_loading(self.model.timeline, path) and w.loader.load_in_background(path))
         return True
 
     def recording_loaded(self, path: Path, result: Any, seconds: float) -> None:

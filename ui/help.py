@@ -24,6 +24,15 @@ PANEL_HELP = [
     ("World view", "The map (or board). Each agent carries its name and colour; a line in its colour is its "
                    "current plan (V hides them). A blue arrow is a suggestion being carried out. With a seat of "
                    "yours to move, the cells you can go to glow green."),
+    ("As X believes it", "View > As X believes it (B cycles) draws the world as one mind believes it: objects "
+                         "where it thinks they are as see-through ghosts in its colour, a false belief crossed "
+                         "out in red with a dashed red arrow to where the thing really is, places it has never "
+                         "seen hatched grey. Also what one agent thinks another believes, ProToM's particles "
+                         "(what it thinks a cook believes) and, in Doors, Keys and Gems, each agent's believed "
+                         "goal (bars under the gems, the likeliest framed)."),
+    ("Belief timeline", "Each agent's false beliefs: when each arose and why, how long it lasted and what ended "
+                        "it (its own observation, a message, a facilitator's feedback). Click one to go to that "
+                        "step."),
     ("Feedback history", "Every suggestion a facilitator made, to whom, and what became of it: sent, accepted, "
                          "Completed (done), Ignored, Not Executable (it could no longer be done)."),
     ("Event log", "Everything that happened, step by step: moves and what they caused, suggestions, messages, "

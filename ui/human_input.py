@@ -108,7 +108,8 @@ class HumanInput(QObject):
                 self._say(popup.note, 5000)
             if popup.show:
                 toast.show_feedback(event, ask=popup.ask, seconds=self.w.settings.get("toast_seconds"),
-                                    status=popup.status)
+                                    status=popup.status,
+                                    world=self.model.timeline.world if self.model.timeline is not None else None)
                 self.w._update_controls()
 
     def set_popups(self, shown: bool) -> None:

@@ -23,6 +23,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from sim.registry import ScenarioInfo
 from sim.session import Session
 from ui import catalog, errors
 from ui.catalog import SessionPlan
@@ -95,7 +96,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self.apply_settings()
         infos, problems = catalog.scan_scenarios()
-        self.setup.load_scenarios(infos, select=self._default_scenario_name())
+        self.setup.load_scenarios(infos, select=self._default_scenario_name(infos))
         if problems:  # one bad file must not hide the others; say which and why
             self.setup.show_note(f"{len(problems)} file(s) under scenarios/ skipped (hover for why)",
                                  "\n".join(problems))
@@ -177,8 +178,9 @@ class MainWindow(QMainWindow):
         self._error_listener = lambda summary, _text: self.error_reported.emit(summary)
         errors.add_listener(self._error_listener)
 
-    def _default_scenario_name(self) -> str:
-        info = catalog.default_scenario(catalog.scenarios(), self.settings.get("default_scenario"))
+    def _default_scenario_name(self, infos: list[ScenarioInfo] | None = None) -> str:
+        info = catalog.default_scenario(catalog.scenarios() if infos is None else infos,
+                                        self.settings.get("default_scenario"))
         return info.name if info else ""
 
     def apply_settings(self) -> None:
@@ -431,6 +433,11 @@ class MainWindow(QMainWindow):
             self.model.runner.set_speed(speed)
         if remember:
             self.settings.set("speed", float(speed))
+
+    def cycle_believed(self) -> None:
+        """B: draw the world as the next mind believes it (then as it is again)."""
+        label = self.model.cycle_believed()
+        self.statusBar().showMessage(f"map: {label}", 4000)
 
     def set_show_plans(self, checked: bool) -> None:
         self.settings.set("show_plans", bool(checked))

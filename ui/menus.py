@@ -51,6 +51,8 @@ def make_actions(w: Any) -> dict[str, QAction]:
     a("close", "&Close episode", "Ctrl+W", w.close_episode)
     a("settings", "&Settings…", "Ctrl+,", w.dialogs.show_settings)
     a("quit", "&Quit", QKeySequence.StandardKey.Quit, w.close)
+    a("host_study", "&Host a study…", None, lambda: _study_window(w, "host"))
+    a("join_study", "&Join a study…", None, lambda: _study_window(w, "join"))
     a("play", "Play", ["K", "Media Play"], w.toggle_play, SP.SP_MediaPlay)
     a("step", "Step forward", "L", w.step_forward, SP.SP_MediaSeekForward)
     a("back", "Step back", "J", model.step_back, SP.SP_MediaSeekBackward)
@@ -64,6 +66,7 @@ def make_actions(w: Any) -> dict[str, QAction]:
     a("slower", "Slower", "[", lambda: w.set_speed(w.playback.change_speed(-1)))
     a("take_over", "Take over from here", "T", w.take_over, SP.SP_ArrowUp)
     a("show_plans", "Show plans on the map", "V", w.set_show_plans, checkable=True)
+    a("believed_next", "Next believed world (As X believes it)", "B", w.cycle_believed)
     a("accept_feedback", "Accept feedback", ["Return", "Enter"], w.toast.accept_feedback)
     a("ignore_feedback", "Ignore feedback", "Escape", w.toast.ignore_feedback)
     for name in ("accept_feedback", "ignore_feedback"):  # a held key answers one pop-up, not the next ones too
@@ -77,6 +80,15 @@ def make_actions(w: Any) -> dict[str, QAction]:
     return acts
 
 
+def _study_window(w: Any, kind: str) -> None:
+    """Open a study host's or a participant's window (``ui/net/windows.py``) beside ``w``."""
+    from ui.net.windows import open_host_dialog, open_join_dialog
+
+    window = (open_host_dialog if kind == "host" else open_join_dialog)(w)
+    if window is not None:
+        w.study_windows = [x for x in getattr(w, "study_windows", []) if x.isVisible()] + [window]
+
+
 def make_menus(w: Any) -> None:
     """File, Playback, Feedback, View and Help menus of the window ``w``."""
     acts = w.actions_by_name
@@ -87,6 +99,9 @@ def make_menus(w: Any) -> None:
     w.recent_menu.aboutToShow.connect(lambda: fill_recent(w))
     menu.addSeparator()
     for name in ("close", "settings"):
+        menu.addAction(acts[name])
+    menu.addSeparator()
+    for name in ("host_study", "join_study"):  # human studies on several computers (docs/study.md)
         menu.addAction(acts[name])
     menu.addSeparator()
     menu.addAction(acts["quit"])
@@ -102,6 +117,9 @@ def make_menus(w: Any) -> None:
     menu.addAction(acts["show_plans"])
     w.viewer_menu = menu.addMenu("View &as")
     w.viewer_menu.aboutToShow.connect(lambda: fill_viewer_menu(w))
+    w.believed_menu = menu.addMenu("As X &believes it")
+    w.believed_menu.aboutToShow.connect(lambda: fill_believed_menu(w))
+    menu.addAction(acts["believed_next"])
     menu.addSeparator()
     for dock in (w.setup_dock, w.minds_dock, w.feedback_dock, w.log_dock):
         menu.addAction(dock.toggleViewAction())
@@ -122,6 +140,22 @@ def fill_viewer_menu(w: Any) -> None:
         action.setCheckable(True)
         action.setChecked(choice == model.viewer_choice)
         action.triggered.connect(lambda _c=False, c=choice: model.set_viewer(c))
+
+
+def fill_believed_menu(w: Any) -> None:
+    """The world as it is, or as one mind believes it (``ui.belief_view.view_choices``)."""
+    from ui.belief_view import view_choices
+
+    w.believed_menu.clear()
+    model = w.model
+    choices = [(None, "The world as it is")] + [((c.holder, c.about), c.label) for c in view_choices(model.timeline)]
+    for choice, label in choices:
+        action = w.believed_menu.addAction(label)
+        action.setCheckable(True)
+        action.setChecked(choice == model.believed_choice)
+        action.triggered.connect(lambda _c=False, c=choice: model.set_believed(c))
+    if len(choices) == 1:
+        w.believed_menu.addAction("(no mind of this episode reports beliefs yet)").setEnabled(False)
 
 
 def fill_recent(w: Any) -> None:

@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sim.events import FeedbackEvent, MessageEvent
+from ui import belief_view
+from ui.belief_words import Namer, message_words
 from ui.render.base import SECOND_SEAT_KEYS
 from ui.timeline import PLAN, LiveTimeline, PreviewTimeline, Timeline
 
@@ -117,6 +119,8 @@ class AppModel:
         self.thinking: frozenset[str] = frozenset()
         #: the last cursor move was a seek (scrubber, Home/End, a step back), not playing on
         self.jumped = False
+        #: the *As X believes it* view: (holder, about) of ``ui.belief_view.view_choices``, or None
+        self.believed_choice: tuple[str, str | None] | None = None
 
     # ------------------------------------------------------------------ listeners
 
@@ -142,6 +146,7 @@ class AppModel:
         self.popups = True
         self.animate = False
         self.cursor = (timeline.num_steps if timeline.live else 0) if timeline is not None else 0
+        self.believed_choice = None
         self.changed("timeline")
 
     def describe_seats(self, seat_specs: dict[str, str], mechanism_specs: tuple[str, ...]) -> None:
@@ -455,6 +460,38 @@ class AppModel:
         self.viewer_choice = choice
         self.changed("viewer")
 
+    def set_believed(self, choice: tuple[str, str | None] | None) -> None:
+        """Draw the world as ``choice`` = (holder, about) believes it (``ui.belief_view``), or as it is (None)."""
+        self.believed_choice = tuple(choice) if choice is not None else None  # type: ignore[assignment]
+        self.changed("viewer")
+
+    def cycle_believed(self) -> str:
+        """The next *As X believes it* view of the episode (after the last: the world as it is); its label."""
+        choices = belief_view.view_choices(self.timeline)
+        keys = [(c.holder, c.about) for c in choices]
+        k = keys.index(self.believed_choice) + 1 if self.believed_choice in keys else 0
+        self.set_believed(keys[k] if k < len(keys) else None)
+        return choices[k].label if k < len(keys) else "the world as it is"
+
+    def believed(self) -> Any:
+        """The believed world the map draws at the cursor (``ui.belief_view.BelievedWorld``), or None."""
+        if self.believed_choice is None or self.timeline is None:
+            return None
+        holder, about = self.believed_choice
+        found = belief_view.believed_world(self.timeline, self.cursor, holder, about)
+        if found is None:  # nothing reported yet at this step: say so, keep the mind's eyes
+            agents = self.timeline.world.agents
+            eyes = about if about in agents else holder if holder in agents else None
+            return belief_view.BelievedWorld(holder, about, eyes, reported=False)
+        return found
+
+    def _namer(self) -> Namer:
+        """Entity names in words for the shown world (bubbles, belief rows)."""
+        world = self.timeline.world if self.timeline is not None else None
+        if getattr(self, "_namer_for", None) is not world:
+            self._namer_for, self._namer_cache = world, Namer(world)
+        return self._namer_cache
+
     def show_beliefs(self, kind: str, on: bool) -> None:
         """Draw the belief snapshots of ``kind`` on the map (where the renderer draws them), or not."""
         (self.hidden_beliefs.discard if on else self.hidden_beliefs.add)(kind)
@@ -482,8 +519,11 @@ class AppModel:
         legal = tuple(timeline.world.legal_actions(self.state(), human)) if human else ()
         count = timeline.count_of(MessageEvent, tick)
         recent = timeline.of_type(MessageEvent)[max(0, count - 30):count]
-        return dict(plans=plans, human=human, legal=legal, humans=self.humans_to_move(), viewer=self.viewer(),
-                    messages=tuple((e.sender, e.text) for e in recent if e.tick >= tick - 3),
+        believed = self.believed()
+        viewer = believed.eyes if believed is not None else self.viewer()
+        return dict(plans=plans, human=human, legal=legal, humans=self.humans_to_move(), viewer=viewer,
+                    believed=believed,
+                    messages=tuple((e.sender, message_words(e.text, self._namer())) for e in recent if e.tick >= tick - 3),
                     beliefs={kind: timeline.latest_by_subject(kind, tick) for kind in belief_kinds
                              if kind not in self.hidden_beliefs},
                     page=self.page_of(human, legal, keymap) if human else 0,

@@ -10,6 +10,7 @@ from typing import Any
 from PyQt6.QtCore import QObject, Qt, QTimer
 from PyQt6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QTabWidget, QWidget
 
+from ui.belief_timeline_panel import BeliefTimelinePanel  # noqa: F401  (registers the belief timeline)
 from ui.model import AppModel
 from ui.panels import PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels, load_plugin_panels
 from ui.teams_panel import level_badges  # noqa: F401  (registers the team panels)

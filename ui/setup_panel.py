@@ -188,7 +188,7 @@ class SetupPanel(QWidget):
             self.error.setText(str(exc))
             return
         self.error.clear()
-        self.set_world(world, name, title=info.title, description=_description(info), category=info.category)
+        self.set_world(world, name, title=info.title, description=info.description, category=info.category)
 
     def set_world(self, world: World, scenario: str, *, title: str = "", description: str = "",
                   seats: Mapping[str, str] | None = None, category: str | None = None) -> None:
@@ -322,13 +322,3 @@ def _describe_item(box: QComboBox, kind: str, summary: str, role: str, llm_probl
         if item is not None:
             item.setEnabled(False)
     box.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
-
-
-def _description(info: ScenarioInfo) -> str:
-    from sim.registry import load_spec
-
-    try:
-        _, spec = load_spec(info.path)
-    except ScenarioError:
-        return ""
-    return str(spec.get("description", ""))

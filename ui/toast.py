@@ -11,6 +11,7 @@ from PyQt6.QtCore import QRect, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from sim.events import FeedbackEvent, StepEvent
+from ui.belief_words import kitchen_explanation_words, kitchen_feedback_words
 
 STYLE = """
 QFrame#feedbackToast { background: #1e6eeb; border: 2px solid #0d47a1; border-radius: 10px; }
@@ -76,14 +77,15 @@ class FeedbackToast(QFrame):
         self.hide()
 
     def show_feedback(self, feedback: FeedbackEvent, *, ask: bool, seconds: float = 6.0,
-                      status: str | None = None) -> None:
+                      status: str | None = None, world: Any = None) -> None:
         """Show ``feedback``; with ``ask`` the recipient (a human seat) accepts or ignores it,
         otherwise the toast goes away by itself after ``seconds``."""
         self.feedback = feedback
         self.awaiting_decision = ask
         self.title.setText(f"Feedback for {feedback.target}  ·  from {feedback.facilitator}  ·  step {feedback.tick}")
-        self.text.setText(feedback.text)
-        self.explanation.setText(feedback.explanation)
+        # places in words ("the onion on the left counter of the west room"; the map rings them)
+        self.text.setText(kitchen_feedback_words(world, feedback.feedback, feedback.text))
+        self.explanation.setText(kitchen_explanation_words(world, feedback.explanation))
         self.explanation.setVisible(bool(feedback.explanation))
         self.accept_button.setVisible(ask)
         self.ignore_button.setVisible(ask)

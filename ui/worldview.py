@@ -88,6 +88,8 @@ class WorldView(QWidget):
         self._timer.setInterval(self.FRAME_MS)
         self._timer.timeout.connect(self._on_frame)
         self.placeholder = "Start a session (File > New session) or open a recording (File > Open)."
+        #: callbacks waiting for the next frame of a state to be on screen (``after_next_frame``)
+        self._after_frame: list[Any] = []
 
     # ------------------------------------------------------------------ API
 
@@ -205,6 +207,25 @@ class WorldView(QWidget):
                 painter.drawImage(0, 0, self.image)
         finally:
             painter.end()
+        if self._after_frame and self.state is not None:
+            waiting, self._after_frame = self._after_frame, []
+            for callback in waiting:  # after this paint returns (its pixels reach the screen first)
+                QTimer.singleShot(0, callback)
+
+    def after_next_frame(self, callback: Any, at_most_ms: int = 300) -> None:
+        """Call ``callback`` once, when the next frame of a state has been painted, or after
+        ``at_most_ms`` when none is (a hidden or minimised window paints nothing). Work that
+        would compete with the first frame for the interpreter (reading the rest of a
+        recording) starts here, so what a person opens shows first."""
+        done = [False]
+
+        def once() -> None:
+            if not done[0]:
+                done[0] = True
+                callback()
+
+        self._after_frame.append(once)
+        QTimer.singleShot(at_most_ms, once)
 
     def _copied_image(self) -> QImage:
         # The slow path measured by bench/bench_gui.py: surfarray copy -> RGB888 QImage.

@@ -40,7 +40,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld
+from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefRules, BeliefWorld, Slot
 from agents.cobel.sbl import (
     DEFAULT_VOCABULARY,
     Agent as SBLAgent,
@@ -68,6 +68,9 @@ HOUSEHOLD_VOCABULARY = DEFAULT_VOCABULARY.extend(predicates=[
     PredicateSpec("WILL_EXPLORE", "an agent intends to explore a room", subject="agent", object="thing",
                   source="tom-arena (the paper shares intents in words)"),
 ])
+
+#: the belief rules that build first-order beliefs (switched off by ``first_order=false``)
+FIRST_ORDER_RULES = ("seen_partner_sees_too", "sender_believes_message", "told_is_believed")
 
 OBJECT_IDS, PLACE_IDS, ROOM_IDS = 1, 1000, 2000  # id ranges of things, like the paper's <kitchen>(2000)
 
@@ -169,7 +172,11 @@ def _room_of(intent: Intent, world: HouseholdWorld) -> str | None:
 
 
 def intent_text(intent: Intent) -> str:
-    return " ".join(intent[:2]) if intent else "nothing"
+    """``fetch bowl_1``; a search the partner is believed to make where the object no longer is
+    names the place it looks: ``fetch ball_1 at basket``."""
+    if not intent:
+        return "nothing"
+    return " ".join(intent[:2]) + (f" at {intent[3]}" if intent[0] == "fetch" and len(intent) > 3 else "")
 
 
 class CoBelAgent(CoordinatingAgent):
@@ -178,8 +185,17 @@ class CoBelAgent(CoordinatingAgent):
     kind = "cobel"
 
     def __init__(self, conflict: float = 0.3, avoid: float = 0.5, trust: float = 0.9, mix: float = 0.3,
-                 hypotheses: int = 4, **planner: Any) -> None:
+                 hypotheses: int = 4, order: int = 1, messages: bool = True, intents: bool = True,
+                 first_order: bool = True, **planner: Any) -> None:
         super().__init__(**planner)
+        if isinstance(order, bool) or order not in (0, 1):
+            raise ValueError(f"cobel: order={order!r}; expected 0 (no model of a partner's beliefs) or 1 "
+                             "(first-order beliefs)")
+        #: level 0 (docs/cobel.md): partners are taken to believe what the agent believes
+        self.order = int(order)
+        #: ablations (docs/cobel.md): no messages sent; no intent prediction (the paper's "No BBC");
+        #: no first-order beliefs (the belief rules that model partners' beliefs switched off)
+        self.messages, self.intents, self.first_order = bool(messages), bool(intents), bool(first_order)
         for name, value in (("conflict", conflict), ("avoid", avoid), ("trust", trust), ("mix", mix)):
             if not 0.0 <= float(value) <= 1.0:
                 raise ValueError(f"cobel: {name}={value!r}; expected a probability in [0, 1]")
@@ -190,12 +206,15 @@ class CoBelAgent(CoordinatingAgent):
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "kind": self.kind, "conflict": self.conflict, "avoid": self.avoid,
-                "trust": self.trust, "mix": self.mix, "hypotheses": self.max_hypotheses}
+                "trust": self.trust, "mix": self.mix, "hypotheses": self.max_hypotheses, "order": self.order,
+                "messages": self.messages, "intents": self.intents, "first_order": self.first_order}
 
     def reset(self, ctx: SeatContext) -> None:
         super().reset(ctx)
         self.names = HouseholdNames(self.world)
-        self.beliefs = BeliefWorld(self.me, self.partners, vocabulary=HOUSEHOLD_VOCABULARY, trust=self.trust)
+        rules = BeliefRules() if self.first_order else BeliefRules().without(*FIRST_ORDER_RULES)
+        self.beliefs = BeliefWorld(self.me, self.partners, vocabulary=HOUSEHOLD_VOCABULARY, trust=self.trust,
+                                   rules=rules)
         self.hypotheses: dict[str, dict[Intent, float]] = {p: {} for p in self.partners}
         self.told_now: dict[str, Intent] = {}
         self.just_said = False
@@ -203,8 +222,15 @@ class CoBelAgent(CoordinatingAgent):
         self.unparsed = 0
         self.last_reason = ""
         self._snapshot: dict[str, Any] | None = None
+        self._snapshot_taken = False
         self._acted = False
         self._in_room_since: dict[str, tuple[str, int]] = {}
+        # labels are public: the agent believes what they say, and that everyone read them
+        for oid, seen in self.memory.items():
+            atom = self.names.placement(oid, seen.at)
+            self.beliefs.zero.observe_true(atom)
+            for p in self.partners:
+                self.beliefs.model_of(p).observe_true(atom)
 
     # ------------------------------------------------------------------ 1. belief update
 
@@ -230,6 +256,15 @@ class CoBelAgent(CoordinatingAgent):
             elif obs.time - since >= explore_cost and self.world.task == "transport":
                 self.partner_explored[p].add(room)
         self._before_rooms = {p: before.get(p, (None, 0))[0] for p in self.partners}
+        if self.order == 0:  # no model of a partner's mind: it is taken to believe what the agent believes
+            for p in self.partners:
+                self.beliefs.first[p] = self.beliefs.zero.copy()
+
+    def forget(self, oid: str) -> None:
+        s = self.memory.get(oid)
+        if s is not None and hasattr(self, "beliefs"):  # a grab failed: it is not where it was believed
+            self.beliefs.zero.observe_false(self.names.placement(oid, s.at))
+        super().forget(oid)
 
     def read_message(self, sender: str, text: str, time: int) -> None:
         try:
@@ -283,6 +318,24 @@ class CoBelAgent(CoordinatingAgent):
             return False
         return self.beliefs.model_of(partner).p(self.names.placement(oid, s.at)) >= 0.5
 
+    def believed_place(self, partner: str, oid: str) -> str | None:
+        """Where the agent believes ``partner`` believes ``oid`` lies (a place id), or None."""
+        dist = self.beliefs.model_of(partner).distribution(Slot("place", self.names.obj(oid)))
+        if not dist:
+            return None
+        atom, p = max(dist.items(), key=lambda kv: (kv[1], str(kv[0])))
+        placed = self.names.where(atom) if p >= 0.5 else None
+        return placed[1] if placed is not None and placed[1] in self.world.place_index else None
+
+    def wrong_search(self, partner: str, oid: str) -> str | None:
+        """First order: the place where ``partner`` would look for ``oid`` when the agent believes
+        it believes a place the object is no longer at (None when it does not)."""
+        seen = self.memory.get(oid)
+        if self.order < 1 or seen is None:
+            return None
+        believed = self.believed_place(partner, oid)
+        return believed if believed is not None and believed != seen.at else None
+
     def _fetchable(self, obs: HouseholdObservation) -> list[str]:
         """Objects worth fetching now, as a partner would see it (not yet in place, not held)."""
         w = self.world
@@ -322,9 +375,16 @@ class CoBelAgent(CoordinatingAgent):
             self.memory[h].kind == "container" for h in holds if h in self.memory)
         for oid in self._fetchable(obs):
             s = self.memory[oid]
-            if ("fetch", oid) == mine[:2] or not self.known_to(partner, oid):
+            if ("fetch", oid) == mine[:2]:
                 continue
             boost = 4.0 if wants_container and s.kind == "container" else 1.0
+            wrong = self.wrong_search(partner, oid)
+            if wrong is not None:  # it will look where it believes the object is (a false belief)
+                there = w.room_of_place(wrong)
+                weights[("fetch", oid, there, wrong)] = boost * math.exp(-self.distance(room, there) / 10.0)
+                continue
+            if not self.known_to(partner, oid):
+                continue
             weights[("fetch", oid, s.room)] = boost * math.exp(-self.distance(room, s.room) / 10.0)  # type: ignore[arg-type]
         explored = self.partner_explored[partner] if obs.task == "transport" else self.partner_searched[partner]
         for r in w.room_ids:
@@ -335,9 +395,16 @@ class CoBelAgent(CoordinatingAgent):
         return {h: v / total for h, v in weights.items()} if total > 0 else {}
 
     def update_intents(self, obs: HouseholdObservation) -> None:
+        if not self.intents:  # ablation: no intent hypotheses, only what partners announce
+            return
         for p in self.partners:
             pred = self.predict(p, obs)
-            post = self.hypotheses[p]
+            # an intent to fetch an object persists; where the partner will look for it is predicted afresh
+            fresh = {h[:2]: h for h in pred if h[0] == "fetch"}
+            post: dict[Intent, float] = {}
+            for h, v in self.hypotheses[p].items():
+                key = fresh.get(h[:2], h) if h[0] == "fetch" else h
+                post[key] = post.get(key, 0.0) + v
             prior = {h: (1 - self.mix) * post.get(h, 0.0) + self.mix * pred.get(h, 0.0)
                      for h in set(post) | set(pred)}
             if not post:
@@ -353,6 +420,8 @@ class CoBelAgent(CoordinatingAgent):
                 like = 1.0
                 if h[0] == "fetch" and h[1] not in self._fetchable_set:
                     like = 0.0
+                elif h[0] == "fetch" and len(h) > 3 and self.wrong_search(p, h[1]) != h[3]:
+                    like = 0.0  # it no longer believes the object is there
                 elif h[0] == "explore" and h[1] in explored:
                     like = 0.0
                 if told is not None:
@@ -426,6 +495,8 @@ class CoBelAgent(CoordinatingAgent):
                 say.append(atom)
 
         intent = self.intent
+        if not self.intents:
+            return self._share_news(obs)
         for p in self.partners:
             # conflicting plans: the partner is likely after the agent's own next sub-goal
             # (looking around the room the agent is in is no conflict: each agent sees only what it explored)
@@ -481,9 +552,37 @@ class CoBelAgent(CoordinatingAgent):
                             if self._unknown(p, atom):
                                 add(atom)
                                 reasons.append(f"{p} may fetch a {cls}, no longer needed")
+            # a false belief that matters: the partner may look for an object where it no longer is
+            for h, v in self.top_intents(p):
+                if h[0] == "fetch" and len(h) > 3 and h[1] in self.memory:
+                    atom = names.placement(h[1], self.memory[h[1]].at)
+                    if self._unknown(p, atom):
+                        add(atom)
+                        reasons.append(f"{p} may look for {h[1]} at {h[3]}, where it no longer is (p={v:.2f})")
         if say:
             say.insert(0, Relation(me, "AT", names.room(obs.room)))
         return say, "; ".join(dict.fromkeys(reasons))
+
+    def _share_news(self, obs: HouseholdObservation) -> tuple[list[Atom], str]:
+        """Without intent prediction (ablation) the agent cannot tell whether a partner needs what
+        it knows, so it shares what its model of the partners lacks: rooms it explored and the
+        objects still to fetch that it will not take on this trip."""
+        me, names = SBLAgent(self.me), self.names
+        say: list[Atom] = []
+        mine_done = set(obs.explored) if obs.task == "transport" else self._searched(obs)
+        for p in self.partners:
+            for room in sorted(mine_done):
+                done = Property(names.room(room), "EXPLORATION_STATE", "all")
+                if self._unknown(p, done) and done not in say:
+                    say.append(done)
+            for oid in sorted(self._fetchable(obs)):
+                if self.intent[:2] != ("fetch", oid) and not self.known_to(p, oid) and self._leaves(obs, oid):
+                    atom = names.placement(oid, self.memory[oid].at)
+                    if atom not in say:
+                        say.append(atom)
+        if not say:
+            return [], ""
+        return [Relation(me, "AT", names.room(obs.room)), *say], "sharing what partners do not know yet"
 
     def _needed_units(self, obs: HouseholdObservation, cls: str) -> int:
         placed_or_held = sum(1 for s in self.memory.values() if s.cls == cls and (
@@ -515,7 +614,7 @@ class CoBelAgent(CoordinatingAgent):
 
     # ------------------------------------------------------------------ acting
 
-    def act(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+    def decide(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
         obs = observation
         self.update_beliefs(obs)
         self._fetchable_set = set(self._fetchable(obs))
@@ -525,14 +624,14 @@ class CoBelAgent(CoordinatingAgent):
         if self.just_said:
             self.just_said = False
             return action
-        statements, reason = self.miscoordination(obs)
+        statements, reason = self.miscoordination(obs) if self.messages else ([], "")
         if not statements:
             return action
         self.just_said = True
         self.sent += 1
         self.last_reason = reason
         self.announced = self.intent
-        self.beliefs.send(self.partners, statements)
+        self.tell(statements)
         text = "\n".join(str(s) for s in statements)
         return self.world.message_action(None, self.me, text)
 
@@ -546,8 +645,18 @@ class CoBelAgent(CoordinatingAgent):
                               for p in self.partners},
                        own=intent_text(self.intent), told=self.sent, reason=self.last_reason)
 
+    def tell(self, statements: Sequence[Atom]) -> None:
+        """Send ``statements``: the snapshot of this step is taken first (the beliefs the agent
+        decided on), then ``told_is_believed`` updates its models of the partners, which the
+        snapshot of its next decision shows, once the message has arrived."""
+        self._snapshot = self.beliefs.to_snapshot(topics=self.topics())
+        self._snapshot_taken = True
+        self.beliefs.send(self.partners, statements)
+
     def belief_snapshots(self) -> Sequence[tuple[str, SnapshotPayload]]:
-        if self._acted or self._snapshot is None:
+        if self._snapshot_taken:
+            self._snapshot_taken = self._acted = False
+        elif self._acted or self._snapshot is None:
             self._snapshot = self.beliefs.to_snapshot(topics=self.topics())
             self._acted = False
         else:  # nothing new since the last step: the same beliefs, no changes to highlight

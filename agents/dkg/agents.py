@@ -4,8 +4,11 @@ simulated human. Both follow facilitator feedback (ProToM Section 3.2): with pro
 longer be done, then resumes its own goal.
 
 An agent without a goal of its own (a helper, like the reference's robot assisting a human)
-works on ``help_task``: the unlock or key delivery that most shortens the way of an agent
-with a goal, when one does; otherwise it waits.
+plans with the others' needs (``choose_help``): it simulates the episode to its end under
+each way of helping (one unlock or key delivery, the greedy choice, or staying out of the
+way) with the others as planner agents, and follows the one that has every goal held
+soonest; staying wins ties, so with planner agents for the others it is never slower than
+they are alone.
 """
 
 from __future__ import annotations
@@ -70,29 +73,27 @@ def goal_task(world: DKGWorld, agent: str) -> Task | None:
 
 
 def help_task(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int) -> Task | None:
-    """What a helper without a goal does next: among "unlock door d" and "give key k to b"
-    for every agent b with a goal not yet held, the task after which b is expected to hold its
-    gem soonest, counting the helper's own plan for the task and then b's plan from the state
-    where it is done (a sequential estimate: b may move meanwhile). Only a task that beats b's
-    own plan (or helps where b has none) is chosen; None when nothing helps."""
+    """A greedy choice of help: among "unlock door d" and "give key k to b" for every agent b
+    with a goal not yet held, the task after which b is expected to hold its gem soonest,
+    counting the helper's own plan for the task and then b's plan from the state where it is
+    done (a sequential estimate: b may move meanwhile). Only a task that beats b's own plan (or
+    helps where b has none) is chosen; None when nothing helps. One of the policies the helper
+    weighs (``choose_help``), never followed without that check."""
     best: tuple[float, float, int, Task] | None = None
     locs = state.item_locs
     for b in world.goal_agents:
         if b == helper or world.holds_goal(state, b):
             continue
-        goal = Task.hold(world.goal_item[b])
+        goal = Task.hold(world.goal_item[b])  # type: ignore[arg-type]
         alone = planner.plan(state, b, goal).cost
-        candidates = [(Task.open(d), None) for d in range(len(world.doors)) if not state.open_doors >> d & 1]
-        candidates += [(Task.give(i, b), i) for i, it in enumerate(world.items)
-                       if it.kind == "key" and (locs[i] >= 0 or locs[i] == -1 - helper)]
-        for order, (task, key) in enumerate(candidates):
+        for order, task in enumerate(help_candidates(world, state, helper, b)):
             mine = planner.plan(state, helper, task).cost
             if mine == INF or mine == 0:
                 continue
-            if key is None:
+            if task.kind == "open":
                 after = dataclasses.replace(state, open_doors=state.open_doors | 1 << task.door)
             else:
-                after = dataclasses.replace(state, item_locs=locs[:key] + (-1 - b,) + locs[key + 1:])
+                after = dataclasses.replace(state, item_locs=locs[:task.item] + (-1 - b,) + locs[task.item + 1:])
             then = planner.plan(after, b, goal).cost
             if then == INF or mine + then >= alone:
                 continue
@@ -101,6 +102,111 @@ def help_task(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int
             if best is None or choice[:3] < best[:3]:
                 best = choice
     return None if best is None else best[3]
+
+
+def help_candidates(world: DKGWorld, state: DKGState, helper: int, b: int) -> list[Task]:
+    """What a helper could do for agent ``b``: unlock a locked door, or hand ``b`` a key lying on
+    the floor or held by the helper."""
+    locs = state.item_locs
+    tasks = [Task.open(d) for d in range(len(world.doors)) if not state.open_doors >> d & 1]
+    tasks += [Task.give(i, b) for i, it in enumerate(world.items)
+              if it.kind == "key" and (locs[i] >= 0 or locs[i] == -1 - helper)]
+    return tasks
+
+
+def planner_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, a: int, task: Task) -> str:
+    """The planner agent's action for ``task``: the first step of an optimal plan; when the task
+    cannot be done alone, the step that brings it closest (or wait)."""
+    agent = world.agents[a]
+    legal = world.legal_actions(state, agent)
+    plan = planner.plan(state, a, task)
+    action = planner.first_action(state, a, plan)
+    if action is None and plan.cost == INF:
+        here = planner.fallback_cost(state, a, task)
+        action, best = "wait", here
+        for move in legal:
+            if move in ("up", "down", "left", "right"):
+                cost = planner.fallback_cost(world.step(state, {agent: move}).state, a, task)
+                if cost < best:
+                    action, best = move, cost
+    return action if action in legal else "wait"
+
+
+#: a helper's policies (``choose_help``): stay out of the way; the greedy choice each turn; or one
+#: task ("open"/"give") carried out by the planner, then stay
+STAY: tuple = ("stay",)
+GREEDY: tuple = ("greedy",)
+
+
+def helper_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, policy: tuple) -> str:
+    """The action of a helper following ``policy`` in ``state`` (a function of the state alone)."""
+    if policy == STAY:
+        return "wait"
+    task = help_task(world, planner, state, helper) if policy == GREEDY else policy[1]
+    if task is None or planner.plan(state, helper, task).cost in (0, INF):
+        return "wait"  # nothing helps now, or the task is done (or can no longer be): stay out of the way
+    return planner_action(world, planner, state, helper, task)
+
+
+_ROLLOUTS: "weakref.WeakKeyDictionary[DKGWorld, dict]" = weakref.WeakKeyDictionary()
+
+
+def rollout(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, policy: tuple) -> tuple:
+    """How the episode ends from ``state`` when ``helper`` follows ``policy``, every agent with a
+    goal acts as the planner agent and any other helper waits: (failed, end tick, -goals held),
+    smaller is better. Deterministic, so it is what happens when the others are planner agents."""
+    cache = _ROLLOUTS.setdefault(world, {})
+    key = (state.key(), helper, policy)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    s = state
+    while not world.done(s):
+        a = s.turn
+        if a == helper:
+            action = helper_action(world, planner, s, helper, policy)
+        elif world.goal_item[a] is not None:
+            action = planner_action(world, planner, s, a, Task.hold(world.goal_item[a]))  # type: ignore[arg-type]
+        else:
+            action = "wait"
+        s = world.step(s, {world.agents[a]: action}).state
+    held = sum(world.holds_goal(s, a) for a in world.goal_agents)
+    success = held == len(world.goal_agents)
+    result = (not success, s.t, -held)
+    if len(cache) > 200_000:
+        cache.clear()
+    cache[key] = result
+    return result
+
+
+def choose_help(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int,
+                current: tuple | None) -> tuple:
+    """The helper's policy from ``state``: the one whose rollout ends soonest (every goal held
+    earliest; ``rollout``), over staying out of the way, the greedy choice, and each single
+    unlock or key delivery for an agent with a goal. Staying wins ties, and the policy it
+    follows (``current``) is left only for a strictly better one.
+
+    So, by construction, a planner helper never makes the others slower than without it when
+    they are planner agents: at the first turn the chosen policy ends no later than staying
+    (which is the others acting alone), each policy is a function of the state, and a switch
+    only ever lowers the predicted end. Against other minds (a Boltzmann human) the prediction
+    is redone from what really happened at every turn."""
+    options: list[tuple] = [STAY]
+    if current is not None and current not in options:
+        options.append(current)
+    for b in world.goal_agents:
+        if b == helper or world.holds_goal(state, b):
+            continue
+        for task in help_candidates(world, state, helper, b):
+            cost = planner.plan(state, helper, task).cost
+            if cost != INF and cost > 0 and ("task", task) not in options:
+                options.append(("task", task))
+    options.append(GREEDY)
+    values = {policy: rollout(world, planner, state, helper, policy) for policy in options}
+    best = min(options, key=lambda p: values[p])  # the first of equals: staying, then the current one
+    if current is not None and current in values and not values[best] < values[current]:
+        return current
+    return best
 
 
 class DKGPlanningAgent(Agent):
@@ -125,6 +231,7 @@ class DKGPlanningAgent(Agent):
         self.index = world.agent_index[ctx.agent_id]
         self.goal = goal_task(world, ctx.agent_id)
         self.feedback = self.feedback_task = None
+        self.help_policy: tuple | None = None  # a helper's policy (choose_help)
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "compliance": self.compliance}
@@ -156,7 +263,13 @@ class DKGPlanningAgent(Agent):
             else:
                 return self.feedback_task
         if self.goal is None:
-            return help_task(self.world, self.planner, state, self.index)
+            self.help_policy = choose_help(self.world, self.planner, state, self.index, self.help_policy)
+            if self.help_policy == STAY:
+                return None
+            if self.help_policy == GREEDY:
+                return help_task(self.world, self.planner, state, self.index)
+            task = self.help_policy[1]
+            return None if self.planner.plan(state, self.index, task).cost in (0, INF) else task
         return self.goal
 
     # ----------------------------------------------------------- snapshots
@@ -183,23 +296,9 @@ class PlannerAgent(DKGPlanningAgent):
         task = self.current_task(state)
         if task is None:  # a helper with nothing to help with
             return "wait"
-        plan = self.planner.plan(state, self.index, task)
-        self._last_plan = (task, plan, state)
-        action = self.planner.first_action(state, self.index, plan)
-        if action is None and plan.cost == INF:
-            action = self._closer(state, task, legal_actions)
+        self._last_plan = (task, self.planner.plan(state, self.index, task), state)
+        action = planner_action(self.world, self.planner, state, self.index, task)
         return action if action in legal_actions else "wait"
-
-    def _closer(self, state: DKGState, task: Task, legal: Sequence[str]) -> str:
-        here = self.planner.fallback_cost(state, self.index, task)
-        best, best_cost = "wait", here
-        for action in legal:
-            if action in ("up", "down", "left", "right"):
-                nxt = self.world.step(state, {self.ctx.agent_id: action}).state
-                cost = self.planner.fallback_cost(nxt, self.index, task)
-                if cost < best_cost:
-                    best, best_cost = action, cost
-        return best
 
 
 class BoltzmannAgent(DKGPlanningAgent):
@@ -259,3 +358,26 @@ def boltzmann_policy(world: DKGWorld, planner: DKGPlanner, state: DKGState, agen
     logits = -(q - q.min()) / temperature
     p = np.exp(logits)
     return p / p.sum()
+
+
+class PlanFollower(Agent):
+    """Plays a fixed list of actions (a reference plan file, ``dkg plan``), then waits."""
+
+    kind = "plan"
+
+    def __init__(self, actions: Sequence[str], source: str = "") -> None:
+        self.actions = list(actions)
+        self.source = source
+
+    def reset(self, ctx: SeatContext) -> None:
+        super().reset(ctx)
+        self._next = 0
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": self.kind, "plan": self.source, "steps": len(self.actions)}
+
+    def act(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
+        if self._next >= len(self.actions):
+            return "wait"
+        self._next += 1
+        return self.actions[self._next - 1]

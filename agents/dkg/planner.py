@@ -172,7 +172,7 @@ class DKGPlanner:
         recipient_cell = state.agent_cells[task.to] if task.kind == "give" else -1
         # ``target_loc == me``: an item held by agent a is done for a but out of reach for anyone else.
         memo_key = (task, state.agent_cells[agent], held, state.open_doors, floor, target_loc, target_loc == me,
-                    recipient_cell)
+                    recipient_cell, agent if self.world.forbidden else -1)
         plan = self._plans.get(memo_key)
         if plan is not None:
             self.stats["plan_hits"] += 1
@@ -199,6 +199,10 @@ class DKGPlanner:
             return DONE  # already in the recipient's hands
         if task.kind in ("hold", "give") and (target_loc == CONSUMED or (target_loc < 0 and target_loc != me)):
             return NO_PLAN  # used up, or in someone else's hands
+        forbidden = {i for a, i in world.forbidden if a == -1 - me}
+        if task.kind in ("hold", "give") and (task.item in forbidden or (task.kind == "give" and (
+                task.to, task.item) in world.forbidden)):
+            return NO_PLAN  # the agent (or the recipient) may not take that item
         give_cells = frozenset()
         if task.kind == "give":
             give_cells = world.handover_cells(recipient_cell)
@@ -273,7 +277,7 @@ class DKGPlanner:
                         successors.append(((w[1], hk, od, fl, True), Macro(frozenset((target_loc,)), od, act, w[1]), w[0]))
             # Pick up a key from the floor (the task's key included).
             for bit, i in enumerate(self.key_items):
-                if fl >> bit & 1:
+                if fl >> bit & 1 and i not in forbidden:
                     kcell = world._initial.item_locs[i]
                     act = f"pickup {items[i].id}"
                     w = walk(frozenset((kcell,)), act, od)

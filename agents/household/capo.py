@@ -166,7 +166,7 @@ class CaPoAgent(CoELAAgent):
 
     # ------------------------------------------------------------------ acting
 
-    def act(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+    def decide(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
         obs = observation
         self.remember(obs)
         self.see_partners(obs)

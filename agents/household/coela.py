@@ -1,14 +1,18 @@
-"""A CoELA-style agent for the household world: a message before every decision.
+"""A CoELA-style agent for the household world: "send a message" is one of its planner's options.
 
-CoELA (Zhang et al. 2023) runs a communication module before its planner at every step: it
-writes a message from what the agent knows and intends, and the planner sends it as one of its
-options, so the agents talk step by step. Without a language model this agent does the same with
-a template: before each physical action it writes where it is, the rooms it explored (household:
-searched, receptacles included), what it saw since its last message, what it holds and what it is
-about to do, and sends it unless nothing in it is new (a message that would only repeat the last
-one is not sent; everything else is). It acts on what partners wrote: their sightings go into its
-memory, their explored rooms are not explored again for nothing, and their announced intents are
-left to them (``agents.household.coordination``).
+CoELA (Zhang et al. 2023; its C-WAH code) runs a communication module that drafts a message from
+the agent's progress (where it is, what it found in which room, what it holds) and the dialogue
+so far, and offers it to the planning module as one more high-level plan, ``[send_message]``,
+beside ``[goexplore] <room>``, ``[gocheck] <container>``, ``[gograb] <object>`` and ``[goput]``;
+the option is left out right after a message, so it never sends two in a row. The planner (an
+LLM there) picks one option per step. Without a language model the planner picks the message
+option when the drafted message reports progress the dialogue does not have yet (a room it
+explored or, household, searched; an object the task needs that it saw where it did not say it
+was); otherwise it takes the physical plan of RHP's rules. So it talks after discoveries, not at
+every step. It acts on what partners wrote: their sightings go into its memory (and are fetched
+without exploring: the world lets an agent grab by name), their explored rooms are not explored
+again for nothing, and their announced intents are left to them
+(``agents.household.coordination``).
 
 Messages are English sentences in a fixed template, e.g.::
 
@@ -48,7 +52,7 @@ def parse_intent(words: str) -> Intent:
 
 
 class CoELAAgent(CoordinatingAgent):
-    """Templated messages before every decision, then RHP's rules with the partners' news."""
+    """A planner whose options include sending its templated progress message."""
 
     kind = "coela"
 
@@ -107,11 +111,13 @@ class CoELAAgent(CoordinatingAgent):
         """This decision's message, or None when it would tell nothing new."""
         rooms = set(obs.explored) if obs.task == "transport" else self.searched_rooms(obs)
         new_rooms = sorted(rooms - self.reported_rooms)
+        relevant = self._relevant(obs)
         news = sorted((oid, s.at) for oid, s in self.memory.items()
-                      if not s.told and not s.at.startswith("agent:") and self.reported.get(oid) != s.at)
+                      if oid in relevant and not s.told and not s.at.startswith("agent:")
+                      and self.reported.get(oid) != s.at)
         held = tuple(h for h in obs.holding if h is not None)
         key = (obs.room, held, self.intent)
-        if not new_rooms and not news and key == self.last_said:
+        if not new_rooms and not news:  # nothing the dialogue lacks: the planner acts instead
             return None
         parts = [f"I am in the {obs.room}"]
         if new_rooms:
@@ -126,9 +132,16 @@ class CoELAAgent(CoordinatingAgent):
         self.last_said = key
         return ". ".join(parts) + "."
 
+    def _relevant(self, obs: HouseholdObservation) -> set[str]:
+        """Objects the task needs (CoELA's progress lists the targets and containers it found)."""
+        if obs.task == "transport":
+            return {oid for oid, s in self.memory.items() if s.kind in ("target", "container")}
+        classes = {cls for _, cls, _, _ in obs.goal}
+        return {oid for oid, s in self.memory.items() if s.cls in classes}
+
     # ------------------------------------------------------------------ acting
 
-    def act(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+    def decide(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
         obs = observation
         self.remember(obs)
         self.see_partners(obs)
@@ -136,6 +149,7 @@ class CoELAAgent(CoordinatingAgent):
             self.read_message(sender, text, obs.time)
         self.drop_stale_claims()
         action = self.plan(obs)
+        # the options: [send_message] (not right after a message) and the rules' physical plan
         text = None if self.just_said else self.compose(obs)
         if text is None:
             self.just_said = False

@@ -9,6 +9,9 @@ same rule to the same two messages, so a clash is settled without another messag
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
 from agents.household.planner import Intent, SubgoalAgent
@@ -17,19 +20,62 @@ from sim.seats import SeatContext
 
 
 class CoordinatingAgent(SubgoalAgent):
-    """A planner that honours its partners' announced intents and reports."""
+    """A planner that honours its partners' announced intents and reports.
+
+    Subclasses decide in ``decide``; ``act`` also measures whether what the agent read changed
+    its plan: at a decision with messages in the inbox, a copy of the agent (same memory, same
+    random stream, no events) decides on the same observation without them, and when its next
+    physical action or intent differs from the agent's, the messages changed the plan. The
+    counts (``message_reads``: decisions with at least one message read; ``message_changed_plan``:
+    those whose plan the messages changed) are the agent's ``counters()``, summed into the
+    episode's metrics."""
+
+    #: False for agents whose copy could not decide without side effects (a language model)
+    measure_messages = True
 
     def reset(self, ctx: SeatContext) -> None:
         super().reset(ctx)
+        self._twin = False
         self.claims: dict[str, Intent] = {}            # partner -> last announced intent
         self.partner_explored: dict[str, set[str]] = {p: set() for p in self.partners}
         self.partner_searched: dict[str, set[str]] = {p: set() for p in self.partners}  # household: receptacles too
         self.partner_holds: dict[str, tuple[str, ...]] = {p: () for p in self.partners}
         self.partner_room: dict[str, tuple[str, int]] = {}  # partner -> (room, time seen or told)
         self.announced: Intent = ()
-        for spec in ctx.world.spec().get("agents", ()):  # start rooms are part of the scenario
+        world = ctx.world
+        for spec in world.spec().get("agents", ()):  # start rooms and rooms explored before are part of the scenario
             if spec["id"] in self.partner_explored:
                 self.partner_room[spec["id"]] = (spec["room"], 0)
+                for room in spec.get("explored", ()):
+                    self.partner_explored[spec["id"]].add(room)
+                    if not any(world.places[p].openable for p in world.places_in_room[world.room_index[room]]):
+                        self.partner_searched[spec["id"]].add(room)
+
+    # ------------------------------------------------------------------ acting
+
+    def decide(self, obs: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+        """The agent's action (a message or a physical action); subclasses define it."""
+        self.remember(obs)
+        return self.plan(obs)
+
+    def act(self, observation: HouseholdObservation, legal_actions: Sequence[str]) -> str:
+        if not observation.inbox or self._twin or not self.measure_messages:
+            return self.decide(observation, legal_actions)
+        twin = self._copy()
+        twin.decide(dataclasses.replace(observation, inbox=()), legal_actions)
+        without = (twin.planned, twin.intent)
+        action = self.decide(observation, legal_actions)
+        self.message_reads += 1
+        self.message_changed_plan += int((self.planned, self.intent) != without)
+        return action
+
+    def _copy(self) -> "CoordinatingAgent":
+        """A private copy that decides like the agent without touching the episode: the world is
+        shared (it is immutable), the random stream copied, emitted events dropped."""
+        ctx = dataclasses.replace(self.ctx, rng=copy.deepcopy(self.ctx.rng), emit=lambda event: None)
+        twin = copy.deepcopy(self, memo={id(self.world): self.world, id(self.ctx): ctx})
+        twin._twin = True
+        return twin
 
     # ------------------------------------------------------------------ hooks
 

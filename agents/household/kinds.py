@@ -9,8 +9,8 @@ AGENT_KINDS = [
               "rule-based hierarchical planner of TDW-MAT/C-WAH (containers first, bed when full; never talks)",
               "agents.household.rhp:RHPAgent"),
     AgentKind("coela", ("household",),
-              "CoELA-style: a templated message (room, sightings, holdings, intent) before every decision, "
-              "then RHP's rules with the partners' news", "agents.household.coela:CoELAAgent"),
+              "CoELA-style: its planner picks \"send a message\" (a templated progress report) when it has news, "
+              "else RHP's rules with the partners' news", "agents.household.coela:CoELAAgent"),
     AgentKind("capo", ("household",),
               "CaPo-style: a meta-plan (rooms and objects per agent) proposed by the first agent, discussed "
               "until the other agrees, re-planned on discoveries", "agents.household.capo:CaPoAgent"),

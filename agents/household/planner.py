@@ -12,8 +12,9 @@ their partners (from what they saw or were told) override the hooks:
   units are not fetched twice).
 
 With the default hooks (all empty) the rules, and the draws from the seat's random stream, are
-exactly RHP's. Objects known from messages may lie in a room the agent has not explored; since
-an object can only be grabbed in sight, the agent explores that room first.
+exactly RHP's. An object known from a message is fetched like one seen: the agent walks to its
+room and grabs it by name without exploring the room (the world allows it). When the report was
+wrong the grab fails; the agent forgets the object (``forget``) and plans again.
 
 Each choice sets ``rule`` (which rule applied), ``subgoal`` (in words) and ``intent``: what the
 agent is about to do as a tuple, ``("fetch", object, room)``, ``("explore", room)``,
@@ -76,12 +77,28 @@ class SubgoalAgent(Agent):
         self.rule = ""
         self.subgoal = ""
         self.intent: Intent = ()
+        self.planned = ""  # the latest physical action the rules chose
+        #: decisions at which the agent read messages, and those whose plan the messages changed
+        #: (measured by the talking agents, ``agents.household.coordination``; 0 for the silent ones)
+        self.message_reads = 0
+        self.message_changed_plan = 0
+        # a receptacle's label tells everyone what it holds: the objects of the class it names are
+        # believed there (as if told), until someone looks
+        for place in self.world.places:
+            if place.label:
+                for obj in self.world.objects:
+                    if obj.cls == place.label:
+                        self.memory[obj.id] = Sighting(obj.cls, obj.kind, place.id, self.world.room_ids[place.room],
+                                                       -1, told=True)
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "go_home_frame": self.go_home_frame, "container_until": self.container_until}
 
     def belief_snapshots(self) -> Sequence[tuple[str, dict[str, Any]]]:
         return (("plan", Plan(rule=self.rule, subgoal=self.subgoal)),)
+
+    def counters(self) -> dict[str, int]:
+        return {"message_reads": self.message_reads, "message_changed_plan": self.message_changed_plan}
 
     # ------------------------------------------------------------------ coordination hooks
 
@@ -99,10 +116,19 @@ class SubgoalAgent(Agent):
 
     # ------------------------------------------------------------------ memory
 
+    def forget(self, oid: str) -> None:
+        """The agent learnt that ``oid`` is not where it believed (a grab of it failed)."""
+        self.memory.pop(oid, None)
+
     def remember(self, obs: HouseholdObservation) -> None:
         world = self.world
         room = obs.room
         self.visited[room] = obs.time
+        # a failed grab names its object first ("apple_1 is not in kitchen"): a report was wrong,
+        # or someone took it; the agent no longer believes it is there
+        failed = obs.last_failure.split(" ", 1)[0] if obs.last_failure else ""
+        if failed in world.object_index and failed not in {o.id for o in obs.objects}:
+            self.forget(failed)
         seen = {o.id: o for o in obs.objects}
         open_here = {p for p, is_open in obs.receptacles if is_open}
         if obs.room_explored:
@@ -130,8 +156,8 @@ class SubgoalAgent(Agent):
         if oid not in world.object_index:
             return
         old = self.memory.get(oid)
-        if old is not None and not old.told and old.time > time:
-            return
+        if old is not None and (old.at == f"agent:{self.me}" or not old.told and old.time > time):
+            return  # what it holds, or saw itself since, it knows better
         obj = world.objects[world.object_index[oid]]
         if at.startswith("agent:"):
             room = None
@@ -163,12 +189,15 @@ class SubgoalAgent(Agent):
         return action
 
     def _fetch(self, obs: HouseholdObservation, rule: str, oid: str, room: str) -> str:
-        """Walk to ``room``, explore it if the agent has not (the object was reported), grab."""
+        """Walk to ``room``, open the receptacle the object is believed in if that is closed (e.g. a
+        labelled jar), grab (by name: a reported object needs no exploring first)."""
         intent = ("fetch", oid, room)
         if room != obs.room:
             return self._set(rule, oid, f"walk {room}", intent)
-        if not obs.room_explored:
-            return self._set(rule, oid, "explore", intent)
+        seen = self.memory.get(oid)
+        at = seen.at if seen is not None else ""
+        if at in self.world.place_index and not dict(obs.receptacles).get(at, True):
+            return self._set(rule, oid, f"open {at}", intent)
         return self._set(rule, oid, f"grab {oid}", intent)
 
     def _rooms_to_explore(self, obs: HouseholdObservation, avoid: set[str]) -> list[tuple[str, str]]:
@@ -191,9 +220,8 @@ class SubgoalAgent(Agent):
 
     def plan(self, obs: HouseholdObservation) -> str:
         """The next physical action under the rules (messages are the subclasses' business)."""
-        if obs.task == "transport":
-            return self._transport(obs)
-        return self._household(obs)
+        self.planned = self._transport(obs) if obs.task == "transport" else self._household(obs)
+        return self.planned
 
     def _transport(self, obs: HouseholdObservation) -> str:
         world = self.world
@@ -302,9 +330,11 @@ class SubgoalAgent(Agent):
             room = world.room_of_place(place)
             intent = ("deliver", place, room)
             if room != obs.room:
-                if None in obs.holding:
+                if None in obs.holding:  # what is in view, or known to lie here out of a closed receptacle
                     in_view = {o.id for o in obs.objects}
-                    extra = sorted(c for c in available(wanted) if c[1] == obs.room and c[0] in in_view)
+                    closed = {p for p, is_open in obs.receptacles if not is_open}
+                    extra = sorted(c for c in available(wanted) if c[1] == obs.room
+                                   and (c[0] in in_view or mem[c[0]].at not in closed))
                     if extra:
                         return self._set("grab a second needed object", extra[0][0], f"grab {extra[0][0]}",
                                          ("fetch", extra[0][0], obs.room))
@@ -326,8 +356,6 @@ class SubgoalAgent(Agent):
             intent = ("fetch", oid, room)
             if room != obs.room:
                 return self._set("fetch", oid, f"walk {room}", intent)
-            if not obs.room_explored:
-                return self._set("fetch", oid, "explore", intent)
             at = mem[oid].at
             if at in world.place_index and world.places[world.place_index[at]].openable \
                     and not dict(obs.receptacles).get(at, True):

@@ -61,6 +61,9 @@ class DKGAdapter(ProToMAdapter):
             raise ValueError(f"view_radius must be at least 0, got {view_radius}")
         if not 0 <= stale <= 1:
             raise ValueError(f"stale must be in [0, 1], got {stale}")
+        if len(world.agents) < 2:
+            raise ValueError(f"ProToM facilitates two or more agents; {world.name!r} has one "
+                             f"({world.agents[0]}); run it without a facilitator")
         helpers = [agent for agent in world.agents if world.goal_of(agent) is None]
         if helpers:  # goal inference over gems would be mis-specified for an agent that wants none
             raise ValueError(f"ProToM infers which gem each agent wants, but {', '.join(helpers)} in "

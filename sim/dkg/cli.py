@@ -1,14 +1,18 @@
 """``python main.py dkg import SRC [--out DIR]``: reference Doors-Keys-Gems problems -> scenarios.
 
 SRC is a PDDL problem (.pddl), an ASCII map (.txt), or a folder of them (a .txt map beside a
-.pddl of the same name is the same problem and is skipped). Every file gets one line: the
-scenario written, or why it was not (file, line); the command fails (exit 1) when any did.
+.pddl of the same name is the same problem and is skipped, and so is a PDDL domain file). Every
+file gets one line: the scenario written, or why it was not (file, line), with notes on how it
+was read (which goal rule applied); the command fails (exit 1) when any problem did.
+
+``python main.py dkg plan PROBLEM PLAN [PLAN ...] [--record FILE]`` replays reference plan files.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,14 +37,95 @@ def add_parser(sub: Any) -> None:
     imp.add_argument("--t-max", type=int, default=80, metavar="T", help="episode length limit (default 80)")
     imp.add_argument("--force", action="store_true", help="overwrite scenario files that exist")
     imp.set_defaults(func=cmd_import)
+    plan = dsub.add_parser("plan", help="replay a reference plan file on its problem",
+                           description="Check a plan file of the reference projects (one PDDL action a line, e.g. "
+                                       "(unlock robot key1 door3); ';' lines are utterances) step by step on its "
+                                       "problem (.pddl or ASCII map), print the outcome, and optionally record the "
+                                       "replay for 'python main.py replay' and the app.")
+    plan.add_argument("problem", metavar="PROBLEM", help="the problem file (.pddl or .txt)")
+    plan.add_argument("plan", metavar="PLAN", nargs="+",
+                      help="the plan file; several are played one after the other (an observed plan, then its "
+                           "completion)")
+    plan.add_argument("--goal", action="append", metavar="AGENT=GEM", help="a goal as the problem file names it")
+    plan.add_argument("--record", metavar="FILE", help="write the replay as a recording (.jsonl)")
+    plan.set_defaults(func=cmd_plan)
 
 
-def _sources(src: Path) -> list[Path]:
+def _goals(values: list[str] | None) -> dict[str, str] | None | str:
+    """The --goal flags as a mapping, None without any, or the error text of a bad one."""
+    if not values:
+        return None
+    goals = {}
+    for g in values:
+        agent, sep, gem = g.partition("=")
+        if not sep or not agent or not gem:
+            return f"--goal {g!r}: expected AGENT=GEM, e.g. human=gem4"
+        goals[agent] = gem
+    return goals
+
+
+def is_domain_file(path: Path) -> bool:
+    """A PDDL domain (``(define (domain ...``), not a problem: folders of the reference projects
+    keep their domain.pddl beside the problems."""
+    if path.suffix.lower() != ".pddl":
+        return False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return re.search(r"\(\s*define\s*\(\s*domain\b", re.sub(r";[^\n]*", "", head), re.IGNORECASE) is not None
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    from agents.dkg.agents import PlanFollower
+    from sim.dkg.reference import load_plan
+    from sim.dkg.world import DKGWorld
+    from sim.recording import RecordingWriter
+    from sim.registry import ScenarioError
+    from sim.session import Session
+
+    goals = _goals(args.goal)
+    if isinstance(goals, str):
+        print(f"error: {goals}", file=sys.stderr)
+        return 2
+    for path in (args.problem, *args.plan):
+        if not Path(path).is_file():
+            print(f"error: {path}: no such file", file=sys.stderr)
+            return 2
+    try:
+        spec, steps, notes = load_plan(args.problem, args.plan, goals=goals)
+    except ScenarioError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    world = DKGWorld(spec)
+    shown = " + ".join(args.plan)
+    seats = {a: PlanFollower([act for who, act, _ in steps if who == a], shown) for a in world.agents}
+    session = Session(world, seats, seed=0, scenario=spec["name"])
+    if args.record:
+        RecordingWriter.attach(session, args.record)
+    session.run(max_steps=len(steps))
+    for note in notes:
+        print(f"note: {note}")
+    held = ", ".join(f"{a} {'holds' if h else 'lacks'} {world.goals[a]}" for a, h in outcome_holding(world, session))
+    print(f"{shown}: {len(steps)} steps replayed on {args.problem}; {held}"
+          + (f"; recorded to {args.record}" if args.record else ""))
+    return 0
+
+
+def outcome_holding(world: Any, session: Any) -> list[tuple[str, bool]]:
+    return [(world.agents[a], world.holds_goal(session.state, a)) for a in world.goal_agents]
+
+
+def _sources(src: Path) -> tuple[list[Path], list[Path]]:
+    """(problem files, domain files skipped) of a folder, or of one file."""
     if src.is_dir():
         files = sorted(p for p in src.iterdir() if p.is_file() and p.suffix.lower() in (".pddl", ".txt"))
+        domains = [p for p in files if is_domain_file(p)]
+        files = [p for p in files if p not in domains]
         pddl = {p.stem for p in files if p.suffix.lower() == ".pddl"}
-        return [p for p in files if p.suffix.lower() == ".pddl" or p.stem not in pddl]
-    return [src]
+        return [p for p in files if p.suffix.lower() == ".pddl" or p.stem not in pddl], domains
+    return ([], [src]) if is_domain_file(src) else ([src], [])
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -52,21 +137,20 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not src.exists():
         print(f"error: {src}: no such file or folder", file=sys.stderr)
         return 2
-    goals = None
-    if args.goal:
-        goals = {}
-        for g in args.goal:
-            agent, sep, gem = g.partition("=")
-            if not sep or not agent or not gem:
-                print(f"error: --goal {g!r}: expected AGENT=GEM, e.g. human=gem4", file=sys.stderr)
-                return 2
-            goals[agent] = gem
+    goals = _goals(args.goal)
+    if isinstance(goals, str):
+        print(f"error: {goals}", file=sys.stderr)
+        return 2
     if not 1 <= args.t_max <= 100_000:
         print(f"error: --t-max {args.t_max}: expected 1 to 100000", file=sys.stderr)
         return 2
-    files = _sources(src)
+    files, domains = _sources(src)
+    for path in domains:
+        print(f"{path}: a PDDL domain, not a problem: skipped")
     if not files:
-        print(f"error: {src}: no .pddl or .txt problem files in this folder", file=sys.stderr)
+        what = "is a PDDL domain, not a problem" if domains and not src.is_dir() else \
+            "holds no .pddl or .txt problem files"
+        print(f"error: {src}: {what}", file=sys.stderr)
         return 2
     out = Path(args.out)
     failed = 0

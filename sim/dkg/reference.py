@@ -37,6 +37,8 @@ from sim.registry import ScenarioError
 GEM_COLORS = ("red", "yellow", "blue", "green") + tuple(c for c in COLORS if c not in ("red", "yellow", "blue", "green"))
 ASCII_KEYS = {"r": "red", "b": "blue", "y": "yellow", "e": "green", "p": "pink"}
 ASCII_AGENTS = {"h": "human", "m": "robot"}
+SINGLE_AGENT = "human"  # the agent of the single-agent domain (no name in its files)
+PLAIN_COLOR = "yellow"  # the single-agent domain's keys and doors have no colour: one colour here
 # characters of the written scenario (our legend), by kind and colour
 KEY_CHAR = dict(zip(COLORS, "rbyeuocn"))  # red blue yellow grEen pUrple orange pink(c) cyaN
 KEY_CHAR["pink"], KEY_CHAR["cyan"] = "p", "c"
@@ -63,6 +65,9 @@ class Problem:
     goals: dict[str, str] = field(default_factory=dict)
     order: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    forbidden: dict[str, list[str]] = field(default_factory=dict)  # agent -> items it may not take
+    goal_rule: str = "file"  # "file" (PDDL :goal), "last gem" or "marker" (ASCII maps)
+    ids: dict[str, str] = field(default_factory=dict)  # file's object name -> this world's id (after to_scenario)
 
 
 # ------------------------------------------------------------------ s-expressions
@@ -133,6 +138,10 @@ def read_pddl(text: str, source: str) -> Problem:
     define = next((n for n in top if isinstance(n[0], list) and n[0] and n[0][0][0] == "define"), None)
     if define is None:
         raise ScenarioError(f"{source}: expected a PDDL problem '(define (problem ...) ...)'")
+    head = define[0][1] if len(define[0]) > 1 else None
+    if head is not None and isinstance(head[0], list) and _words(head[0])[0] == "domain":
+        raise ScenarioError(f"{source}: a PDDL domain '(define (domain ...) ...)', not a problem; expected "
+                            "'(define (problem ...) ...)'")
     pb = Problem(source)
     sections = {_words(n[0])[0]: n for n in define[0][1:] if isinstance(n[0], list) and n[0]}
     if ":domain" in sections:
@@ -178,9 +187,10 @@ def read_pddl(text: str, source: str) -> Problem:
                 code[lhs_words[1]] = _int(rhs, source)
             elif lhs_words[0] == "turn":
                 turn = _int(rhs, source)
-            elif lhs_words[0] in ("xpos", "ypos"):
-                raise ScenarioError(f"{where}: {_show((fact, line))} is a single-agent problem; this world needs "
-                                    "two or more agents (the multi-agent problems give (xloc AGENT) and (yloc AGENT))")
+            elif lhs_words[0] in ("xpos", "ypos") and len(lhs_words) == 1:
+                # the single-agent domain: the agent's position without a name
+                (xs if lhs_words[0] == "xpos" else ys)[SINGLE_AGENT] = (_int(rhs, source), line)
+                types[SINGLE_AGENT] = "agent"
             else:
                 raise ScenarioError(f"{where}: {_show((fact, line))}: not a fact of the Doors-Keys-Gems problems "
                                     "this reads (walls, xloc, yloc, agentcode, turn)")
@@ -200,18 +210,20 @@ def read_pddl(text: str, source: str) -> Problem:
             nxt[words[1]] = words[2]
         elif head == "forbidden" and len(words) == 3:
             forbidden += 1
+            pb.forbidden.setdefault(words[1], []).append(words[2])
         elif head == "offgrid" and len(words) == 2:
             pass  # said of held items, which have no position
         else:
             raise ScenarioError(f"{where}: {_show((fact, line))}: not a fact of the Doors-Keys-Gems problems this "
                                 "reads (iscolor, locked, has, active, next-turn, forbidden, offgrid, =)")
     if forbidden:
-        pb.notes.append(f"{forbidden} (forbidden AGENT ITEM) facts not modelled: here any agent may pick up "
-                        "anything (a helper never plans to take a gem)")
+        pb.notes.append(f"{forbidden} (forbidden AGENT ITEM) fact(s): that agent may not pick up, hand over or be "
+                        "handed that item")
     if not pb.height:
         raise ScenarioError(f"{source}: no wall matrix in (:init ...); expected (= (walls) (new-bit-matrix false H W))")
     locked = {w[1] for w, _ in ((_words(f), n) for f, n in sections[":init"][0][1:]) if w and w[0] == "locked"}
     kinds = {"door": pb.doors, "key": pb.keys, "gem": pb.gems}
+    where_of: dict[str, tuple[int, int, int]] = {}
     for name in sorted(set(xs) | set(ys), key=lambda n: (xs.get(n, (0, 0))[1])):
         if name not in xs or name not in ys:
             line = (xs[name] if name in xs else ys[name])[1]
@@ -228,13 +240,21 @@ def read_pddl(text: str, source: str) -> Problem:
                                 f"agent (its type: {kind!r})")
         if x == -1 and y == -1 and kind in ("key", "gem"):
             continue  # off the grid: held (a has fact says by whom)
-        if not (1 <= y <= pb.height and 1 <= x <= pb.width):
+        if not (1 <= y <= max(pb.height, pb.width) and 1 <= x <= max(pb.height, pb.width)):
             raise ScenarioError(f"{source}: line {line}: {name} at x {x}, y {y} lies outside the {pb.width} x "
                                 f"{pb.height} grid (x and y count from 1)")
         target[name] = (y - 1, x - 1)
+        where_of[name] = (x, y, line)
     for d in pb.doors:
         if d not in locked:
             pb.unlocked.add(d)
+    _fit_dimensions(pb, where_of)
+    uncoloured = [n for n in [*pb.doors, *pb.keys] if n not in pb.colors]
+    if uncoloured and SINGLE_AGENT in pb.agents and not any(n in pb.colors for n in [*pb.doors, *pb.keys]):
+        for name in uncoloured:  # the single-agent domain: any key opens any door
+            pb.colors[name] = PLAIN_COLOR
+        pb.notes.append(f"keys and doors have no colour in the single-agent domain (any key opens any door): they "
+                        f"are all {PLAIN_COLOR} here")
     for name in [*pb.doors, *pb.keys]:
         if name not in pb.colors:
             raise ScenarioError(f"{source}: {name} has no (iscolor {name} COLOUR) fact; doors and keys need a colour")
@@ -265,6 +285,8 @@ def read_pddl(text: str, source: str) -> Problem:
         facts = goal[0][1:] if isinstance(goal[0], list) and goal[0] and goal[0][0][0] == "and" else [goal]
         for fact, line in facts:
             words = _words(fact) if isinstance(fact, list) else [fact]
+            if len(words) == 2 and words[0] == "has" and SINGLE_AGENT in pb.agents:
+                words = ["has", SINGLE_AGENT, words[1]]  # the single-agent domain: (has GEM)
             if len(words) != 3 or words[0] != "has":
                 raise ScenarioError(f"{source}: line {line}: goal {_show((fact, line))}; expected (has AGENT GEM) "
                                     "or an (and ...) of them, one gem per agent")
@@ -275,7 +297,33 @@ def read_pddl(text: str, source: str) -> Problem:
             if gem not in pb.gems:
                 raise ScenarioError(f"{source}: line {line}: goal {gem!r} is not a gem on the grid")
             pb.goals[agent] = gem
+        if pb.goals:
+            pb.notes.append("goal: " + ", ".join(f"(has {a} {g})" for a, g in pb.goals.items()) +
+                            ", the problem's (:goal ...)")
     return pb
+
+
+def _fit_dimensions(pb: Problem, where_of: dict[str, tuple[int, int, int]]) -> None:
+    """``(new-bit-matrix false A B)`` is height and width in the multi-agent problems and width and
+    height in the single-agent ones: when the walls and objects fit only the swapped grid, swap it
+    (with a note); when they fit neither, name the first object outside."""
+    cells = list(pb.walls) + [(y - 1, x - 1) for x, y, _ in where_of.values()]
+
+    def fits(h: int, w: int) -> bool:
+        return all(0 <= r < h and 0 <= c < w for r, c in cells)
+
+    if fits(pb.height, pb.width):
+        return
+    if pb.height != pb.width and fits(pb.width, pb.height):
+        pb.notes.append(f"the wall matrix is written {pb.height} x {pb.width} but the walls and objects lie in a "
+                        f"{pb.width} x {pb.height} grid (rows x columns): read as the single-agent domain writes it, "
+                        "width first")
+        pb.height, pb.width = pb.width, pb.height
+        return
+    for name, (x, y, line) in where_of.items():
+        if not (1 <= y <= pb.height and 1 <= x <= pb.width):
+            raise ScenarioError(f"{pb.source}: line {line}: {name} at x {x}, y {y} lies outside the {pb.width} x "
+                                f"{pb.height} grid (x and y count from 1)")
 
 
 def _walls(pb: Problem, rhs, where: str, source: str) -> None:
@@ -304,6 +352,14 @@ def _walls(pb: Problem, rhs, where: str, source: str) -> None:
 
 
 def read_ascii(text: str, source: str) -> Problem:
+    """An ASCII map, read as the reference loader of its kind reads it.
+
+    A map with a robot (``m``) is a multi-agent map of CLIPS.jl and Plinf's multi-agent sets: their
+    loaders make the *last gem* in reading order the human's goal, whether it is written ``g`` or
+    ``G``, and forbid the robot every gem. A map without a robot is a single-agent map (``s`` or
+    ``h`` the agent, ``k`` keys and ``D`` doors without colour): its loaders take the gem marked
+    ``G``. A second ``h``, ``m``, ``s`` or ``G`` replaces the first, as the loaders overwrite it;
+    every such choice is reported in the notes."""
     rows = [row.strip() for row in text.splitlines()]
     first = next((i for i, r in enumerate(rows) if r), 0)
     rows = rows[first:]
@@ -314,7 +370,11 @@ def read_ascii(text: str, source: str) -> Problem:
     pb = Problem(source, height=len(rows), width=max(len(r) for r in rows))
     if pb.height > MAX_MAP_SIDE or pb.width > MAX_MAP_SIDE:
         raise ScenarioError(f"{source}: a {pb.width} x {pb.height} map; expected at most {MAX_MAP_SIDE} on a side")
+    multi = any("m" in row for row in rows)
     counts = {"door": 0, "key": 0, "gem": 0}
+    marked: list[str] = []  # gems written 'G'
+    seen: dict[str, list[str]] = {}  # agent -> positions written (for the note on repeats)
+    plain = False  # 'k' or 'D': the single-agent domain's keys and doors without colour
     for r, row in enumerate(rows):
         where = f"{source}: line {first + r + 1}"
         if len(row) != pb.width:
@@ -324,32 +384,59 @@ def read_ascii(text: str, source: str) -> Problem:
                 continue
             if ch == "W":
                 pb.walls.add((r, c))
-            elif ch.lower() in ASCII_KEYS:
+            elif ch.lower() in ASCII_KEYS or (ch in "kD" and not multi):
                 kind = "key" if ch.islower() else "door"
                 counts[kind] += 1
                 name = f"{kind}{counts[kind]}"
                 (pb.keys if kind == "key" else pb.doors)[name] = (r, c)
-                pb.colors[name] = ASCII_KEYS[ch.lower()]
+                pb.colors[name] = ASCII_KEYS.get(ch.lower(), PLAIN_COLOR)
+                plain = plain or ch in "kD"
             elif ch in "gG":
                 counts["gem"] += 1
                 name = f"gem{counts['gem']}"
                 pb.gems[name] = (r, c)
                 if ch == "G":
-                    if "human" in pb.goals:
-                        raise ScenarioError(f"{where}, column {c + 1}: a second 'G'; the human has one goal gem")
-                    pb.goals["human"] = name
-            elif ch in ASCII_AGENTS:
-                name = ASCII_AGENTS[ch]
-                if name in pb.agents:
-                    raise ScenarioError(f"{where}, column {c + 1}: a second {ch!r} ({name})")
+                    marked.append(name)
+            elif ch in ASCII_AGENTS or (ch == "s" and not multi):
+                name = ASCII_AGENTS.get(ch, "human")
+                seen.setdefault(name, []).append(f"line {first + r + 1}, column {c + 1} ({ch!r})")
                 pb.agents[name] = (r, c)
-            elif ch == "s":
-                raise ScenarioError(f"{where}, column {c + 1}: 's' is the start of a single-agent problem; this "
-                                    "world needs two or more agents ('h' the human, 'm' the robot)")
             else:
-                raise ScenarioError(f"{where}, column {c + 1}: character {ch!r}; expected W . r b y e p (keys), "
-                                    "R B Y E P (doors), g G (gems), h m (human, robot)")
-    pb.order = [a for a in ("human", "robot") if a in pb.agents]
+                expected = ("W . r b y e p (keys), R B Y E P (doors), g G (gems), h m (human, robot)" if multi else
+                            "W . r b y e p k (keys), R B Y E P D (doors), g G (gems), h or s (the agent), m (a robot)")
+                raise ScenarioError(f"{where}, column {c + 1}: character {ch!r}; expected {expected}")
+    for agent, places in seen.items():
+        if len(places) > 1:
+            pb.notes.append(f"{agent} is written {len(places)} times ({'; '.join(places)}); the last one counts, as "
+                            "the reference loaders keep the last start")
+    if plain:
+        pb.notes.append(f"keys 'k' and doors 'D' have no colour in the single-agent domain (any key opens any door): "
+                        f"they are all {PLAIN_COLOR} here")
+    if multi:
+        if pb.gems:
+            last = list(pb.gems)[-1]
+            pb.goals["human"] = last
+            rule = (f"goal: the last gem ({last}), as the multi-agent reference loaders (CLIPS.jl, Plinf) read a map "
+                    "with a robot")
+            other = [g for g in marked if g != last]
+            if other:
+                rule += f"; the 'G' on {', '.join(other)} is not the goal under this rule"
+            elif len(marked) > 1:
+                rule += f"; {len(marked)} gems are written 'G'"
+            pb.notes.append(rule)
+        pb.goal_rule = "last gem"
+        pb.forbidden = {"robot": list(pb.gems)} if "robot" in pb.agents else {}
+        pb.order = [a for a in ("human", "robot") if a in pb.agents]
+    else:
+        if marked:
+            pb.goals["human"] = marked[-1]
+            rule = (f"goal: the gem marked 'G' ({marked[-1]}), as the single-agent reference loaders read a map "
+                    "without a robot")
+            if len(marked) > 1:
+                rule += f"; {len(marked)} gems are written 'G' ({', '.join(marked)}), the last one counts"
+            pb.notes.append(rule)
+        pb.goal_rule = "marker"
+        pb.order = [a for a in ("human",) if a in pb.agents]
     return pb
 
 
@@ -370,8 +457,9 @@ def to_scenario(pb: Problem, name: str, goals: dict[str, str] | None = None, t_m
         if gem not in pb.gems:
             raise ScenarioError(f"{source}: goal {gem!r} of {agent}: not a gem of the problem "
                                 f"({', '.join(pb.gems) or 'none'})")
-    if len(pb.agents) < 2:
-        raise ScenarioError(f"{source}: {len(pb.agents)} agent(s) with a position; this world needs two or more")
+    if not pb.agents:
+        raise ScenarioError(f"{source}: no agent with a position; expected (xloc AGENT)/(yloc AGENT), (= xpos X)/"
+                            "(= ypos Y), or 'h', 'm' or 's' on the map")
     grid = [["." for _ in range(pb.width)] for _ in range(pb.height)]
     for r, c in pb.walls:
         if 0 <= r < pb.height and 0 <= c < pb.width:
@@ -423,12 +511,24 @@ def to_scenario(pb: Problem, name: str, goals: dict[str, str] | None = None, t_m
     if renamed:
         pb.notes.append("renumbered in reading order: " + ", ".join(renamed))
     helpers = [a for a in pb.order if a not in goals]
+    forbidden: dict[str, list[str]] = {}
+    for agent, names in pb.forbidden.items():
+        if agent not in pb.agents:
+            raise ScenarioError(f"{source}: (forbidden {agent} ...): {agent!r} is not an agent with a position")
+        for obj in names:
+            if obj not in ours:
+                raise ScenarioError(f"{source}: (forbidden {agent} {obj}): {obj!r} is not a key or gem of the problem")
+            forbidden.setdefault(agent, []).append(ours[obj])
+    options: dict[str, Any] = {"t_max": t_max, "turn_order": list(pb.order), "handover": "adjacent"}
+    if forbidden:
+        options["forbidden"] = {a: sorted(set(v), key=lambda i: (i[:3], int(i[3:]))) for a, v in forbidden.items()}
     data = {"world": "dkg", "name": name, "title": f"{Path(source).name} (reference problem)",
             "description": (f"Imported from {Path(source).name}. " +
                             " ".join(f"{a} wants {ours[g]}." for a, g in goals.items()) +
                             (f" {', '.join(helpers)} has no gem of its own and helps." if helpers else "")),
             "map": rows, "legend": legend, "goals": {a: ours[g] for a, g in goals.items()},
-            "options": {"t_max": t_max, "turn_order": list(pb.order), "handover": "adjacent"}}
+            "options": options}
+    pb.ids = ours
     return data
 
 
@@ -468,3 +568,92 @@ def read_pddl_scenario(path: Path) -> dict[str, Any]:
     """The plug-in's reader: a .pddl problem played as a scenario (``main.py run problem.pddl``)."""
     pb = read_problem(path)
     return to_scenario(pb, scenario_name(path))
+
+
+# ------------------------------------------------------------------- plan files
+
+
+def parse_plan(text: str, source: str, pb: Problem, agents: tuple[str, ...]) -> list[tuple[str, str, int]]:
+    """(agent, action in this world's terms, line) for each step of a reference plan file: one
+    PDDL action a line, ``(up robot)``, ``(pickup human gem4)``, ``(unlock robot key1 door3)``,
+    ``(handover human robot key2)``, ``(wait human)``; ``;`` lines are annotations (utterances).
+    Object names are the problem file's; ``pb.ids`` (set by ``to_scenario``) renames them. The
+    single-agent domain's actions name no agent (``(up)``, ``(pickup key1)``, ``(unlock key1 door1)``)."""
+    ids = pb.ids
+    steps: list[tuple[str, str, int]] = []
+    single = len(agents) == 1
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith(";"):
+            continue
+        where = f"{source}: line {number}"
+        m = re.fullmatch(r"\(\s*([^()\s]+(?:\s+[^()\s]+)*)\s*\)", line)
+        if m is None:
+            raise ScenarioError(f"{where}: {line[:60]!r}; expected one action in parentheses, e.g. (up robot)")
+        words = m.group(1).lower().split()
+        verb, args = words[0], words[1:]
+        if single and (not args or args[0] not in agents):
+            args = [agents[0], *args]
+        if not args or args[0] not in agents:
+            raise ScenarioError(f"{where}: {line!r} names no agent of the problem ({', '.join(agents)})")
+        agent, rest = args[0], args[1:]
+
+        def obj(name: str, where: str = where) -> str:
+            if name not in ids:
+                raise ScenarioError(f"{where}: {name!r} is not a key, gem or locked door of the problem")
+            return ids[name]
+
+        if verb in ("up", "down", "left", "right", "wait") and not rest:
+            action = verb
+        elif verb == "pickup" and len(rest) == 1:
+            action = f"pickup {obj(rest[0])}"
+        elif verb == "unlock" and len(rest) == 2:
+            action = f"unlock {obj(rest[1])} {obj(rest[0])}"  # the file names the key first
+        elif verb == "handover" and len(rest) == 2 and rest[0] in agents:
+            action = f"handover {obj(rest[1])} {rest[0]}"
+        else:
+            raise ScenarioError(f"{where}: {line!r}; expected (up|down|left|right|wait AGENT), (pickup AGENT ITEM), "
+                                "(unlock AGENT KEY DOOR) or (handover AGENT OTHER ITEM)")
+        steps.append((agent, action, number))
+    return steps
+
+
+def load_plan(problem: str | Path, plan: str | Path | list[str | Path], goals: dict[str, str] | None = None,
+              t_max: int = 80) -> tuple[dict[str, Any], list[tuple[str, str, int]], list[str]]:
+    """(validated spec, plan steps, notes) for a reference problem and a plan of it: one plan
+    file, or several played one after the other (the reference's observed plan, then its
+    completion, which starts where the observed one ends). Each step is checked against the rules
+    in turn (whose turn it is, and that the action is legal); a step that is not names its file
+    and line."""
+    from sim.dkg.scenario import validate_dkg
+    from sim.dkg.world import DKGWorld
+    from sim.world import IllegalAction
+
+    problem = Path(problem)
+    plans = [Path(p) for p in (plan if isinstance(plan, list) else [plan])]
+    pb = read_problem(problem)
+    data = to_scenario(pb, scenario_name(problem), goals, t_max)
+    spec = validate_dkg(data, str(problem))
+    world = DKGWorld(spec)
+    parts = [(path, parse_plan(read_text(path, ScenarioError, kind="PDDL plan"), str(path), pb, world.agents))
+             for path in plans]
+    steps = [step for _, part in parts for step in part]
+    if len(steps) > world.t_max:
+        spec["options"]["t_max"] = len(steps)  # the plan is longer than the episode limit: let it finish
+        pb.notes.append(f"the plan has {len(steps)} steps, more than t_max {t_max}: t_max is {len(steps)} for it")
+        world = DKGWorld(spec)
+    state = world.reset(0)
+    for path, part in parts:
+        for agent, action, number in part:
+            if world.done(state):
+                raise ScenarioError(f"{path}: line {number}: the episode is over (every goal held) before this step")
+            turn = world.agents[state.turn]
+            if agent != turn:
+                raise ScenarioError(f"{path}: line {number}: an action of {agent}, but it is {turn}'s turn")
+            try:
+                state = world.step(state, {agent: action}).state
+            except IllegalAction as exc:
+                hint = (" (a completion starts where its observed plan ends: give both)"
+                        if len(plans) == 1 and path.parent.name == "completed" else "")
+                raise ScenarioError(f"{path}: line {number}: {action!r} is not legal here: {exc}{hint}") from None
+    return spec, steps, pb.notes

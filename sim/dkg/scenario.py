@@ -63,6 +63,9 @@ class Options(BaseModel):
         "adjacent", description="where a handover may happen: between agents on neighbouring cells (the "
                                 "paper's and the reference domain's rule), or also on the same cell (the rule "
                                 "of recordings written before this option)")
+    forbidden: dict[str, list[str]] | None = Field(
+        None, description="agent -> key and gem ids it may not pick up, hand over or be handed (the reference "
+                          "domain's (forbidden AGENT ITEM) facts; its robot may not take gems)")
 
 
 class DKGScenario(BaseModel):
@@ -151,8 +154,9 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
     missing = [a for a in agents_in_legend if a not in starts]
     if missing:
         fail("field 'map'", f"agent {missing[0]!r} is in the legend but not on the map")
-    if len(starts) < 2:
-        fail("field 'map'", f"Doors, Keys and Gems needs two or more agents, found {len(starts)}")
+    if not starts:
+        fail("field 'map'", "no agent on the map; expected one or more (a character whose legend entry is "
+             "{\"agent\": name})")
     if len(starts) > MAX_AGENTS:
         fail("field 'map'", f"{len(starts)} agents; expected at most {MAX_AGENTS} (docs/limits.md)")
     items = sum(sc.legend[ch]["kind"] in ("key", "door", "gem") for row in sc.map for ch in row)
@@ -172,6 +176,22 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
             fail(f"field '{field_path(('goals', agent))}'", f"{agent!r} is not an agent on the map (agents: {', '.join(order)})")
         if gem not in gems:
             fail(f"field '{field_path(('goals', agent))}'", f"expected a gem id ({', '.join(gems) or 'no gems on the map'}), got {gem!r}")
+
+    counts = {k: sum(sc.legend[ch]["kind"] == k for row in sc.map for ch in row) for k in ("key", "gem")}
+    for agent, items in (sc.options.forbidden or {}).items():
+        if agent not in starts:
+            fail(f"field '{field_path(('options', 'forbidden', agent))}'",
+                 f"{agent!r} is not an agent on the map (agents: {', '.join(order)})")
+        for k, item in enumerate(items):
+            m = re.fullmatch(r"(key|gem)([1-9]\d{0,3})", item)
+            if m is None or int(m.group(2)) > counts[m.group(1)]:
+                fail(f"field '{field_path(('options', 'forbidden', agent, k))}'",
+                     f"expected a key or gem id of the map (key1..key{counts['key']}, gem1..gem{counts['gem']}), "
+                     f"got {item!r}")
+    for agent, gem in sc.goals.items():
+        if gem in (sc.options.forbidden or {}).get(agent, []):
+            fail(f"field '{field_path(('goals', agent))}'", f"{gem} is forbidden to {agent!r} (options.forbidden); "
+                 "expected a goal the agent may pick up")
 
     wanted: dict[str, str] = {}
     for agent in (a for a in order if a in sc.goals):
@@ -196,6 +216,8 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
 
     spec = sc.model_dump()
     spec["options"]["turn_order"] = list(order)
+    if spec["options"]["forbidden"] is None:  # specs without the option stay as they were
+        del spec["options"]["forbidden"]
     return spec
 
 

@@ -16,7 +16,8 @@ gems. Agents take turns; one action is one tick. Actions are strings:
                                     the option existed)
 
 An agent with a goal wants one gem and has reached it while it holds that gem; an agent
-without a goal (a helper) only helps. The episode ends when every agent with a goal holds
+without a goal (a helper) only helps. ``options.forbidden`` (agent -> item ids, the reference
+domain's ``(forbidden AGENT ITEM)``) names items an agent may not pick up, hand over or be handed. The episode ends when every agent with a goal holds
 its gem, or after ``t_max`` ticks.
 """
 
@@ -130,6 +131,10 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         self.door_index = {d.id: i for i, d in enumerate(self.doors)}
         self.door_at: dict[int, int] = {d.cell: i for i, d in enumerate(self.doors)}
         self.goals: dict[str, str] = {a: g for a, g in spec["goals"].items() if g is not None}
+        # (agent index, item index) pairs the agent may not pick up, hand over or be handed
+        self.forbidden: frozenset[tuple[int, int]] = frozenset(
+            (self.agent_index[a], self.item_index[i])
+            for a, items in (spec["options"].get("forbidden") or {}).items() for i in items)
         # None for an agent without a goal (a helper): indexing item_locs with it fails loudly
         self.goal_item: tuple[int | None, ...] = tuple(
             self.item_index[self.goals[a]] if a in self.goals else None for a in self._agents)
@@ -204,7 +209,9 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         actions = [name for name, n in self.neighbors[here] if self.passable(n, state.open_doors)]
         actions.append("wait")
         held = [i for i, loc in enumerate(state.item_locs) if loc == -1 - a]
-        actions += [f"pickup {self.items[i].id}" for i, loc in enumerate(state.item_locs) if loc == here]
+        forbidden = self.forbidden
+        actions += [f"pickup {self.items[i].id}" for i, loc in enumerate(state.item_locs)
+                    if loc == here and (a, i) not in forbidden]
         held_keys = [i for i in held if self.items[i].kind == "key"]
         for _, n in self.neighbors[here]:
             d = self.door_at.get(n)
@@ -216,7 +223,8 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
                 actions += [f"unlock {self.doors[d].id} {self.items[i].id}" for i in matching]  # a chosen key
         for b, other in enumerate(self._agents):
             if b != a and self.can_hand_over(here, state.agent_cells[b]):
-                actions += [f"handover {self.items[i].id} {other}" for i in held]
+                actions += [f"handover {self.items[i].id} {other}" for i in held
+                            if (a, i) not in forbidden and (b, i) not in forbidden]
         return tuple(actions)
 
     def step(self, state: DKGState, joint_action: Mapping[AgentId, str]) -> StepResult[DKGState]:
@@ -239,6 +247,8 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
             i = self.item_index.get(rest)
             if i is None or locs[i] != here:
                 raise IllegalAction(f"{agent} cannot pick up {rest!r}: it is not on its cell")
+            if (a, i) in self.forbidden:
+                raise IllegalAction(f"{agent} may not pick up {rest}: it is forbidden to {agent}")
             locs = locs[:i] + (-1 - a,) + locs[i + 1:]
             events.append(WorldEvent("pickup", agent, {"item": rest}))
         elif verb == "unlock":
@@ -267,6 +277,10 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
             i, b = self.item_index.get(item_id), self.agent_index.get(other)
             if i is None or b is None or b == a or locs[i] != -1 - a:
                 raise IllegalAction(f"{agent} cannot hand over {item_id!r} to {other!r}")
+            for who in (a, b):
+                if (who, i) in self.forbidden:
+                    raise IllegalAction(f"{agent} cannot hand over {item_id} to {other}: it is forbidden to "
+                                        f"{self._agents[who]}")
             if not self.can_hand_over(here, cells[b]):
                 where = "next to" if self.handover_rule == "adjacent" else "on or next to"
                 raise IllegalAction(f"{agent} cannot hand over to {other}: not {where} its cell")

@@ -41,7 +41,9 @@ NAME_RE = r"^[a-z0-9][a-z0-9_-]*$"
 ID_RE = r"^[a-z][a-z0-9_]*$"
 TRANSPORT_CATEGORIES = ("food-low-capacity", "food-high-capacity", "stuff-low-capacity", "stuff-high-capacity")
 HOUSEHOLD_CATEGORIES = ("prepare-tea", "wash-dishes", "prepare-meal", "put-groceries", "set-up-table")
-CATEGORIES = TRANSPORT_CATEGORIES + HOUSEHOLD_CATEGORIES
+#: the classic false-belief scenarios (scenarios/household/false-belief/), of either task kind
+TEACHING_CATEGORIES = ("false-belief",)
+CATEGORIES = TRANSPORT_CATEGORIES + HOUSEHOLD_CATEGORIES + TEACHING_CATEGORIES
 #: room geometry in metres, as the renderer draws it (one tile per metre; docs/limits.md)
 ROOM_SIDE = (2.0, 50.0)  # shortest and longest side of a room
 MAX_COORDINATE = 500.0  # room centres lie within [-500, 500] on both axes
@@ -67,6 +69,9 @@ class Place(BaseModel):
     kind: Literal["surface", "receptacle", "floor"]
     openable: bool = False
     open: bool = True
+    label: str | None = Field(None, pattern=ID_RE, description="receptacles only: the object class its label names "
+                                                                "(what everyone expects inside; it may hold something "
+                                                                "else)")
 
 
 class Obj(BaseModel):
@@ -74,7 +79,8 @@ class Obj(BaseModel):
     id: str = Field(pattern=ID_RE)
     class_: str = Field(alias="class", pattern=ID_RE, description="e.g. apple, plate, bowl")
     kind: Literal["target", "container", "item"] = "item"
-    at: str = Field(description="a place id, or a container id for an object inside a container")
+    at: str = Field(description="a place id, a container id for an object inside a container, or an agent id for "
+                                "an object that agent holds at the start")
     capacity: int = Field(3, ge=1, le=20, description="containers only: how many objects fit")
 
 
@@ -82,6 +88,22 @@ class AgentStart(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str = Field(pattern=NAME_RE)
     room: str
+    explored: list[str] = Field(default_factory=list, description="rooms the agent has looked around before the "
+                                                                  "episode starts")
+
+
+class Move(BaseModel):
+    """A scripted move: someone who is not an agent moves an object, once, at the first step from
+    ``after`` at which the object lies on a place, every ``unseen_by`` agent is out of both rooms
+    (where it lies and where it goes) and every ``seen_by`` agent is in the room it goes to."""
+
+    model_config = ConfigDict(extra="forbid")
+    object: str
+    to: str = Field(description="a place id")
+    after: int = Field(0, ge=0, description="the earliest time (frames or steps)")
+    unseen_by: list[str] = Field(default_factory=list)
+    seen_by: list[str] = Field(default_factory=list)
+    by: str = Field("someone", min_length=1, max_length=60, description="who moves it, in words")
 
 
 class Predicate(BaseModel):
@@ -128,6 +150,7 @@ class HouseholdScenario(BaseModel):
     agents: list[AgentStart] = Field(min_length=1, max_length=8)
     task: Task
     costs: Costs = Costs()
+    moves: list[Move] = Field(default_factory=list, max_length=32)
 
 
 def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
@@ -162,6 +185,9 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     unique(sc.objects, "objects", ids)
     agent_ids: dict[str, str] = {}
     unique(sc.agents, "agents", agent_ids)
+    for i, agent in enumerate(sc.agents):
+        if ids.get(agent.id, "").startswith("objects"):
+            fail(f"agents[{i}].id", f"{agent.id!r} is already used by {ids[agent.id]}; an object's 'at' may name an agent")
 
     for i, (a, b) in enumerate(sc.doors):
         for j, r in enumerate((a, b)):
@@ -201,8 +227,15 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     place_ids = set(place_by_id) | {f["id"] for f in floors}
 
     objects = {o.id: o for o in sc.objects}
+    agent_rooms = {a.id: a.room for a in sc.agents}
+    held: dict[str, int] = {}
     for i, obj in enumerate(sc.objects):
         if obj.at in place_ids:
+            continue
+        if obj.at in agent_rooms:
+            held[obj.at] = held.get(obj.at, 0) + 1
+            if held[obj.at] > 2:
+                fail(f"objects[{i}].at", f"agent {obj.at!r} would hold more than two objects; an agent has two hands")
             continue
         inner = objects.get(obj.at)
         if inner is None:
@@ -214,12 +247,35 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
     for i, obj in enumerate(sc.objects):
         if obj.kind == "container":
             inside = [o.id for o in sc.objects if o.at == obj.id]
+            if inside and obj.at in agent_rooms:
+                fail(f"objects[{i}].at", f"container {obj.id!r} starts in a hand; expected it empty or on a place")
             if len(inside) > obj.capacity:
                 fail(f"objects[{i}]", f"container {obj.id!r} holds {len(inside)} objects, more than its capacity {obj.capacity}")
 
     for i, agent in enumerate(sc.agents):
         if agent.room not in rooms:
             fail(f"agents[{i}].room", f"expected a room id ({', '.join(rooms)}), got {agent.room!r}")
+        for j, room in enumerate(agent.explored):
+            if room not in rooms:
+                fail(f"agents[{i}].explored[{j}]", f"expected a room id ({', '.join(rooms)}), got {room!r}")
+    for i, place in enumerate(sc.places):
+        if place.label is not None and place.kind != "receptacle":
+            fail(f"places[{i}].label", "only receptacles carry a label")
+    for i, move in enumerate(sc.moves):
+        if move.object not in objects:
+            fail(f"moves[{i}].object", f"expected an object id, got {move.object!r}")
+        if objects[move.object].kind == "container":
+            fail(f"moves[{i}].object", f"{move.object!r} is a container; moves carry single objects")
+        if move.to not in place_ids:
+            fail(f"moves[{i}].to", f"expected a place id, got {move.to!r}")
+        for field_name, names in (("unseen_by", move.unseen_by), ("seen_by", move.seen_by)):
+            for j, name in enumerate(names):
+                if name not in agent_rooms:
+                    fail(f"moves[{i}].{field_name}[{j}]", f"expected an agent id ({', '.join(agent_rooms)}), "
+                                                         f"got {name!r}")
+        both = set(move.unseen_by) & set(move.seen_by)
+        if both:
+            fail(f"moves[{i}]", f"agent {sorted(both)[0]!r} cannot both see and not see the move")
 
     task = sc.task
     if task.kind == "transport":
@@ -266,7 +322,7 @@ def validate_household(data: dict[str, Any], source: str) -> dict[str, Any]:
                 fail(f"objects[{i}].kind", "containers belong to transport tasks; household objects are 'item'")
 
     if sc.category is not None:
-        allowed = TRANSPORT_CATEGORIES if task.kind == "transport" else HOUSEHOLD_CATEGORIES
+        allowed = (TRANSPORT_CATEGORIES if task.kind == "transport" else HOUSEHOLD_CATEGORIES) + TEACHING_CATEGORIES
         if sc.category not in allowed:
             fail("category", f"expected one of {', '.join(allowed)} for a {task.kind} task, got {sc.category!r}")
 

@@ -19,7 +19,10 @@ Actions are strings::
     wait                         do nothing for a moment
     walk <room>                  go to a room (any room; the path through doors is taken)
     explore                      look around the room: from then on the agent sees its objects
-    grab <object>                take a visible object of the room into a free hand
+    grab <object>                take an object of the room into a free hand (by name: it need not
+                                 be in sight, so a partner's report can be acted on; the grab
+                                 fails when it completes if the object is not in the room, is in
+                                 a closed receptacle or a container, or is held)
     open <receptacle> / close <receptacle>
     put <object> <place>         set a held object onto a surface or the floor of the room
     putin <object> <into>        put a held object into a container held in the other hand,
@@ -38,9 +41,15 @@ there every agent acts every step. One world step (``t``) is one such decision p
 counts frames or steps.
 
 Observation. An agent sees the objects of its room once it has explored that room (from then on,
-whenever it is there), except inside closed receptacles; it sees what it holds; it sees a partner,
+whenever it is there), except inside closed receptacles (it may still grab an object it was told
+of without exploring: a wrong report shows as a failed grab); it sees what it holds; it sees a partner,
 and what the partner holds, only in the same room. Messages reach their recipients' ``inbox`` when
 the sending action completes; an inbox holds what arrived since the agent last chose an action.
+
+Teaching scenarios (``scenarios/household/false-belief/``) add three things: agents may start
+holding objects and knowing rooms they explored before; a receptacle may carry a ``label`` naming
+what everyone expects inside; and scripted ``moves`` let someone who is not an agent move an object
+while some agents are out of the room (a ``moved`` world event, once per move).
 """
 
 from __future__ import annotations
@@ -100,10 +109,12 @@ class HouseholdState:
     inbox: tuple[tuple[tuple[str, str], ...], ...]
     last: tuple[str, ...]
     stats: tuple[tuple[int, ...], ...]
+    #: bit i set once the scenario's scripted move i took place
+    moved: int = 0
 
     def key(self) -> tuple:
         return (self.t, self.time, self.rooms, self.hands, self.locs, self.open_places, self.explored,
-                self.pending, self.inbox, self.last, self.stats)
+                self.pending, self.inbox, self.last, self.stats) + ((self.moved,) if self.moved else ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +169,7 @@ class Place:
     room: int
     kind: str  # surface | receptacle | floor
     openable: bool
+    label: str = ""  # receptacles: the object class the label names ("" when unlabelled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +206,8 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         self.distance: tuple[tuple[float, ...], ...] = self._shortest_paths()
 
         self.places: tuple[Place, ...] = tuple(
-            Place(p["id"], p["class"], self.room_index[p["room"]], p["kind"], bool(p.get("openable", False)))
+            Place(p["id"], p["class"], self.room_index[p["room"]], p["kind"], bool(p.get("openable", False)),
+                  p.get("label") or "")
             for p in spec["places"])
         self.place_index = {p.id: i for i, p in enumerate(self.places)}
         self.places_in_room: tuple[tuple[int, ...], ...] = tuple(
@@ -220,9 +233,23 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
             self.goal = tuple((rel, cls, self.places[p].id, n) for rel, cls, p, n in self.predicates)
 
         locs = []
-        for o in spec["objects"]:
+        hands = [[-1, -1] for _ in self._agents]
+        for i, o in enumerate(spec["objects"]):
             at = o["at"]
-            locs.append(self.place_index[at] if at in self.place_index else self.n_places + self.object_index[at])
+            if at in self.place_index:
+                locs.append(self.place_index[at])
+            elif at in self.agent_index:  # held from the start
+                a = self.agent_index[at]
+                hands[a][hands[a].index(-1)] = i
+                locs.append(-1 - a)
+            else:
+                locs.append(self.n_places + self.object_index[at])
+        #: scripted moves: (object, destination place, earliest time, unseen_by, seen_by, by)
+        self.moves: tuple[tuple[int, int, int, tuple[int, ...], tuple[int, ...], str], ...] = tuple(
+            (self.object_index[m["object"]], self.place_index[m["to"]], int(m.get("after", 0)),
+             tuple(self.agent_index[a] for a in m.get("unseen_by", ())),
+             tuple(self.agent_index[a] for a in m.get("seen_by", ())), m.get("by", "someone"))
+            for m in spec.get("moves", ()))
         open_places = 0
         for i, p in enumerate(spec["places"]):
             if p.get("open", True):
@@ -230,8 +257,9 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         n = len(self._agents)
         self._initial = HouseholdState(
             t=0, time=0, rooms=tuple(self.room_index[a["room"]] for a in spec["agents"]),
-            hands=tuple((-1, -1) for _ in range(n)), locs=tuple(locs), open_places=open_places,
-            explored=tuple(0 for _ in range(n)), pending=tuple(None for _ in range(n)),
+            hands=tuple((h[0], h[1]) for h in hands), locs=tuple(locs), open_places=open_places,
+            explored=tuple(sum(1 << self.room_index[r] for r in set(a.get("explored", ()))) for a in spec["agents"]),
+            pending=tuple(None for _ in range(n)),
             inbox=tuple(() for _ in range(n)), last=tuple("" for _ in range(n)),
             stats=tuple(tuple(0 for _ in STAT_NAMES) for _ in range(n)))
 
@@ -265,12 +293,15 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         return self._spec
 
     def walk_cost(self, from_room: str | int, to_room: str | int) -> int:
-        """Frames (transport) or steps (household) to walk between two rooms."""
+        """Frames (transport) or steps (household) to walk between two rooms: ``frames_per_meter``
+        times the metres of the door path, at least 1; household tasks without a ``frames_per_meter``
+        (the default 0) take one step for any walk."""
         a = self.room_index[from_room] if isinstance(from_room, str) else from_room
         b = self.room_index[to_room] if isinstance(to_room, str) else to_room
-        if self.task != "transport":
+        per_meter = self.costs["frames_per_meter"]
+        if self.task != "transport" and per_meter <= 0:
             return 1
-        return max(1, math.ceil(self.distance[a][b] * self.costs["frames_per_meter"]))
+        return max(1, math.ceil(self.distance[a][b] * per_meter))
 
     def message_cost(self, text: str) -> int:
         if self.task == "transport":
@@ -418,6 +449,11 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
     def contents(self, state: HouseholdState, container: int) -> list[int]:
         return [o for o, loc in enumerate(state.locs) if loc == self.n_places + container]
 
+    def grab_problem(self, state: HouseholdState, agent: AgentId, oid: str) -> str | None:
+        """Why a grab of ``oid`` by ``agent`` would fail if it completed in ``state`` (None: it
+        would work). A grab may be chosen whatever this says (``why_illegal``); it fails then."""
+        return self._grab_problem(state, self.agent_index[agent], self.object_index[oid])
+
     def _grab_problem(self, state: HouseholdState, a: int, o: int) -> str | None:
         obj = self.objects[o]
         loc = state.locs[o]
@@ -428,10 +464,11 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
             return f"{obj.id} is inside {self.objects[loc - self.n_places].id}; objects stay in their container"
         if self.places[loc].room != state.rooms[a]:
             return f"{obj.id} is not in {self.room_ids[state.rooms[a]]}"
-        if o not in self.visible(state, a):
-            if not self._is_open(state, loc):
-                return f"{obj.id} is not in sight (the {self.places[loc].id} is closed)"
-            return f"{obj.id} is not in sight (explore {self.room_ids[state.rooms[a]]} first)"
+        # An object of the room is grabbed by name, whether or not the agent explored the room
+        # (it may have been told where it lies): walking up to it is part of the grab. What a
+        # closed receptacle holds is out of reach until it is opened.
+        if not self._is_open(state, loc):
+            return f"{obj.id} is out of reach (the {self.places[loc].id} is closed)"
         if self.task == "transport" and loc == self.goal_place:
             return f"{obj.id} is already delivered to {self.places[loc].id}"
         return None
@@ -446,10 +483,13 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         if pending is not None:
             doing, until = pending
             return f"{agent} is still busy with {doing!r} until {until}"
-        return self._problem(state, a, action)
+        return self._problem(state, a, action, attempt=True)
 
-    def _problem(self, state: HouseholdState, a: int, action: Any) -> str | None:
-        """Why agent ``a`` cannot do ``action`` in ``state`` (None: it can)."""
+    def _problem(self, state: HouseholdState, a: int, action: Any, attempt: bool = False) -> str | None:
+        """Why agent ``a`` cannot do ``action`` in ``state`` (None: it can). ``attempt``: the check
+        when the action is chosen, where a grab needs only a free hand (whether the object is there
+        is found out when the grab completes: an agent acting on a report it cannot check fails
+        then, its time spent, and reads why in ``last_failure``)."""
         if not isinstance(action, str):
             return f"an action is a string such as 'walk kitchen', got {action!r}"
         verb, _, rest = action.partition(" ")
@@ -493,7 +533,9 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         if verb == "grab":
             if -1 not in state.hands[a]:
                 return "both hands are full"
-            return self._grab_problem(state, a, o)
+            if o in state.hands[a]:
+                return f"{args[0]} is already in your hand"
+            return None if attempt else self._grab_problem(state, a, o)
         if o not in state.hands[a]:
             return f"you do not hold {args[0]}"
         dest = args[1]
@@ -581,7 +623,24 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
         for a, p in enumerate(pending):
             if p is not None and p[1] == finish:  # completions at one moment apply in agent order
                 state = self._complete(state, a, p[0], events, messages)
+        if self.moves:
+            state = self._scripted_moves(state, events)
         return StepResult(state, tuple(events), tuple(messages))
+
+    def _scripted_moves(self, state: HouseholdState, events: list[WorldEvent]) -> HouseholdState:
+        """The scenario's scripted moves whose moment has come (see ``sim.household.scenario.Move``)."""
+        for i, (o, to, after, unseen_by, seen_by, by) in enumerate(self.moves):
+            loc = state.locs[o]
+            if state.moved >> i & 1 or state.time < after or not 0 <= loc < self.n_places:
+                continue
+            rooms = {self.places[loc].room, self.places[to].room}
+            if any(state.rooms[a] in rooms for a in unseen_by) or \
+                    any(state.rooms[a] != self.places[to].room for a in seen_by):
+                continue
+            state = replace(state, locs=self._set(state.locs, o, to), moved=state.moved | 1 << i)
+            events.append(WorldEvent("moved", None, {"object": self.objects[o].id, "from": self.places[loc].id,
+                                                     "to": self.places[to].id, "by": by}))
+        return state
 
     def _complete(self, state: HouseholdState, a: int, action: str, events: list[WorldEvent],
                   messages: list[Message]) -> HouseholdState:

@@ -8,6 +8,9 @@ A rule set is a folder in one of two layouts:
       recipes/**/*.json       one recipe per file, Minecraft datapack format
       tags/items/**/*.json    item tags ({"values": [...]}); ``tags/item`` is accepted too
       tags/_*/**/*.json       extra tags named by their file name (the TradeCraft authors' ``_custom``)
+      tags/<other>/**/*.json  named by file name too and read when no item tag has that name
+                              (the authors' server reads every tags/* folder; their fuel list
+                              needs #minecraft:beehives, which only tags/blocks has)
       tags/items/fuel.json    optional: the TradeCraft authors' fuel list (see below)
       fuels.json              optional: fuel values per item or #tag (else the vanilla table)
 
@@ -234,6 +237,9 @@ class _Loader:
         self.namespace = namespace
         self.raw_tags: dict[str, tuple[Path, list[Any]]] = {}
         self.tags: dict[str, tuple[tuple[str, Fraction], ...]] = {}
+        #: tags of the other tag folders (tags/blocks, ...), read when a #tag is not an item tag
+        self.fallback: dict[str, Path] = {}
+        self.borrowed: list[str] = []
 
     def qualify(self, name: str) -> str:
         return name if ":" in name else f"{self.namespace}:{name}"
@@ -291,7 +297,10 @@ class _Loader:
             cycle = " -> ".join((*chain[chain.index(tag):], tag))
             raise RuleSetError(f"tag {tag}: nested #tag references form a cycle ({cycle})")
         if tag not in self.raw_tags:
-            raise KeyError(tag)
+            if tag not in self.fallback:
+                raise KeyError(tag)
+            self.add_tag_file(tag, self.fallback.pop(tag))
+            self.borrowed.append(tag)
         path, values = self.raw_tags[tag]
         members: list[tuple[str, Fraction]] = []
         for n, raw in enumerate(values):
@@ -304,7 +313,7 @@ class _Loader:
                     if not required:
                         continue
                     raise RuleSetError(f"{path}: values[{n}]: tag #{inner} is not defined "
-                                       "(no tags/items file for it)") from None
+                                       "(no file for it under tags/)") from None
                 members.extend((item, c * count) for item, c in found)
             else:
                 members.append((self.qualify(value), count))
@@ -535,17 +544,31 @@ def _load_cached(folder_text: str, stamp: int) -> RuleSet:
         raise RuleSetError(f"{folder}: the datapack has no data/<namespace>/recipes folder")
 
     loader = _Loader(default_ns)
+    notes: list[str] = []
     for ns, _, tags_folder in parts:
         if tags_folder is not None:
             for rel, path in _json_files(tags_folder):
                 loader.add_tag_file(f"{ns}:{rel}", path)
     if data_dir is None and (folder / "tags").is_dir():
-        # the TradeCraft authors' extra tag folders (tags/_custom/...): named by file name alone
-        for extra in sorted(p for p in (folder / "tags").iterdir() if p.is_dir() and p.name.startswith("_")):
+        # The TradeCraft server reads every folder below tags/ and names a tag by its file name
+        # alone. Item tags come first; the authors' extra folders (tags/_custom/...) add their
+        # tags; the other folders (tags/blocks, ...) are read on demand, for a #tag that no
+        # item tag defines (their #minecraft:beehives lives only under tags/blocks).
+        item_dirs = {d.name for d in (_first_dir(folder / "tags", "items", "item"),) if d is not None}
+        for extra in sorted(p for p in (folder / "tags").iterdir() if p.is_dir() and p.name not in item_dirs):
             for _, path in _json_files(extra):
-                if f"{default_ns}:{path.stem}" not in loader.raw_tags:
-                    loader.add_tag_file(f"{default_ns}:{path.stem}", path)
+                name = f"{default_ns}:{path.stem}"
+                if name in loader.raw_tags or name in loader.fallback:
+                    continue
+                if extra.name.startswith("_"):
+                    loader.add_tag_file(name, path)
+                else:
+                    loader.fallback[name] = path
     tags = loader.expand_all_tags()
+    if loader.borrowed:
+        folders = sorted({loader.raw_tags[t][0].parent.relative_to(folder).as_posix() for t in loader.borrowed})
+        notes.append(f"{len(loader.borrowed)} tag(s) read from {', '.join(folders)} (no item tag of that name, "
+                     f"as the original server reads tags): {', '.join('#' + t for t in sorted(loader.borrowed))}")
 
     recipes: dict[str, Recipe] = {}
     skipped: dict[str, int] = defaultdict(int)
@@ -563,7 +586,6 @@ def _load_cached(folder_text: str, stamp: int) -> RuleSet:
     if not recipes:
         raise RuleSetError(f"{folder}: no usable recipes found")
 
-    notes: list[str] = []
     fuel_tag = f"{default_ns}:fuel"
     if (folder / "fuels.json").exists():
         fuels = _load_fuels(folder / "fuels.json", loader)

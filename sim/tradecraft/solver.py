@@ -26,8 +26,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_array
 
 from sim.tradecraft.crafting import FRACTIONAL, Craft, CraftError, apply_craft, legal_scale
 from sim.tradecraft.rules import Recipe, RuleSet
@@ -280,6 +278,11 @@ class RecipeGraph:
                 if name[0] == "s" and name[1] > 0:
                     extra_rows.append(([j, partner_var[name[1]]], [1.0, -upper[j]], -np.inf, 0.0))
             cost = [c if n[0] == "v" else c * 1e-3 for c, n in zip(cost, names)]
+        # imported here: scipy.optimize takes about a second to import, and the app's start-up
+        # (which loads every world's plug-in) needs no route
+        from scipy.optimize import Bounds, LinearConstraint, milp
+        from scipy.sparse import coo_array
+
         nvar = len(names)
         lower_b = np.zeros(next_row)
         for t in targets:
@@ -411,7 +414,7 @@ class _Planner:
         self.graph = graph
         self.rules = graph.rules
         self.crafting = crafting
-        self.whole = crafting != FRACTIONAL  # every slot and the fuel from one item, legal scales only
+        self.whole = crafting != FRACTIONAL  # one craft per recipe run, one fuel item, legal scales only
         items, recipes = graph.backward(target)
         self.relevant_items = items
         self.reach = graph.closure({i for i, n in hand.items() if n > 0}, recipes)
@@ -471,7 +474,15 @@ class _Planner:
                 return None
             sub, hand, fuel_cov = got
             crafts += sub
-        crafts += split_craft(self.rules, recipe, scale, coverage, fuel_cov)
+        if self.whole:  # one craft: a slot filled by several items is a mixed slot
+            choices = {k: cov[0][0] for k, cov in coverage.items() if len(cov) == 1
+                       and (recipe.slot(k) or recipe.ingredients[0]).is_choice}
+            mixes = tuple(sorted((k, tuple(sorted((item, qty / scale) for item, qty in cov)))
+                                 for k, cov in coverage.items() if len(cov) > 1))
+            crafts.append(Craft(recipe.id, scale, tuple(sorted(choices.items())),
+                                fuel_cov[0][0] if fuel_cov else None, mixes))
+        else:
+            crafts += split_craft(self.rules, recipe, scale, coverage, fuel_cov)
         return crafts, hand
 
     def acquire(self, options: tuple[str, ...], need: Fraction, hand: dict[str, Fraction], stack: frozenset[str],
@@ -482,6 +493,29 @@ class _Planner:
                     found = self.produce(o, need, hand, stack, depth)
                     if found is not None:
                         return found[0], found[1], [(o, need)]
+            # several held members of the slot's tag at once (a mixed slot, one craft)
+            held = sorted((o for o in options if hand.get(o, 0) > 0), key=lambda o: (-hand[o], options.index(o)))
+            if not held:
+                return None
+            hand = dict(hand)
+            mixed: list[tuple[str, Fraction]] = []
+            remaining = need
+            for o in held:
+                take = min(hand[o], remaining)
+                if take > 0:
+                    hand[o] -= take
+                    mixed.append((o, take))
+                    remaining -= take
+            if remaining <= 0:
+                return [], hand, mixed
+            for o in options:  # make the rest of one member
+                if o in self.reach:
+                    found = self.produce(o, remaining, hand, stack, depth)
+                    if found is not None:
+                        merged: dict[str, Fraction] = defaultdict(Fraction)
+                        for item, qty in mixed + [(o, remaining)]:
+                            merged[item] += qty
+                        return found[0], found[1], list(merged.items())
             return None
         hand = dict(hand)
         cover: list[tuple[str, Fraction]] = []

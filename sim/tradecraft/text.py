@@ -20,7 +20,9 @@ ACTION_FORMATS = {
     "respond": ('{"type": "accept"}  or  {"type": "reject"}  (optionally with "message": TEXT, read by the '
                 'proposer only)'),
     "craft": ('{"type": "craft", "crafts": [{"recipe": RECIPE_ID, "times": "1/4", "choices": {SLOT: ITEM}, '
-              '"fuel": ITEM}, ...], "done": true}  or  {"type": "done"}'),
+              '"fuel": ITEM}, ...], "done": true}  or  {"type": "done"}; a slot may take several items of its '
+              'tag ("choices": {SLOT: {ITEM: N, ITEM: N}}), and a craft may be written {"input": {ITEM: N, ...}, '
+              '"output": {ITEM: N}}'),
 }
 
 RULES_SUMMARY = (

@@ -35,6 +35,7 @@ when a craft phase ends, i.e. at the start of every turn. Rules (``options``):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -439,7 +440,7 @@ class TradeCraftWorld(World[TCState, Action, TCObservation]):
             out = [DONE]
             for _recipe, times, craft in possible_recipes(self.rules, hand, self.crafting):
                 scale = min(times, Fraction(1))
-                out.append(CraftTurn((Craft(craft.recipe, scale, craft.choices, craft.fuel),), False))
+                out.append(CraftTurn((dataclasses.replace(craft, times=scale),), False))
             return tuple(out)
         return ()
 

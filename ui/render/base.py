@@ -21,6 +21,8 @@ import pygame
 from ui.render import sprites
 
 ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "sprites"
+#: the colour of a false belief on the map (its cross and the arrow to where the thing is)
+WRONG_RED = (214, 40, 40)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,9 @@ class Overlays:
     beliefs: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     #: the page of ``WorldRenderer.numbered_actions`` the number keys choose from now
     page: int = 0
+    #: the *As X believes it* view (``ui.belief_view.BelievedWorld``): ghosts, false beliefs marked,
+    #: unknown places shaded; None draws the world as it is
+    believed: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +287,82 @@ class WorldRenderer(ABC):
 
     def action_label(self, action: Any) -> str:
         return str(action)
+
+    # ------------------------------------------------------------- the believed world
+
+    #: what the last frame drew of ``Overlays.believed`` (tests): ghosts as (thing, at, p, true),
+    #: false beliefs as (thing, believed at, actually at), and the unknown places shaded
+    drawn_ghosts: list[tuple[Any, ...]] = []
+    drawn_wrong: list[tuple[Any, ...]] = []
+    drawn_unknown: list[Any] = []
+
+    def draw_ghost(self, surface: pygame.Surface, sprite: pygame.Surface, pos: tuple[int, int], p: float,
+                   true: bool, color: tuple[int, int, int]) -> pygame.Rect:
+        """A believed object: ``sprite`` translucent (as opaque as ``p``) in a dashed frame of the
+        believer's colour; a false belief crossed out in red."""
+        ghost = sprite.copy()
+        ghost.set_alpha(int(70 + 110 * min(1.0, max(0.0, p))))
+        rect = ghost.get_rect(topleft=pos)
+        surface.blit(ghost, rect)
+        frame = rect.inflate(4, 4)
+        dash = max(3, rect.width // 6)
+        for x in range(frame.left, frame.right, dash * 2):
+            pygame.draw.line(surface, color, (x, frame.top), (min(x + dash, frame.right), frame.top), 2)
+            pygame.draw.line(surface, color, (x, frame.bottom - 1), (min(x + dash, frame.right), frame.bottom - 1), 2)
+        for y in range(frame.top, frame.bottom, dash * 2):
+            pygame.draw.line(surface, color, (frame.left, y), (frame.left, min(y + dash, frame.bottom)), 2)
+            pygame.draw.line(surface, color, (frame.right - 1, y), (frame.right - 1, min(y + dash, frame.bottom)), 2)
+        if not true:
+            self.draw_cross(surface, rect)
+        return rect
+
+    def draw_cross(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
+        """A red cross over ``rect``: this belief is false."""
+        width = max(2, rect.width // 8)
+        pygame.draw.line(surface, WRONG_RED, rect.topleft, rect.bottomright, width)
+        pygame.draw.line(surface, WRONG_RED, rect.topright, rect.bottomleft, width)
+
+    def draw_belief_arrow(self, surface: pygame.Surface, start: tuple[int, int], end: tuple[int, int]) -> None:
+        """A thin red arrow from where a thing is believed to be to where it is."""
+        import math
+        (x0, y0), (x1, y1) = start, end
+        if abs(x1 - x0) + abs(y1 - y0) < 4:
+            return
+        width = max(2, self.tile // 14)
+        dash = max(4, self.tile // 5)
+        length = math.hypot(x1 - x0, y1 - y0)
+        ux, uy = (x1 - x0) / length, (y1 - y0) / length
+        d = 0.0
+        while d < length - dash:
+            a = (x0 + ux * d, y0 + uy * d)
+            b = (x0 + ux * min(length, d + dash), y0 + uy * min(length, d + dash))
+            pygame.draw.line(surface, WRONG_RED, a, b, width)
+            d += dash * 1.8
+        head = max(6, self.tile // 4)
+        angle = math.atan2(uy, ux)
+        pygame.draw.polygon(surface, WRONG_RED, [(x1, y1), (x1 - head * math.cos(angle - 0.45), y1 - head * math.sin(angle - 0.45)),
+                                                 (x1 - head * math.cos(angle + 0.45), y1 - head * math.sin(angle + 0.45))])
+
+    def draw_unknown(self, surface: pygame.Surface, rect: pygame.Rect) -> None:
+        """Shade ``rect``: the believer has never seen what is there (grey diagonal hatching)."""
+        layer = pygame.Surface(rect.size, pygame.SRCALPHA)
+        layer.fill((60, 64, 80, 120))
+        step = max(5, min(rect.width, rect.height) // 5 if min(rect.width, rect.height) < 60 else 10)
+        for k in range(-rect.height, rect.width, step):
+            pygame.draw.line(layer, (200, 204, 216, 110), (k, rect.height), (k + rect.height, 0), 1)
+        surface.blit(layer, rect)
+
+    def draw_believed_caption(self, surface: pygame.Surface, believed: Any) -> None:
+        """The view's name at the top left: whose beliefs the map shows, and how many are false."""
+        wrong = len(getattr(believed, "wrong", ()))
+        text = believed.title + (f"  ·  {wrong} false" if wrong else "  ·  nothing false" if believed.reported
+                                 else "  ·  nothing reported yet")
+        label = self.text(text, max(12, min(18, (self.height or 400) // 40)), (255, 255, 255))
+        box = pygame.Rect(4, 4, label.get_width() + 12, label.get_height() + 6)
+        layer = pygame.Surface(box.size, pygame.SRCALPHA)
+        layer.fill((90, 40, 120, 215))
+        surface.blit(layer, box)
+        surface.blit(label, (box.x + 6, box.y + 3))
 
     # ------------------------------------------------------------- text
 

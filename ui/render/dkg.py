@@ -128,7 +128,55 @@ class DKGRenderer(WorldRenderer):
                 self.label_rects[agent] = plate
             if agent in overlays.thinking:
                 self._draw_thinking(surface, x, y, overlays.phase)
+        self.drawn_ghosts, self.drawn_wrong, self.drawn_unknown = [], [], []
+        if overlays.believed is not None:
+            self._draw_believed_goals(surface, state, overlays.believed)
         self._draw_hud(surface, state)
+        if overlays.believed is not None:
+            self.draw_believed_caption(surface, overlays.believed)
+
+    def _gem_point(self, state: DKGState, goal: str) -> pygame.Rect | None:
+        w = self.world
+        i = w.item_index.get(goal)
+        if i is None:
+            return None
+        loc = state.item_locs[i]
+        if loc >= 0:
+            return self.cell_rect(*w.rc(loc))
+        if -len(w.agents) <= loc < 0:
+            return self.cell_rect(*w.rc(state.agent_cells[-1 - loc]))
+        return None
+
+    def _draw_believed_goals(self, surface: pygame.Surface, state: DKGState, believed: Any) -> None:
+        """Goal inference as each agent's believed goals: under every gem a bar per agent, in its
+        colour, as long as the probability that the agent wants that gem; the likeliest framed;
+        a likeliest that is not the agent's real gem crossed out, with a red arrow to the real one."""
+        t = self.tile
+        bar_h = max(3, t // 9)
+        slots: dict[str, int] = {}
+        for g in believed.goals:
+            cell = self._gem_point(state, g.goal)
+            if cell is None or (g.p < 0.05 and not g.true):
+                continue
+            k = slots.get(g.goal, 0)
+            slots[g.goal] = k + 1
+            y = cell.top + 1 + k * (bar_h + 1)  # along the top of the cell, clear of the name plates
+            back = pygame.Rect(cell.x + 2, y, t - 4, bar_h)
+            pygame.draw.rect(surface, (40, 44, 56), back)
+            bar = pygame.Rect(back.x, y, max(1, int(back.width * min(1.0, g.p))), bar_h)
+            color = self.agent_color(g.agent)
+            pygame.draw.rect(surface, color, bar)
+            self.drawn_ghosts.append((g.agent, g.goal, g.p, g.true))
+            if g.top:
+                pygame.draw.rect(surface, color, cell.inflate(-2 - 4 * k, -2 - 4 * k), max(2, t // 14),
+                                 border_radius=max(2, t // 6))
+                if not g.true:
+                    self.draw_cross(surface, cell.inflate(-t // 3, -t // 3))
+                    real = self.world.goal_of(g.agent)
+                    target = self._gem_point(state, real) if real else None
+                    self.drawn_wrong.append((g.agent, g.goal, real))
+                    if target is not None:
+                        self.draw_belief_arrow(surface, cell.center, target.center)
 
     def _legal_targets(self, state: DKGState, agent: str, legal: Sequence[Any]) -> list[tuple[str, pygame.Rect]]:
         """(verb, cell) of each legal action that has a place on the map."""

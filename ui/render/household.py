@@ -138,7 +138,12 @@ class HouseholdRenderer(WorldRenderer):
                     layer.fill((18, 22, 30, 150))
                     surface.blit(layer, rect)
         self._draw_agents(surface, state, previous, alpha, shown_objects, shown_agents, overlays)
+        self.drawn_ghosts, self.drawn_wrong, self.drawn_unknown = [], [], []
+        if overlays.believed is not None:
+            self._draw_believed(surface, state, overlays.believed, shown_objects)
         self._draw_hud(surface, state, shown_agents, viewer)
+        if overlays.believed is not None:
+            self.draw_believed_caption(surface, overlays.believed)
         if overlays.human is not None and overlays.legal:
             self._draw_action_page(surface, overlays.human, overlays.legal, overlays.page)
 
@@ -195,9 +200,14 @@ class HouseholdRenderer(WorldRenderer):
             shape = sprites.SURFACE_SHAPES.get(place.cls, "table")
             sprite = self.book.get(f"hh-{shape}", art)
         surface.blit(sprite, (card.x + 2, card.bottom - art - 2))
+        below = card.y + 2 + label.get_height()
         if goal:
             tag = self.fit(goal, max(9, px - 2), (150, 100, 0), card.width - 8)
-            surface.blit(tag, (card.x + 4, card.y + 2 + label.get_height()))
+            surface.blit(tag, (card.x + 4, below))
+            below += tag.get_height()
+        if place.label:  # what the label says it holds (it may hold something else)
+            tag = self.fit(f'"{place.label}"', max(9, px - 2), (90, 60, 140), card.width - 8)
+            surface.blit(tag, (card.x + 4, below))
         things = [o for o, loc in enumerate(state.locs) if loc == p]
         hidden = place.openable and not opened
         if viewer is not None:
@@ -235,6 +245,71 @@ class HouseholdRenderer(WorldRenderer):
             for k, c in enumerate(inside[:3]):
                 self._draw_object(surface, state, c, x + k * (mini - 2), y + size - mini // 2, mini, shown_objects,
                                   viewer, dim)
+
+    def location_point(self, state: HouseholdState, at: str) -> tuple[int, int] | None:
+        """The pixel of a location (a place's card, a container's place, an agent's hands)."""
+        w = self.world
+        if at.startswith("agent:"):
+            return self.agent_anchor(state, at[6:])
+        if at in w.object_index:
+            return self.location_point(state, w.where(state, w.object_index[at]))
+        if at in w.place_index:
+            p = w.place_index[at]
+            cards, floor = self._place_cards(w.places[p].room)
+            return (cards[p] if p in cards else floor).center
+        return None
+
+    def _draw_believed(self, surface: pygame.Surface, state: HouseholdState, believed: Any,
+                       shown_objects: set[int]) -> None:
+        """The *As X believes it* view (``ui.belief_view``): rooms not believed explored hatched;
+        each object where the mind believes it, as a ghost at the top of that place's card
+        (objects in view where they are believed are drawn solid already); a false belief crossed
+        out, with a red arrow to where the object is."""
+        w = self.world
+        for rid in believed.unknown:
+            if rid in w.room_index:
+                rect = self.room_rect(w.room_index[rid])
+                self.draw_unknown(surface, rect)
+                note = self.text("unexplored (as believed)", max(10, int(self.tile * 0.36)), (255, 255, 255))
+                surface.blit(note, (rect.x + 7, rect.bottom - note.get_height() - 6))
+                self.drawn_unknown.append(rid)
+        color = self.agent_color(believed.about) if believed.about in w.agent_index else self.agent_color(believed.holder)
+        size = max(10, min(int(self.tile * 0.55), 30))
+        slots: dict[str, int] = {}
+        for ghost in believed.ghosts:
+            o = w.object_index.get(ghost.thing)
+            if o is None or (ghost.true and o in shown_objects):
+                continue
+            at = ghost.at
+            if at.startswith("agent:"):
+                anchor = self.agent_anchor(state, at[6:])
+                if anchor is None:
+                    continue
+                k = slots.get(at, 0)
+                pos = (anchor[0] - size // 2 + k * (size + 3), anchor[1] - size - 4)
+            else:
+                place = at if at in w.place_index else w.where(state, w.object_index[at]) if at in w.object_index else None
+                if place is None or place not in w.place_index:
+                    continue
+                p = w.place_index[place]
+                cards, floor = self._place_cards(w.places[p].room)
+                card = cards.get(p, floor)
+                k = slots.get(place, 0)
+                per_row = max(1, (card.width - 8) // (size + 3))
+                top = card.y + max(12, min(18, card.height // 5)) + 4  # under the card's name
+                pos = (card.right - 4 - (k % per_row + 1) * (size + 3), top + (k // per_row) * (size + 3))
+                at = place
+            slots[at] = slots.get(at, 0) + 1
+            obj = w.objects[o]
+            sprite = (self.book.get(f"hh-container-{sprites.CONTAINER_SHAPES.get(obj.cls, 'basket')}", size)
+                      if obj.kind == "container" else self._object_sprite(obj.cls, size))
+            box = self.draw_ghost(surface, sprite, pos, ghost.p, ghost.true, color)
+            self.drawn_ghosts.append((ghost.thing, ghost.at, ghost.p, ghost.true))
+            if not ghost.true:
+                self.drawn_wrong.append((ghost.thing, ghost.at, ghost.actual))
+                end = self.location_point(state, ghost.actual) if ghost.actual else None
+                if end is not None:
+                    self.draw_belief_arrow(surface, box.center, end)
 
     def fit(self, text: str, px: int, color: tuple[int, int, int], width: int) -> pygame.Surface:
         """``text`` rendered, shortened with an ellipsis to at most ``width`` pixels."""

@@ -199,8 +199,11 @@ class KitchenRenderer(WorldRenderer):
 
         self.drawn_particles = []
         particles = overlays.beliefs.get(PARTICLES)
-        if particles:
+        if particles and overlays.believed is None:
             self._draw_particles(surface, state, viewer, particles)
+        self.drawn_ghosts, self.drawn_wrong, self.drawn_unknown = [], [], []
+        if overlays.believed is not None:
+            self._draw_believed(surface, state, overlays.believed, seen_stations)
         if overlays.human is not None and overlays.legal:
             self._draw_legal(surface, state, overlays)
         if overlays.show_plans:
@@ -242,6 +245,55 @@ class KitchenRenderer(WorldRenderer):
             if agent in overlays.thinking:
                 self._draw_thinking(surface, x, y, overlays.phase)
         self._draw_hud(surface, state, viewer, seen_agents)
+        if overlays.believed is not None:
+            self.draw_believed_caption(surface, overlays.believed)
+
+    def _draw_believed(self, surface: pygame.Surface, state: KitchenState, believed: Any,
+                       seen_stations: set[int] | None) -> None:
+        """The *As X believes it* view (``ui.belief_view``): stations never seen hatched; each
+        believed object a ghost on its station (several by share of particles, the likeliest
+        largest); a false one crossed out, with a red arrow to the nearest real one."""
+        w, t = self.world, self.tile
+        for r, c in believed.unknown:
+            if 0 <= r < w.height and 0 <= c < w.width:
+                self.draw_unknown(surface, self.cell_rect(r, c))
+                self.drawn_unknown.append((r, c))
+        color = self.agent_color(believed.about) if believed.about in w.agent_index else self.agent_color(believed.holder)
+        by_cell: dict[tuple[int, int], list[Any]] = {}
+        for ghost in believed.ghosts:
+            by_cell.setdefault(tuple(ghost.at), []).append(ghost)
+        for (r, c), ghosts in by_cell.items():
+            s = w.station_at.get(w.cell(r, c))
+            if s is None:
+                continue
+            ghosts.sort(key=lambda g: -g.p)
+            rect = self.cell_rect(r, c)
+            for k, ghost in enumerate(ghosts[:3]):
+                if ghost.true and (seen_stations is None or s in seen_stations) and ghost.thing != "nothing":
+                    continue  # drawn solid already
+                size = max(6, int(t * (0.62 if k == 0 else 0.34)))
+                pos = (rect.x + (t - size) // 2, rect.y + (t - size) // 2) if k == 0 else \
+                      ((rect.x + 1) if k == 1 else (rect.right - size - 1), rect.bottom - size - 1)
+                if ghost.thing == "nothing":
+                    sprite = pygame.Surface((size, size), pygame.SRCALPHA)
+                    mid, rad = size // 2, max(2, size // 3)
+                    pygame.draw.circle(sprite, (235, 235, 240), (mid, mid), rad, max(1, size // 10))
+                    pygame.draw.line(sprite, (235, 235, 240), (mid - rad, mid + rad), (mid + rad, mid - rad), max(1, size // 10))
+                elif ghost.thing in ITEM_CODE and ITEM_CODE[ghost.thing] != NOTHING:
+                    sprite = self.book.get(item_sprite_name(ITEM_CODE[ghost.thing]), size)
+                else:
+                    continue
+                box = self.draw_ghost(surface, sprite, pos, ghost.p, ghost.true, color)
+                self.drawn_ghosts.append((ghost.thing, (r, c), ghost.p, ghost.true))
+                if ghost.true:
+                    continue
+                self.drawn_wrong.append((ghost.thing, (r, c), ghost.actual))
+                if isinstance(ghost.actual, tuple):
+                    self.draw_belief_arrow(surface, box.center, self.cell_rect(*ghost.actual).center)
+                elif isinstance(ghost.actual, str) and ghost.actual.startswith("agent:"):
+                    i = w.agent_index.get(ghost.actual[6:])
+                    if i is not None:
+                        self.draw_belief_arrow(surface, box.center, self.cell_rect(*w.rc(state.positions[i])).center)
 
     def _draw_fog(self, surface: pygame.Surface, look: int, seen_stations: set[int]) -> None:
         """Dim what the viewer cannot see; unseen stations get a question mark."""
@@ -377,6 +429,16 @@ class KitchenRenderer(WorldRenderer):
             return
         start = self.cell_rect(*w.rc(state.positions[i])).center
         item = self.cell_rect(int(at[0]), int(at[1])).center
+        # the places the suggestion names (in words in the pop-up) ringed on the map
+        spots = [(int(at[0]), int(at[1]))]
+        via_at = payload.get("via")
+        if payload.get("type") == "pass" and isinstance(via_at, Sequence) and len(via_at) == 2:
+            spots.append((int(via_at[0]), int(via_at[1])))
+        for r, c in spots:
+            if 0 <= r < w.height and 0 <= c < w.width:
+                pygame.draw.rect(surface, sprites.FEEDBACK_BLUE, self.cell_rect(r, c).inflate(4, 4),
+                                 max(2, self.tile // 10), border_radius=max(2, self.tile // 6))
+        self.feedback_spots = spots
         self._arrow(surface, start, item)
         if payload.get("type") == "pass":
             via = payload.get("via")

@@ -34,7 +34,15 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from sim.tradecraft.crafting import Craft, CraftError, check_craft, parse_times, possible_recipes, to_hand
+from sim.tradecraft.crafting import (
+    ORIGINAL,
+    Craft,
+    CraftError,
+    check_craft,
+    parse_times,
+    possible_recipes,
+    to_hand,
+)
 from sim.tradecraft.rules import format_amount
 from sim.tradecraft.tools import item_info, recipe_text
 from sim.tradecraft.world import (
@@ -52,6 +60,7 @@ from ui.tradecraft.renderer import current_trade, trade_line
 
 ICON = 24
 AUTO = "(automatic)"
+AUTO_MIX = "(automatic: several held items if one is not enough)"
 
 
 def _icon(item: str, size: int = ICON) -> QIcon:
@@ -397,7 +406,7 @@ class CraftingTable(QGroupBox):
             return
         hand = to_hand(obs.hand)
         self.hand_list.show_items(world, obs.hand, "(empty hand)")
-        found = possible_recipes(world.rules, hand)
+        found = possible_recipes(world.rules, hand, world.crafting)
         current = self.recipe_box.currentText()
         self.recipes.blockSignals(True)
         self.recipes.clear()
@@ -445,7 +454,8 @@ class CraftingTable(QGroupBox):
             for ing in recipe.ingredients:
                 if len(ing.options) > 1:
                     box = QComboBox()
-                    box.addItem(AUTO)
+                    # under the original rule, automatic takes several held members at once when needed
+                    box.addItem(AUTO_MIX if world.crafting == ORIGINAL else AUTO)
                     held = [o for o in ing.options if hand.get(o, 0) > 0]
                     for option in held + [o for o in ing.options if o not in held]:
                         box.addItem(_icon(option, 16), world.rules.display(option), option)
@@ -484,7 +494,7 @@ class CraftingTable(QGroupBox):
             return ""
         craft = self.craft()
         text = f"cannot craft: {craft}" if isinstance(craft, str) else \
-            check_craft(world.rules, to_hand(obs.hand), craft).describe(world.rules)
+            check_craft(world.rules, to_hand(obs.hand), craft, world.crafting).describe(world.rules)
         color = "#1b5e20" if text.startswith("ok") else "#b71c1c"
         self.craft_status.setText(f"<span style='color:{color}'>{text}</span>")
         return text

@@ -1,0 +1,160 @@
+"""Benchmark of opening a recording from a cold start: ``main.py gui REC`` until its first frame.
+
+    .venv/bin/python bench/bench_open.py [--steps 10000] [--repeats 3] [--out bench/results/bench_open.json]
+
+Each figure is a fresh process (imports, window, scenario catalogue, the recording), started the
+way ``main.py gui REC --paused`` starts, on Qt's offscreen platform, timed until the world view
+has painted the recording's first frame and until the whole file is read:
+
+1. first frame of a 10,000-step recording (generated here), the catalogue from its cached index
+   (``sim/scenario_index.py``) -- target <= 1 s;
+2. the same with no index yet (the first start after an install or an edit);
+3. baseline, same run: the whole-file open (``MainWindow.open_recording``: nothing shows until
+   every line is read and every step re-simulated), from a cold start too;
+4. length independence: the first frame of a 100-step recording, same run.
+
+Wall time depends on the machine's load (other processes sharing its cores); the CPU time of
+the process and the ratios (whole-file open / first frame, 10,000 / 100 steps) much less so:
+each is reported with the load average at the time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+FIRST_FRAME_TARGET_S = 1.0
+
+
+def child(path: str, blocking: bool) -> None:
+    """One cold start (run in a fresh process): print the figures as one JSON line."""
+    t0 = time.perf_counter()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from ui.app import application, launch
+    from ui.settings import AppSettings
+
+    app = application()
+    from ui.mainwindow import MainWindow
+    from ui.timeline import ReplayTimeline
+
+    settings = AppSettings.at(os.environ["BENCH_SETTINGS"])
+    window = MainWindow(settings)
+    window.show()
+    if blocking:
+        assert window.open_recording(path), window.statusBar().currentMessage()
+    else:
+        launch(window, targets=[path], paused=True)
+    while window.view.frames_drawn == 0:
+        window.view.repaint()
+        app.processEvents()
+    first, first_cpu = time.perf_counter() - t0, time.process_time()
+    while not isinstance(window.model.timeline, ReplayTimeline):
+        app.processEvents()
+        time.sleep(0.002)
+    loaded = time.perf_counter() - t0
+    steps = window.model.timeline.num_steps
+    window.shutdown()
+    print(json.dumps({"first_frame_s": first, "first_frame_cpu_s": first_cpu, "loaded_s": loaded, "steps": steps}))
+
+
+def cold_start(path: Path, work: Path, *, blocking: bool = False, index: bool = True) -> dict[str, Any]:
+    cache = work / "cache"
+    if not index:
+        shutil.rmtree(cache, ignore_errors=True)
+    env = dict(os.environ, TOM_ARENA_CACHE=str(cache), BENCH_SETTINGS=str(work / "settings.ini"),
+               QT_QPA_PLATFORM="offscreen", SDL_VIDEODRIVER="dummy")
+    out = subprocess.run([sys.executable, __file__, "--child", str(path), *(["--blocking"] if blocking else [])],
+                         env=env, capture_output=True, text=True, cwd=ROOT, check=True)
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    figures["load_average"] = os.getloadavg()[0]
+    return figures
+
+
+def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    keys = ("first_frame_s", "first_frame_cpu_s", "loaded_s", "load_average")
+    return {**{k: statistics.median(r[k] for r in runs) for k in keys}, "steps": runs[0]["steps"], "runs": len(runs)}
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from bench.bench_gui import make_long_recording
+
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    long_path, short_path = work / f"long-{args.steps}.jsonl", work / "short-100.jsonl"
+    for path, steps in ((long_path, args.steps), (short_path, 100)):
+        if not path.exists():
+            make_long_recording(path, steps)
+    cold_start(long_path, work)  # warm the disk cache and write the scenario index once
+    results: dict[str, Any] = {"recording_steps": args.steps, "cpus": os.cpu_count()}
+    indexed, no_index, blocking, short = [], [], [], []
+    for _ in range(args.repeats):  # interleaved, so that load changes touch every figure alike
+        indexed.append(cold_start(long_path, work))
+        blocking.append(cold_start(long_path, work, blocking=True))
+        short.append(cold_start(short_path, work))
+        no_index.append(cold_start(long_path, work, index=False))
+    results["first_frame"] = median_of(indexed)
+    results["first_frame_no_index"] = median_of(no_index)
+    results["whole_file_open"] = median_of(blocking)
+    results["first_frame_100_steps"] = median_of(short)
+    ff, base, small = results["first_frame"], results["whole_file_open"], results["first_frame_100_steps"]
+    results["ratio_whole_file_over_first_frame"] = base["first_frame_s"] / ff["first_frame_s"]
+    results["ratio_cpu_whole_file_over_first_frame"] = base["first_frame_cpu_s"] / ff["first_frame_cpu_s"]
+    results["ratio_long_over_short"] = ff["first_frame_s"] / small["first_frame_s"]
+    results["target_s"] = FIRST_FRAME_TARGET_S
+    results["meets_target"] = ff["first_frame_s"] <= FIRST_FRAME_TARGET_S
+    return results
+
+
+def report(r: dict[str, Any]) -> str:
+    def line(label: str, f: dict[str, Any]) -> str:
+        return (f"{label:<44} first frame {f['first_frame_s']:.2f} s (CPU {f['first_frame_cpu_s']:.2f} s), "
+                f"all read {f['loaded_s']:.2f} s   [load avg {f['load_average']:.1f}, median of {f['runs']}]")
+
+    return "\n".join([
+        f"cold start of 'main.py gui REC' ({r['cpus']} CPUs), {r['recording_steps']}-step recording:",
+        line("first frame, catalogue from the index:", r["first_frame"]),
+        line("first frame, no index yet:", r["first_frame_no_index"]),
+        line("baseline: whole-file open:", r["whole_file_open"]),
+        line("first frame, a 100-step recording:", r["first_frame_100_steps"]),
+        f"ratio whole-file open / first frame: {r['ratio_whole_file_over_first_frame']:.1f}x wall, "
+        f"{r['ratio_cpu_whole_file_over_first_frame']:.1f}x CPU;  10,000 / 100 steps: "
+        f"{r['ratio_long_over_short']:.2f}x  (target first frame <= {r['target_s']:.0f} s: "
+        f"{'met' if r['meets_target'] else 'NOT met'})",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=10_000, help="steps of the long recording (default 10000)")
+    parser.add_argument("--repeats", type=int, default=3, help="cold starts per figure (default 3; medians)")
+    parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench_open.json"))
+    parser.add_argument("--work", default=str(ROOT / "bench" / "results" / "open-work"),
+                        help="folder for the generated recordings, settings and index")
+    parser.add_argument("--child", metavar="REC", help=argparse.SUPPRESS)
+    parser.add_argument("--blocking", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child, args.blocking)
+        return 0
+    results = run(args)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2) + "\n")
+    print(report(results))
+    print(f"figures: {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,56 @@
+"""The goal-less helper in Doors, Keys and Gems plans with the others' needs and is never slower
+than the human alone: over every two-agent problem the project ships or imports in its tests
+(bench/bench_dkg_helper.py lists them), with planner agents."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.dkg.agents import GREEDY, STAY, choose_help, planner_for, rollout
+from bench.bench_dkg_helper import helper_problems, play
+from sim.dkg.reference import load_reference
+from sim.dkg.world import DKGWorld
+
+PROBLEMS = helper_problems()
+
+
+def test_the_problem_set_holds_shipped_and_imported_problems():
+    names = [name for name, _ in PROBLEMS]
+    assert len(names) == len(set(names)) >= 39
+    assert any(n.startswith("protom-") for n in names) and any(n.startswith("clips/") for n in names)
+
+
+@pytest.mark.parametrize("name", [name for name, _ in PROBLEMS])
+def test_the_helper_is_never_slower_than_the_human_alone(name):
+    spec = dict(PROBLEMS)[name]
+    alone, helped = play(spec, helped=False), play(spec, helped=True)
+    if alone["success"]:
+        assert helped["success"] and helped["length"] <= alone["length"], (alone, helped)
+    # the first decision's prediction is what happens (the others are planner agents)
+    world = DKGWorld(spec)
+    helper = next(a for a in range(len(world.agents)) if world.goal_item[a] is None)
+    planner = planner_for(world)
+    policy = choose_help(world, planner, world.reset(0), helper, None)
+    predicted = rollout(world, planner, world.reset(0), helper, policy)
+    assert predicted <= rollout(world, planner, world.reset(0), helper, STAY)
+    if helped["success"]:
+        assert predicted[1] >= helped["length"]  # switching later only ever shortened it
+
+
+def test_the_helper_stays_out_of_the_way_when_help_would_not_shorten_anything(tmp_path):
+    # the human stands next to its gem; the helper could fetch the far key, which nobody needs
+    path = tmp_path / "near.txt"
+    path.write_text("hg....r\nWWWWW.W\n.....m.\n", encoding="utf-8")
+    spec, _ = load_reference(path)
+    world = DKGWorld(spec)
+    helper = world.agent_index["robot"]
+    assert choose_help(world, planner_for(world), world.reset(0), helper, None) == STAY
+    assert play(spec, helped=True)["length"] == play(spec, helped=False)["length"] == 3  # right, (wait), pickup
+
+
+def test_the_helper_helps_when_it_shortens_the_way():
+    spec, _ = load_reference("tests/fixtures/dkg_reference/clips/1.pddl")
+    world = DKGWorld(spec)
+    policy = choose_help(world, planner_for(world), world.reset(0), world.agent_index["robot"], None)
+    assert policy not in (STAY,) and (policy == GREEDY or policy[0] == "task")
+    assert play(spec, helped=True)["length"] < play(spec, helped=False)["length"]

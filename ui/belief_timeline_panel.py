@@ -1,0 +1,218 @@
+"""The *Belief timeline* tab: each agent's false beliefs (``ui.belief_timeline``) as a strip of
+bars per agent (when each arose and how long it lasted, the shown step as a line) and a list
+in words: when it arose and why, how long it lasted and what ended it. Clicking a bar or a row
+goes to the step where that belief arose (the app model's ``seek``).
+
+It shows for episodes whose agents report what they believe about places out of sight: kitchen
+cooks (``belief``) and household CoBel agents (``symbolic_beliefs``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PyQt6.QtCore import QRect, QSize, Qt, pyqtSignal
+from PyQt6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPaintEvent, QPen
+from PyQt6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+from ui.belief_timeline import BeliefHistory, FalseBelief
+from ui.belief_view import BELIEF, SYMBOLIC
+from ui.panels import PANELS, PanelKind
+from ui.timeline import Timeline
+
+ROW_H = 16
+
+
+class BeliefStrip(QWidget):
+    """One lane per agent; a bar per false belief from the step it arose to the step it ended."""
+
+    clicked = pyqtSignal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.agents: list[str] = []
+        self.beliefs: list[FalseBelief] = []
+        self.steps = 1
+        self.tick = 0
+        self.bars: list[tuple[QRect, FalseBelief]] = []
+        self.setMouseTracking(True)
+
+    def set_data(self, agents: list[str], beliefs: list[FalseBelief], steps: int, tick: int) -> None:
+        self.agents, self.beliefs, self.steps, self.tick = agents, beliefs, max(1, steps), tick
+        self.setMinimumHeight(self.sizeHint().height())
+        self.update()
+
+    def sizeHint(self) -> QSize:
+        lanes = sum(max(1, self._lanes(a)) for a in self.agents) or 1
+        return QSize(240, 6 + lanes * (ROW_H + 2))
+
+    def _lanes(self, agent: str) -> int:
+        return len(self._layout(agent))
+
+    def _layout(self, agent: str) -> list[list[FalseBelief]]:
+        """Bars of ``agent`` packed into lanes so that none overlaps another."""
+        lanes: list[list[FalseBelief]] = []
+        for b in (x for x in self.beliefs if x.agent == agent):
+            for lane in lanes:
+                last = lane[-1]
+                if (last.end if last.end is not None else self.steps) <= b.start:
+                    lane.append(b)
+                    break
+            else:
+                lanes.append([b])
+        return lanes
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        name_w = 60
+        width = max(10, self.width() - name_w - 6)
+        scale = width / self.steps
+        y = 3
+        self.bars = []
+        painter.fillRect(self.rect(), QColor(250, 250, 252))
+        for agent in self.agents:
+            lanes = self._layout(agent) or [[]]
+            painter.setPen(QColor(40, 44, 56))
+            painter.drawText(QRect(2, y, name_w - 4, ROW_H), Qt.AlignmentFlag.AlignVCenter, agent)
+            for lane in lanes:
+                for b in lane:
+                    end = b.end if b.end is not None else self.steps
+                    rect = QRect(name_w + int(b.start * scale), y + 2, max(3, int((end - b.start) * scale)), ROW_H - 4)
+                    color = QColor(214, 40, 40) if b.end is None or b.end > self.tick else QColor(230, 150, 150)
+                    if b.start > self.tick:
+                        color = QColor(220, 220, 226)
+                    painter.fillRect(rect, QBrush(color))
+                    self.bars.append((rect, b))
+                y += ROW_H + 2
+        x = name_w + int(self.tick * scale)
+        painter.setPen(QPen(QColor(30, 110, 235), 2))
+        painter.drawLine(x, 0, x, self.height())
+        painter.end()
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        pos = event.position().toPoint()
+        for rect, b in self.bars:
+            if rect.adjusted(-2, -2, 2, 2).contains(pos):
+                self.clicked.emit(b.start)
+                return
+        super().mousePressEvent(event)
+
+    def tip_at(self, x: int, y: int) -> str:
+        for rect, b in self.bars:
+            if rect.contains(x, y):
+                return b.summary(self.steps)
+        return ""
+
+    def event(self, event: Any) -> bool:
+        if event.type() == event.Type.ToolTip:
+            text = self.tip_at(int(event.pos().x()), int(event.pos().y()))
+            self.setToolTip(text)
+        return super().event(event)
+
+
+class BeliefTimelinePanel(QWidget):
+    """Each agent's false beliefs over the episode (module doc)."""
+
+    panel_title = "Belief timeline"
+    panel_tooltip = ("Each agent's false beliefs: when each arose and why, how long it lasted and what ended it "
+                     "(its own observation, a message, a facilitator's feedback); click one to go to that step")
+    COLUMNS = ("steps", "false belief", "arose", "ended by")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.caption = QLabel("No false belief yet.")
+        self.caption.setWordWrap(True)
+        layout.addWidget(self.caption)
+        self.strip = BeliefStrip()
+        self.strip.clicked.connect(self.seek)
+        layout.addWidget(self.strip)
+        self.tree = QTreeWidget()
+        self.tree.setColumnCount(len(self.COLUMNS))
+        self.tree.setHeaderLabels(list(self.COLUMNS))
+        self.tree.setWordWrap(True)
+        self.tree.itemClicked.connect(lambda item, _c: self._clicked(item))
+        layout.addWidget(self.tree, 1)
+        self.history = BeliefHistory()
+        self.window_: Any = None
+        self._key: tuple = ()
+        #: the rows shown (tests): (agent, FalseBelief)
+        self.shown: list[FalseBelief] = []
+
+    def bind_window(self, window: Any) -> None:
+        self.window_ = window
+
+    def seek(self, tick: int) -> None:
+        model = getattr(self.window_, "model", None)
+        if model is not None:
+            model.set_playing(False)
+            model.seek(tick)
+
+    def _clicked(self, item: QTreeWidgetItem) -> None:
+        tick = item.data(0, Qt.ItemDataRole.UserRole)
+        if isinstance(tick, int):
+            self.seek(tick)
+
+    def show_at(self, timeline: Timeline | None, tick: int) -> None:
+        beliefs = self.history.update(timeline)
+        key = (id(timeline), len(beliefs), sum(b.end is not None for b in beliefs), tick,
+               timeline.num_steps if timeline is not None else 0)
+        if key == self._key:
+            return
+        self._key = key
+        if timeline is None:
+            self.tree.clear()
+            self.shown = []
+            return
+        agents = [a for a in timeline.world.agents if any(b.agent == a for b in beliefs)]
+        self.strip.set_data(list(timeline.world.agents), beliefs, timeline.num_steps, tick)
+        arisen = [b for b in beliefs if b.start <= tick]
+        held = [b for b in arisen if b.end is None or b.end > tick]
+        self.caption.setText(f"{len(arisen)} false belief{'s' if len(arisen) != 1 else ''} by step {tick}, "
+                             f"{len(held)} held now; {len(beliefs)} in the episode so far. Click one to go there."
+                             if beliefs else "No false belief so far.")
+        self.tree.clear()
+        self.shown = []
+        for agent in agents:
+            mine = [b for b in beliefs if b.agent == agent]
+            top = QTreeWidgetItem([agent, f"{len(mine)} false belief{'s' if len(mine) != 1 else ''}", "", ""])
+            self.tree.addTopLevelItem(top)
+            for b in mine:
+                ended = (f"{b.ended_by} (step {b.end}, after {b.steps(0)} step{'s' if b.steps(0) != 1 else ''})"
+                         if b.end is not None else "still held")
+                span = f"{b.start}–{b.end}" if b.end is not None else f"{b.start}–"
+                item = QTreeWidgetItem([span, b.text, b.arose, ended])
+                item.setData(0, Qt.ItemDataRole.UserRole, b.start)
+                item.setToolTip(1, b.summary(timeline.num_steps))
+                if b.start > tick:
+                    for c in range(len(self.COLUMNS)):
+                        item.setForeground(c, QBrush(QColor(150, 150, 160)))
+                elif b.end is None or b.end > tick:
+                    item.setForeground(1, QBrush(QColor(170, 30, 30)))
+                top.addChild(item)
+                self.shown.append(b)
+            top.setExpanded(True)
+        self.tree.resizeColumnToContents(0)
+
+    def rows(self) -> list[FalseBelief]:
+        return list(self.shown)
+
+
+def _shows(timeline: Timeline) -> bool:
+    family = getattr(timeline.world, "family", "")
+    return (family == "kitchen" and timeline.has_belief_kind(BELIEF)) or (
+        family == "household" and timeline.has_belief_kind(SYMBOLIC))
+
+
+def _register() -> None:
+    kind = PanelKind(BeliefTimelinePanel.panel_title, lambda: BeliefTimelinePanel(), _shows,
+                     BeliefTimelinePanel.panel_tooltip)
+    for i, existing in enumerate(PANELS):
+        if existing.title == kind.title:
+            PANELS[i] = kind
+            return
+    PANELS.append(kind)
+
+
+_register()
