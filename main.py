@@ -147,7 +147,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     mechanism_specs = [args.facilitator, *(args.mechanism or [])]
     try:
-        world, name = load_scenario(args.scenario)
+        world, name = load_scenario(args.scenario, args.format)
         specs = seat_specs(world.agents, args.agents or [plugin(world.family).default_agent])
         if not args.agents and getattr(world, "default_agent", None):  # a world may name its own default seat
             specs = seat_specs(world.agents, [world.default_agent])
@@ -352,6 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Run episodes of a scenario without a window. Writes one recording "
                                      "per episode and metrics.csv into --out, and prints a summary.")
     run.add_argument("scenario", help="scenario name (see 'list') or path to a scenario file")
+    run.add_argument("--format", metavar="NAME",
+                     help="the scenario file's format: json, or a world's level format (kitchen, gym-cooking); "
+                          "default: by the file's name, else by its content")
     run.add_argument("--agents", nargs="+", metavar="SPEC",
                      help="one agent spec per seat in turn order, or SEAT=SPEC; a single spec fills every "
                           "seat. SPEC is KIND or KIND:param=value,... e.g. boltzmann:temperature=0.5 "

@@ -43,6 +43,11 @@ class WorldPlugin:
     rules_text: str = ""
     #: scenario files of other formats: suffix -> (path) -> scenario data (a dict for ``validate``)
     readers: Mapping[str, Callable[[Path], dict[str, Any]]] = field(default_factory=dict)
+    #: the same readers by format name, for ``--format`` (e.g. ``{"gym-cooking": ...}``)
+    formats: Mapping[str, Callable[[Path], dict[str, Any]]] = field(default_factory=dict)
+    #: (a file's text) -> the name of the format in ``formats`` it has, or None: how a file whose
+    #: name ends in no suffix of ``readers`` (``full-divider_salad.txt``) is recognised by content
+    recognise: Callable[[str], str | None] | None = None
 
     # --- the layers above sim/, as "module:attribute" references --------------------------
     #: agent spec for seats nobody chose in headless runs (``run`` without ``--agents``)

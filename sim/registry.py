@@ -7,11 +7,12 @@ normalized scenario data) in its plug-in (``sim/plugins.py``). Scenarios are fil
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sim.inputs import InputError, read_json
+from sim.inputs import InputError, read_json, read_text
 from sim.plugins import WorldPlugin, plugins
 from sim.world import World
 
@@ -52,13 +53,46 @@ def _read_json(path: Path) -> Any:
     return read_json(path, ScenarioError)
 
 
-def load_spec(path: str | Path) -> tuple[str, dict[str, Any]]:
-    """Read and validate a scenario file; return (family, normalized spec)."""
+def file_formats() -> dict[str, Callable[[Path], Any]]:
+    """Every scenario file format by name (``json`` and the plug-ins' ``formats``), for ``--format``."""
+    found: dict[str, Callable[[Path], Any]] = {"json": _read_json}
+    for p in plugins().values():
+        found.update(p.formats)
+    return found
+
+
+def _reader_for(path: Path, fmt: str | None) -> Callable[[Path], Any]:
+    """The reader of ``path``: the format named ``fmt``; else by the file's suffix (``.json``, a
+    plug-in's ``readers``); else by its content (a plug-in that ``recognise``s it, or JSON)."""
     known = plugins()
-    path = Path(path)
+    if fmt is not None:
+        formats = file_formats()
+        if fmt not in formats:
+            raise ScenarioError(f"unknown format {fmt!r:.60}; expected one of {', '.join(sorted(formats))}")
+        return formats[fmt]
+    if path.name.endswith(".json"):
+        return _read_json
     reader = next((r for p in known.values() for suffix, r in p.readers.items()
                    if path.name.endswith(suffix)), None)
-    data = reader(path) if reader is not None else _read_json(path)
+    if reader is not None:
+        return reader
+    text = read_text(path, ScenarioError, kind="scenario file")
+    if text.lstrip().startswith(("{", "[")):
+        return _read_json
+    for p in known.values():
+        name = p.recognise(text) if p.recognise is not None else None
+        if name is not None:
+            return p.formats[name]
+    raise ScenarioError(f"{path}: neither JSON nor a level format this program recognises; name its format "
+                        f"with --format ({', '.join(sorted(file_formats()))})")
+
+
+def load_spec(path: str | Path, fmt: str | None = None) -> tuple[str, dict[str, Any]]:
+    """Read and validate a scenario file; return (family, normalized spec). ``fmt``: the file's
+    format by name (``file_formats``); None: by its suffix, else by its content."""
+    known = plugins()
+    path = Path(path)
+    data = _reader_for(path, fmt)(path)
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: expected a JSON object at the top level")
     family = data.get("world")
@@ -110,10 +144,10 @@ def find_scenario(name: str) -> Path:
     raise ScenarioError(f"no scenario named {name!r:.120}; 'python main.py list' shows them")
 
 
-def load_scenario(name: str) -> tuple[World, str]:
-    """(World, scenario name) from a name or a path."""
+def load_scenario(name: str, fmt: str | None = None) -> tuple[World, str]:
+    """(World, scenario name) from a name or a path (``fmt``: see ``load_spec``)."""
     path = find_scenario(name)
-    family, spec = load_spec(path)
+    family, spec = load_spec(path, fmt)
     return build_world(family, spec), spec["name"]
 
 

@@ -40,6 +40,7 @@ def test_speedup_against_the_baseline():
                                                         "s|protom|0": 50 / 35 - 1, "s|protom|1": 50 / 35 - 1})
 
 
+@pytest.mark.slow
 def test_the_papers_design_end_to_end(tmp_path):
     design = load_design(EXPERIMENTS / "protom-dkg-paper.json")
     assert (design.seeds.count, design.seeds.first) == (1, 42)

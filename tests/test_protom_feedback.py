@@ -251,12 +251,12 @@ def test_divergence_follows_the_goal_posterior():
     from agents.protom.core import divergence
     assert adapter.goals("bob") == ("gem1", "gem2", "gem3")
     # Bob stands on the key. If he wants gem1 (behind the red door) his own next step is to pick the
-    # key up, as the feedback asks (deviation 0); for gem2 or gem3 he walks on (deviation 1). The
-    # divergence is the posterior-weighted deviation.
-    assert divergence(adapter, state, handover, np.array([1.0, 0.0, 0.0])) == 0.0
-    assert divergence(adapter, state, handover, np.array([0.0, 1.0, 0.0])) == 1.0
-    assert divergence(adapter, state, handover, np.array([0.5, 0.5, 0.0])) == pytest.approx(0.5)
-    assert divergence(adapter, state, handover, np.array([0.25, 0.5, 0.25])) == pytest.approx(0.75)
+    # key up, as the feedback asks (overlap 1, divergence 0); for gem2 or gem3 he walks on (divergence
+    # 1). The target-overlap divergence is the posterior-weighted mean.
+    assert divergence(adapter, state, handover, np.array([1.0, 0.0, 0.0]), "target-overlap") == 0.0
+    assert divergence(adapter, state, handover, np.array([0.0, 1.0, 0.0]), "target-overlap") == 1.0
+    assert divergence(adapter, state, handover, np.array([0.5, 0.5, 0.0]), "target-overlap") == pytest.approx(0.5)
+    assert divergence(adapter, state, handover, np.array([0.25, 0.5, 0.25]), "target-overlap") == pytest.approx(0.75)
 
 
 def test_ties_are_broken_uniformly():
@@ -279,7 +279,7 @@ def test_divergence_is_zero_when_the_agent_already_does_it():
     from agents.protom.core import divergence
     posts = one_hot(adapter, world.goals)
     # Alice's own plan starts exactly like "unlock door1": walk right to the key.
-    assert divergence(adapter, state, unlock, posts["alice"]) < 1e-6
+    assert divergence(adapter, state, unlock, posts["alice"], "target-overlap") < 1e-6
     for measure in ("tv", "js"):
         assert divergence(adapter, state, unlock, posts["alice"], measure) < 1e-6
 
@@ -317,7 +317,8 @@ def test_busy_rule_and_snapshots():
     assert snaps["goal_posterior"]["goals"] == {"gem1": 0.5, "gem2": 0.5}  # Bob has not moved yet
     cands = snaps["feedback_candidates"]
     assert cands["chosen"] == 0 and cands["candidates"][0]["utility"] > 0
-    # Bob's first step to the key is right; if he wanted gem1 he would step left: 50% deviation.
+    # If Bob wants gem2, his own step right (to the key) starts the joint plan with the unlock; if he
+    # wanted gem1 he would step left, off it: divergence 0.5 under the flat posterior.
     assert cands["candidates"][0]["divergence"] == 0.5
     assert cands["phi"] == 0.0 and cands["eps"] == 0.1
 
@@ -403,7 +404,7 @@ def test_registry_builds_every_kind():
         make_mechanism("nope")
     with pytest.raises(AgentSpecError, match="unknown parameter.*colour"):
         make_mechanism("protom:colour=red", "dkg")
-    with pytest.raises(AgentSpecError, match="parameter 'divergence': expected 'deviation', 'tv' or 'js', got kl"):
+    with pytest.raises(AgentSpecError, match="parameter 'divergence': expected 'centralised', 'target-overlap', 'tv' or 'js', got kl"):
         make_mechanism("protom:divergence=kl", "dkg")
     with pytest.raises(AgentSpecError, match="does not work in 'tradecraft'"):
         make_mechanism("protom", "tradecraft")

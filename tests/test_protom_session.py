@@ -36,7 +36,7 @@ def test_session_records_feedback_and_replays(tmp_path):
     recording = load_recording(path)
     assert recording.complete and recording.footer["metrics"]["feedback"] == 1
     assert recording.header["mechanisms"] == [{"kind": "protom", "name": "protom", "phi": 0.0, "eps": 0.1, "particles": 1,
-                                               "divergence": "deviation", "prune_below": 0.001,
+                                               "divergence": "centralised", "prune_below": 0.001,
                                                "respect_busy": True}]
     replay = Replay(recording)
     assert not replay.warnings and replay.num_steps == session.tick

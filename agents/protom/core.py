@@ -34,7 +34,9 @@ from sim.world import AgentId, World
 
 Goal = Hashable
 
-DIVERGENCES = ("deviation", "tv", "js")
+#: ``centralised``: the paper's mDKG measure; ``target-overlap``: the target's next-step overlap
+#: with the feedback (not the paper's; kept for comparison); ``tv`` / ``js``: policy distances
+DIVERGENCES = ("centralised", "target-overlap", "tv", "js")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +95,7 @@ class ProToMAdapter(ABC):
     """The world-specific half of ProToM. One adapter serves one World."""
 
     #: thresholds and settings this world uses unless the facilitator is told otherwise
-    defaults: Mapping[str, Any] = {"phi": 0.0, "eps": 0.1, "particles": 1, "divergence": "deviation"}
+    defaults: Mapping[str, Any] = {"phi": 0.0, "eps": 0.1, "particles": 1, "divergence": "js"}
     #: True when no two agents can pursue the same goal (joint hypotheses that share one are dropped)
     exclusive_goals: bool = False
     #: True when the divergence is expected over the target's particles (its policy computed in
@@ -146,6 +148,14 @@ class ProToMAdapter(ABC):
                candidate: Candidate | None = None) -> np.ndarray:
         """The agent's action distribution in ``state`` (over ``policy_actions``) while pursuing
         ``goal``, or while carrying out ``candidate`` when given."""
+
+    def plan_agreement(self, state: Any, goals: tuple[Goal, ...], candidate: Candidate) -> float:
+        """P(τ ∈ π* | f, g): the probability that the agents' next round of actions (each pursuing
+        its goal of ``goals`` on its own) is already the start of a centralised plan for ``goals``
+        that carries out ``candidate`` (the ``centralised`` divergence). Worlds with a centralised
+        planner override it."""
+        raise ValueError(f"the {self.world.family} world has no centralised planner: "
+                         f"divergence 'centralised' is not available there")
 
     @abstractmethod
     def feedback_text(self, state: Any, candidate: Candidate) -> str:
@@ -438,27 +448,40 @@ def compute_utility(adapter: ProToMAdapter, state: Any, candidates: Sequence[Can
 
 
 def divergence(adapter: ProToMAdapter, state: Any, candidate: Candidate, target_posterior: np.ndarray,
-               measure: str = "deviation", particles: Sequence[Particle] | None = None) -> float:
-    """How differently the target would act without the feedback than with it, expected over
-    the target's goal posterior. ``p_f``: its policy while carrying out the feedback;
-    ``p_g``: its policy while pursuing goal g.
+               measure: str = "centralised", particles: Sequence[Particle] | None = None,
+               hypotheses: Sequence[tuple[tuple[Goal, ...], float]] | None = None) -> float:
+    """How differently the agents would act without the feedback than with it.
 
-    - ``deviation`` (mDKG, after seed 003 Section 4.2: one minus the probability that the
-      agent already acts as the plan with the feedback would): with A_f the optimal next
-      actions of the feedback's plan (argmax p_f) and A_g those of the target's own plan
-      for goal g (argmax p_g), each optimal action equally likely,
-      div = sum_g b(g) * (1 - |A_g ∩ A_f| / |A_g|); 0 when the target is already doing
-      what the feedback asks, whatever goal it has.
+    - ``centralised`` (mDKG, seed 003 Section 4.2: div from P(τ ∈ π* | f), the probability that
+      the agents already act optimally according to a centralised planner, after Ullman et al.
+      2009): div(f) = 1 − Σ_g P(g) · P(τ ∈ π* | f, g) over the joint goal hypotheses
+      ``hypotheses`` (those of Algorithm 2), P(τ ∈ π* | f, g) from ``adapter.plan_agreement``.
+      0 when every agent's own next action is already on an optimal joint plan that carries out
+      f, whatever goals they have. Computed in the true state (``particles`` are not used).
+
+    The others compare the target's own policies, expected over its goal posterior
+    ``target_posterior``: ``p_f`` its policy while carrying out the feedback, ``p_g`` while
+    pursuing goal g.
+
+    - ``target-overlap`` (not the paper's): with A_f the argmax of p_f and A_g that of p_g, each
+      optimal action equally likely, div = Σ_g b(g) · (1 − |A_g ∩ A_f| / |A_g|): the target's
+      next step only, against the feedback's own plan rather than a joint one.
     - ``tv``: total variation distance between p_f and p_g.
     - ``js``: Jensen-Shannon divergence between p_f and p_g, base 2 (in [0, 1]); the
       paper's measure for Overcooked.
 
-    With ``particles`` (the target's belief particles), the divergence is expected over them
-    as well: each particle's policies are computed in its own belief state and weighted by its
-    own goal distribution, div = (1/N) sum_k sum_g b_G,k(g) * d(p_f(b_S,k), p_g(b_S,k)).
+    With ``particles`` (the target's belief particles), ``target-overlap``, ``tv`` and ``js``
+    are expected over them as well: each particle's policies are computed in its own belief
+    state and weighted by its own goal distribution,
+    div = (1/N) sum_k sum_g b_G,k(g) * d(p_f(b_S,k), p_g(b_S,k)).
     """
     if measure not in DIVERGENCES:
         raise ValueError(f"divergence must be one of {', '.join(DIVERGENCES)}, got {measure!r}")
+    if measure == "centralised":
+        if hypotheses is None:
+            raise ValueError("the centralised divergence needs the joint goal hypotheses")
+        agree = sum(w * adapter.plan_agreement(state, goals, candidate) for goals, w in hypotheses)
+        return max(0.0, min(1.0, 1.0 - agree))
     if particles:
         total = sum(divergence(adapter, p.belief, candidate, p.goal_probs, measure) for p in particles)
         return max(0.0, min(1.0, total / len(particles)))
@@ -471,7 +494,7 @@ def divergence(adapter: ProToMAdapter, state: Any, candidate: Candidate, target_
         if w <= 0:
             continue
         p_g = adapter.policy(state, agent, goal=goal)
-        if measure == "deviation":
+        if measure == "target-overlap":
             own = p_g >= p_g.max() - 1e-12
             d = 1.0 - float((own & best).sum()) / float(own.sum())
         elif measure == "tv":
@@ -508,20 +531,25 @@ class Selection:
 
 def select_feedback(adapter: ProToMAdapter, state: Any, candidates: Sequence[Candidate], utilities: np.ndarray,
                     posteriors: Mapping[AgentId, np.ndarray], rng: np.random.Generator, phi: float, eps: float,
-                    measure: str = "deviation", tolerance: float = 1e-9,
-                    particles: Mapping[AgentId, Sequence[Particle]] | None = None) -> Selection:
+                    measure: str = "centralised", tolerance: float = 1e-9,
+                    particles: Mapping[AgentId, Sequence[Particle]] | None = None,
+                    hypotheses: Sequence[tuple[tuple[Goal, ...], float]] | None = None) -> Selection:
     """Eq. 15: F̂ = {f | U(f) = max U > phi and div(f) > eps}; Eq. 16: one of F̂ uniformly.
-    ``particles``: per agent, the belief particles the divergence is expected over (see ``divergence``)."""
+    ``particles``: per agent, the belief particles the divergence is expected over; ``hypotheses``:
+    the joint goal hypotheses of the utility (the ``centralised`` divergence averages over them;
+    all of them, unpruned, when not given). See ``divergence``."""
     sel = Selection(list(candidates), utilities)
     if not len(candidates):
         return sel
     best = float(utilities.max())
     if not best > phi:
         return sel
+    if measure == "centralised" and hypotheses is None:
+        hypotheses = joint_hypotheses(adapter, posteriors)
     for k in np.flatnonzero(utilities >= best - tolerance * max(1.0, abs(best))):
         target = candidates[k].target
         d = divergence(adapter, state, candidates[k], posteriors[target], measure,
-                       particles.get(target) if particles else None)
+                       particles.get(target) if particles else None, hypotheses)
         sel.divergences[int(k)] = d
         if d > eps:
             sel.eligible.append(int(k))

@@ -25,10 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from agents.dkg.agents import boltzmann_policy, planner_for, task_from_feedback
+from agents.dkg.agents import action_values, boltzmann_policy, planner_for, task_from_feedback
 from agents.dkg.planner import INF, Task
 from agents.params import BelowOne, Count, Positive, Probability
 from agents.protom.core import Candidate, Goal, Message, ProToMAdapter, Rollout
+from agents.protom.dkg_central import effect_of, optimal_plans, plans_key
 from agents.protom.dkg_rollout import DKGRollouts
 from sim.dkg.world import CONSUMED, DKGState, DKGWorld
 from sim.world import AgentId, IllegalAction
@@ -45,7 +46,7 @@ def rollouts_for(world: DKGWorld) -> DKGRollouts:
 
 
 class DKGAdapter(ProToMAdapter):
-    defaults = {"phi": 0.0, "eps": 0.1, "particles": 1, "divergence": "deviation"}  # seed 003, B.1
+    defaults = {"phi": 0.0, "eps": 0.1, "particles": 1, "divergence": "centralised"}  # seed 003, 4.2 and B.1
     exclusive_goals = True
 
     def __init__(self, world: DKGWorld, temperature: Positive = 1.0, lapse: BelowOne = 0.01,
@@ -68,6 +69,11 @@ class DKGAdapter(ProToMAdapter):
             raise ValueError(f"ProToM infers which gem each agent wants, but {', '.join(helpers)} in "
                              f"{world.name!r} has no goal (a helper); run this scenario without a facilitator")
         super().__init__(world)
+        if len(world.agents) > 2:
+            # The centralised divergence searches joint plans over every agent's cell; with three
+            # agents one search per candidate and tick takes minutes, so the target's next-step
+            # overlap stands in unless the centralised one is asked for (docs/protom.md).
+            self.defaults = {**type(self).defaults, "divergence": "target-overlap"}
         self.world: DKGWorld = world
         self.planner = planner_for(world)
         self.rollouts = rollouts_for(world)
@@ -78,6 +84,7 @@ class DKGAdapter(ProToMAdapter):
         self.gems: tuple[str, ...] = world.gem_ids
         self._gem_item = {g: world.item_index[g] for g in self.gems}
         self._policy_cache: dict[tuple, np.ndarray] = {}
+        self._agreement_cache: dict[tuple, float] = {}
 
     # ---------------------------------------------------------------- goals
 
@@ -168,6 +175,54 @@ class DKGAdapter(ProToMAdapter):
         else:
             task = Task.hold(self._gem_item[goal])
         return self._boltzmann(state, agent, task)[1]
+
+    # ------------------------------------------------- centralised divergence
+
+    def plan_agreement(self, state: DKGState, goals: tuple[Goal, ...], candidate: Candidate) -> float:
+        """P(τ ∈ π* | f, g) as ``agents.protom.dkg_central`` defines it: the probability that one
+        round of the agents' own optimal actions for ``goals`` (each optimal action equally likely;
+        an agent holding its gem waits) starts a fewest-ticks joint plan that carries out
+        ``candidate``."""
+        items = tuple(self._gem_item[g] for g in goals)
+        key = (state.t, state.turn, state.agent_cells, state.item_locs, state.open_doors, items, candidate.effect)
+        found = self._agreement_cache.get(key)
+        if found is not None:
+            return found
+        world = self.rollouts._world_for(items)
+        plans = optimal_plans(world, self.planner, state, items, effect_of(self.world, dict(candidate.payload)))
+        agree = 0.0
+        if plans is not None:
+            frontier: list[tuple[DKGState, Any, float]] = [(state, (plans_key(state), False), 1.0)]
+            for _ in range(len(self.agents)):
+                moved: list[tuple[DKGState, Any, float]] = []
+                for s, node, p in frontier:
+                    if world.done(s):
+                        moved.append((s, node, p))
+                        continue
+                    agent = world.agents[s.turn]
+                    own = self.own_actions(world, s, agent, items[s.turn])
+                    optimal = plans.optimal_actions(node)
+                    for action in own:
+                        if action in optimal:
+                            moved.append((world.step(s, {agent: action}).state, optimal[action], p / len(own)))
+                frontier = moved
+            agree = sum(p for _, _, p in frontier)
+        if len(self._agreement_cache) > 20_000:
+            self._agreement_cache.clear()
+        self._agreement_cache[key] = agree
+        return agree
+
+    def own_actions(self, world: DKGWorld, state: DKGState, agent: AgentId, goal_item: int) -> list[str]:
+        """The optimal next actions of ``agent``'s own planner for holding ``goal_item`` (the argmax
+        of its policy, ``policy``), or ``["wait"]`` when it holds it already."""
+        a = world.agent_index[agent]
+        if state.item_locs[goal_item] == -1 - a:
+            return ["wait"]
+        legal = world.legal_actions(state, agent)
+        q = action_values(world, self.planner, state, agent, Task.hold(goal_item), legal)
+        named = np.array([x.startswith("unlock ") and x.count(" ") == 2 for x in legal])
+        q = np.where(named, np.inf, q)
+        return [x for x, v in zip(legal, q) if v <= q.min() + 1e-9]
 
     # ------------------------------------------------------------ candidates
 

@@ -160,7 +160,7 @@ class ProToMFacilitator(Facilitator):
         if adapter.particle_divergence and self.inference is not None:
             particles = {a: b.particles for a, b in self.inference.beliefs.items()}
         sel = select_feedback(adapter, after, candidates, result.utilities, posts, self.rng, self.phi, self.eps,
-                              self.divergence, particles=particles)
+                              self.divergence, particles=particles, hypotheses=hypotheses)
         self.last_selection = sel
         self._snapshots.append(("feedback_candidates", FeedbackCandidates(
             candidates=[{"target": c.target, "label": c.label, "feedback": dict(c.payload),

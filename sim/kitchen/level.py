@@ -82,8 +82,11 @@ def _fail(source: str, line: int, column: int | None, what: str) -> ScenarioErro
 
 
 def _stem(path: Path, suffix: str) -> str:
+    """The level's name from its file name: without ``suffix`` (or the last suffix), lowercased,
+    other characters than letters, digits, '-' and '_' made '-', at most 32."""
     name = path.name
-    return name[: -len(suffix)] if name.endswith(suffix) else path.stem
+    stem = name[: -len(suffix)] if name.endswith(suffix) else path.stem
+    return re.sub(r"[^a-z0-9_-]", "-", stem.lower())[:32] or "level"
 
 
 # --------------------------------------------------------------------------- our format
@@ -334,6 +337,27 @@ def looks_like_gym_cooking(text: str) -> bool:
     return "map:" not in text.splitlines() and ":" not in first
 
 
+def recognise_level(text: str) -> str | None:
+    """The level format of a text by its content: ``overcooked-ai`` (a ``.layout``'s Python
+    literal), ``kitchen`` (ours: a ``map:`` line),
+    ``gym-cooking`` (its first lines, up to the first blank one, are a grid of gym-cooking's
+    characters with at least one station), or None (neither)."""
+    if looks_like_layout(text):
+        return "overcooked-ai"
+    lines = [line.rstrip("\r") for line in text.splitlines()]
+    if any(line.strip() == "map:" for line in lines):
+        return "kitchen"
+    grid = []
+    for line in lines:
+        if line == "":
+            break
+        grid.append(line)
+    chars = set("".join(grid))
+    if grid and chars <= set(GYM_COOKING_CHARS) and chars - {" "}:
+        return "gym-cooking"
+    return None
+
+
 def load_level_text(path: str | Path) -> dict[str, Any]:
     """Either format from any file name (the format is recognised by its shape)."""
     path = Path(path)
@@ -342,7 +366,6 @@ def load_level_text(path: str | Path) -> dict[str, Any]:
         return parse_layout_text(text, str(path), layout_name(path))
     stem = _stem(path, ".kitchen.txt" if path.name.endswith(".kitchen.txt") else
                  ".gym-cooking.txt" if path.name.endswith(".gym-cooking.txt") else path.suffix)
-    stem = re.sub(r"[^a-z0-9_-]", "-", stem.lower())[:32] or "level"
     if looks_like_gym_cooking(text):
         return parse_gym_cooking_text(text, str(path), stem)
     return parse_kitchen_text(text, str(path), stem)

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from sim.kitchen.level import read_gym_cooking_file, read_kitchen_file, validate_kitchen
+from sim.kitchen.level import read_gym_cooking_file, read_kitchen_file, recognise_level, validate_kitchen
 from sim.kitchen.overcooked import RULES_NAME, OvercookedWorld, read_layout_file
 from sim.kitchen.world import KitchenWorld
 from sim.plugins import WorldPlugin
@@ -30,6 +30,9 @@ PLUGIN = WorldPlugin(
         "after 100 ticks."),
     readers={".kitchen.txt": read_kitchen_file, ".gym-cooking.txt": read_gym_cooking_file,
              ".layout": read_layout_file},
+    formats={"kitchen": read_kitchen_file, "gym-cooking": read_gym_cooking_file,
+             "overcooked-ai": read_layout_file},
+    recognise=recognise_level,
     default_agent="kitchen-heuristic",
     app_agent="kitchen-heuristic",
     default_mechanisms=("protom",),
