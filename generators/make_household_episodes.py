@@ -11,9 +11,11 @@ grown on a 4 x 3 grid, with the 10 targets (transport) or the 5-8 predicate unit
 spread over the rooms, so that agents that split the work and share what they saw gain: 24
 transport episodes (the same four categories), 20 household episodes (the five tasks x 4 houses,
 a step of walking per 4 m) with two agents, and the first two houses of each household task again
-with 3 and 4 agents (CoBel-World's Table 4).
+with 3 and 4 agents (CoBel-World's Table 4). **unseen** (``scenarios/household/unseen/``, seed 2026):
+16 more houses made the same way (8 transport, 8 household), named ``unseen-...``, for designs
+declared after the houses set had been used.
 
-Everything follows from one seed (``--seed``, default 2024): the same seed writes the same bytes.
+Everything follows from one seed (``--seed``, default 2024, 2025, 2026 by set): the same seed writes the same bytes.
 Every episode is validated with the world's own schema before it is written, and checked to be
 solvable in principle (each needed object exists outside its goal, every room is reachable).
 
@@ -454,6 +456,38 @@ def generate_houses(seed: int = HOUSES_SEED) -> dict[str, dict[str, Any]]:
     return episodes
 
 
+UNSEEN_DIR = "unseen"
+UNSEEN_SEED = 2026
+
+
+def generate_unseen(seed: int = UNSEEN_SEED) -> dict[str, dict[str, Any]]:
+    """The unseen houses, by file name: houses made like the houses set's from another seed, kept
+    apart for a design declared after the houses set had been used: 8 transport episodes (each
+    category twice) and 8 two-agent household episodes (the five tasks in turn), named
+    ``unseen-...``."""
+    rng = np.random.default_rng(seed)
+    episodes: dict[str, dict[str, Any]] = {}
+    for kind in ("food", "stuff"):
+        for capacity in ("low", "high"):
+            for i in range(2):
+                rooms = HOUSE_SIZES[int(rng.integers(len(HOUSE_SIZES)))]
+                ep = houses_transport_episode(rng, kind, capacity, i + 1, rooms)
+                episodes[ep["name"]] = ep
+    for i in range(8):
+        task = list(HOUSEHOLD_TASKS)[i % len(HOUSEHOLD_TASKS)]
+        rooms = HOUSE_SIZES[int(rng.integers(len(HOUSE_SIZES)))]
+        ep = houses_household_episode(rng, task, i // len(HOUSEHOLD_TASKS) + 1, rooms)
+        episodes[ep["name"]] = ep
+    out = {}
+    for name, ep in episodes.items():
+        ep["name"] = f"unseen-{name}"
+        ep["title"] = f"{ep['title']} (unseen)"
+        ep["seed"] = seed
+        check_house(ep, ep["name"])
+        out[ep["name"] + ".json"] = ep
+    return out
+
+
 def check_house(episode: dict[str, Any], source: str) -> None:
     """The houses set: 6-12 rooms, 2-4 agents, one bed, TDW-MAT's 10 targets and 2-5 containers
     or C-WAH's predicates (5-8 units, none met at the start), the references' budgets."""
@@ -487,9 +521,10 @@ def render(episode: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", choices=("all", "easy", "houses"), default="all",
+    parser.add_argument("--set", choices=("all", "easy", "houses", "unseen"), default="all",
                         help="easy: the first 34 episodes (scenarios/household/*.json); houses: the 64 episodes "
-                             "in houses of 6-12 rooms (scenarios/household/houses/); all: both")
+                             "in houses of 6-12 rooms (scenarios/household/houses/); unseen: 16 more houses from "
+                             f"seed {UNSEEN_SEED} (scenarios/household/unseen/); all: the three")
     parser.add_argument("--seed", type=int, default=None,
                         help=f"the seed of the set (default {DEFAULT_SEED} for easy, {HOUSES_SEED} for houses)")
     parser.add_argument("--check", action="store_true", help="do not write; fail if the files differ")
@@ -502,6 +537,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.set in ("all", "houses"):
         for name, ep in generate_houses(HOUSES_SEED if args.seed is None else args.seed).items():
             files[args.out / HOUSES_DIR / name] = ep
+    if args.set in ("all", "unseen"):
+        for name, ep in generate_unseen(UNSEEN_SEED if args.seed is None else args.seed).items():
+            files[args.out / UNSEEN_DIR / name] = ep
     stale = []
     for path, ep in files.items():
         text = render(ep)

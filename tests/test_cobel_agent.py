@@ -114,6 +114,29 @@ def test_a_predicted_conflict_is_announced_by_the_first_agent_and_the_second_yie
     assert action.startswith("grab ") and action != "grab bowl_1"
 
 
+def test_progress_the_partner_did_not_see_is_told_with_the_senders_intent() -> None:
+    """The paper's adaptive collaboration: a partner predicted (from first-order beliefs) to look for
+    an object the agent has taken meanwhile is told where it is, and the message shares the
+    sender's intent; a level-0 agent, which takes the partner to know what it knows, does not."""
+    from tests.test_household_world import run
+
+    said = {}
+    for order in (1, 0):
+        w, s = both_explored_kitchen()
+        alice = seat(w, "alice", order=order)
+        alice.update_beliefs(w.observe(s, "alice"))  # bob is here: he sees the apple on the table too
+        s, _ = run(w, s, {"alice": "grab apple_1", "bob": "walk livingroom"})
+        while w.observe(s, "alice").partners or "alice" not in w.active_agents(s):
+            s, _ = run(w, s, {})
+        action = alice.act(w.observe(s, "alice"), w.legal_actions(s, "alice"))
+        said[order] = [str(x) for x in parse_document(action[4:], vocabulary=HOUSEHOLD_VOCABULARY)] \
+            if action.startswith("say ") else []
+        if order == 1:
+            assert "bob may look for apple_1 at table, where it no longer is" in alice.last_reason
+    assert "alice HOLD <apple>(1)" in said[1] and "alice WILL_FETCH <bowl>(6)" in said[1]
+    assert "alice HOLD <apple>(1)" not in said[0]
+
+
 def test_nothing_is_said_when_collaboration_is_on_track() -> None:
     w = world_of(tiny())
     alice = seat(w, "alice")

@@ -45,6 +45,17 @@ def test_both_designs_name_their_episodes_the_methods_and_the_ablations():
     assert sorted(set(agents)) == [2, 3, 4] and all(agents.count(n) == 10 for n in (2, 3, 4))
 
 
+def test_the_second_designs_run_four_methods_on_the_unseen_houses():
+    for name, metric in (("cobel-household-2", "steps"), ("cobel-transport-2", "rate")):
+        design = load_design(EXPERIMENTS / f"{name}.json")
+        refs = resolve_scenarios(design.scenarios)
+        assert len(refs) == 8 and all(r.name.startswith("unseen-house-") for r in refs)
+        assert all(("transport" in r.name) == (metric == "rate") for r in refs)
+        assert [c.name for c in design.conditions] == ["cobel", "cobel-silent", "coela", "rhp"]
+        assert [c.agents for c in design.conditions] == [["cobel"], ["cobel:messages=false"], ["coela"], ["rhp"]]
+        assert [m.name for m in design.metrics if m.test] == [metric, "tokens"] and design.seeds.count == 3
+
+
 def test_the_check_refuses_another_task_kind_or_world():
     path = SCENARIO_DIR / "household" / "transport-food-low-01.json"
     family, spec = load_spec(path)

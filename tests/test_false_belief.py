@@ -144,8 +144,9 @@ def test_unexpected_contents(played) -> None:
     # anne, at first order, keeps sally's belief in the label
     assert first.p(4, "anne", SUGAR_IN_JAR, about="sally") == 1.0
     assert zero.p(4, "anne", SUGAR_IN_JAR, about="sally") == 0.0
-    # step 4, the sugar found: first-order anne tells sally where it is; level-0 anne takes it
-    assert first.action(4, "anne") == f"say anne AT <pantry>(2002)\n{SUGAR_ON_SHELF}"
+    # step 4, the sugar found: first-order anne tells sally where it is, and that she will fetch it
+    # (a message shares the sender's intent with the misaligned beliefs); level-0 anne takes it
+    assert first.action(4, "anne") == f"say anne AT <pantry>(2002)\n{SUGAR_ON_SHELF}\nanne WILL_FETCH <sugar>(2)"
     assert zero.action(4, "anne") == "grab sugar_1"
     assert first.p(6, "sally", SUGAR_ON_SHELF) >= 0.9 and zero.p(6, "sally", SUGAR_ON_SHELF) == 0.0
 

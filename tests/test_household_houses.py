@@ -4,6 +4,7 @@ baseline and CoBel ablation playing a house, and the count of messages that chan
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -157,6 +158,19 @@ def test_the_houses_are_the_generators_output_with_6_to_12_rooms_and_2_to_4_agen
     easy = gen.generate()["household-prepare-tea-01.json"]  # a 4-room home of the easy set
     with pytest.raises(ValueError, match="expected 6-12 rooms, found 4"):
         gen.check_house(easy, "easy.json")
+
+
+def test_the_unseen_houses_are_the_generators_output_and_apart_from_the_houses_set() -> None:
+    gen = _generator()
+    unseen = gen.generate_unseen()
+    folder = HOUSES.parent / "unseen"
+    assert sorted(unseen) == sorted(p.name for p in folder.glob("*.json")) and len(unseen) == 16
+    for name, episode in unseen.items():
+        assert (folder / name).read_text(encoding="utf-8") == gen.render(episode), f"{name} is stale"
+    assert sum("transport" in name for name in unseen) == 8
+    houses = [json.loads(p.read_text(encoding="utf-8")) for p in HOUSES.glob("*.json")]
+    rooms_of = {json.dumps(h["rooms"]) for h in houses}
+    assert not any(json.dumps(e["rooms"]) in rooms_of for e in unseen.values())  # other houses
 
 
 def test_the_house_plans_are_connected_grid_houses_of_the_asked_size() -> None:

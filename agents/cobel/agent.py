@@ -18,16 +18,23 @@ paper prompts a model:
    intent it announced (1 against 0.05), an object taken or a room reported explored (0).
 3. **Planning.** RHP's sub-goals (``agents.household.planner``), leaving to a partner every object
    or room it is after with probability >= ``avoid`` (0.5).
-4. **Adaptive collaboration.** It speaks only on miscoordination:
+4. **Adaptive collaboration.** It speaks only on miscoordination (the paper's two aspects,
+   Section 3.2: "(1) belief misalignment ... and (2) potentially conflicting actions"):
    - *conflicting plans*: a partner is after the agent's own next sub-goal with probability
-     >= ``conflict`` (0.3) -> it announces its intent (``alice WILL_FETCH <apple>(3)``); when both
+     >= ``conflict`` (0.3), the room the agent stands in included when the partner is elsewhere
+     (Figure 3) -> it announces its intent (``alice WILL_FETCH <apple>(3)``); when both
      announce the same, the first agent of the scenario keeps it, on both sides;
    - *misaligned beliefs that matter*: a partner is likely (>= ``conflict``) to explore a room the
      agent already explored -> ``<office>(2000) EXPLORATION_STATE all`` and what is left there;
-     a partner that is searching (its likeliest intent is to explore) does not know of needed
-     objects the agent will not take itself -> where they are; a partner likely to fetch for a
-     household predicate the agent knows is already met -> the objects that meet it.
-   Statements the partner is already believed to believe are not sent again.
+     a partner that may search (an explore among its ``hypotheses`` likeliest intents) does not
+     know of needed objects the agent will not take itself -> where they are; a partner likely to
+     fetch for a household predicate the agent knows is already met -> the objects that meet it;
+   - *false beliefs and progress it does not know of*: a partner predicted (from first-order
+     beliefs) to look for an object where it no longer is -- moved, taken or put in place -> where
+     it is (``alice HOLD <apple>(3)``, ``<apple>(3) ON <bed>(1000)``).
+   Every message also carries the sender's own intent ("they construct a message with the
+   misaligned beliefs and share their intents"). Statements the partner is already believed to
+   believe are not sent again.
 
 Each step ``belief_snapshots()`` gives ``symbolic_beliefs`` (``BeliefWorld.to_snapshot()``) and
 ``intents`` (``{"about": {partner: [{"intent": "fetch apple_1", "p": 0.62}, ...]}, "told": n}``).
@@ -225,6 +232,7 @@ class CoBelAgent(CoordinatingAgent):
         self._snapshot_taken = False
         self._acted = False
         self._in_room_since: dict[str, tuple[str, int]] = {}
+        self._partner_fetch: dict[str, set[str]] = {}
         # labels are public: the agent believes what they say, and that everyone read them
         for oid, seen in self.memory.items():
             atom = self.names.placement(oid, seen.at)
@@ -356,6 +364,49 @@ class CoBelAgent(CoordinatingAgent):
                 out.append(oid)
         return out
 
+    def _partner_fetchable(self, partner: str, obs: HouseholdObservation) -> list[str]:
+        """Objects ``partner`` would fetch as far as the agent believes it knows (the paper predicts a
+        collaborator's intents from first-order beliefs): those worth fetching, and, first order, the
+        progress it does not know of: an object taken by someone else or put in place while it still
+        believes it lies where it was (it will look there), and in a household task an object of a
+        class whose predicate the agent knows is met while the partner is not believed to know."""
+        out = list(self._fetchable(obs))
+        if self.order < 1:
+            return out
+        seen_out = set(out)
+        goal_classes = {c for _, c, _, _ in obs.goal} if obs.task == "household" else set()
+        goal_pairs = {(c, pl) for _, c, pl, _ in obs.goal} if obs.task == "household" else set()
+        for oid, s in self.memory.items():
+            if oid in seen_out or s.at == f"agent:{partner}":
+                continue
+            if obs.task == "transport":
+                if not (s.kind == "target" or s.kind == "container" and obs.time < self.container_until):
+                    continue
+            elif s.cls not in goal_classes:
+                continue
+            believed = self.believed_place(partner, oid)
+            if believed is None or obs.task == "transport" and believed == obs.goal[0] \
+                    or (s.cls, believed) in goal_pairs:
+                continue
+            moved = believed != s.at  # taken, or put in place, while the partner believes it where it was
+            met = obs.task == "household" and self._needed_units(obs, s.cls) <= 0 \
+                and self._partner_needed_units(partner, obs, s.cls) > 0
+            if moved or met:
+                out.append(oid)
+        return out
+
+    def _partner_needed_units(self, partner: str, obs: HouseholdObservation, cls: str) -> int:
+        """Household: the units of ``cls`` the agent believes ``partner`` believes still needed."""
+        goal_places = {place for _, c, place, _ in obs.goal if c == cls}
+        placed = 0
+        for oid, s in self.memory.items():
+            if s.cls != cls:
+                continue
+            believed = self.believed_place(partner, oid)
+            if believed in goal_places or s.at == f"agent:{partner}":
+                placed += 1
+        return sum(n for _, c, _, n in obs.goal if c == cls) - placed
+
     def predict(self, partner: str, obs: HouseholdObservation) -> dict[Intent, float]:
         """What ``partner`` is likely to do next, from what the agent believes it knows."""
         w = self.world
@@ -373,7 +424,9 @@ class CoBelAgent(CoordinatingAgent):
         # the partner plans like the agent does: a container first while it has none (transport)
         wants_container = obs.task == "transport" and obs.time < self.container_until and not any(
             self.memory[h].kind == "container" for h in holds if h in self.memory)
-        for oid in self._fetchable(obs):
+        candidates = self._partner_fetchable(partner, obs)
+        self._partner_fetch[partner] = set(candidates)
+        for oid in candidates:
             s = self.memory[oid]
             if ("fetch", oid) == mine[:2]:
                 continue
@@ -418,7 +471,7 @@ class CoBelAgent(CoordinatingAgent):
             out: dict[Intent, float] = {}
             for h, v in prior.items():
                 like = 1.0
-                if h[0] == "fetch" and h[1] not in self._fetchable_set:
+                if h[0] == "fetch" and h[1] not in self._partner_fetch.get(p, self._fetchable_set):
                     like = 0.0
                 elif h[0] == "fetch" and len(h) > 3 and self.wrong_search(p, h[1]) != h[3]:
                     like = 0.0  # it no longer believes the object is there
@@ -457,7 +510,8 @@ class CoBelAgent(CoordinatingAgent):
         out = super().avoided_objects()
         for p in self.partners:
             for h, v in self.hypotheses[p].items():
-                if h[0] == "fetch" and v >= self._threshold(p) and self._yields(p, h):
+                if h[0] == "fetch" and v >= self._threshold(p) and self._yields(p, h) \
+                        and h[1] in getattr(self, "_fetchable_set", ()):
                     out.add(h[1])
         return out
 
@@ -475,7 +529,8 @@ class CoBelAgent(CoordinatingAgent):
         for p in self.partners:
             claim = self.claims.get(p, ())
             for h, v in self.hypotheses[p].items():
-                if h[0] == "fetch" and v >= self.avoid and h[:2] != claim[:2] and self._yields(p, h):
+                if h[0] == "fetch" and v >= self.avoid and h[:2] != claim[:2] and self._yields(p, h) \
+                        and h[1] in self._fetchable_set:  # not a search for what is already taken or in place
                     classes.append(w.objects[w.object_index[h[1]]].cls)
         return classes
 
@@ -498,9 +553,14 @@ class CoBelAgent(CoordinatingAgent):
         if not self.intents:
             return self._share_news(obs)
         for p in self.partners:
-            # conflicting plans: the partner is likely after the agent's own next sub-goal
-            # (looking around the room the agent is in is no conflict: each agent sees only what it explored)
-            if intent[:1] == ("fetch",) or (intent[:1] == ("explore",) and intent[1] != obs.room):
+            # conflicting plans: the partner is likely after the agent's own next sub-goal, the room
+            # the agent stands in included when the partner is elsewhere (the paper, Section 4, Figure 3:
+            # "Bob infers that Alice might also explore his current room and thus proactively shares his
+            # intent and beliefs"); a partner in the same room looks around it anyway (each agent sees
+            # only what it explored), so there the agents' looking around is no conflict to talk over
+            here_together = intent[:1] == ("explore",) and intent[1] == obs.room \
+                and self._seen_rooms.get(p) == obs.room
+            if intent[:1] in (("fetch",), ("explore",)) and not here_together:
                 p_same = self.p_intent(p, intent[0], intent[1])
                 if obs.task == "household" and intent[0] == "fetch":
                     cls = w.objects[w.object_index[intent[1]]].cls
@@ -526,9 +586,13 @@ class CoBelAgent(CoordinatingAgent):
                         if s.room == h[1] and oid not in self.avoided_objects():
                             add(names.placement(oid, s.at))
                     reasons.append(f"{p} may explore the {h[1]}, which {self.me} explored (p={v:.2f})")
-            # a searching partner does not know of objects the agent will leave
+            # belief misalignment: the partner does not know of objects the agent will leave, and
+            # may search for them. The paper's example of a misalignment is "Only Bob knows the
+            # apple's location" (Section 3.2), and the agent "explicitly reasons over multiple intents
+            # for every collaborator—not just the most likely one": a search among the partner's
+            # `hypotheses` likeliest intents is enough, not only its likeliest
             top = self.top_intents(p)
-            if top and top[0][0][0] == "explore":
+            if any(h[0] == "explore" for h, _ in top):
                 spare = [oid for oid in self._fetchable(obs)
                          if intent[:2] != ("fetch", oid) and not self.known_to(p, oid)
                          and self._leaves(obs, oid)]
@@ -560,6 +624,14 @@ class CoBelAgent(CoordinatingAgent):
                         add(atom)
                         reasons.append(f"{p} may look for {h[1]} at {h[3]}, where it no longer is (p={v:.2f})")
         if say:
+            # "if agents detect the potential miscoordination, they construct a message with the
+            # misaligned beliefs and share their intents" (Section 3.2): the agent's own intent goes
+            # with every message, unless every partner is believed to know it already
+            if intent[:1] in (("fetch",), ("explore",)):
+                claim = (Relation(me, "WILL_FETCH", names.obj(intent[1])) if intent[0] == "fetch"
+                         else Relation(me, "WILL_EXPLORE", names.room(intent[1])))
+                if any(self._unknown(p, claim) for p in self.partners):
+                    add(claim)
             say.insert(0, Relation(me, "AT", names.room(obs.room)))
         return say, "; ".join(dict.fromkeys(reasons))
 
