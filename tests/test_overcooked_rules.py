@@ -191,6 +191,17 @@ def test_main_runs_and_records_a_layout_and_refuses_a_bad_one(tmp_path: Path):
     assert "unknown character 'Q'" in run.stderr
 
 
+@pytest.mark.parametrize("option", [["--agents", "kitchen-heuristic"], ["--agents", "tom-cook"],
+                                    ["--facilitator", "protom"]])
+def test_our_kitchens_cooks_and_protom_refuse_overcooked_rules_in_one_line(tmp_path: Path, option: list[str]):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    layout = FIXTURES / "layouts" / "cramped_room.layout"
+    run = subprocess.run([sys.executable, str(ROOT / "main.py"), "run", str(layout), *option, "--no-record",
+                          "--out", str(tmp_path / "runs")], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert run.returncode == 2 and run.stderr.startswith("error: ") and "Traceback" not in run.stderr, run.stderr
+    assert "'overcooked' rules" in run.stderr
+
+
 @pytest.mark.slow
 def test_the_recordings_are_what_overcooked_ai_produces(tmp_path: Path):
     """Regenerate the recordings with overcooked_ai 1.1.0 in its side environment (scripts/setup.sh

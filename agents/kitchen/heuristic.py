@@ -103,8 +103,9 @@ class KitchenHeuristicAgent(Agent):
     def reset(self, ctx: SeatContext) -> None:
         super().reset(ctx)
         world = ctx.world
-        if not isinstance(world, KitchenWorld):
-            raise TypeError(f"{self.kind} agents play the kitchen, not {world.family}")
+        if not isinstance(world, KitchenWorld):  # e.g. a kitchen under overcooked_ai's rules
+            raise ValueError(f"{self.kind} cooks play the kitchen under its own rules, not under "
+                             f"{getattr(world, 'rules', world.family)!r} rules; use overcooked-random there")
         self.world: KitchenWorld = world
         self.rng = ctx.rng
         self.index = world.agent_index[ctx.agent_id]

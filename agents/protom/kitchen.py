@@ -357,7 +357,8 @@ class KitchenAdapter(ProToMAdapter):
     def __init__(self, world: KitchenWorld, temperature: Positive = 0.5, noise: BelowOne = 0.1,
                  stale: Probability = 0.8, stay_evidence: Probability = 0.0) -> None:
         if not isinstance(world, KitchenWorld):
-            raise TypeError(f"the kitchen adapter needs a KitchenWorld, not {type(world).__name__}")
+            raise ValueError(f"ProToM's kitchen model needs the kitchen under its own rules, not under "
+                             f"{getattr(world, 'rules', type(world).__name__)!r} rules")
         if not temperature > 0:
             raise ValueError(f"temperature must be positive, got {temperature}")
         if not 0 <= noise < 1:

@@ -96,6 +96,9 @@ class KitchenTeamPolicies(TeamPolicies):
     world: KitchenWorld
 
     def __init__(self, world: KitchenWorld) -> None:
+        if not isinstance(world, KitchenWorld):  # e.g. a kitchen under overcooked_ai's rules
+            raise ValueError(f"team cooks play the kitchen under its own rules, not under "
+                             f"{getattr(world, 'rules', world.family)!r} rules; use overcooked-random there")
         super().__init__(world)
         self.dish = world.goal_dish
         self.parking = tuple(c for c in range(len(world.walkable)) if world.walkable[c] and not world.is_door[c]
