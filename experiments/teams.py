@@ -71,8 +71,11 @@ def _summary(record: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
-    """ExperimentError unless, per scenario, every condition forms teams of one and the same size."""
+    """ExperimentError unless, per scenario, every condition forms teams of one and the same size
+    (the sizes its mechanism allows) and every episode's final team has that size (Algorithm 1
+    starts from the team of every agent, so a monitor that never re-forms ends with all of them)."""
     sizes: dict[str, dict[str, set[tuple[int, int]]]] = {}
+    finals: dict[str, dict[str, dict[int, int]]] = {}
     for e in episodes:
         summary = _summary(e)
         allowed = summary.get("sizes")
@@ -80,6 +83,9 @@ def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
             raise ExperimentError(f"{e['key']}: the team summary has no 'sizes' [smallest, largest] "
                                   f"(recorded by an older version? run the episodes again)")
         sizes.setdefault(e["scenario"], {}).setdefault(e["condition"], set()).add(tuple(allowed))
+        final = summary.get("team_size", len(summary.get("team") or ()))
+        counts = finals.setdefault(e["scenario"], {}).setdefault(e["condition"], {})
+        counts[final] = counts.get(final, 0) + 1
     for scenario, by_condition in sorted(sizes.items()):
         found = {c: sorted(v) for c, v in by_condition.items()}
         fixed = all(len(v) == 1 and v[0][0] == v[0][1] for v in found.values())
@@ -91,6 +97,27 @@ def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
                 f"one size in every condition (teams:max_size=eta against random-teams' default ceil(n/2), or "
                 f"the same min_size=max_size / size=k); set \"params\": {{\"equal_sizes\": false}} on the metric "
                 f"to compare anyway")
+    for scenario, by_condition in sorted(finals.items()):
+        if len({size for counts in by_condition.values() for size in counts}) > 1:
+            shown = ", ".join(f"{c}: " + " or ".join(f"{size} ({n} episode{'s' if n != 1 else ''})"
+                                                   for size, n in sorted(counts.items()))
+                              for c, counts in sorted(by_condition.items()))
+            raise ExperimentError(
+                f"final team sizes differ in {scenario} ({shown}): a fair comparison ends every episode of every "
+                f"condition with teams of one size (Algorithm 1 keeps the team of every agent when it never "
+                f"re-forms: form the first team after a warm-up round, teams:warmup=1, and give random-teams the "
+                f"same warm-up); set \"params\": {{\"equal_sizes\": false}} on the metric to compare anyway")
+
+
+def final_team_sizes(episodes: Sequence[Mapping[str, Any]]) -> dict[str, dict[int, int]]:
+    """Per condition, how many episodes ended with a final team of each size (for reports)."""
+    out: dict[str, dict[int, int]] = {}
+    for e in episodes:
+        summary = _summary(e)
+        final = summary.get("team_size", len(summary.get("team") or ()))
+        counts = out.setdefault(e["condition"], {})
+        counts[final] = counts.get(final, 0) + 1
+    return out
 
 
 def final_team_score(world: str, outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:

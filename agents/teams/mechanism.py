@@ -398,7 +398,7 @@ class _TeamMechanismBase(Mechanism):
                  discount: float = 1.0, embedding: str = "steps",
                  action_vectors: Mapping[str, Sequence[float]] | None = None,
                  min_size: int | None = None, max_size: int | str | None = None,
-                 candidates: Sequence[AgentId] | str | None = None) -> None:
+                 candidates: Sequence[AgentId] | str | None = None, warmup: int = 0) -> None:
         if not -1.0 <= eps <= 1.0:
             raise ValueError(f"eps must be in [-1, 1], got {eps}")
         if not 0.0 <= theta <= 1.0:
@@ -422,6 +422,10 @@ class _TeamMechanismBase(Mechanism):
         if candidates is not None and not candidates:
             raise ValueError("candidates must name at least one agent (names joined by '+', e.g. aff1+aff2+aff3)")
         self.candidates = tuple(candidates) if candidates is not None else None
+        if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+            raise ValueError(f"warmup must be a whole number >= 0 (rounds every agent plays before the first team "
+                             f"is formed), got {warmup!r}")
+        self.warmup = warmup
 
     # ------------------------------------------------------------------ set-up
 
@@ -621,7 +625,8 @@ class _TeamMechanismBase(Mechanism):
         return {"eps": self.eps, "theta": self.theta, "lam": self.lam, "alpha": self.alpha,
                 "round_steps": self.round_steps, "window": self.window, "discount": self.discount,
                 "embedding": self.embedding, "action_vectors": self.action_vectors, "min_size": self.min_size,
-                "max_size": self.max_size, "candidates": None if self.candidates is None else list(self.candidates)}
+                "max_size": self.max_size, "candidates": None if self.candidates is None else list(self.candidates),
+                "warmup": self.warmup}
 
 
 class TeamFormationMechanism(_TeamMechanismBase):
@@ -661,6 +666,9 @@ class TeamFormationMechanism(_TeamMechanismBase):
     def end_of_round(self, tick: int) -> TeamAssignment | None:
         phi = self.tracker.matrix()
         share = self._misaligned_share(phi)
+        if self.warmup and self.rounds <= self.warmup:  # every agent plays; then the first formation
+            self.misaligned = share
+            return self._reform(tick, share, first=True) if self.rounds == self.warmup else None
         if self.counter == "literal" and share is not None:  # line 7 adds the round's pairs to c; line 11: c / |T|
             self.count += self._misaligned_pairs(phi)
             share = self.count / len(self.team)
@@ -685,10 +693,10 @@ class TeamFormationMechanism(_TeamMechanismBase):
         self.over_rounds = 0
         return self._reform(tick, share)
 
-    def _reform(self, tick: int, share: float | None) -> TeamAssignment | None:
+    def _reform(self, tick: int, share: float | None, first: bool = False) -> TeamAssignment | None:
         self.count = 0  # line 13: c is reset once Eq. 5 is re-optimized, whatever team it gives
         if self.choose == "random":
-            return self._reform_at_random(tick, share)
+            return self._reform_at_random(tick, share, first)
         phi = self.tracker.matrix()
         solution = solve(self._problem(phi, self.eps), exact_limit=self.exact_limit, restarts=self.restarts,
                          seed=int(self.ctx.seed) % (2 ** 32))
@@ -698,14 +706,16 @@ class TeamFormationMechanism(_TeamMechanismBase):
             return None  # Eq. 5 keeps the team as it is
         how = ("eps-filtered" if solution.filtered else
                "fallback over all teams: no team has every pair's phi >= eps")
-        reason = (f"{self._trigger(share)}; Eq. 5 ({how}) chose {', '.join(team)} "
+        reason = (f"{self._trigger(share, first)}; Eq. 5 ({how}) chose {', '.join(team)} "
                   f"(welfare {solution.welfare:.3f})")
         return self._assign(team, reason, tick, {"phase": "formed", "misaligned": share, "welfare": solution.welfare,
                                                  "filtered": solution.filtered, "optimal": solution.optimal,
                                                  "gap": solution.gap, "method": solution.method})
 
-    def _trigger(self, share: float | None) -> str:
+    def _trigger(self, share: float | None, first: bool = False) -> str:
         """Why the team is re-formed: the start of a re-formation's reason."""
+        if first:
+            return f"formed after {self.warmup} warm-up round(s) played by every agent"
         wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
         if self.counter == "literal":
             return (f"re-formed: c / |T| = {share:.2f} (pairs with phi < eps {self.eps:g} counted every round since "
@@ -713,12 +723,12 @@ class TeamFormationMechanism(_TeamMechanismBase):
         return (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
                 f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}")
 
-    def _reform_at_random(self, tick: int, share: float | None) -> TeamAssignment:
+    def _reform_at_random(self, tick: int, share: float | None, first: bool = False) -> TeamAssignment:
         """The matched baseline: the same monitor, trigger and adaptation round, and a team of the
         size Eq. 5 would give (``max_size=eta``: eta) drawn at random instead of Eq. 5's choice."""
         k = self.eta if self.top == self.eta else int(self.ctx.rng.integers(self.eta, self.top + 1))
         team = self._draw_from_pool(k)
-        reason = f"{self._trigger(share)}; {k} agents drawn at random (baseline): {', '.join(team)}"
+        reason = f"{self._trigger(share, first)}; {k} agents drawn at random (baseline): {', '.join(team)}"
         return self._assign(team, reason, tick, {"phase": "formed", "misaligned": share, "method": "random"})
 
     def describe(self) -> dict[str, Any]:
@@ -758,11 +768,17 @@ class RandomTeamMechanism(_TeamMechanismBase):
         return self._assign(team, f"{why}: {k} agents drawn at random (baseline)", tick, {"phase": "formed"})
 
     def initial(self, tick: int) -> TeamAssignment:
+        if self.warmup:
+            return self._assign(self.pool, f"initial team: every {'candidate' if self.outside else 'agent'}, for "
+                                f"{self.warmup} warm-up round(s)", tick, {"phase": "initial"})
         return self._draw(tick, "random team")
 
     def end_of_round(self, tick: int) -> TeamAssignment | None:
         self.misaligned = self._misaligned_share(self.tracker.matrix())
-        if self.every and self.rounds % self.every == 0:
+        if self.warmup and self.rounds <= self.warmup:
+            return self._draw(tick, f"random team after {self.warmup} warm-up round(s)") \
+                if self.rounds == self.warmup else None
+        if self.every and (self.rounds - self.warmup) % self.every == 0:
             return self._draw(tick, f"random team redrawn after {self.every} round(s)")
         return None
 
