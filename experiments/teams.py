@@ -97,11 +97,11 @@ def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
                 f"one size in every condition (teams:max_size=eta against random-teams' default ceil(n/2), or "
                 f"the same min_size=max_size / size=k); set \"params\": {{\"equal_sizes\": false}} on the metric "
                 f"to compare anyway")
-    for scenario, by_condition in sorted(finals.items()):
-        if len({size for counts in by_condition.values() for size in counts}) > 1:
+    for scenario, final_by_condition in sorted(finals.items()):
+        if len({size for counts in final_by_condition.values() for size in counts}) > 1:
             shown = ", ".join(f"{c}: " + " or ".join(f"{size} ({n} episode{'s' if n != 1 else ''})"
                                                    for size, n in sorted(counts.items()))
-                              for c, counts in sorted(by_condition.items()))
+                              for c, counts in sorted(final_by_condition.items()))
             raise ExperimentError(
                 f"final team sizes differ in {scenario} ({shown}): a fair comparison ends every episode of every "
                 f"condition with teams of one size (Algorithm 1 keeps the team of every agent when it never "
