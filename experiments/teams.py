@@ -159,3 +159,32 @@ def team_value(episodes: Sequence[Mapping[str, Any]], design: Design, field: str
                                   f"(the summary has: {', '.join(sorted(summary))})")
         out[e["key"]] = float(value)
     return out
+
+
+def vault_score_of(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
+    """The joint task's score of ``team`` from a Doors, Keys and Gems outcome with plate doors:
+    over the vaults that hold a member's gem, the mean of ``1 - opened / t_max`` (0 for a vault
+    not opened; ``timed=False``: 1 when opened). Each vault opens only with two agents on its two
+    plates at once, so this is what the team produces together."""
+    vaults = outcome.get("vaults")
+    if not isinstance(vaults, Mapping) or not vaults:
+        raise ExperimentError(f"the joint score reads the outcome's 'vaults' (halls with plate doors, "
+                              f"generators/make_joint.py); this outcome has: {', '.join(sorted(outcome)) or 'nothing'}")
+    t_max = outcome.get("t_max")
+    if not isinstance(t_max, int) or t_max < 1:
+        raise ExperimentError(f"the joint score needs the outcome's t_max, got {t_max!r}")
+    members = set(team)
+    mine = [v for v in vaults.values() if members & set(v.get("for") or ())]
+    if not mine:
+        raise ExperimentError(f"no vault holds a gem of the team {sorted(members)}")
+    values = [0.0 if v.get("opened") is None else (1.0 - v["opened"] / t_max if timed else 1.0) for v in mine]
+    return sum(values) / len(values)
+
+
+@derive_hook()
+def vault_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: bool = True,
+                equal_sizes: bool = True) -> dict[str, float]:
+    """Derived metric: the joint task's score of the final team (``vault_score_of``)."""
+    if equal_sizes:
+        check_equal_sizes(episodes)
+    return {e["key"]: round(vault_score_of(e["outcome"], _summary(e)["team"], timed), 9) for e in episodes}
