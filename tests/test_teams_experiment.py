@@ -21,6 +21,7 @@ from experiments.teams import (
     team_value,
 )
 from sim.registry import build_world, load_spec
+from tests.test_rounds import as_run_before
 
 DESIGN = SCENARIO_DIR / "experiments" / "teams-dkg.json"
 
@@ -153,7 +154,7 @@ def test_confirmation_design_runs_on_two_scenarios_and_one_seed(tmp_path):
     data["seeds"] = {"count": 1, "first": 0}
     data["tests"]["bootstrap"] = 200
     path = tmp_path / "confirm-small.json"
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(as_run_before(data)))
     design = load_design(path)
     assert [c.name for c in design.conditions] == ["teams-features", "random-teams"]
     result = run_sweep(design, tmp_path / "out", jobs=1, quiet=True)

@@ -92,6 +92,8 @@ TEAM_NAME = "team"
 OUTSIDE_NAME = "others"
 #: ``window`` for phi over the current cooperation round
 ROUND_WINDOW = "round"
+#: ``embedding`` by default: the world's features phi(s, a) where it has an extractor, else ``steps``
+AUTO_EMBEDDING = "auto"
 
 
 def _count_or(word: str, what: str, means: str) -> Callable[[Any], int | str]:
@@ -395,7 +397,7 @@ class _TeamMechanismBase(Mechanism):
     def __init__(self, *, eps: float = 0.2, theta: float = 0.3, lam: float = 1.0,
                  alpha: Mapping[str, float] | Literal["self"] | None = None,
                  round_steps: RoundSteps = 1, window: Window = 5,
-                 discount: float = 1.0, embedding: str = "steps",
+                 discount: float = 1.0, embedding: str = "auto",
                  action_vectors: Mapping[str, Sequence[float]] | None = None,
                  min_size: int | None = None, max_size: int | str | None = None,
                  candidates: Sequence[AgentId] | str | None = None, warmup: int = 0) -> None:
@@ -405,8 +407,8 @@ class _TeamMechanismBase(Mechanism):
             raise ValueError(f"theta must be in [0, 1], got {theta}")
         check_round_steps(round_steps)
         check_window(window)
-        if embedding not in EMBEDDINGS:
-            raise ValueError(f"embedding must be one of {', '.join(EMBEDDINGS)}, got {embedding!r}")
+        if embedding not in (*EMBEDDINGS, AUTO_EMBEDDING):
+            raise ValueError(f"embedding must be one of {', '.join((AUTO_EMBEDDING, *EMBEDDINGS))}, got {embedding!r}")
         if max_size is not None and max_size != "eta" and not isinstance(max_size, int):
             raise ValueError(f"max_size must be a whole number or 'eta' (the minimum size), got {max_size!r}")
         if alpha is not None and alpha != "self" and not isinstance(alpha, Mapping):
@@ -415,6 +417,8 @@ class _TeamMechanismBase(Mechanism):
         self.eps, self.theta, self.lam = float(eps), float(theta), float(lam)
         self.alpha = dict(alpha) if isinstance(alpha, Mapping) else alpha
         self.round_steps, self.window, self.discount, self.embedding = round_steps, window, discount, embedding
+        #: as given: "auto" is resolved per world at reset (``self.embedding``)
+        self.embedding_param = embedding
         self.action_vectors = dict(action_vectors) if action_vectors else None
         self.min_size, self.max_size = min_size, max_size
         if isinstance(candidates, str):
@@ -469,6 +473,9 @@ class _TeamMechanismBase(Mechanism):
             self.group_sizes[name] = (eta, top)
         self.eta = sum(e for e, _ in self.group_sizes.values())
         self.top = sum(t for _, t in self.group_sizes.values())
+        # Appendix A's phi(s, a) by default where the world has a feature extractor, actions elsewhere
+        self.embedding = (("features" if has_featurizer(world) else "steps") if self.embedding_param == AUTO_EMBEDDING
+                          else self.embedding_param)
         featurize, dims = world_featurizer(world) if self.embedding == "features" else (None, None)
         self.tracker = AlignmentTracker(self.agents, self.window, self.discount, self.embedding, self.action_vectors,
                                         featurize, dims)
