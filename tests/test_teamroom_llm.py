@@ -249,3 +249,51 @@ def test_an_answer_that_copies_the_template_is_sent_back_then_falls_back(tmp_pat
     repair = [e for e in session.events if isinstance(e, LLMCallEvent) and e.request["attempt"] == 2]
     assert repair and "replace it with your own words" in repair[0].request["body"]["messages"][-1]["content"]
     assert world.outcome(session.state)["statements"] == {"affirmative": 0, "negative": 0}
+
+
+class ExampleAnswerer(LoopbackLLM):
+    """A model under the short prompts: it copies the example answer (``copy``), or answers in the
+    example's form with words of its own."""
+
+    def __init__(self, copy: bool, **kw):
+        super().__init__(**kw)
+        self.copy = copy
+
+    def answer(self, body):
+        prompt = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user"
+                      and "Example answer (about another task):" in m["content"])
+        example = json.loads(prompt.split("Example answer (about another task):\n", 1)[1])
+        if self.copy:
+            return json.dumps(example)
+        for level, block in example.items():
+            if level.startswith("ToM_level"):
+                block.update(belief="my teammates will speak about traffic", explanation="so I speak about air",
+                             action=f"Car-free centres clean the air ({len(self.requests)}).")
+        return json.dumps(example)
+
+
+def test_short_prompts_give_a_filled_example_and_refuse_its_copy(tmp_path, no_endpoint):
+    """prompt=short (the embedded model's default): one sentence per level and a filled example
+    about another task instead of the appendices' placeholders; an answer that copies the example
+    is sent back like a copied template, and answers in the example's form are the model's."""
+    from agents.teamroom.llm import EXAMPLES, copied_template
+    assert copied_template({"ToM_level1": {"belief": EXAMPLES["debater"][0], "explanation": "e", "action": "a"}})
+    with pytest.raises(ValueError, match="prompt must be one of auto, paper, short"):
+        make_room_llm(k=1, base_url="http://127.0.0.1:9/v1", model="x", prompt="long")
+    for copy in (True, False):
+        world = room("car-free-centres", rounds=1)
+        with ExampleAnswerer(copy) as server:
+            seats = {a: make_room_llm(k=1, base_url=server.base_url, model="loopback", prompt="short")
+                     for a in world.agents}
+            session, _ = play(tmp_path, world, seats, name=f"short-{copy}")
+        calls = [e for e in session.events if isinstance(e, LLMCallEvent) and e.agent != "judge"]
+        prompt = calls[0].request["body"]["messages"][-1]["content"]
+        assert "{x_" not in prompt and "Write about THIS task, not the example" in prompt
+        sources = [e.data["source"] for e in session.events if isinstance(e, BeliefEvent) and e.kind == "tom"]
+        statements = world.outcome(session.state)["statements"]
+        if copy:
+            invalid = [e for e in session.events if isinstance(e, ErrorEvent) and e.kind == "llm_invalid_answer"]
+            assert invalid and "repeats the example answer" in invalid[0].message
+            assert set(sources) == {"fallback"} and statements == {"affirmative": 0, "negative": 0}
+        else:
+            assert sources and set(sources) == {"model"} and statements["affirmative"] > 0
