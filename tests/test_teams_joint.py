@@ -171,3 +171,25 @@ def test_the_generator_refuses_what_it_cannot_write(tmp_path, capsys):
     assert make_joint.main(["--out", str(tmp_path), "--count", "2", "--check"]) == 1
     assert "joint-01-five.json: missing or not what seed 71 gives" in capsys.readouterr().err
     assert make_joint.main(["--count", "0"]) == 2
+
+
+def test_the_declared_confirmation_plays_its_own_halls_with_final_teams_of_one_size():
+    """teams-joint-confirm (docs/reports/teams-joint-confirm.md): its 16 halls are
+    generators.make_jointconfirm's output for seed 97, and both conditions form the first team
+    after the same warm-up round, so every final team has ceil(n/2) members."""
+    import json
+
+    from experiments.design import load_design
+    from experiments.runner import SCENARIO_DIR
+    from generators import make_jointconfirm
+
+    assert make_jointconfirm.main(["--check"]) == 0
+    path = SCENARIO_DIR / "experiments" / "teams-joint-confirm.json"
+    design = load_design(path)
+    data = json.loads(path.read_text())
+    assert data["rounds"] == 2 and data["scenarios"] == ["dkg/jointconfirm-*"]
+    assert [c.name for c in design.conditions] == ["teams", "random-teams"]
+    assert all("warmup=1" in c["mechanisms"][0] and "embedding=features" in c["mechanisms"][0]
+               for c in data["conditions"])
+    assert "max_size=eta" in data["conditions"][0]["mechanisms"][0]
+    assert [m["name"] for m in data["metrics"] if m.get("test", True)] == ["score", "bas"]
