@@ -90,7 +90,7 @@ def test_a_team_formed_in_one_round_plays_the_next_ones_and_the_idle_wait():
     noisy = "tom-planner:k=cycle,horizon=3,noise=0.3"  # ben and dot act at random 30% of the time
     specs = seat_specs(world.agents, [f"ben={noisy}", f"dot={noisy}", "tom-planner:k=cycle,horizon=3"])
     seats = {a: make_agent(specs[a], "dkg") for a in world.agents}
-    mechanism = make_mechanism("teams:round_steps=6,max_size=eta", "dkg")
+    mechanism = make_mechanism("teams:round_steps=6,max_size=eta,embedding=steps", "dkg")
     session = Session(world, seats, seed=0, mechanisms=[mechanism], rounds=3)
     out = session.run()
     ends = [e.tick for e in session.events if isinstance(e, RoundEvent)]
