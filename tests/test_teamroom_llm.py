@@ -260,22 +260,29 @@ class ExampleAnswerer(LoopbackLLM):
         self.copy = copy
 
     def answer(self, body):
-        prompt = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user"
-                      and "Example answer (about another task):" in m["content"])
+        fmt = body.get("response_format") or {}
+        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+        prompt = next((m["content"] for m in reversed(body["messages"]) if m["role"] == "user"
+                       and "Example answer (about another task):" in m["content"]), None)
+        if prompt is None:  # the judge, or an Appendix A self-evaluation: the schema's first choices
+            return json.dumps(schema_instance(schema, lambda options, path: options[0]))
         example = json.loads(prompt.split("Example answer (about another task):\n", 1)[1])
         if self.copy:
             return json.dumps(example)
+        pattern = schema["properties"]["ToM_level1"]["properties"]["belief"]["pattern"]
+        mate = pattern.split("^(", 1)[1].split("|", 1)[0].split(")", 1)[0]  # the grammar's first teammate
         for level, block in example.items():
             if level.startswith("ToM_level"):
-                block.update(belief="my teammates will speak about traffic", explanation="so I speak about air",
+                block.update(belief=f"{mate} will speak about traffic", explanation="so I speak about air",
                              action=f"Car-free centres clean the air ({len(self.requests)}).")
         return json.dumps(example)
 
 
 def test_short_prompts_give_a_filled_example_and_refuse_its_copy(tmp_path, no_endpoint):
     """prompt=short (the embedded model's default): one sentence per level and a filled example
-    about another task instead of the appendices' placeholders; an answer that copies the example
-    is sent back like a copied template, and answers in the example's form are the model's."""
+    about another task instead of the appendices' placeholders, and beliefs that must name a
+    teammate (a schema pattern); an answer that copies the example is sent back, and answers in the
+    example's form are the model's."""
     from agents.teamroom.llm import EXAMPLES, copied_template
     assert copied_template({"ToM_level1": {"belief": EXAMPLES["debater"][0], "explanation": "e", "action": "a"}})
     with pytest.raises(ValueError, match="prompt must be one of auto, paper, short"):
@@ -289,11 +296,16 @@ def test_short_prompts_give_a_filled_example_and_refuse_its_copy(tmp_path, no_en
         calls = [e for e in session.events if isinstance(e, LLMCallEvent) and e.agent != "judge"]
         prompt = calls[0].request["body"]["messages"][-1]["content"]
         assert "{x_" not in prompt and "Write about THIS task, not the example" in prompt
+        schema = calls[0].request["body"]["response_format"]
+        schema = schema.get("schema") or schema["json_schema"]["schema"]
+        assert schema["properties"]["ToM_level1"]["properties"]["belief"]["pattern"].startswith("^(aff")
         sources = [e.data["source"] for e in session.events if isinstance(e, BeliefEvent) and e.kind == "tom"]
         statements = world.outcome(session.state)["statements"]
         if copy:
             invalid = [e for e in session.events if isinstance(e, ErrorEvent) and e.kind == "llm_invalid_answer"]
-            assert invalid and "repeats the example answer" in invalid[0].message
+            # the example's belief names nobody in the room: the schema's pattern refuses it (a real
+            # llama.cpp grammar would not let the model write it at all)
+            assert invalid and "does not match" in invalid[0].message and "pat will argue" in invalid[0].message
             assert set(sources) == {"fallback"} and statements == {"affirmative": 0, "negative": 0}
         else:
             assert sources and set(sources) == {"model"} and statements["affirmative"] > 0

@@ -136,21 +136,25 @@ def alignment_schema(names: Sequence[str]) -> dict[str, Any]:
             "additionalProperties": False}
 
 
+#: the short prompts' belief: a teammate's name, "will", then words (llama.cpp makes a grammar of it)
+BELIEF_PATTERN = "^({names}) will [a-zA-Z0-9_ ,.()'-]{{3,80}}$"
+
 #: prompt styles: the appendices' prompts with their placeholder templates, or a short prompt with a
 #: filled example answer (about another task) that a small model can follow; ``auto``: short for
 #: the embedded model, the appendices' otherwise
 PROMPTS = ("auto", "paper", "short")
 
-#: per role, a filled example (belief, explanation, action) about another task, for the short prompts
+#: per role, a filled example (belief, explanation, action) about another task, for the short prompts;
+#: its names are nobody's in the room, so a belief constrained to name a teammate cannot copy it
 EXAMPLES = {
-    "pm": ("engineer2 will write parse_date and engineer3 will write format_date",
+    "pm": ("dev2 will write parse_date and dev3 will write format_date",
            "each engineer gets the function closest to the last one it got right",
            "The Engineer should handle empty input first, then follow the examples exactly."),
-    "debater": ("my teammate will argue that uniforms cost families less",
+    "debater": ("pat will argue that uniforms cost families less",
                 "I take a different angle so that our side covers more ground",
                 "Uniforms let pupils focus on learning instead of on clothes."),
-    "engineer": ("engineer2 will write is_even",
-                 "I write my own function and leave is_even to engineer2",
+    "engineer": ("dev2 will write is_even",
+                 "I write my own function and leave is_even to dev2",
                  "def add(a, b):\n    return a + b"),
 }
 
@@ -316,6 +320,16 @@ class LLMRoomAgent(LLMSeat):
 
     # ------------------------------------------------------------ prompts
 
+    def _constrain_beliefs(self, schema: dict[str, Any], teammates: Sequence[str]) -> None:
+        """Short prompts: each level's belief must begin with a teammate's name and "will" (the
+        schema's pattern, a grammar for llama.cpp), so the example's belief cannot be copied."""
+        if self.k == 0 or not teammates:
+            return
+        pattern = BELIEF_PATTERN.format(names="|".join(teammates))
+        for name in level_names(self.k):
+            level = schema["properties"][name]
+            level["properties"] = {**level["properties"], "belief": {"type": "string", "pattern": pattern}}
+
     def _short_request(self, role: str, what: str, extra: dict[str, Any] | None = None) -> str:
         """The short prompts' request: one sentence per level and a filled example answer."""
         example = example_answer(role, self.k)
@@ -340,6 +354,8 @@ class LLMRoomAgent(LLMSeat):
                       f"the motion). Your teammates are {', '.join(mates)}. Each round the affirmative side speaks, "
                       f"then the negative side; a judge scores both sides at the end.")
             lines = [f"{s.side} (round {s.round + 1}) {a}: {short(t, 300)}" for s in state.speeches for a, t in s.parts]
+            if brief:
+                self._constrain_beliefs(schema, mates)
             user = [f"Motion: {self.world.motion}", f"Round {state.round + 1} of {self.world.rounds}.",
                     "Transcript so far:\n" + ("\n".join(lines[-(6 if brief else 12):]) if lines else "(nothing said yet)"),
                     self._short_request("debater", f"one new argument {'for' if side == AFFIRMATIVE else 'against'} "
@@ -363,6 +379,7 @@ class LLMRoomAgent(LLMSeat):
             if inbox:
                 user.append("Messages from the engineers:\n" + inbox)
             if brief:
+                self._constrain_beliefs(schema, team)
                 user.append(self._short_request("pm", "one instruction for the engineers, beginning with 'The "
                                                       "Engineer should'",
                                                 {"assignments": {s: team[i % len(team)]
@@ -390,6 +407,7 @@ class LLMRoomAgent(LLMSeat):
         if inbox:
             parts.append("Messages:\n" + inbox)
         if brief:
+            self._constrain_beliefs(schema, others)
             parts.append(self._short_request("engineer", "the complete Python code of " + ", ".join(mine)))
         else:
             parts.append(ENGINEER_PROMPT.format(action="to write " + ", ".join(mine), k=self.k) + "\n"
