@@ -71,8 +71,11 @@ def _summary(record: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
-    """ExperimentError unless, per scenario, every condition forms teams of one and the same size."""
+    """ExperimentError unless, per scenario, every condition forms teams of one and the same size
+    (the sizes its mechanism allows) and every episode's final team has that size (Algorithm 1
+    starts from the team of every agent, so a monitor that never re-forms ends with all of them)."""
     sizes: dict[str, dict[str, set[tuple[int, int]]]] = {}
+    finals: dict[str, dict[str, dict[int, int]]] = {}
     for e in episodes:
         summary = _summary(e)
         allowed = summary.get("sizes")
@@ -80,6 +83,9 @@ def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
             raise ExperimentError(f"{e['key']}: the team summary has no 'sizes' [smallest, largest] "
                                   f"(recorded by an older version? run the episodes again)")
         sizes.setdefault(e["scenario"], {}).setdefault(e["condition"], set()).add(tuple(allowed))
+        final = summary.get("team_size", len(summary.get("team") or ()))
+        counts = finals.setdefault(e["scenario"], {}).setdefault(e["condition"], {})
+        counts[final] = counts.get(final, 0) + 1
     for scenario, by_condition in sorted(sizes.items()):
         found = {c: sorted(v) for c, v in by_condition.items()}
         fixed = all(len(v) == 1 and v[0][0] == v[0][1] for v in found.values())
@@ -91,6 +97,27 @@ def check_equal_sizes(episodes: Sequence[Mapping[str, Any]]) -> None:
                 f"one size in every condition (teams:max_size=eta against random-teams' default ceil(n/2), or "
                 f"the same min_size=max_size / size=k); set \"params\": {{\"equal_sizes\": false}} on the metric "
                 f"to compare anyway")
+    for scenario, final_by_condition in sorted(finals.items()):
+        if len({size for counts in final_by_condition.values() for size in counts}) > 1:
+            shown = ", ".join(f"{c}: " + " or ".join(f"{size} ({n} episode{'s' if n != 1 else ''})"
+                                                   for size, n in sorted(counts.items()))
+                              for c, counts in sorted(final_by_condition.items()))
+            raise ExperimentError(
+                f"final team sizes differ in {scenario} ({shown}): a fair comparison ends every episode of every "
+                f"condition with teams of one size (Algorithm 1 keeps the team of every agent when it never "
+                f"re-forms: form the first team after a warm-up round, teams:warmup=1, and give random-teams the "
+                f"same warm-up); set \"params\": {{\"equal_sizes\": false}} on the metric to compare anyway")
+
+
+def final_team_sizes(episodes: Sequence[Mapping[str, Any]]) -> dict[str, dict[int, int]]:
+    """Per condition, how many episodes ended with a final team of each size (for reports)."""
+    out: dict[str, dict[int, int]] = {}
+    for e in episodes:
+        summary = _summary(e)
+        final = summary.get("team_size", len(summary.get("team") or ()))
+        counts = out.setdefault(e["condition"], {})
+        counts[final] = counts.get(final, 0) + 1
+    return out
 
 
 def final_team_score(world: str, outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
@@ -132,3 +159,32 @@ def team_value(episodes: Sequence[Mapping[str, Any]], design: Design, field: str
                                   f"(the summary has: {', '.join(sorted(summary))})")
         out[e["key"]] = float(value)
     return out
+
+
+def vault_score_of(outcome: Mapping[str, Any], team: Sequence[str], timed: bool = True) -> float:
+    """The joint task's score of ``team`` from a Doors, Keys and Gems outcome with plate doors:
+    over the vaults that hold a member's gem, the mean of ``1 - opened / t_max`` (0 for a vault
+    not opened; ``timed=False``: 1 when opened). Each vault opens only with two agents on its two
+    plates at once, so this is what the team produces together."""
+    vaults = outcome.get("vaults")
+    if not isinstance(vaults, Mapping) or not vaults:
+        raise ExperimentError(f"the joint score reads the outcome's 'vaults' (halls with plate doors, "
+                              f"generators/make_joint.py); this outcome has: {', '.join(sorted(outcome)) or 'nothing'}")
+    t_max = outcome.get("t_max")
+    if not isinstance(t_max, int) or t_max < 1:
+        raise ExperimentError(f"the joint score needs the outcome's t_max, got {t_max!r}")
+    members = set(team)
+    mine = [v for v in vaults.values() if members & set(v.get("for") or ())]
+    if not mine:
+        raise ExperimentError(f"no vault holds a gem of the team {sorted(members)}")
+    values = [0.0 if v.get("opened") is None else (1.0 - v["opened"] / t_max if timed else 1.0) for v in mine]
+    return sum(values) / len(values)
+
+
+@derive_hook()
+def vault_score(episodes: Sequence[Mapping[str, Any]], design: Design, timed: bool = True,
+                equal_sizes: bool = True) -> dict[str, float]:
+    """Derived metric: the joint task's score of the final team (``vault_score_of``)."""
+    if equal_sizes:
+        check_equal_sizes(episodes)
+    return {e["key"]: round(vault_score_of(e["outcome"], _summary(e)["team"], timed), 9) for e in episodes}

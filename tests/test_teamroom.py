@@ -410,3 +410,31 @@ def test_the_view_draws_the_room_and_the_debate():
     small = pygame.Surface((300, 180))
     view.layout(300, 180)
     view.draw(small, debate.state)  # the preview size draws without error
+
+
+def test_the_debates_teams_never_span_sides_and_the_judge_is_no_member():
+    """Without candidates, the team mechanisms form teams within each side (the world's
+    formation groups): every assignment names one team per side, each inside its side, and the
+    judge only among the others who keep working."""
+    from agents.teams.mechanism import OUTSIDE_NAME, RandomTeamMechanism
+
+    aff, neg = ["aff1", "aff2", "aff3"], ["neg1", "neg2", "neg3"]
+    levels = {"aff1": 0, "aff2": 1, "aff3": 2, "neg1": 2, "neg2": 1, "neg3": 0}
+    mechanisms = [TeamFormationMechanism(round_steps=2, theta=0.0, adaptation=0, max_size="eta"),
+                  TeamFormationMechanism(round_steps=2, theta=0.0, adaptation=0, max_size="eta", choose="random"),
+                  *[RandomTeamMechanism(round_steps=2, every=1) for _ in range(4)]]
+    for seed, mechanism in enumerate(mechanisms):
+        session = scripted_session("death-penalty", levels, mechanisms=[mechanism], seed=seed)
+        session.run()
+        teams = [e for e in session.events if isinstance(e, TeamEvent)]
+        assert teams
+        for e in teams:
+            assert set(e.teams) == {"affirmative", "negative", OUTSIDE_NAME}
+            assert set(e.teams["affirmative"]) <= set(aff) and set(e.teams["negative"]) <= set(neg)
+            assert e.teams[OUTSIDE_NAME] == ["judge"]
+        summary = mechanism.episode_summary()
+        assert "judge" not in summary["team"] and summary["outside"] == ["judge"]
+        if isinstance(mechanism, RandomTeamMechanism) or len(teams) > 1:
+            assert len(summary["teams"]["affirmative"]) == 2 and len(summary["teams"]["negative"]) == 2
+        states = [e.data for e in session.events if isinstance(e, BeliefEvent) and e.kind == "team_state"]
+        assert all(set(s["teams"]) == {"affirmative", "negative"} for s in states)

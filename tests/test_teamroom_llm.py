@@ -249,3 +249,63 @@ def test_an_answer_that_copies_the_template_is_sent_back_then_falls_back(tmp_pat
     repair = [e for e in session.events if isinstance(e, LLMCallEvent) and e.request["attempt"] == 2]
     assert repair and "replace it with your own words" in repair[0].request["body"]["messages"][-1]["content"]
     assert world.outcome(session.state)["statements"] == {"affirmative": 0, "negative": 0}
+
+
+class ExampleAnswerer(LoopbackLLM):
+    """A model under the short prompts: it copies the example answer (``copy``), or answers in the
+    example's form with words of its own."""
+
+    def __init__(self, copy: bool, **kw):
+        super().__init__(**kw)
+        self.copy = copy
+
+    def answer(self, body):
+        fmt = body.get("response_format") or {}
+        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+        prompt = next((m["content"] for m in reversed(body["messages"]) if m["role"] == "user"
+                       and "Example answer (about another task):" in m["content"]), None)
+        if prompt is None:  # the judge, or an Appendix A self-evaluation: the schema's first choices
+            return json.dumps(schema_instance(schema, lambda options, path: options[0]))
+        example = json.loads(prompt.split("Example answer (about another task):\n", 1)[1])
+        if self.copy:
+            return json.dumps(example)
+        pattern = schema["properties"]["ToM_level1"]["properties"]["belief"]["pattern"]
+        mate = pattern.split("^(", 1)[1].split("|", 1)[0].split(")", 1)[0]  # the grammar's first teammate
+        for level, block in example.items():
+            if level.startswith("ToM_level"):
+                block.update(belief=f"{mate} will speak about traffic", explanation="so I speak about air",
+                             action=f"Car-free centres clean the air ({len(self.requests)}).")
+        return json.dumps(example)
+
+
+def test_short_prompts_give_a_filled_example_and_refuse_its_copy(tmp_path, no_endpoint):
+    """prompt=short (the embedded model's default): one sentence per level and a filled example
+    about another task instead of the appendices' placeholders, and beliefs that must name a
+    teammate (a schema pattern); an answer that copies the example is sent back, and answers in the
+    example's form are the model's."""
+    from agents.teamroom.llm import EXAMPLES, copied_template
+    assert copied_template({"ToM_level1": {"belief": EXAMPLES["debater"][0], "explanation": "e", "action": "a"}})
+    with pytest.raises(ValueError, match="prompt must be one of auto, paper, short"):
+        make_room_llm(k=1, base_url="http://127.0.0.1:9/v1", model="x", prompt="long")
+    for copy in (True, False):
+        world = room("car-free-centres", rounds=1)
+        with ExampleAnswerer(copy) as server:
+            seats = {a: make_room_llm(k=1, base_url=server.base_url, model="loopback", prompt="short")
+                     for a in world.agents}
+            session, _ = play(tmp_path, world, seats, name=f"short-{copy}")
+        calls = [e for e in session.events if isinstance(e, LLMCallEvent) and e.agent != "judge"]
+        prompt = calls[0].request["body"]["messages"][-1]["content"]
+        assert "{x_" not in prompt and "Write about THIS task, not the example" in prompt
+        schema = calls[0].request["body"]["response_format"]
+        schema = schema.get("schema") or schema["json_schema"]["schema"]
+        assert schema["properties"]["ToM_level1"]["properties"]["belief"]["pattern"].startswith("^(aff")
+        sources = [e.data["source"] for e in session.events if isinstance(e, BeliefEvent) and e.kind == "tom"]
+        statements = world.outcome(session.state)["statements"]
+        if copy:
+            invalid = [e for e in session.events if isinstance(e, ErrorEvent) and e.kind == "llm_invalid_answer"]
+            # the example's belief names nobody in the room: the schema's pattern refuses it (a real
+            # llama.cpp grammar would not let the model write it at all)
+            assert invalid and "does not match" in invalid[0].message and "pat will argue" in invalid[0].message
+            assert set(sources) == {"fallback"} and statements == {"affirmative": 0, "negative": 0}
+        else:
+            assert sources and set(sources) == {"model"} and statements["affirmative"] > 0

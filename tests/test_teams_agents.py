@@ -184,7 +184,7 @@ def test_skill_scores_reach_the_mechanism_and_a_human_seat_is_scored_like_the_ot
     policies = DKGTeamPolicies(world)
     human = HumanAgent()
     seats = {"al": make_agent("tom-planner:k=1", "dkg"), "bo": human, "cy": make_agent("tom-planner:k=0", "dkg")}
-    mechanism = make_mechanism("teams:alpha=self", "dkg")
+    mechanism = make_mechanism("teams:alpha=self,embedding=steps", "dkg")
     session = Session(world, seats, seed=0, mechanisms=[mechanism])
     while True:
         status = session.advance()

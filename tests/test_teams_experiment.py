@@ -12,8 +12,16 @@ import pytest
 from experiments.design import ExperimentError, load_design
 from experiments.runner import SCENARIO_DIR, compute_metrics, main, run_sweep
 from experiments.stats import analyse
-from experiments.teams import check_equal_sizes, check_team_scenario, final_team_score, team_score, team_value
+from experiments.teams import (
+    check_equal_sizes,
+    check_team_scenario,
+    final_team_score,
+    final_team_sizes,
+    team_score,
+    team_value,
+)
 from sim.registry import build_world, load_spec
+from tests.test_rounds import as_run_before
 
 DESIGN = SCENARIO_DIR / "experiments" / "teams-dkg.json"
 
@@ -146,7 +154,7 @@ def test_confirmation_design_runs_on_two_scenarios_and_one_seed(tmp_path):
     data["seeds"] = {"count": 1, "first": 0}
     data["tests"]["bootstrap"] = 200
     path = tmp_path / "confirm-small.json"
-    path.write_text(json.dumps(data))
+    path.write_text(json.dumps(as_run_before(data)))
     design = load_design(path)
     assert [c.name for c in design.conditions] == ["teams-features", "random-teams"]
     result = run_sweep(design, tmp_path / "out", jobs=1, quiet=True)
@@ -157,3 +165,21 @@ def test_confirmation_design_runs_on_two_scenarios_and_one_seed(tmp_path):
     assert sorted(t["metric"] for t in analysis.tests) == ["bas_features", "bas_steps", "score"]
     assert all((t["first"], t["second"]) == ("teams-features", "random-teams") and t["n"] == 2
                and t["unit"] == "scenario pairs" for t in analysis.tests)
+
+
+def test_a_comparison_with_unequal_final_team_sizes_is_refused():
+    """Both conditions allow teams of 3, but in one episode Algorithm 1 never re-formed and the
+    team of every agent (6) played to the end: the comparison is refused, naming the sizes."""
+    fair = [_episode("s1", "teams", [3, 3]), _episode("s1", "random-teams", [3, 3])]
+    for e in fair:
+        e["mechanisms"][e["condition"]].update(team=["a", "b", "c"], team_size=3)
+    check_equal_sizes(fair)
+    kept = _episode("s1", "teams", [3, 3], seed=1)
+    kept["mechanisms"]["teams"].update(team=list("abcdef"), team_size=6)
+    with pytest.raises(ExperimentError, match=r"final team sizes differ in s1 \(random-teams: 3 \(1 episode\), "
+                                              r"teams: 3 \(1 episode\) or 6 \(1 episode\)\)"):
+        team_score([*fair, kept], None)
+    with pytest.raises(ExperimentError, match="final team sizes differ"):
+        team_value([*fair, kept], None, field="bas_episode")
+    assert final_team_sizes([*fair, kept]) == {"teams": {3: 1, 6: 1}, "random-teams": {3: 1}}
+    assert len(team_value([*fair, kept], None, field="bas_episode", equal_sizes=False)) == 3

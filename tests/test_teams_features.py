@@ -141,7 +141,7 @@ def test_tracker_with_the_dkg_extractor():
     # a predictor may send its own features (one vector per predicted step), checked
     _predict(tracker, "al", {"bo": {"trajectory": ["right"], "features": [list(vec(dx=1, gem=1, key=-1))]}}, s4)
     _predict(tracker, "cy", {"bo": {"trajectory": ["right"], "features": [[1, 2]]}}, s4)
-    assert "'features' must be one list of 9 numbers per predicted step (1)" in tracker.problems[-1]
+    assert f"'features' must be one list of {len(FEATURE_NAMES)} numbers per predicted step (1)" in tracker.problems[-1]
     s5 = world.step(s4, {"bo": "right"}).state
     tracker.update({"bo": "right"}, {}, s4, s5)
     assert tracker.matrix()[AL, BO] == pytest.approx(1.0)
@@ -188,7 +188,7 @@ def test_mechanism_uses_a_world_supplied_extractor_and_refuses_worlds_without_on
     assert np.isnan(phi[i["a"], i["c"]])  # c stays, predicted to stay: never scored
     assert mechanism.episode_summary()["unscored"] > 0
     # the steps embedding scores the same staying as perfect alignment
-    steps = make_mechanism("teams:window=3", "test-line")
+    steps = make_mechanism("teams:window=3,embedding=steps", "test-line")
     Session(LineFeatureWorld(names, width=60, horizon=12),
             {n: Fixed(moves[n], {o: moves[o] for o in names if o != n}) for n in names},
             seed=0, mechanisms=[steps]).run()
@@ -196,8 +196,17 @@ def test_mechanism_uses_a_world_supplied_extractor_and_refuses_worlds_without_on
     with pytest.raises(ValueError, match="embedding=features needs the world's feature extractor.*test-line"):
         Session(LineWorld(names), {n: Fixed("stay", {}) for n in names}, seed=0,
                 mechanisms=[TeamFormationMechanism(embedding="features")])
-    with pytest.raises(ValueError, match="embedding must be one of steps, net, features"):
+    with pytest.raises(ValueError, match="embedding must be one of auto, steps, net, features"):
         TeamFormationMechanism(embedding="pixels")
+    # by default (auto) the world's features where it has an extractor, the action steps elsewhere
+    auto = make_mechanism("teams:window=3", "test-line")
+    Session(LineFeatureWorld(names, width=60, horizon=12),
+            {n: Fixed(moves[n], {o: moves[o] for o in names if o != n}) for n in names},
+            seed=0, mechanisms=[auto]).run()
+    assert auto.embedding == "features" and np.isnan(auto.tracker.matrix()[i["a"], i["c"]])
+    plain = TeamFormationMechanism()
+    Session(LineWorld(names, horizon=4), {n: Fixed("stay", {}) for n in names}, seed=0, mechanisms=[plain]).run()
+    assert plain.embedding == "steps"
 
 
 def test_tom_planners_on_the_hall_with_features():

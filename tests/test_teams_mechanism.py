@@ -351,3 +351,25 @@ def test_parameters_are_checked():
     with pytest.raises(ValueError, match="alpha names agents"):
         Session(world, {a: ScriptedPredictor(zigzag(2), {}) for a in NAMES}, seed=0,
                 mechanisms=[TeamFormationMechanism(alpha={"zed": 1.0})])
+
+
+def test_a_warm_up_round_forms_the_first_team_whatever_the_monitor_says():
+    """warmup=1: every agent plays the first task round; at its end Eq. 5 chooses (teams) or a
+    random team is drawn (random-teams), so every episode ends with a team of the fixed size even
+    when alignment never fails (without it, Algorithm 1 keeps the team of every agent)."""
+    schedules = {a: zigzag(p) for a, p in zip(NAMES, (2, 3, 2, 3, 2))}
+    styles = {"a": "accurate", "b": "accurate", "c": "accurate", "d": "accurate", "e": "neutral"}
+    for mechanism in (TeamFormationMechanism(round_steps="task", window="round", max_size="eta", warmup=1),
+                      RandomTeamMechanism(round_steps="task", window="round", warmup=1)):
+        world = LineWorld(NAMES, horizon=12)
+        seats = {a: ScriptedPredictor(schedules[a], {o: schedules[o] for o in NAMES if o != a}, styles[a])
+                 for a in NAMES}
+        session = Session(world, seats, seed=0, mechanisms=[mechanism], rounds=3)
+        session.run()
+        teams = [e for e in session.events if isinstance(e, TeamEvent)]
+        assert [(e.tick, len(e.teams["team"])) for e in teams] == [(0, 5), (12, 3)]
+        assert "warm-up" in teams[1].reason and mechanism.episode_summary()["team_size"] == 3
+        if isinstance(mechanism, TeamFormationMechanism):
+            assert "e" not in teams[1].teams["team"]  # e predicts nobody: Eq. 5 leaves it out
+    with pytest.raises(ValueError, match="warmup must be a whole number >= 0"):
+        TeamFormationMechanism(warmup=-1)

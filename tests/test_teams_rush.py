@@ -20,6 +20,7 @@ from sim.dkg.world import DKGWorld
 from sim.events import StepEvent, TeamEvent
 from sim.registry import build_world, load_spec
 from sim.session import Session
+from tests.test_rounds import as_run_before
 
 # Two vaults behind red doors, side by side; one red key between al and bo, another far right.
 #   col: 0123456789AB
@@ -127,13 +128,17 @@ def test_scarce_key_halls_hold_one_key_per_member_of_a_team_of_ceil_half(tmp_pat
 
 
 @pytest.mark.slow
-def test_rush_design_runs_on_two_scenarios_and_one_seed(tmp_path):
+def test_rush_design_runs_on_two_scenarios_and_one_seed(tmp_path, capsys):
     design = json.loads((SCENARIO_DIR / "experiments" / "teams-rush-confirm.json").read_text())
     design["scenarios"] = ["dkg/rush-01-*", "dkg/rush-02-*"]
     design["seeds"] = {"count": 1, "first": 0}
     path = tmp_path / "small.json"
     path.write_text(json.dumps(design))
-    assert main(path, out=tmp_path / "run", jobs=1, quiet=True) == 0
+    # as declared, the comparison is refused where Algorithm 1 kept the team of every agent
+    assert main(path, out=tmp_path / "run", jobs=1, quiet=True) == 2
+    assert "final team sizes differ in rush-01-six" in capsys.readouterr().err
+    path.write_text(json.dumps(as_run_before(design)))
+    assert main(path, out=tmp_path / "run", jobs=1, quiet=True, resume=True) == 0
     records = [json.loads(line) for line in (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()[1:]]
     assert sorted({r["condition"] for r in records}) == ["matched-random", "random-teams", "teams"]
     for r in records:  # the score's clock is the scenario's t_max

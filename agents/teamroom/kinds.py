@@ -9,6 +9,7 @@ AGENT_KINDS = [
               "agents.teamroom.scripted:ScriptedRoomAgent"),
     AgentKind("room-llm", ("teamroom",),
               "team room LLM agent (manager, engineer, debater or judge) with the Appendix C/D ToM prompts (k=0,1,2) "
-              "and Appendix A self-evaluation; embedded Gemma 3 270M unless an endpoint is configured",
+              "and Appendix A self-evaluation (prompt=paper), or short prompts with a filled example (prompt=short, the "
+              "embedded model's default); embedded Gemma 3 270M unless an endpoint is configured",
               "agents.teamroom.llm:make_room_llm"),
 ]

@@ -136,8 +136,41 @@ def alignment_schema(names: Sequence[str]) -> dict[str, Any]:
             "additionalProperties": False}
 
 
+#: the short prompts' belief: a teammate's name, "will", then words (llama.cpp makes a grammar of it)
+BELIEF_PATTERN = "^({names}) will [a-zA-Z0-9_ ,.()'-]{{3,80}}$"
+
+#: prompt styles: the appendices' prompts with their placeholder templates, or a short prompt with a
+#: filled example answer (about another task) that a small model can follow; ``auto``: short for
+#: the embedded model, the appendices' otherwise
+PROMPTS = ("auto", "paper", "short")
+
+#: per role, a filled example (belief, explanation, action) about another task, for the short prompts;
+#: its names are nobody's in the room, so a belief constrained to name a teammate cannot copy it
+EXAMPLES = {
+    "pm": ("dev2 will write parse_date and dev3 will write format_date",
+           "each engineer gets the function closest to the last one it got right",
+           "The Engineer should handle empty input first, then follow the examples exactly."),
+    "debater": ("pat will argue that uniforms cost families less",
+                "I take a different angle so that our side covers more ground",
+                "Uniforms let pupils focus on learning instead of on clothes."),
+    "engineer": ("dev2 will write is_even",
+                 "I write my own function and leave is_even to dev2",
+                 "def add(a, b):\n    return a + b"),
+}
+
+
+def example_answer(role: str, k: int) -> dict[str, Any]:
+    """The short prompts' filled example answer for ``role`` at level ``k``."""
+    belief, explanation, action = EXAMPLES[role]
+    if k == 0:
+        return {"ToM_level0": {"belief": "no belief", "action": action}}
+    return {name: {"belief": belief, "explanation": explanation, "action": action} for name in level_names(k)}
+
+
 def copied_template(answer: dict[str, Any]) -> str | None:
-    """The problem with an answer that repeats the template's placeholders (small models do), or None."""
+    """The problem with an answer that repeats the template's placeholders or the short prompts'
+    example answer word for word (small models do), or None."""
+    examples = {text for texts in EXAMPLES.values() for text in texts}
     for level, block in answer.items():
         if not level.startswith("ToM_level") or not isinstance(block, dict):
             continue
@@ -146,6 +179,9 @@ def copied_template(answer: dict[str, Any]) -> str | None:
             if text.startswith(("{x_", "{y_", "{Concise")):
                 return (f"{level}.{key} repeats the template's placeholder {short(text, 40)!r}; replace it with "
                         f"your own words")
+            if text in examples:
+                return (f"{level}.{key} repeats the example answer {short(text, 40)!r}; it was about another task: "
+                        f"answer about this one in your own words")
     return None
 
 
@@ -175,11 +211,14 @@ class LLMRoomAgent(LLMSeat):
     kind = "room-llm"
 
     def __init__(self, k: int = 1, asynchronous: bool = False, *, client: LLMClient | None = None,
-                 config: str | None = None, **settings: Any) -> None:
+                 config: str | None = None, prompt: str = "auto", **settings: Any) -> None:
         unknown = sorted(set(settings) - set(SETTING_PARAMS))
         if unknown:
-            raise TypeError(f"unknown parameter(s) {', '.join(unknown)}; room-llm takes k, asynchronous, config and "
-                            f"{', '.join(SETTING_PARAMS)}")
+            raise TypeError(f"unknown parameter(s) {', '.join(unknown)}; room-llm takes k, asynchronous, config, "
+                            f"prompt and {', '.join(SETTING_PARAMS)}")
+        if prompt not in PROMPTS:
+            raise ValueError(f"prompt must be one of {', '.join(PROMPTS)}, got {prompt!r}")
+        self.prompt = prompt
         self.k = check_k(k)
         if client is None:
             client = LLMClient(settings_from_params(settings, config))
@@ -199,7 +238,15 @@ class LLMRoomAgent(LLMSeat):
         self.belief_tick = -1
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "k": self.k, "asynchronous": self.asynchronous, "llm": self.client.describe()}
+        return {"kind": self.kind, "k": self.k, "asynchronous": self.asynchronous, "prompt": self.prompt,
+                "llm": self.client.describe()}
+
+    @property
+    def short_prompts(self) -> bool:
+        """Whether the short prompts with a filled example are used (``prompt``; auto: the embedded model)."""
+        if self.prompt == "auto":
+            return bool(self.client.settings.uses_embedded)
+        return self.prompt == "short"
 
     def receive_team(self, assignment: TeamAssignment) -> None:
         self.team = frozenset(a for members in assignment.teams.values() for a in members)
@@ -273,9 +320,32 @@ class LLMRoomAgent(LLMSeat):
 
     # ------------------------------------------------------------ prompts
 
+    def _constrain_beliefs(self, schema: dict[str, Any], teammates: Sequence[str]) -> None:
+        """Short prompts: each level's belief must begin with a teammate's name and "will" (the
+        schema's pattern, a grammar for llama.cpp), so the example's belief cannot be copied."""
+        if self.k == 0 or not teammates:
+            return
+        pattern = BELIEF_PATTERN.format(names="|".join(teammates))
+        for name in level_names(self.k):
+            level = schema["properties"][name]
+            level["properties"] = {**level["properties"], "belief": {"type": "string", "pattern": pattern}}
+
+    def _short_request(self, role: str, what: str, extra: dict[str, Any] | None = None) -> str:
+        """The short prompts' request: one sentence per level and a filled example answer."""
+        example = example_answer(role, self.k)
+        if extra:
+            example.update(extra)
+        levels = ("Level 0: just act." if self.k == 0 else
+                  "ToM_level1: belief = what your teammates will do next; explanation = why; action = " + what
+                  + (". ToM_level2: the same, believing your teammates expect your level-1 action." if self.k == 2
+                     else "."))
+        return (f"Answer with JSON only. {levels} Write about THIS task, not the example. "
+                f"Example answer (about another task):\n{json.dumps(example)}")
+
     def _messages(self, observation: RoomObservation) -> tuple[list[dict[str, str]], dict[str, Any]]:
         state = observation.state
         schema = level_schema(self.role, self.k)
+        brief = self.short_prompts
         inbox = "\n".join(f"- {sender}: {short(text, 400)}" for sender, text in observation.inbox)
         if self.role == "debater":
             side = self.world.side_of(self.me)
@@ -284,8 +354,12 @@ class LLMRoomAgent(LLMSeat):
                       f"the motion). Your teammates are {', '.join(mates)}. Each round the affirmative side speaks, "
                       f"then the negative side; a judge scores both sides at the end.")
             lines = [f"{s.side} (round {s.round + 1}) {a}: {short(t, 300)}" for s in state.speeches for a, t in s.parts]
+            if brief:
+                self._constrain_beliefs(schema, mates)
             user = [f"Motion: {self.world.motion}", f"Round {state.round + 1} of {self.world.rounds}.",
-                    "Transcript so far:\n" + ("\n".join(lines[-12:]) if lines else "(nothing said yet)"),
+                    "Transcript so far:\n" + ("\n".join(lines[-(6 if brief else 12):]) if lines else "(nothing said yet)"),
+                    self._short_request("debater", f"one new argument {'for' if side == AFFIRMATIVE else 'against'} "
+                                                   f"the motion, one sentence") if brief else
                     DEBATER_PROMPT.format(topic=self.world.motion, action=f"to speak for the {side} side",
                                           k=self.k) + "\n" + template("debater", self.k)]
             return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(user)}], schema
@@ -304,9 +378,17 @@ class LLMRoomAgent(LLMSeat):
             user = [task, f"Round {state.round + 1} of {world.rounds}. Functions:\n" + self._status(state)]
             if inbox:
                 user.append("Messages from the engineers:\n" + inbox)
-            template_text = template("pm", self.k)[:-2] + ',\n  "assignments": {' + ", ".join(
-                f'"{s}": "<engineer>"' for s in world.subtask_names) + "}\n}"
-            user.append(PM_PROMPT.format(action=f"to plan round {state.round + 1}", k=self.k) + "\n" + template_text)
+            if brief:
+                self._constrain_beliefs(schema, team)
+                user.append(self._short_request("pm", "one instruction for the engineers, beginning with 'The "
+                                                      "Engineer should'",
+                                                {"assignments": {s: team[i % len(team)]
+                                                                 for i, s in enumerate(world.subtask_names)}}))
+            else:
+                template_text = template("pm", self.k)[:-2] + ',\n  "assignments": {' + ", ".join(
+                    f'"{s}": "<engineer>"' for s in world.subtask_names) + "}\n}"
+                user.append(PM_PROMPT.format(action=f"to plan round {state.round + 1}", k=self.k) + "\n"
+                            + template_text)
             return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(user)}], schema
         mine = self._my_subtasks(state)
         others = [e for e in world.engineers if e != self.me]
@@ -324,8 +406,12 @@ class LLMRoomAgent(LLMSeat):
                                                     f"tests ({last.problem or 'all passed'})."))
         if inbox:
             parts.append("Messages:\n" + inbox)
-        parts.append(ENGINEER_PROMPT.format(action="to write " + ", ".join(mine), k=self.k) + "\n"
-                     + template("engineer", self.k))
+        if brief:
+            self._constrain_beliefs(schema, others)
+            parts.append(self._short_request("engineer", "the complete Python code of " + ", ".join(mine)))
+        else:
+            parts.append(ENGINEER_PROMPT.format(action="to write " + ", ".join(mine), k=self.k) + "\n"
+                         + template("engineer", self.k))
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}], schema
 
     def _status(self, state: ProgrammingState) -> str:

@@ -92,6 +92,8 @@ TEAM_NAME = "team"
 OUTSIDE_NAME = "others"
 #: ``window`` for phi over the current cooperation round
 ROUND_WINDOW = "round"
+#: ``embedding`` by default: the world's features phi(s, a) where it has an extractor, else ``steps``
+AUTO_EMBEDDING = "auto"
 
 
 def _count_or(word: str, what: str, means: str) -> Callable[[Any], int | str]:
@@ -395,18 +397,18 @@ class _TeamMechanismBase(Mechanism):
     def __init__(self, *, eps: float = 0.2, theta: float = 0.3, lam: float = 1.0,
                  alpha: Mapping[str, float] | Literal["self"] | None = None,
                  round_steps: RoundSteps = 1, window: Window = 5,
-                 discount: float = 1.0, embedding: str = "steps",
+                 discount: float = 1.0, embedding: str = "auto",
                  action_vectors: Mapping[str, Sequence[float]] | None = None,
                  min_size: int | None = None, max_size: int | str | None = None,
-                 candidates: Sequence[AgentId] | str | None = None) -> None:
+                 candidates: Sequence[AgentId] | str | None = None, warmup: int = 0) -> None:
         if not -1.0 <= eps <= 1.0:
             raise ValueError(f"eps must be in [-1, 1], got {eps}")
         if not 0.0 <= theta <= 1.0:
             raise ValueError(f"theta must be in [0, 1], got {theta}")
         check_round_steps(round_steps)
         check_window(window)
-        if embedding not in EMBEDDINGS:
-            raise ValueError(f"embedding must be one of {', '.join(EMBEDDINGS)}, got {embedding!r}")
+        if embedding not in (*EMBEDDINGS, AUTO_EMBEDDING):
+            raise ValueError(f"embedding must be one of {', '.join((AUTO_EMBEDDING, *EMBEDDINGS))}, got {embedding!r}")
         if max_size is not None and max_size != "eta" and not isinstance(max_size, int):
             raise ValueError(f"max_size must be a whole number or 'eta' (the minimum size), got {max_size!r}")
         if alpha is not None and alpha != "self" and not isinstance(alpha, Mapping):
@@ -415,6 +417,8 @@ class _TeamMechanismBase(Mechanism):
         self.eps, self.theta, self.lam = float(eps), float(theta), float(lam)
         self.alpha = dict(alpha) if isinstance(alpha, Mapping) else alpha
         self.round_steps, self.window, self.discount, self.embedding = round_steps, window, discount, embedding
+        #: as given: "auto" is resolved per world at reset (``self.embedding``)
+        self.embedding_param = embedding
         self.action_vectors = dict(action_vectors) if action_vectors else None
         self.min_size, self.max_size = min_size, max_size
         if isinstance(candidates, str):
@@ -422,6 +426,10 @@ class _TeamMechanismBase(Mechanism):
         if candidates is not None and not candidates:
             raise ValueError("candidates must name at least one agent (names joined by '+', e.g. aff1+aff2+aff3)")
         self.candidates = tuple(candidates) if candidates is not None else None
+        if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+            raise ValueError(f"warmup must be a whole number >= 0 (rounds every agent plays before the first team "
+                             f"is formed), got {warmup!r}")
+        self.warmup = warmup
 
     # ------------------------------------------------------------------ set-up
 
@@ -434,20 +442,40 @@ class _TeamMechanismBase(Mechanism):
                 raise ValueError(f"candidates names agents this world does not have: {unknown} "
                                  f"(agents: {list(self.agents)})")
         #: the agents teams are formed from (all by default); the others keep working, outside formation
-        self.pool = tuple(a for a in self.agents if self.candidates is None or a in self.candidates)
+        # teams are formed within each group the world declares (the debate's sides: seed 000 forms
+        # the team within one side, and the judge is no member), unless candidates name the pool
+        declared = getattr(world, "formation_groups", None)
+        groups: dict[str, tuple[AgentId, ...]] = {}
+        if self.candidates is None and declared is not None:
+            groups = {name: tuple(a for a in self.agents if a in set(members)) for name, members in declared().items()}
+        grouped = {x for g in groups.values() for x in g}
+        self.pool = tuple(a for a in self.agents
+                          if (a in grouped if groups else self.candidates is None or a in self.candidates))
         self.outside = tuple(a for a in self.agents if a not in self.pool)
         self._pool_index = [self.agents.index(a) for a in self.pool]
-        n = len(self.pool)
+        #: name -> members of each group teams are formed in (one group, the pool, by default)
+        self.groups: dict[str, tuple[AgentId, ...]] = groups or {TEAM_NAME: self.pool}
+        self._group_of = {a: name for name, members in self.groups.items() for a in members}
         if isinstance(self.alpha, Mapping):
             unknown = sorted(set(self.alpha) - set(self.agents))
             if unknown:
                 raise ValueError(f"alpha names agents this world does not have: {unknown} (agents: {list(self.agents)})")
-        eta = default_eta(n) if self.min_size is None else int(self.min_size)
-        top = n if self.max_size is None else eta if self.max_size == "eta" else int(self.max_size)
-        if not 1 <= eta <= top <= n:
-            raise ValueError(f"team sizes must satisfy 1 <= min_size ({eta}) <= max_size ({top}) <= "
-                             f"{'candidates' if self.outside else 'agents'} ({n})")
-        self.eta, self.top = eta, top
+        #: per group: (eta, largest team size); eta and top are their sums (the size of the union)
+        self.group_sizes: dict[str, tuple[int, int]] = {}
+        for name, members in self.groups.items():
+            m = len(members)
+            eta = default_eta(m) if self.min_size is None else int(self.min_size)
+            top = m if self.max_size is None else eta if self.max_size == "eta" else int(self.max_size)
+            if not 1 <= eta <= top <= m:
+                where = (f"the {m} agents of group {name!r}" if len(self.groups) > 1 else
+                         f"{'candidates' if self.outside else 'agents'} ({m})")
+                raise ValueError(f"team sizes must satisfy 1 <= min_size ({eta}) <= max_size ({top}) <= {where}")
+            self.group_sizes[name] = (eta, top)
+        self.eta = sum(e for e, _ in self.group_sizes.values())
+        self.top = sum(t for _, t in self.group_sizes.values())
+        # Appendix A's phi(s, a) by default where the world has a feature extractor, actions elsewhere
+        self.embedding = (("features" if has_featurizer(world) else "steps") if self.embedding_param == AUTO_EMBEDDING
+                          else self.embedding_param)
         featurize, dims = world_featurizer(world) if self.embedding == "features" else (None, None)
         self.tracker = AlignmentTracker(self.agents, self.window, self.discount, self.embedding, self.action_vectors,
                                         featurize, dims)
@@ -468,41 +496,74 @@ class _TeamMechanismBase(Mechanism):
         self.last_solution: TeamSolution | None = None
         self._reported = 0
 
-    def _problem(self, phi: np.ndarray, eps: float | None) -> TeamProblem:
-        """Eq. 5's problem over the pool (indices into ``self.pool``)."""
+    def _problem(self, phi: np.ndarray, eps: float | None, group: str = TEAM_NAME) -> TeamProblem:
+        """Eq. 5's problem over a group (indices into ``self.groups[group]``; the pool by default)."""
+        members = self.groups[group]
         alpha = None
         if self.alpha == "self":
-            alpha = np.array([self.tracker.skills.get(a, 0.0) for a in self.pool])
+            alpha = np.array([self.tracker.skills.get(a, 0.0) for a in members])
         elif self.alpha is not None:
-            alpha = np.array([float(self.alpha.get(a, 0.0)) for a in self.pool])
-        sub = phi[np.ix_(self._pool_index, self._pool_index)]
-        return TeamProblem(np.nan_to_num(sub), alpha, self.lam, eps, self.eta, self.top)
+            alpha = np.array([float(self.alpha.get(a, 0.0)) for a in members])
+        index = [self.agents.index(a) for a in members]
+        sub = phi[np.ix_(index, index)]
+        eta, top = self.group_sizes[group]
+        return TeamProblem(np.nan_to_num(sub), alpha, self.lam, eps, eta, top)
 
-    def _local(self, team: Sequence[AgentId]) -> list[int]:
-        """Indices of ``team`` in the pool (the problem's indices)."""
-        return [self.pool.index(a) for a in team]
+    def _local(self, team: Sequence[AgentId], group: str = TEAM_NAME) -> list[int]:
+        """Indices of ``team``'s members of a group in that group (the problem's indices)."""
+        members = self.groups[group]
+        return [members.index(a) for a in team if a in members]
+
+    def _by_group(self, phi: np.ndarray, team: Sequence[AgentId]) -> tuple[float | None, bool | None]:
+        """Welfare (summed over the groups) and stability (in every group) of ``team``."""
+        total, stable = 0.0, True
+        for name in self.groups:
+            local = self._local(team, name)
+            if not local:
+                continue
+            problem = self._problem(phi, None, name)
+            total += welfare(problem, local)
+            stable = stable and StabilityChecker(problem).check(tuple(local)).stable
+        return (round(total, 6), stable) if team else (None, None)
+
+    def _teams(self, team: Sequence[AgentId]) -> dict[str, list[AgentId]]:
+        """The team as the assignment names it: one team, or one per group (named by the group)."""
+        return {name: [a for a in members if a in set(team)] for name, members in self.groups.items()}
 
     def _assign(self, team: Sequence[AgentId], reason: str, tick: int, data: dict[str, Any]) -> TeamAssignment:
         self.team = tuple(a for a in self.agents if a in set(team))
         self.lifetimes.append({"team": list(self.team), "formed_tick": tick + 1, "formed_round": self.rounds,
                                "rounds": 0, "reason": reason})
-        teams = {TEAM_NAME: self.team}
+        teams = {name: tuple(members) for name, members in self._teams(self.team).items()}
         if self.outside:  # agents outside formation keep working: they are told so as a group of their own
             teams[OUTSIDE_NAME] = self.outside
         return TeamBroadcast(0, teams, reason, data, everyone=self.agents)
 
     def _draw_from_pool(self, k: int) -> tuple[AgentId, ...]:
+        """``k`` agents at random: from the pool, or with groups, k's share from each group."""
+        if len(self.groups) > 1:
+            sizes = [(members, eta) for members, (eta, _) in zip(self.groups.values(), self.group_sizes.values())]
+            if k != self.eta:
+                raise ValueError(f"a random team of {k} cannot be drawn group by group (their sizes sum to {self.eta})")
+            out: set[AgentId] = set()
+            for members, size in sizes:
+                picked = self.ctx.rng.choice(len(members), size=size, replace=False)
+                out.update(members[int(i)] for i in picked)
+            return tuple(a for a in self.agents if a in out)
         picked = self.ctx.rng.choice(len(self.pool), size=k, replace=False)
         return tuple(self.pool[i] for i in sorted(int(i) for i in picked))
 
+    def _team_pairs(self) -> list[tuple[int, int]]:
+        """The team's ordered pairs of teammates (with groups: members of one group)."""
+        return [(self.tracker.index[a], self.tracker.index[b]) for a in self.team for b in self.team
+                if a != b and self._group_of.get(a) == self._group_of.get(b)]
+
     def _misaligned_pairs(self, phi: np.ndarray) -> int:
         """How many of the team's ordered pairs have a known phi below eps (Algorithm 1's lines 5-8)."""
-        idx = [self.tracker.index[a] for a in self.team]
-        return sum(1 for i in idx for j in idx if i != j and not np.isnan(phi[i, j]) and phi[i, j] < self.eps)
+        return sum(1 for i, j in self._team_pairs() if not np.isnan(phi[i, j]) and phi[i, j] < self.eps)
 
     def _misaligned_share(self, phi: np.ndarray) -> float | None:
-        idx = [self.tracker.index[a] for a in self.team]
-        pairs = [phi[i, j] for i in idx for j in idx if i != j and not np.isnan(phi[i, j])]
+        pairs = [phi[i, j] for i, j in self._team_pairs() if not np.isnan(phi[i, j])]
         if not pairs:
             return None
         return float(np.mean(np.asarray(pairs) < self.eps))
@@ -552,18 +613,15 @@ class _TeamMechanismBase(Mechanism):
         phi = self.tracker.matrix()
         matrix = AlignmentMatrix(agents=list(self.agents), phi=_json_matrix(phi), samples=self.tracker.sample_counts(),
                                  eps=self.eps, theta=self.theta)
-        problem = self._problem(phi, None)
-        idx = [self.tracker.index[a] for a in self.team]
-        local = self._local(self.team)
-        stable = StabilityChecker(problem).check(tuple(local)).stable if local else None
+        team_welfare, stable = self._by_group(phi, self.team)
         ftm_values = ftm(phi, self.eps) if len(self.agents) > 1 else np.zeros(len(self.agents))
         state = TeamState(
-            teams={TEAM_NAME: list(self.team)},
+            teams=self._teams(self.team),
             idle=[a for a in self.pool if a not in self.team],
             outside=list(self.outside),
-            welfare=round(welfare(problem, local), 6) if local else None,
+            welfare=team_welfare,
             stable=stable,
-            bas=round(bas(phi, idx), 6) if idx else None,
+            bas=self._bas(phi),
             ftm={a: round(float(v), 6) for a, v in zip(self.agents, ftm_values)},
             phase=self.phase,
             misaligned=None if self.misaligned is None else round(self.misaligned, 6),
@@ -587,18 +645,17 @@ class _TeamMechanismBase(Mechanism):
         team's: Algorithm 1 starts from every agent, so a mechanism that never re-forms ends with a
         team larger than ``sizes`` allows."""
         phi = self.tracker.matrix()
-        idx = [self.tracker.index[a] for a in self.team]
         whole = self.tracker.episode_matrix()
         ftm_values = ftm(phi, self.eps) if len(self.agents) > 1 else np.zeros(len(self.agents))
         lifetimes = [entry["rounds"] for entry in self.lifetimes]
         return {"kind": self.kind, "team": list(self.team), "team_size": len(self.team),
                 "idle": [a for a in self.pool if a not in self.team],
                 "outside": list(self.outside),
-                "bas": round(bas(phi, idx), 6) if idx else None,
-                "bas_episode": round(bas(whole, idx), 6) if idx else None,
-                **{f"bas_episode_{name}": round(bas(tracker.episode_matrix(), idx), 6) if idx else None
+                "bas": self._bas(phi), "bas_episode": self._bas(whole),
+                **{f"bas_episode_{name}": self._bas(tracker.episode_matrix())
                    for name, tracker in {self.embedding: self.tracker, **self.measures}.items()},
-                "welfare": round(welfare(self._problem(phi, None), self._local(self.team)), 6) if idx else None,
+                "welfare": self._by_group(phi, self.team)[0],
+                "teams": self._teams(self.team),
                 "ftm": round(float(np.mean(ftm_values)), 6), "teams_formed": len(self.lifetimes),
                 "average_lifetime": round(float(np.mean(lifetimes)), 6) if lifetimes else None,
                 "rounds": self.rounds, "levels": dict(self.tracker.levels),
@@ -609,6 +666,14 @@ class _TeamMechanismBase(Mechanism):
     def team_sizes(self) -> tuple[int, int]:
         """The smallest and largest team this mechanism forms (after ``reset``)."""
         return self.eta, self.top
+
+    def _bas(self, phi: np.ndarray) -> float | None:
+        """BAS of the team (with groups: the mean of each group's team's BAS, weighted by members)."""
+        parts = [(len(members), bas(phi, [self.tracker.index[a] for a in members]))
+                 for members in self._teams(self.team).values() if members]
+        if not parts:
+            return None
+        return round(sum(n * b for n, b in parts) / sum(n for n, _ in parts), 6)
 
     def _solver_summary(self) -> dict[str, Any] | None:
         s = self.last_solution
@@ -621,7 +686,8 @@ class _TeamMechanismBase(Mechanism):
         return {"eps": self.eps, "theta": self.theta, "lam": self.lam, "alpha": self.alpha,
                 "round_steps": self.round_steps, "window": self.window, "discount": self.discount,
                 "embedding": self.embedding, "action_vectors": self.action_vectors, "min_size": self.min_size,
-                "max_size": self.max_size, "candidates": None if self.candidates is None else list(self.candidates)}
+                "max_size": self.max_size, "candidates": None if self.candidates is None else list(self.candidates),
+                "warmup": self.warmup}
 
 
 class TeamFormationMechanism(_TeamMechanismBase):
@@ -661,6 +727,9 @@ class TeamFormationMechanism(_TeamMechanismBase):
     def end_of_round(self, tick: int) -> TeamAssignment | None:
         phi = self.tracker.matrix()
         share = self._misaligned_share(phi)
+        if self.warmup and self.rounds <= self.warmup:  # every agent plays; then the first formation
+            self.misaligned = share
+            return self._reform(tick, share, first=True) if self.rounds == self.warmup else None
         if self.counter == "literal" and share is not None:  # line 7 adds the round's pairs to c; line 11: c / |T|
             self.count += self._misaligned_pairs(phi)
             share = self.count / len(self.team)
@@ -685,27 +754,36 @@ class TeamFormationMechanism(_TeamMechanismBase):
         self.over_rounds = 0
         return self._reform(tick, share)
 
-    def _reform(self, tick: int, share: float | None) -> TeamAssignment | None:
+    def _reform(self, tick: int, share: float | None, first: bool = False) -> TeamAssignment | None:
         self.count = 0  # line 13: c is reset once Eq. 5 is re-optimized, whatever team it gives
         if self.choose == "random":
-            return self._reform_at_random(tick, share)
+            return self._reform_at_random(tick, share, first)
         phi = self.tracker.matrix()
-        solution = solve(self._problem(phi, self.eps), exact_limit=self.exact_limit, restarts=self.restarts,
-                         seed=int(self.ctx.seed) % (2 ** 32))
-        self.last_solution = solution
-        team = tuple(self.pool[i] for i in solution.team)
+        chosen: list[AgentId] = []
+        solutions: list[TeamSolution] = []
+        for name, members in self.groups.items():  # Eq. 5 within each group (one group: the pool)
+            solution = solve(self._problem(phi, self.eps, name), exact_limit=self.exact_limit,
+                             restarts=self.restarts, seed=int(self.ctx.seed) % (2 ** 32))
+            solutions.append(solution)
+            chosen += [members[i] for i in solution.team]
+        self.last_solution = solutions[-1] if len(solutions) == 1 else _combined(solutions)
+        solution = self.last_solution
+        team = tuple(a for a in self.agents if a in set(chosen))
         if set(team) == set(self.team):
             return None  # Eq. 5 keeps the team as it is
         how = ("eps-filtered" if solution.filtered else
                "fallback over all teams: no team has every pair's phi >= eps")
-        reason = (f"{self._trigger(share)}; Eq. 5 ({how}) chose {', '.join(team)} "
+        within = f" within each of {', '.join(self.groups)}" if len(self.groups) > 1 else ""
+        reason = (f"{self._trigger(share, first)}; Eq. 5{within} ({how}) chose {', '.join(team)} "
                   f"(welfare {solution.welfare:.3f})")
         return self._assign(team, reason, tick, {"phase": "formed", "misaligned": share, "welfare": solution.welfare,
                                                  "filtered": solution.filtered, "optimal": solution.optimal,
                                                  "gap": solution.gap, "method": solution.method})
 
-    def _trigger(self, share: float | None) -> str:
+    def _trigger(self, share: float | None, first: bool = False) -> str:
         """Why the team is re-formed: the start of a re-formation's reason."""
+        if first:
+            return f"formed after {self.warmup} warm-up round(s) played by every agent"
         wait = f" and still after {self.adaptation} adaptation round(s)" if self.adaptation else ""
         if self.counter == "literal":
             return (f"re-formed: c / |T| = {share:.2f} (pairs with phi < eps {self.eps:g} counted every round since "
@@ -713,12 +791,12 @@ class TeamFormationMechanism(_TeamMechanismBase):
         return (f"re-formed: {share:.0%} of the team's ordered pairs had phi < eps {self.eps:g} "
                 f"(> theta {self.theta:.0%}) for {self.tau} round(s){wait}")
 
-    def _reform_at_random(self, tick: int, share: float | None) -> TeamAssignment:
+    def _reform_at_random(self, tick: int, share: float | None, first: bool = False) -> TeamAssignment:
         """The matched baseline: the same monitor, trigger and adaptation round, and a team of the
         size Eq. 5 would give (``max_size=eta``: eta) drawn at random instead of Eq. 5's choice."""
-        k = self.eta if self.top == self.eta else int(self.ctx.rng.integers(self.eta, self.top + 1))
+        k = self.eta if self.top == self.eta or len(self.groups) > 1 else int(self.ctx.rng.integers(self.eta, self.top + 1))
         team = self._draw_from_pool(k)
-        reason = f"{self._trigger(share)}; {k} agents drawn at random (baseline): {', '.join(team)}"
+        reason = f"{self._trigger(share, first)}; {k} agents drawn at random (baseline): {', '.join(team)}"
         return self._assign(team, reason, tick, {"phase": "formed", "misaligned": share, "method": "random"})
 
     def describe(self) -> dict[str, Any]:
@@ -758,11 +836,17 @@ class RandomTeamMechanism(_TeamMechanismBase):
         return self._assign(team, f"{why}: {k} agents drawn at random (baseline)", tick, {"phase": "formed"})
 
     def initial(self, tick: int) -> TeamAssignment:
+        if self.warmup:
+            return self._assign(self.pool, f"initial team: every {'candidate' if self.outside else 'agent'}, for "
+                                f"{self.warmup} warm-up round(s)", tick, {"phase": "initial"})
         return self._draw(tick, "random team")
 
     def end_of_round(self, tick: int) -> TeamAssignment | None:
         self.misaligned = self._misaligned_share(self.tracker.matrix())
-        if self.every and self.rounds % self.every == 0:
+        if self.warmup and self.rounds <= self.warmup:
+            return self._draw(tick, f"random team after {self.warmup} warm-up round(s)") \
+                if self.rounds == self.warmup else None
+        if self.every and (self.rounds - self.warmup) % self.every == 0:
             return self._draw(tick, f"random team redrawn after {self.every} round(s)")
         return None
 
@@ -805,3 +889,13 @@ class FixedTeamMechanism(_TeamMechanismBase):
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, **self._common_params(), "members": list(self.members)}
 
+
+
+def _combined(solutions: Sequence[TeamSolution]) -> TeamSolution:
+    """The solutions of Eq. 5 in several groups as one (welfare and bounds summed; filtered,
+    stable and optimal only when every group's is; the team is not meaningful across groups)."""
+    return TeamSolution(team=(), welfare=sum(s.welfare for s in solutions), stable=all(s.stable for s in solutions),
+                        filtered=all(s.filtered for s in solutions), optimal=all(s.optimal for s in solutions),
+                        upper_bound=sum(s.upper_bound for s in solutions), gap=max(s.gap for s in solutions),
+                        method="+".join(s.method for s in solutions), refuted=sum(s.refuted for s in solutions),
+                        certificate="; ".join(s.certificate for s in solutions))

@@ -83,7 +83,9 @@ class DKGTeamPolicies(TeamPolicies):
     # ---------------------------------------------------------------- helpers
 
     def stuck(self, state: DKGState, a: int) -> bool:
-        """``a`` cannot get its gem on its own from ``state``."""
+        """``a`` cannot get its gem on its own from ``state`` (a helper without a gem never is)."""
+        if self.world.goal_item[a] is None:
+            return False
         return self.planner.plan(state, a, self.goal_tasks[a]).cost == INF
 
     def freeing_doors(self, state: DKGState, m: int) -> list[int]:
@@ -169,6 +171,8 @@ class DKGTeamPolicies(TeamPolicies):
         """The action of agent ``a`` acting as a level-``level`` agent in ``state``."""
         if a not in team.members:
             return "wait"
+        if self.world.plate_doors:
+            return self.plate_policy(level, state, a, team)
         if level >= 1:
             options = self.help_options(state, a, team)
             if level >= 2:
@@ -183,6 +187,83 @@ class DKGTeamPolicies(TeamPolicies):
         if self.world.holds_goal(state, a):
             return "wait"
         return self.own_goal_action(level, state, a, team)
+
+    # ---------------------------------------------------------------- plate doors (joint tasks)
+
+    def vault_doors(self) -> dict[int, int]:
+        """Agent index -> the plate door of the vault that holds its gem."""
+        found = self.__dict__.get("_vaults")
+        if found is None:
+            found = {self.world.agent_index[x]: d for d, agents in self.world.vault_agents().items() for x in agents}
+            self.__dict__["_vaults"] = found
+        return found
+
+    def plate_jobs(self, level: int, state: DKGState, a: int, team: DKGTeam) -> list[tuple[int, bool]]:
+        """(plate door, whether it is a's own vault) for every locked vault a would work on: its
+        own while it lacks its gem; from level 1 on, also the vaults of active teammates."""
+        vaults = self.vault_doors()
+        out: dict[int, bool] = {}
+        for m in sorted(team.members):
+            d = vaults.get(m)
+            if d is None or state.open_doors >> d & 1 or not team.active(state, m):
+                continue
+            if m == a:
+                out[d] = True
+            elif level >= 1:
+                out.setdefault(d, False)
+        return sorted(out.items())
+
+    def plate_target(self, level: int, state: DKGState, a: int, team: DKGTeam) -> int | None:
+        """The plate a level-``level`` agent ``a`` heads for (None: none). A plate another agent
+        stands on is taken (the lower index keeps a plate two share). Level 0 takes the nearest free
+        plate of its own vault. Level k >= 1 also counts as taken the plates its level-(k - 1)
+        models of its teammates head for, and helps teammates' vaults: it prefers a vault whose
+        other plate is taken (it opens when it gets there), then its own, then the nearest."""
+        jobs = self.plate_jobs(level, state, a, team)
+        if not jobs:
+            return None
+        world = self.world
+        here = state.agent_cells[a]
+        taken = {c for b, c in enumerate(state.agent_cells) if b != a and (c != here or b < a)}
+        on_job = any(here in world.door_plates[d] for d, _ in jobs)
+        if on_job and here not in taken:
+            return here  # it stands on a plate of a vault to open: it stays
+        claimed = set(taken)
+        if level >= 1:
+            for m in sorted(team.members):
+                if m != a:
+                    t = self.plate_target(level - 1, state, m, team)
+                    if t is not None:
+                        claimed.add(t)
+        dist = self.planner.distances(frozenset((here,)), state.open_doors)
+        best: tuple[tuple[int, int, float, int], int] | None = None
+        for d, own in jobs:
+            plates = world.door_plates[d]
+            partnered = any(p in claimed for p in plates)
+            for p in plates:
+                if p in claimed or dist[p] == INF:
+                    continue
+                rank = (0 if partnered or level == 0 else 1, 0 if own else 1, dist[p], p)
+                if best is None or rank < best[0]:
+                    best = (rank, p)
+        return None if best is None else best[1]
+
+    def plate_policy(self, level: int, state: DKGState, a: int, team: DKGTeam) -> str:
+        """A team member in a hall of vaults: its gem once its vault is open, else its plate."""
+        world = self.world
+        holds = world.holds_goal(state, a) or world.goal_item[a] is None  # a helper has nothing to fetch
+        if not holds:
+            plan = self.planner.plan(state, a, self.goal_tasks[a])
+            if plan.cost != INF:
+                return self.planner.first_action(state, a, plan) or "wait"
+        if holds and level == 0:
+            return "wait"
+        target = self.plate_target(level, state, a, team)
+        here = state.agent_cells[a]
+        if target is None or target == here:
+            return "wait"
+        dist = self.planner.distances(frozenset((target,)), state.open_doors)
+        return self.planner.step_towards(state, here, dist) or "wait"
 
     def _someone_else_frees(self, state: DKGState, a: int, m: int, team: DKGTeam) -> bool:
         for g in sorted(team.members):

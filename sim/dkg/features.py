@@ -14,6 +14,8 @@ doing action x in state s, with s' the state after it when a acts alone (the oth
 | ``pickup_gem``, ``pickup_key`` | 1 when x picks up a gem / a key |
 | ``unlock`` | 1 when x unlocks a door |
 | ``handover`` | 1 when x hands an item to another agent |
+| ``plate`` | progress toward the nearest plate of a locked plate door that no other agent stands on (0 in a world without plates) |
+| ``opens`` | 1 when x opens a plate door (a's step completes the set of agents on its plates) |
 
 Each progress value is -1, 0 or 1 for one step. ``wait``, and an action that a cannot take in s
 (it does nothing), is the zero vector: it does nothing, so it describes nothing. A move that gets
@@ -36,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from sim.dkg.world import DKGState, DKGWorld
 
 FEATURE_NAMES: tuple[str, ...] = ("dx", "dy", "gem", "key", "door", "pickup_gem", "pickup_key", "unlock",
-                                  "handover")
+                                  "handover", "plate", "opens")
 ZERO: tuple[float, ...] = (0.0,) * len(FEATURE_NAMES)
 UNREACHABLE = -1
 
@@ -128,6 +130,11 @@ class DKGFeatures:
         before_cell, after_cell = s.agent_cells[a], after.agent_cells[a]
         (r0, c0), (r1, c1) = world.rc(before_cell), world.rc(after_cell)
         gem, keys, doors = self._targets(s, a)
+        plates: tuple[int, ...] = ()
+        if world.plate_doors:  # the free plates of the vaults still locked
+            others = {c for b, c in enumerate(s.agent_cells) if b != a}
+            plates = tuple(sorted({p for d in world.plate_doors if not s.open_doors >> d & 1
+                                   for p in world.door_plates[d] if p not in others}))
         verb = action.split(" ", 1)[0]
         picked = ""
         if verb == "pickup":
@@ -142,6 +149,8 @@ class DKGFeatures:
             1.0 if picked == "key" else 0.0,
             1.0 if verb == "unlock" else 0.0,
             1.0 if verb == "handover" else 0.0,
+            self._progress(s.open_doors, plates, before_cell, after_cell),
+            1.0 if after.plate_ticks != s.plate_ticks else 0.0,
         )
         # the world's turn moves on; an imagined rollout keeps the same agent acting
         return features, after

@@ -94,13 +94,13 @@ class DKGScenario(BaseModel):
 def parse_legend_entry(char: str, entry: Any) -> dict[str, str]:
     """Normalize a legend value to {"kind": ..., "color"/"agent": ...}."""
     expected = ("'wall', 'floor', or an object with one of the fields "
-                "key/door/gem (a colour) or agent (a name)")
+                "key/door/gem/plate (a colour) or agent (a name)")
     if entry in ("wall", "floor"):
         return {"kind": entry}
     if not isinstance(entry, dict) or len(entry) != 1:
         raise ValueError(f"entry {char!r}: expected {expected}, got {entry!r}")
     (kind, value), = entry.items()
-    if kind in ("key", "door", "gem"):
+    if kind in ("key", "door", "gem", "plate"):
         if value not in COLORS:
             raise ValueError(f"entry {char!r}: {kind} colour must be one of {', '.join(COLORS)}, got {value!r}")
         return {"kind": kind, "color": value}
@@ -209,7 +209,7 @@ def validate_dkg(data: dict[str, Any], source: str, *, require_reachable: bool =
         if (r, c) not in reachable[starts[agent]]:
             fail(f"field '{field_path(('goals', agent))}'",
                  f"{gem} (row {r}, column {c}) can never be reached by {agent!r}, even with every door "
-                 "open: walls, and doors of colours no key on the map has, shut it off from where "
+                 "open: walls, and doors of colours no key or plate on the map has, shut it off from where "
                  f"{agent} starts (row {starts[agent][0]}, column {starts[agent][1]}; rows and columns count "
                  "from 0); "
                  "expected a gem the agent (or an agent who can reach it) can get to")
@@ -255,7 +255,8 @@ def _reachable_cells(rows: list[str], legend: dict[str, dict[str, str]],
             for cell in seen:
                 if cell in starts:
                     regions[cell] = seen
-        keys = {kind(r, c)["color"] for region in regions.values() for r, c in region if kind(r, c)["kind"] == "key"}
+        keys = {kind(r, c)["color"] for region in regions.values() for r, c in region
+                if kind(r, c)["kind"] in ("key", "plate")}  # a plate door opens with agents on its plates
         if keys <= open_colours:
             return regions
         open_colours |= keys
@@ -266,5 +267,6 @@ def json_schema() -> dict[str, Any]:
     schema = DKGScenario.model_json_schema()
     schema["properties"]["legend"]["description"] = (
         "single characters mapped to 'wall', 'floor', {'key': colour}, {'door': colour}, "
-        "{'gem': colour} or {'agent': name}; colours: " + ", ".join(COLORS))
+        "{'gem': colour}, {'plate': colour} (a door of its colour opens while agents stand on all its plates) "
+        "or {'agent': name}; colours: " + ", ".join(COLORS))
     return schema

@@ -15,6 +15,11 @@ gems. Agents take turns; one action is one tick. Actions are strings:
                                     on the same cell, the rule of recordings written before
                                     the option existed)
 
+A **plate** (``{"plate": colour}`` in the legend) is floor. A door of a colour that has plates
+is a *plate door*: it opens, and stays open, at the end of a step in which every plate of its
+colour has an agent on it, so two plates need two agents there at once (a vault opened by two
+people together, the joint tasks of ``generators/make_joint.py``).
+
 An agent with a goal wants one gem and has reached it while it holds that gem; an agent
 without a goal (a helper) only helps. ``options.forbidden`` (agent -> item ids, the reference
 domain's ``(forbidden AGENT ITEM)``) names items an agent may not pick up, hand over or be handed. The episode ends when every agent with a goal holds
@@ -60,6 +65,8 @@ class DKGState:
     ``item_locs[i]``: a cell index (>= 0) when item i lies on the floor, ``-1 - a``
     when agent a holds it, ``CONSUMED`` when a key was used on a door.
     ``reached_at[a]``: the tick at which agent a first held its goal gem, or -1.
+    ``plate_ticks[p]``: the tick at which the world's p-th plate door opened, or -1 (empty in a
+    world without plate doors, so the key of such a state is what it always was).
     """
 
     t: int
@@ -68,9 +75,11 @@ class DKGState:
     item_locs: tuple[int, ...]
     open_doors: int  # bit d set when door d is unlocked
     reached_at: tuple[int, ...]
+    plate_ticks: tuple[int, ...] = ()
 
     def key(self) -> tuple:
-        return (self.t, self.turn, self.agent_cells, self.item_locs, self.open_doors, self.reached_at)
+        base = (self.t, self.turn, self.agent_cells, self.item_locs, self.open_doors, self.reached_at)
+        return (*base, self.plate_ticks) if self.plate_ticks else base
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +118,9 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         starts: dict[str, int] = {}
         self.agent_chars: dict[str, str] = {}
         counts = {"key": 0, "gem": 0}
+        plates: dict[str, list[int]] = {}
+        #: the legend character of each plate cell (for the text view)
+        self.plate_chars: dict[int, str] = {}
         for r, row in enumerate(grid):
             for c, ch in enumerate(row):
                 entry, cell = legend[ch], r * self.width + c
@@ -124,12 +136,19 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
                 elif kind == "agent":
                     starts[entry["agent"]] = cell
                     self.agent_chars[entry["agent"]] = ch
+                elif kind == "plate":
+                    plates.setdefault(entry["color"], []).append(cell)
+                    self.plate_chars[cell] = ch
         self.walls = bytes(walls)
         self.items: tuple[Item, ...] = tuple(items)
         self.doors: tuple[Door, ...] = tuple(doors)
         self.item_index = {it.id: i for i, it in enumerate(self.items)}
         self.door_index = {d.id: i for i, d in enumerate(self.doors)}
         self.door_at: dict[int, int] = {d.cell: i for i, d in enumerate(self.doors)}
+        #: the plate doors (indices into doors) and the plate cells that open each
+        self.plate_doors: tuple[int, ...] = tuple(i for i, d in enumerate(self.doors) if d.color in plates)
+        self.door_plates: dict[int, tuple[int, ...]] = {d: tuple(plates[self.doors[d].color]) for d in self.plate_doors}
+        self.plate_cells: frozenset[int] = frozenset(self.plate_chars)
         self.goals: dict[str, str] = {a: g for a, g in spec["goals"].items() if g is not None}
         # (agent index, item index) pairs the agent may not pick up, hand over or be handed
         self.forbidden: frozenset[tuple[int, int]] = frozenset(
@@ -142,7 +161,8 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         self.gem_ids: tuple[str, ...] = tuple(it.id for it in self.items if it.kind == "gem")
         self._initial = DKGState(t=0, turn=0, agent_cells=tuple(starts[a] for a in self._agents),
                                  item_locs=tuple(item_cells), open_doors=0,
-                                 reached_at=tuple(-1 for _ in self._agents))
+                                 reached_at=tuple(-1 for _ in self._agents),
+                                 plate_ticks=tuple(-1 for _ in self.plate_doors))
         # Neighbours of each cell inside the grid (walls included; passability is checked per state).
         self.neighbors: tuple[tuple[tuple[str, int], ...], ...] = tuple(
             tuple((name, (cell // self.width + dr) * self.width + cell % self.width + dc)
@@ -290,6 +310,15 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
             raise IllegalAction(f"{agent}: unknown action {action!r}")
 
         t = state.t + 1
+        plate_ticks = state.plate_ticks
+        if self.plate_doors and cells is not state.agent_cells:
+            standing = set(cells)
+            for p, d in enumerate(self.plate_doors):
+                if not doors >> d & 1 and standing.issuperset(self.door_plates[d]):
+                    doors |= 1 << d
+                    plate_ticks = plate_ticks[:p] + (t,) + plate_ticks[p + 1:]
+                    on = [self._agents[b] for b, c in enumerate(cells) if c in self.door_plates[d]]
+                    events.append(WorldEvent("plates_open", agent, {"door": self.doors[d].id, "agents": on}))
         reached = state.reached_at
         if locs is not state.item_locs:
             new_reached = tuple(r if r >= 0 or g is None or locs[g] != -1 - b else t
@@ -299,7 +328,7 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
                     events.append(WorldEvent("goal_reached", self._agents[b], {"gem": self.goals[self._agents[b]]}))
             reached = new_reached
         new_state = DKGState(t=t, turn=(state.turn + 1) % len(self._agents), agent_cells=cells,
-                             item_locs=locs, open_doors=doors, reached_at=reached)
+                             item_locs=locs, open_doors=doors, reached_at=reached, plate_ticks=plate_ticks)
         return StepResult(new_state, tuple(events))
 
     def fallback_action(self, state: DKGState, agent: AgentId) -> str:
@@ -328,10 +357,40 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         # agents with a goal only: a helper has nothing to hold
         holding = {self._agents[a]: self.holds_goal(state, a) for a in self.goal_agents}
         success = all(holding.values())
-        return {"success": success, "holding_goal": holding,
-                "goal_tick": {self._agents[a]: (state.reached_at[a] if state.reached_at[a] >= 0 else None)
-                              for a in self.goal_agents},
-                "length": state.t if success else None, "ticks": state.t, "t_max": self.t_max}
+        out = {"success": success, "holding_goal": holding,
+               "goal_tick": {self._agents[a]: (state.reached_at[a] if state.reached_at[a] >= 0 else None)
+                             for a in self.goal_agents},
+               "length": state.t if success else None, "ticks": state.t, "t_max": self.t_max}
+        if self.plate_doors:  # the joint tasks: when each vault opened and whose gems it holds
+            out["vaults"] = {self.doors[d].id: {"opened": state.plate_ticks[p] if state.plate_ticks[p] >= 0 else None,
+                                                "for": list(self.vault_agents()[d])}
+                             for p, d in enumerate(self.plate_doors)}
+        return out
+
+    def vault_agents(self) -> dict[int, tuple[AgentId, ...]]:
+        """For each plate door, the agents whose gem lies in the room behind it (the cells reached
+        from the gem without crossing a wall or a door, next to that door)."""
+        found = self.__dict__.get("_vault_agents")
+        if found is not None:
+            return found
+        out: dict[int, list[AgentId]] = {d: [] for d in self.plate_doors}
+        for a, g in enumerate(self.goal_item):
+            if g is None:
+                continue
+            start = self._initial.item_locs[g]
+            seen, stack = {start}, [start]
+            while stack:
+                cell = stack.pop()
+                for _, n in self.neighbors[cell]:
+                    if n not in seen and not self.walls[n] and n not in self.door_at:
+                        seen.add(n)
+                        stack.append(n)
+            for d in self.plate_doors:
+                if any(n in seen for _, n in self.neighbors[self.doors[d].cell]):
+                    out[d].append(self._agents[a])
+        result = {d: tuple(v) for d, v in out.items()}
+        self.__dict__["_vault_agents"] = result
+        return result
 
     def spec(self) -> dict[str, Any]:
         return self._spec
@@ -391,6 +450,8 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
         wall_char = next((ch for ch, e in legend.items() if e["kind"] == "wall"), "#")
         floor_char = next((ch for ch, e in legend.items() if e["kind"] == "floor"), ".")
         chars = [wall_char if w else floor_char for w in self.walls]
+        for cell, ch in self.plate_chars.items():
+            chars[cell] = ch
         for d, door in enumerate(self.doors):
             chars[door.cell] = floor_char if state.open_doors >> d & 1 else door.char
         for i, item in enumerate(self.items):
@@ -414,6 +475,8 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
             lines.append(f"{item.char} {item.id} ({item.color} {item.kind}) {self.describe_location(state, i)}")
         for d, door in enumerate(self.doors):
             r, c = self.rc(door.cell)
-            lines.append(f"{door.char} {door.id} ({door.color} door) at row {r}, column {c}: "
+            plates = (f", opened by agents on the {len(self.door_plates[d])} {door.color} plates at once"
+                      if d in self.door_plates else "")
+            lines.append(f"{door.char} {door.id} ({door.color} door{plates}) at row {r}, column {c}: "
                          f"{'open' if state.open_doors >> d & 1 else 'locked'}")
         return "\n".join(lines)

@@ -464,6 +464,11 @@ class DebateRoom(RoomWorld):
             return JUDGE
         return AFFIRMATIVE if agent in self.sides[AFFIRMATIVE] else NEGATIVE
 
+    def formation_groups(self) -> dict[str, tuple[AgentId, ...]]:
+        """The groups team mechanisms form teams within: each side (seed 000 forms the debate's
+        team within one side); the judge is in none, so it is never a team member."""
+        return dict(self.sides)
+
     def side_of(self, agent: AgentId) -> str | None:
         role = self.role_of(agent)
         return role if role != JUDGE else None
