@@ -193,3 +193,27 @@ def test_the_declared_confirmation_plays_its_own_halls_with_final_teams_of_one_s
                for c in data["conditions"])
     assert "max_size=eta" in data["conditions"][0]["mechanisms"][0]
     assert [m["name"] for m in data["metrics"] if m.get("test", True)] == ["score", "bas"]
+
+
+def test_the_map_draws_each_plate_in_the_colour_of_the_door_it_opens():
+    import os
+
+    import pygame
+
+    from sim.registry import load_scenario
+    from ui.render import renderer_for
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    pygame.init()
+    world, _ = load_scenario("joint-01-six")
+    assert world.plate_doors
+    renderer = renderer_for(world)
+    renderer.layout(800, 600)
+    surface = pygame.Surface((800, 600))
+    renderer.draw(surface, world.reset(0))
+    expected = {(cell, world.doors[d].color) for d in world.plate_doors for cell in world.door_plates[d]}
+    assert set(renderer.drawn_plates) == expected
+    from ui.render import sprites
+    for cell, color in expected:
+        rect = renderer.cell_rect(*world.rc(cell))
+        row = {tuple(surface.get_at((x, rect.centery)))[:3] for x in range(rect.left, rect.right)}
+        assert sprites.ITEM_COLORS[color] in row  # the plate's rim

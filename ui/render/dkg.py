@@ -47,11 +47,21 @@ class DKGRenderer(WorldRenderer):
     def _build_background(self) -> pygame.Surface:
         bg = pygame.Surface((self.width, self.height))
         bg.fill((24, 28, 36))
+        #: the plates drawn (cell, colour), for tests
+        self.drawn_plates: list[tuple[int, str]] = []
         floor, wall = self.book.get("floor"), self.book.get("wall")
         w = self.world
         for cell in range(w.height * w.width):
             r, c = w.rc(cell)
             bg.blit(wall if w.walls[cell] else floor, self.cell_rect(r, c))
+        # a plate (joint tasks): a raised square in the colour of the door it opens
+        for d in w.plate_doors:
+            color = sprites.ITEM_COLORS.get(w.doors[d].color, (200, 200, 200))
+            for cell in w.door_plates[d]:
+                rect = self.cell_rect(*w.rc(cell)).inflate(-self.tile // 4, -self.tile // 4)
+                pygame.draw.rect(bg, tuple(v // 2 for v in color), rect)
+                pygame.draw.rect(bg, color, rect, width=max(1, self.tile // 12))
+                self.drawn_plates.append((cell, w.doors[d].color))
         return bg
 
     def animates(self, previous: Any, state: Any) -> bool:
