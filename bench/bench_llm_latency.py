@@ -12,9 +12,9 @@ body: json_object with the k = 0 schema), streamed so that the time to the first
 - ``no prompt cache``: the server launched as before (``--logits_all true``, no prompt cache),
   and each prompt starts with a unique line, so no request can reuse an earlier one's prefix
   (the baseline);
-- ``reuse, old launch``: the same server, the prompts as they are: llama.cpp keeps the evaluated
+- ``reuse old launch``: the same server, the prompts as they are: llama.cpp keeps the evaluated
   prefix of the previous request (the static rules and template) in its slot;
-- ``reuse, now``: the server as ``agents.llm.server`` launches it now.
+- ``reuse now``: the server as ``agents.llm.server`` launches it now.
 
 Per condition: median and first decision latency (seconds per call, as a decision waits for
 it), prompt tokens per second (prompt tokens / time to the first token: with reuse, the
@@ -202,8 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     decisions = decision_set(args.decisions)
     count = token_counter(settings)
     conditions = [("no prompt cache", OldLaunch(settings), True),
-                  ("reuse, old launch", OldLaunch(settings), False),
-                  ("reuse, now", EmbeddedServer(settings), False)]
+                  ("reuse old launch", OldLaunch(settings), False),
+                  ("reuse now", EmbeddedServer(settings), False)]
     if args.only:
         wanted = set(args.only.split(","))
         conditions = [c for c in conditions if c[0] in wanted]
