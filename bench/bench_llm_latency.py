@@ -5,9 +5,11 @@ A fixed set of decisions is taken from one two-rooms episode played by two plann
 turn, the acting seat's prompt as the ``llm`` agent at k = 0 writes it (``DKGLLM``: history
 inferred from the seat's own observations, state, legal actions, the k = 0 template), with
 alice's and bob's turns interleaved as in play. Every condition sends the same prompts in the
-same order to its own freshly started embedded server, as the client sends them (its request
-body: json_object with the k = 0 schema), streamed so that the time to the first answer token
-(prompt processing) and the rest (generation) are measured apart:
+same order to its own embedded server, as the client sends them (its request body: json_object
+with the k = 0 schema), streamed so that the time to the first answer token (prompt processing)
+and the rest (generation) are measured apart. The servers run side by side and each decision goes
+to each of them in turn, in a rotating order, so that a change of the machine's load hits every
+condition alike. Conditions:
 
 - ``no prompt cache``: the server launched as before (``--logits_all true``, no prompt cache),
   and each prompt starts with a unique line, so no request can reuse an earlier one's prefix
@@ -131,34 +133,54 @@ def streamed(base_url: str, body: dict[str, Any]) -> tuple[str, float, float, in
     return "".join(parts), first if first is not None else total, total, len(parts)
 
 
-def run_condition(label: str, server: EmbeddedServer, decisions: Decisions,
-                  count_tokens: Any, nonce: bool) -> dict[str, Any]:
-    settings = LLMSettings(timeout=900.0)
-    client = LLMClient(settings, transport=None)
-    started = time.perf_counter()
-    server.start()
-    startup = time.perf_counter() - started
-    rows = []
+def ask(server: EmbeddedServer, i: int, decision: tuple[list[dict[str, str]], list[str], int, str],
+        count_tokens: Any, nonce: bool) -> dict[str, Any]:
+    """One decision's request to ``server``, timed, its answer checked."""
+    messages, labels, seed, planned = decision
+    if nonce:  # a unique first line: nothing of an earlier prompt can be reused
+        messages = [dict(m, content=f"Request {i}: {time.time_ns()}.\n" + m["content"]) for m in messages]
+    schema = tom_schema(K, labels)
+    client = LLMClient(LLMSettings(timeout=900.0), transport=None)
+    body = client.request_body(messages, schema, schema_name=f"tom_level{K}", mode="json_object", seed=seed)
+    text, first, total, chunks = streamed(server.base_url, body)
+    value: Any = None
     try:
-        warm = {"model": settings.model_name, "messages": [{"role": "user", "content": "Say hello."}], "max_tokens": 4}
-        streamed(server.base_url, warm)  # loads the weights; not a decision
-        for i, (messages, labels, seed, planned) in enumerate(decisions):
-            if nonce:  # a unique first line: nothing of an earlier prompt can be reused
-                messages = [dict(m, content=f"Request {i}: {time.time_ns()}.\n" + m["content"]) for m in messages]
-            schema = tom_schema(K, labels)
-            body = client.request_body(messages, schema, schema_name=f"tom_level{K}", mode="json_object", seed=seed)
-            text, first, total, chunks = streamed(server.base_url, body)
-            try:
-                value = extract_json(text)
-                legal = (isinstance(value, dict) and validation_problem(value, schema) is None
-                         and final_action(value, K) in labels)
-            except (json.JSONDecodeError, KeyError, TypeError):
-                legal = False
-            rows.append({"seconds": total, "first_token_s": first, "chunks": chunks, "legal": legal,
-                         "as_planner": legal and final_action(value, K) == planned,
-                         "prompt_tokens": count_tokens(body["messages"]), "answer_tokens": count_tokens(None, text)})
+        value = extract_json(text)
+        legal = (isinstance(value, dict) and validation_problem(value, schema) is None
+                 and final_action(value, K) in labels)
+    except (json.JSONDecodeError, KeyError, TypeError):
+        legal = False
+    return {"seconds": total, "first_token_s": first, "chunks": chunks, "legal": legal,
+            "as_planner": legal and final_action(value, K) == planned,
+            "prompt_tokens": count_tokens(body["messages"]), "answer_tokens": count_tokens(None, text)}
+
+
+def run_conditions(conditions: list[tuple[str, EmbeddedServer, bool]], decisions: Decisions,
+                   count_tokens: Any) -> list[dict[str, Any]]:
+    """Every condition's server runs at once; each decision is sent to each of them in turn, in a
+    rotating order, so that a change of the machine's load hits every condition alike."""
+    startups = []
+    rows: list[list[dict[str, Any]]] = [[] for _ in conditions]
+    try:
+        for _label, server, _nonce in conditions:
+            started = time.perf_counter()
+            server.start()
+            startups.append(time.perf_counter() - started)
+            warm = {"model": "gemma-3-270m", "messages": [{"role": "user", "content": "Say hello."}], "max_tokens": 4}
+            streamed(server.base_url, warm)  # loads the weights; not a decision
+        for i, decision in enumerate(decisions):
+            order = list(range(len(conditions)))
+            order = order[i % len(order):] + order[:i % len(order)]
+            for c in order:
+                _label, server, nonce = conditions[c]
+                rows[c].append(ask(server, i, decision, count_tokens, nonce))
     finally:
-        server.stop()
+        for _label, server, _nonce in conditions:
+            server.stop()
+    return [summary(label, startup, r) for (label, _s, _n), startup, r in zip(conditions, startups, rows)]
+
+
+def summary(label: str, startup: float, rows: list[dict[str, Any]]) -> dict[str, Any]:
     seconds = [r["seconds"] for r in rows]
     prompt_rates = [r["prompt_tokens"] / r["first_token_s"] for r in rows if r["first_token_s"] > 0]
     gen_rates = [(r["answer_tokens"] - 1) / (r["seconds"] - r["first_token_s"])
@@ -208,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         wanted = set(args.only.split(","))
         conditions = [c for c in conditions if c[0] in wanted]
     load_before = os.getloadavg()
-    results = [run_condition(label, server, decisions, count, nonce) for label, server, nonce in conditions]
+    results = run_conditions(conditions, decisions, count)
     load_after = os.getloadavg()
     base = results[0]
     print(f"k = 0 decisions in two-rooms, n = {len(decisions)} prompts (alice and bob interleaved) per condition; "
