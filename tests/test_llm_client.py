@@ -3,14 +3,27 @@ validation, repair, retries, degrading response formats, token accounting; and t
 ToM answer formats of Belief-Aligned Team Formation, Appendix C."""
 
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
 
-from agents.llm.client import LLMClient, extract_json, strict_schema, token_usage, validation_problem
-from agents.llm.config import LLMSettings
+from agents.llm.agent import LLMAgent
+from agents.llm.client import (
+    LLMClient,
+    OpenAITransport,
+    extract_json,
+    fold_system,
+    strict_schema,
+    token_usage,
+    validation_problem,
+)
+from agents.llm.config import EmbeddedSettings, LLMSettings
+from agents.llm.server import EmbeddedServer
 from agents.llm.tom import final_action, level_names, tom_schema, tom_template
 from sim.events import ErrorEvent, LLMCallEvent
+from sim.registry import load_scenario
+from sim.session import Session
 from tests.llm_loopback import LoopbackLLM
 
 SCHEMA = {"type": "object", "properties": {"move": {"type": "string", "enum": ["up", "down"]}},
@@ -149,3 +162,59 @@ def test_answers_with_raw_newlines_inside_strings_are_read():
 
     assert extract_json('{"belief": "Bob wants\nthe gem", "action": "up"}') == \
         {"belief": "Bob wants\nthe gem", "action": "up"}
+
+
+def embedded_client(server: LoopbackLLM) -> LLMClient:
+    """A client whose settings name the embedded model, talking to the loopback server."""
+    settings = LLMSettings(timeout=2.0, max_retries=0)
+    assert settings.uses_embedded
+    return LLMClient(settings, transport=OpenAITransport(server.base_url, None, settings.timeout))
+
+
+def test_the_embedded_model_gets_the_system_text_at_the_head_of_the_first_user_message():
+    """llama.cpp's gemma template has no system role and drops system messages: the client folds
+    them into the first user message, as Gemma's own template does; other endpoints get them as is."""
+    messages = [{"role": "system", "content": "RULES"}, {"role": "user", "content": "STATE"}]
+    assert fold_system(messages) == [{"role": "user", "content": "RULES\n\nSTATE"}]
+    assert fold_system([{"role": "system", "content": "RULES"}]) == [{"role": "user", "content": "RULES"}]
+    with LoopbackLLM("ok") as server:
+        client = embedded_client(server)
+        client.ask_json(messages, SCHEMA, agent="alice", module="planning", tick=0)
+        other, _ = client_for(server)
+        other.ask_json(messages, SCHEMA, agent="alice", module="planning", tick=0)
+    assert server.requests[0]["messages"] == [{"role": "user", "content": "RULES\n\nSTATE"}]
+    assert server.requests[1]["messages"] == messages
+
+
+def test_dkg_prompts_share_one_static_prefix_across_seats_and_ticks():
+    """What a server can reuse: every k = 0 request of an episode, alice's and bob's, starts with
+    the same rules and answer format; the seat, its goal and the state come after it. Checked in
+    the request JSON the server received."""
+    world, name = load_scenario("two-rooms")
+    with LoopbackLLM("ok") as server:
+        client = embedded_client(server)
+        seats = {a: LLMAgent(k=0, client=client) for a in world.agents}
+        Session(world, seats, seed=0, scenario=name, max_ticks=4).run()
+    bodies = server.requests
+    assert len(bodies) == 4
+    texts = []
+    for body in bodies:
+        assert [m["role"] for m in body["messages"]] == ["user"]
+        assert body["response_format"]["type"] == "json_object"
+        texts.append(body["messages"][0]["content"])
+    prefixes = {t[:t.index("You are ")] for t in texts}
+    assert len(prefixes) == 1
+    (prefix,) = prefixes
+    assert prefix.startswith("Consider a multi-agent Doors, Keys, and Gems environment")
+    assert "ToM_level0" in prefix and "Agent actions" in prefix
+    assert "Tick " not in prefix and "legal actions now" not in prefix  # nothing per tick in it
+    for text, seat in zip(texts, ["alice", "bob", "alice", "bob"]):
+        tail = text[len(prefix):]
+        assert tail.startswith(f"You are {seat}. Your goal is to collect ")
+        assert tail.index("Current state:") < tail.index("Your legal actions now: ")
+
+
+def test_the_embedded_server_keeps_logits_of_the_last_token_only():
+    command = EmbeddedServer(EmbeddedSettings(threads=1)).command(Path("m.gguf"), 8080)
+    assert command[command.index("--logits_all") + 1] == "false"
+    assert command[command.index("--chat_format") + 1] == "gemma"

@@ -316,6 +316,8 @@ class LLMClient:
     def request_body(self, messages: Sequence[Mapping[str, str]], schema: Mapping[str, Any], *,
                      schema_name: str, mode: str, seed: int | None) -> dict[str, Any]:
         s = self.settings
+        if s.uses_embedded and s.embedded.chat_format == "gemma":
+            messages = fold_system(messages)
         body: dict[str, Any] = {"model": s.model_name, "messages": [dict(m) for m in messages],
                                 "temperature": s.temperature, "max_tokens": s.max_tokens}
         if mode == "json_schema":
@@ -413,6 +415,23 @@ class LLMClient:
         for secret in self._secrets:
             text = text.replace(secret, REDACTED)
         return scrub_text(text)
+
+
+def fold_system(messages: Sequence[Mapping[str, str]]) -> list[dict[str, str]]:
+    """``messages`` for a chat template without a system role (Gemma's): the system messages
+    lead the first user message, as Gemma's own template places them. llama.cpp's ``gemma``
+    format would otherwise drop them unread. The system text stays first, so prompts that share
+    it share a prefix, which the server evaluates once and reuses."""
+    system = [m["content"] for m in messages if m.get("role") == "system"]
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if not system:
+        return rest
+    lead = "\n\n".join(system)
+    for m in rest:
+        if m.get("role") == "user":
+            m["content"] = f"{lead}\n\n{m['content']}"
+            return rest
+    return [{"role": "user", "content": lead}] + rest
 
 
 def repair_prompt(problem: str) -> str:

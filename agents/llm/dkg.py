@@ -255,14 +255,17 @@ class DKGLLM(LLMWorld):
         self.fallback.current_task(state)  # reports a finished or impossible feedback task
 
     def agent_messages(self, observation: DKGObservation, legal_actions: Sequence[str], k: int) -> list[dict[str, str]]:
+        """The rules and the k-level answer format first, the same for every seat and tick of the
+        episode (a server reuses this prefix: it is evaluated once); then the seat, its goal, and
+        what changes every tick: history, feedback, state and legal actions."""
         world, me = self.world, self.ctx.agent_id
-        system = RULES.format(agents=", ".join(world.agents), t_max=world.t_max)
+        system = (RULES.format(agents=", ".join(world.agents), t_max=world.t_max) + "\n\n"
+                  + tom_preamble(k) + "\n" + tom_template(k, "one of your legal actions"))
         if observation.goal is None:
-            system += f"\n\nYou are {me}. You want no gem yourself: help the others get theirs."
+            parts = [f"You are {me}. You want no gem yourself: help the others get theirs."]
         else:
             goal = world.items[world.item_index[observation.goal]]
-            system += f"\n\nYou are {me}. Your goal is to collect {goal.id} (the {goal.color} gem)."
-        parts = []
+            parts = [f"You are {me}. Your goal is to collect {goal.id} (the {goal.color} gem)."]
         if self.history:
             parts.append("Recent actions (oldest first):\n" + "\n".join(
                 f"- tick {t}, {agent}: {action}" for t, agent, action in self.history))
@@ -274,7 +277,6 @@ class DKGLLM(LLMWorld):
                          + (f" (why: {feedback.explanation})" if feedback.explanation else ""))
         parts.append("Current state:\n" + describe_state(world, observation.state, viewer=me))
         parts.append("Your legal actions now: " + ", ".join(json.dumps(a) for a in legal_actions))
-        parts.append(tom_preamble(k) + "\n" + tom_template(k, "one of your legal actions"))
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
     def fallback_action(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:

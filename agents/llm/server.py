@@ -140,7 +140,10 @@ class EmbeddedServer:
         s = self.settings
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", self.alias,
                 "--host", self.host, "--port", str(port), "--n_ctx", str(s.n_ctx),
-                "--n_threads", str(s.threads or default_threads()), "--chat_format", s.chat_format]
+                "--n_threads", str(s.threads or default_threads()), "--chat_format", s.chat_format,
+                # logits of the last token only: nothing asks for log-probabilities, and keeping a
+                # 262k-entry row per prompt token halves prompt processing and slows every answer
+                "--logits_all", "false"]
 
     def start(self) -> "EmbeddedServer":
         """Start the server unless it runs already; return when it answers."""
