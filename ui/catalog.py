@@ -160,6 +160,7 @@ PLAIN_KINDS = {
               "judges each trade by what it gains and gives away.",
     "llm-trader": "A language-model trader that also reports how much it values each item (the ToM values tab).",
     "kitchen-heuristic": "A simulated cook: picks a job, walks a shortest path to it, sometimes takes a random step.",
+    "overcooked-random": "A cook for kitchens under overcooked_ai's rules: every legal move equally likely.",
     "tom-planner": "A computer teammate that guesses what the others will do next, thinking 0, 1 or 2 levels deep "
                    "about what they think (its badge on the map), frees a stuck teammate, and stands aside when "
                    "left out of the team.",
