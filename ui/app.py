@@ -99,7 +99,7 @@ class QuitOnSignal(QObject):
     stops, its recording gets its footer, any embedded model server stops, exit code 0.
 
     Python runs a signal handler only when the interpreter gets control, and Qt's event loop
-    runs in C++: a timer wakes Python a few times a second. The handler only schedules the
+    runs in C++: a timer wakes Python ten times a second. The handler only schedules the
     close (it may interrupt any Python code of the GUI thread); a second signal while closing
     ends the program the default way."""
 
@@ -112,7 +112,7 @@ class QuitOnSignal(QObject):
         self._previous = {sig: signal.signal(sig, self._handle) for sig in self.SIGNALS}
         self._wake = QTimer(self)
         self._wake.timeout.connect(lambda: None)  # lets Python run pending signal handlers
-        self._wake.start(200)
+        self._wake.start(100)
 
     def _handle(self, signum: int, _frame: object) -> None:
         if self.received is not None:
@@ -184,7 +184,8 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
     try:
         code = app.exec()
     finally:
-        window.shutdown(CLOSE_GRACE)
+        # closing waited its grace already: a decision it abandoned is not waited for twice
+        window.shutdown(0.0 if window.sessions.abandoned else CLOSE_GRACE)
         stop_model_servers()
         quitter.restore()
     code = 0 if quitter.received is not None else code
