@@ -147,7 +147,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     mechanism_specs = [args.facilitator, *(args.mechanism or [])]
     try:
-        world, name = load_scenario(args.scenario, args.format)
+        world, name = load_scenario(args.scenario, args.format, {"cooks": args.cooks})
         specs = seat_specs(world.agents, args.agents or [plugin(world.family).default_agent])
         if not args.agents and getattr(world, "default_agent", None):  # a world may name its own default seat
             specs = seat_specs(world.agents, [world.default_agent])
@@ -355,6 +355,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--format", metavar="NAME",
                      help="the scenario file's format: json, or a world's level format (kitchen, gym-cooking); "
                           "default: by the file's name, else by its content")
+    run.add_argument("--cooks", type=int, metavar="N",
+                     help="how many cooks play a gym-cooking level (1-4, default 2; its file gives start "
+                          "positions, not cooks); refused by levels that name their cooks")
     run.add_argument("--agents", nargs="+", metavar="SPEC",
                      help="one agent spec per seat in turn order, or SEAT=SPEC; a single spec fills every "
                           "seat. SPEC is KIND or KIND:param=value,... e.g. boltzmann:temperature=0.5 "

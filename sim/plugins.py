@@ -48,6 +48,12 @@ class WorldPlugin:
     #: (a file's text) -> the name of the format in ``formats`` it has, or None: how a file whose
     #: name ends in no suffix of ``readers`` (``full-divider_salad.txt``) is recognised by content
     recognise: Callable[[str], str | None] | None = None
+    #: options of reading a file (``run --cooks N``): option name -> the formats (names in
+    #: ``formats``) that take it, whose readers are then called ``reader(path, **options)``
+    read_options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: option name -> what it sets and why other formats refuse it, for the one-line refusal
+    #: (``"--cooks sets ...; this file is a <format> level, which <refusal>"``)
+    read_option_text: Mapping[str, tuple[str, str]] = field(default_factory=dict)
 
     # --- the layers above sim/, as "module:attribute" references --------------------------
     #: agent spec for seats nobody chose in headless runs (``run`` without ``--agents``)

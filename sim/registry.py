@@ -61,38 +61,60 @@ def file_formats() -> dict[str, Callable[[Path], Any]]:
     return found
 
 
-def _reader_for(path: Path, fmt: str | None) -> Callable[[Path], Any]:
-    """The reader of ``path``: the format named ``fmt``; else by the file's suffix (``.json``, a
-    plug-in's ``readers``); else by its content (a plug-in that ``recognise``s it, or JSON)."""
+def _format_of(path: Path, fmt: str | None) -> tuple[str, Callable[..., Any]]:
+    """The format ``path`` is read in and its reader: the one named ``fmt``; else by the file's
+    suffix (``.json``, a plug-in's ``readers``; a reader no format names goes by its suffix);
+    else by its content (a plug-in that ``recognise``s it, or JSON)."""
     known = plugins()
+    formats = file_formats()
     if fmt is not None:
-        formats = file_formats()
         if fmt not in formats:
             raise ScenarioError(f"unknown format {fmt!r:.60}; expected one of {', '.join(sorted(formats))}")
-        return formats[fmt]
+        return fmt, formats[fmt]
     if path.name.endswith(".json"):
-        return _read_json
-    reader = next((r for p in known.values() for suffix, r in p.readers.items()
-                   if path.name.endswith(suffix)), None)
-    if reader is not None:
-        return reader
+        return "json", _read_json
+    for p in known.values():
+        for suffix, reader in p.readers.items():
+            if path.name.endswith(suffix):
+                return next((name for name, r in p.formats.items() if r is reader), suffix), reader
     text = read_text(path, ScenarioError, kind="scenario file")
     if text.lstrip().startswith(("{", "[")):
-        return _read_json
+        return "json", _read_json
     for p in known.values():
         name = p.recognise(text) if p.recognise is not None else None
         if name is not None:
-            return p.formats[name]
+            return name, p.formats[name]
     raise ScenarioError(f"{path}: neither JSON nor a level format this program recognises; name its format "
                         f"with --format ({', '.join(sorted(file_formats()))})")
 
 
-def load_spec(path: str | Path, fmt: str | None = None) -> tuple[str, dict[str, Any]]:
+def _check_options(path: Path, name: str, options: dict[str, Any]) -> None:
+    """Refuse, in one line, a reading option the format ``name`` does not take."""
+    for option in options:
+        takers = [p for p in plugins().values() if option in p.read_options]
+        if not takers:
+            raise ScenarioError(f"unknown reading option {option!r}")
+        if not any(name in p.read_options[option] for p in takers):
+            what, refusal = takers[0].read_option_text.get(option, ("", ""))
+            raise ScenarioError(f"{path}: --{option} {what or 'does not apply here'}; this file is a {name!r} level"
+                                + (f", which {refusal}" if refusal else ""))
+
+
+def load_spec(path: str | Path, fmt: str | None = None,
+              options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
     """Read and validate a scenario file; return (family, normalized spec). ``fmt``: the file's
-    format by name (``file_formats``); None: by its suffix, else by its content."""
+    format by name (``file_formats``); None: by its suffix, else by its content. ``options``:
+    reading options (``{"cooks": 3}``) for the formats that take them (a plug-in's
+    ``read_options``); None values are left out; another format refuses them."""
     known = plugins()
     path = Path(path)
-    data = _reader_for(path, fmt)(path)
+    given = {k: v for k, v in (options or {}).items() if v is not None}
+    name, reader = _format_of(path, fmt)
+    if given:
+        _check_options(path, name, given)
+        data = reader(path, **given)
+    else:
+        data = reader(path)
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: expected a JSON object at the top level")
     family = data.get("world")
@@ -144,10 +166,11 @@ def find_scenario(name: str) -> Path:
     raise ScenarioError(f"no scenario named {name!r:.120}; 'python main.py list' shows them")
 
 
-def load_scenario(name: str, fmt: str | None = None) -> tuple[World, str]:
-    """(World, scenario name) from a name or a path (``fmt``: see ``load_spec``)."""
+def load_scenario(name: str, fmt: str | None = None,
+                  options: dict[str, Any] | None = None) -> tuple[World, str]:
+    """(World, scenario name) from a name or a path (``fmt``, ``options``: see ``load_spec``)."""
     path = find_scenario(name)
-    family, spec = load_spec(path, fmt)
+    family, spec = load_spec(path, fmt, options)
     return build_world(family, spec), spec["name"]
 
 

@@ -10,6 +10,10 @@ checks and ``KitchenWorld`` builds from::
      "agents": [{"name": "alice", "goal": "SimpleTomato", "start": [row, col]}, ...],
      "t_max": 100, "collisions": "share" | "block", "rules": 1 | 2}
 
+In team-orders mode (gym-cooking's rules) the spec also has ``"orders": ["SimpleTomato",
+"Salad", ...]``, the recipes the team shares, and its agents have no ``goal``
+(``{"name": "alice", "start": [row, col]}``). gym-cooking's files always load so.
+
 ``rules`` (docs/kitchen.md, "Rules versions"): 2, what the paper states (doors block vision,
 cooks know nothing of other rooms at the start), is what every level file gets; a spec without
 ``rules`` (a recording written before rules 2) plays by rules 1.
@@ -37,11 +41,14 @@ RULES_VERSIONS: tuple[int, ...] = (1, 2)
 RULES = 2
 #: the ingredient each recipe needs
 RECIPE_INGREDIENT = {"SimpleTomato": "Tomato", "SimpleLettuce": "Lettuce", "SimpleOnion": "Onion"}
-#: gym-cooking recipes this kitchen cannot express, with the reason
-GYM_COOKING_UNSUPPORTED = {
-    "Salad": "it puts ChoppedLettuce and ChoppedTomato on one plate",
-    "OnionSalad": "it puts ChoppedLettuce, ChoppedTomato and ChoppedOnion on one plate",
-}
+#: team-orders mode (gym-cooking's rules): every recipe of gym-cooking, with its ingredients (each
+#: chopped, all on one plate)
+ORDER_RECIPES: tuple[str, ...] = (*RECIPES, "Salad", "OnionSalad")
+ORDER_INGREDIENTS: dict[str, tuple[str, ...]] = {
+    **{r: (i,) for r, i in RECIPE_INGREDIENT.items()},
+    "Salad": ("Tomato", "Lettuce"), "OnionSalad": ("Tomato", "Lettuce", "Onion")}
+#: ``--cooks`` of gym-cooking's levels: at most, and by default
+MAX_COOKS, DEFAULT_COOKS = 4, 2
 CATEGORIES = ("not_needed", "useful", "necessary")
 COLLISIONS = ("share", "block")
 T_MAX = 100
@@ -95,7 +102,7 @@ def parse_kitchen_text(text: str, source: str, name: str) -> dict[str, Any]:
     """Our level format: ``key: value`` header lines, then ``map:`` and the grid."""
     lines = text.splitlines()
     header: dict[str, tuple[str, int, int]] = {}
-    agents: list[tuple[str, str, int, int]] = []  # name, recipe, line, column of the recipe
+    agents: list[tuple[str, str, int, int]] = []  # name, recipe ("" in orders mode), line, column of the recipe
     map_start = None
     for number, raw in enumerate(lines, start=1):
         stripped = raw.strip()
@@ -104,6 +111,8 @@ def parse_kitchen_text(text: str, source: str, name: str) -> dict[str, Any]:
         if stripped == "map:":
             map_start = number
             break
+        if stripped.startswith("agent ") and ":" not in raw:  # a cook of a level with orders
+            raw = raw.rstrip() + ":"
         key, colon, value = raw.partition(":")
         if not colon:
             raise _fail(source, number, 1, "expected a header line 'key: value' or 'map:' "
@@ -118,15 +127,15 @@ def parse_kitchen_text(text: str, source: str, name: str) -> dict[str, Any]:
                             f"expected an agent name of lowercase letters, digits, '-' or '_', got {agent!r}")
             if any(a[0] == agent for a in agents):
                 raise _fail(source, number, 1, f"agent {agent!r} is declared twice")
-            if value not in RECIPES:
+            if value and value not in RECIPES:
                 raise _fail(source, number, value_col,
                             f"expected a recipe ({', '.join(RECIPES)}) for agent {agent!r}, got {value!r}")
             agents.append((agent, value, number, value_col))
             continue
-        if key not in ("name", "title", "description", "category", "t_max", "collisions", "rules"):
+        if key not in ("name", "title", "description", "category", "t_max", "collisions", "rules", "orders"):
             raise _fail(source, number, 1, f"unknown header key {key!r}; expected one of name, title, "
-                                           "description, category, t_max, collisions, rules, 'agent <name>', "
-                                           "or 'map:'")
+                                           "description, category, t_max, collisions, rules, orders, "
+                                           "'agent <name>', or 'map:'")
         if key in header:
             raise _fail(source, number, 1, f"header key {key!r} appears twice (first on line {header[key][1]})")
         header[key] = (value, number, value_col)
@@ -134,6 +143,26 @@ def parse_kitchen_text(text: str, source: str, name: str) -> dict[str, Any]:
         raise _fail(source, max(len(lines), 1), None, "expected a line 'map:' followed by the grid")
     if not agents:
         raise _fail(source, map_start, 1, "expected at least one 'agent <name>: <recipe>' line before 'map:'")
+    orders: list[str] = []
+    if "orders" in header:  # team-orders mode: the cooks share these recipes and have none of their own
+        text_, o_line, o_col = header["orders"]
+        for item in text_.split(","):
+            recipe = item.strip()
+            if recipe not in ORDER_RECIPES:
+                column = o_col + text_.index(item) + len(item) - len(item.lstrip())
+                raise _fail(source, o_line, column, f"expected orders: recipes separated by commas, each one of "
+                                                    f"{', '.join(ORDER_RECIPES)}; got {recipe!r}")
+            orders.append(recipe)
+        for agent, recipe, line, column in agents:
+            if recipe:
+                raise _fail(source, line, column, f"agent {agent!r} has its own recipe {recipe!r}, but the level "
+                                                  f"has orders (line {o_line}) that all cooks share; write "
+                                                  f"'agent {agent}' without a recipe, or drop 'orders:'")
+    else:
+        for agent, recipe, line, column in agents:
+            if not recipe:
+                raise _fail(source, line, column, f"expected a recipe ({', '.join(RECIPES)}) for agent "
+                                                  f"{agent!r}, or an 'orders:' line the cooks share")
 
     # The grid: every line after 'map:' up to trailing blank lines.
     rows_with_lines = [(n, line.rstrip("\r")) for n, line in enumerate(lines[map_start:], start=map_start + 1)]
@@ -203,16 +232,20 @@ def parse_kitchen_text(text: str, source: str, name: str) -> dict[str, Any]:
         "category": category,
         "format": "kitchen",
         "map": grid,
-        "agents": [{"name": a, "goal": g, "start": [starts[k][0], starts[k][1]]}
+        "agents": [{"name": a, "goal": g, "start": [starts[k][0], starts[k][1]]} if not orders
+                   else {"name": a, "start": [starts[k][0], starts[k][1]]}
                    for k, (a, g, _, _) in enumerate(agents, start=1)],
         "t_max": int(t_max_text),
         "collisions": collisions,
         "rules": int(rules_text),
     }
+    if orders:
+        spec["orders"] = orders
     # Checks that need the whole level, reported at the place that caused them.
     _check_layout(spec,
                   cell_at=lambda r, c: _where(source, rows_with_lines[r][0], c + 1),
-                  agent_at=lambda i: _where(source, agents[i][2], 1))
+                  agent_at=lambda i: _where(source, agents[i][2], 1),
+                  orders_at=lambda: _where(source, header["orders"][1], header["orders"][2]) if "orders" in header else "")
     return spec
 
 
@@ -223,13 +256,17 @@ def read_kitchen_file(path: Path) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ gym-cooking's format
 
-def parse_gym_cooking_text(text: str, source: str, name: str) -> dict[str, Any]:
+def parse_gym_cooking_text(text: str, source: str, name: str, cooks: int | None = None) -> dict[str, Any]:
     """gym-cooking's level format (Wu et al. 2021): the grid, a blank line, recipe names one a
     line, a blank line, agent starts ``x y`` (column, row; 0-based) one a line.
 
-    As in gym-cooking, each blank line starts the next section. It has no per-agent goals: we
-    give the i-th start position the i-th recipe, so a level has as many agents as recipes
-    (gym-cooking's ``--num-agents``); extra start lines are ignored as gym-cooking does."""
+    As in gym-cooking, each blank line starts the next section, and the level plays by its rules
+    (team-orders mode): the recipes are orders the cooks share. ``cooks`` (gym-cooking's
+    ``--num-agents``, 1-4, default 2) cooks start on the first start lines; the others are
+    ignored as gym-cooking does."""
+    cooks = DEFAULT_COOKS if cooks is None else cooks
+    if isinstance(cooks, bool) or not isinstance(cooks, int) or not 1 <= cooks <= MAX_COOKS:
+        raise ScenarioError(f"{source}: --cooks: expected a number of cooks from 1 to {MAX_COOKS}, got {cooks!r}")
     lines = text.splitlines()
     section = 1
     grid_lines: list[tuple[int, str]] = []
@@ -270,27 +307,20 @@ def parse_gym_cooking_text(text: str, source: str, name: str) -> dict[str, Any]:
             out.append(GYM_COOKING_CHARS[ch])
         grid.append("".join(out))
 
-    recipes: list[tuple[str, int]] = []
+    orders: list[tuple[str, int]] = []
     for number, line in recipe_lines:
         recipe = line.strip()
         column = line.index(recipe) + 1 if recipe else 1
-        if recipe in GYM_COOKING_UNSUPPORTED:
-            raise _fail(source, number, column, f"gym-cooking recipe {recipe!r} cannot be expressed here: "
-                                                f"{GYM_COOKING_UNSUPPORTED[recipe]}; this kitchen has the "
-                                                f"single-ingredient recipes {', '.join(RECIPES)}")
-        if recipe not in RECIPES:
-            raise _fail(source, number, column, f"expected a recipe name ({', '.join(RECIPES)}), got {recipe!r}")
-        recipes.append((recipe, number))
-    if len(recipes) > len(DEFAULT_AGENT_NAMES):
-        raise _fail(source, recipes[len(DEFAULT_AGENT_NAMES)][1], 1,
-                    f"at most {len(DEFAULT_AGENT_NAMES)} recipes (one agent each)")
-    if len(start_lines) < len(recipes):
-        raise _fail(source, start_lines[-1][0] + 1, None,
-                    f"{len(recipes)} recipes need {len(recipes)} agent start lines 'x y' (one agent per "
-                    f"recipe), found {len(start_lines)}")
+        if recipe not in ORDER_RECIPES:
+            raise _fail(source, number, column, f"expected a recipe name ({', '.join(ORDER_RECIPES)}), got {recipe!r}")
+        orders.append((recipe, number))
+    if len(start_lines) < cooks:
+        raise ScenarioError(f"{source}: {cooks} cooks (--cooks) but the level has {len(start_lines)} agent start "
+                            f"line{'s' if len(start_lines) != 1 else ''} (lines {start_lines[0][0]}-"
+                            f"{start_lines[-1][0]}); expected --cooks {len(start_lines)} or fewer")
     agents = []
     agent_lines: list[tuple[int, int]] = []
-    for i, (recipe, _) in enumerate(recipes):
+    for i in range(cooks):
         number, line = start_lines[i]
         match = re.fullmatch(r"\s*([0-9]+) ([0-9]+)\s*", line)
         if not match:
@@ -304,17 +334,18 @@ def parse_gym_cooking_text(text: str, source: str, name: str) -> dict[str, Any]:
             raise _fail(source, number, 1, f"start ({x}, {y}) is on a {MAP_CHARS[grid[y][x]]}, "
                                            f"expected a floor cell (the grid at line {grid_lines[y][0]}, "
                                            f"column {x + 1})")
-        agents.append({"name": DEFAULT_AGENT_NAMES[i], "goal": recipe, "start": [y, x]})
+        agents.append({"name": DEFAULT_AGENT_NAMES[i], "start": [y, x]})
         agent_lines.append((number, 1))
     spec = {
         "world": "kitchen",
         "name": name,
         "title": name,
-        "description": "a level in gym-cooking's text format",
+        "description": "a level in gym-cooking's text format, played by its rules (shared orders)",
         "category": None,
         "format": "gym-cooking",
         "map": grid,
         "agents": agents,
+        "orders": [r for r, _ in orders],
         "t_max": T_MAX,
         # gym-cooking's own rule: agents never share a cell or swap places
         "collisions": "block",
@@ -322,19 +353,15 @@ def parse_gym_cooking_text(text: str, source: str, name: str) -> dict[str, Any]:
     }
     _check_layout(spec,
                   cell_at=lambda r, c: _where(source, grid_lines[r][0], c + 1),
-                  agent_at=lambda i: _where(source, *agent_lines[i]))
+                  agent_at=lambda i: _where(source, *agent_lines[i]),
+                  orders_at=lambda: _where(source, recipe_lines[0][0], 1))
     return spec
 
 
-def read_gym_cooking_file(path: Path) -> dict[str, Any]:
-    """Reader of ``*.gym-cooking.txt`` files (gym-cooking's format, unchanged)."""
-    return parse_gym_cooking_text(_read_text(path), str(path), _stem(path, ".gym-cooking.txt"))
-
-
-def looks_like_gym_cooking(text: str) -> bool:
-    """True when ``text`` has gym-cooking's shape (no ``map:`` line, first line a grid row)."""
-    first = next((line for line in text.splitlines() if line.strip()), "")
-    return "map:" not in text.splitlines() and ":" not in first
+def read_gym_cooking_file(path: Path, cooks: int | None = None) -> dict[str, Any]:
+    """Reader of ``*.gym-cooking.txt`` files (gym-cooking's format, unchanged); ``cooks``: how
+    many cooks play (``--cooks``, default 2)."""
+    return parse_gym_cooking_text(_read_text(path), str(path), _stem(path, ".gym-cooking.txt"), cooks)
 
 
 def recognise_level(text: str) -> str | None:
@@ -358,16 +385,19 @@ def recognise_level(text: str) -> str | None:
     return None
 
 
-def load_level_text(path: str | Path) -> dict[str, Any]:
-    """Either format from any file name (the format is recognised by its shape)."""
+def load_level_text(path: str | Path, cooks: int | None = None) -> dict[str, Any]:
+    """Any of the kitchen's level formats from any file name, recognised by its content
+    (``recognise_level``); a text none of them has is read as ours, whose errors say what is
+    wrong. ``cooks``: for gym-cooking's levels (``--cooks``)."""
     path = Path(path)
     text = _read_text(path)
-    if looks_like_layout(text):  # overcooked_ai's .layout, played under its own rules
+    fmt = recognise_level(text)
+    if fmt == "overcooked-ai":  # overcooked_ai's .layout, played under its own rules
         return parse_layout_text(text, str(path), layout_name(path))
     stem = _stem(path, ".kitchen.txt" if path.name.endswith(".kitchen.txt") else
                  ".gym-cooking.txt" if path.name.endswith(".gym-cooking.txt") else path.suffix)
-    if looks_like_gym_cooking(text):
-        return parse_gym_cooking_text(text, str(path), stem)
+    if fmt == "gym-cooking":
+        return parse_gym_cooking_text(text, str(path), stem, cooks)
     return parse_kitchen_text(text, str(path), stem)
 
 
@@ -379,8 +409,9 @@ def _read_text(path: Path) -> str:
 # ------------------------------------------------------------------------ the spec itself
 
 def _check_layout(spec: Mapping[str, Any], cell_at: Callable[[int, int], str],
-                  agent_at: Callable[[int], str]) -> None:
-    """Level-wide checks; ``cell_at(r, c)`` and ``agent_at(i)`` say where to point the reader."""
+                  agent_at: Callable[[int], str], orders_at: Callable[[], str] | None = None) -> None:
+    """Level-wide checks; ``cell_at(r, c)``, ``agent_at(i)`` and ``orders_at()`` say where to
+    point the reader."""
     grid = spec["map"]
     height, width = len(grid), len(grid[0])
     if height > MAX_MAP_SIDE or width > MAX_MAP_SIDE:
@@ -409,6 +440,19 @@ def _check_layout(spec: Mapping[str, Any], cell_at: Callable[[int, int], str],
     for needed, what in (("/", "cutting board '/'"), ("*", "delivery station '*'")):
         if needed not in chars:
             raise ScenarioError(f"{cell_at(0, 0)}: the kitchen has no {what}; every recipe needs one")
+    orders = spec.get("orders")
+    if orders:  # team-orders mode: the map holds every order's ingredients and a plate per order
+        where = orders_at() if orders_at is not None else cell_at(0, 0)
+        for ingredient in ("Tomato", "Lettuce", "Onion"):
+            need = sum(ingredient in ORDER_INGREDIENTS[r] for r in orders)
+            have = chars.count(ingredient[0].lower()) + chars.count(ingredient[0])
+            if have < need:
+                raise ScenarioError(f"{where}: the orders need {need} {ingredient} but the map holds {have} "
+                                    "(fresh or chopped); each dish needs its own")
+        if chars.count("p") < len(orders):
+            raise ScenarioError(f"{where}: {len(orders)} orders need {len(orders)} plates 'p', the map has "
+                                f"{chars.count('p')}")
+        return
     wanted: dict[str, list[int]] = {}
     for i, agent in enumerate(spec["agents"]):
         wanted.setdefault(agent["goal"], []).append(i)
@@ -454,18 +498,28 @@ def validate_kitchen(data: dict[str, Any], source: str) -> dict[str, Any]:
             if ch not in MAP_CHARS:
                 raise ScenarioError(f"{source}: field 'map', row {r + 1}, column {c + 1} (1-based): unknown "
                                     f"character {ch!r}; expected one of {''.join(MAP_CHARS)}")
-    agents = need("agents", list, "a list of {name, goal, start: [row, col]}")
+    orders = data.get("orders")
+    if orders is not None:  # team-orders mode (gym-cooking's rules)
+        if (not isinstance(orders, list) or not orders
+                or not all(isinstance(r, str) and r in ORDER_RECIPES for r in orders)):
+            raise ScenarioError(f"{source}: field 'orders': expected a non-empty list of recipes, each one of "
+                                f"{', '.join(ORDER_RECIPES)}, got {orders!r:.200}")
+    keys = {"name", "start"} if orders is not None else {"name", "goal", "start"}
+    agents = need("agents", list, "a list of {name, start: [row, col]}" if orders is not None
+                  else "a list of {name, goal, start: [row, col]}")
     if not agents:
         raise ScenarioError(f"{source}: field 'agents': expected at least one agent")
     seen: set[str] = set()
     for i, agent in enumerate(agents):
         where = f"{source}: field 'agents', entry {i + 1} (1-based)"
-        if not isinstance(agent, dict) or set(agent) != {"name", "goal", "start"}:
-            raise ScenarioError(f"{where}: expected exactly the keys name, goal, start")
+        if not isinstance(agent, dict) or set(agent) != keys:
+            raise ScenarioError(f"{where}: expected exactly the keys {', '.join(sorted(keys, key=['name', 'goal', 'start'].index))}"
+                                + (" (with 'orders' the cooks share the orders and have no goal of their own)"
+                                   if orders is not None else ""))
         if not isinstance(agent["name"], str) or not _NAME.match(agent["name"]) or agent["name"] in seen:
             raise ScenarioError(f"{where}: expected a new agent name of lowercase letters, got {agent['name']!r}")
         seen.add(agent["name"])
-        if agent["goal"] not in RECIPES:
+        if orders is None and agent["goal"] not in RECIPES:
             raise ScenarioError(f"{where}: goal: expected one of {', '.join(RECIPES)}, got {agent['goal']!r}")
         start = agent["start"]
         if (not isinstance(start, (list, tuple)) or len(start) != 2
@@ -496,27 +550,36 @@ def validate_kitchen(data: dict[str, Any], source: str) -> dict[str, Any]:
         "format": data.get("format", "json"),
         "map": list(grid),
         "agents": [{"name": a["name"], "goal": a["goal"], "start": [int(a["start"][0]), int(a["start"][1])]}
+                   if orders is None else {"name": a["name"], "start": [int(a["start"][0]), int(a["start"][1])]}
                    for a in agents],
         "t_max": t_max,
         "collisions": collisions,
         "rules": rules,
     }
+    if orders is not None:
+        spec["orders"] = list(orders)
     if spec["format"] == "json":  # the text readers checked their levels already, with lines
         _check_layout(spec,
                       cell_at=lambda r, c: f"{source}: field 'map', row {r + 1}, column {c + 1} (1-based)",
-                      agent_at=lambda i: f"{source}: field 'agents', entry {i + 1} (1-based)")
+                      agent_at=lambda i: f"{source}: field 'agents', entry {i + 1} (1-based)",
+                      orders_at=lambda: f"{source}: field 'orders'")
     return spec
 
 
 def spec_text(spec: Mapping[str, Any]) -> str:
-    """A spec written back in our text format (for exporting gym-cooking or JSON levels)."""
+    """A spec written back in our text format (for exporting gym-cooking or JSON levels), with
+    or without orders."""
     out = [f"name: {spec['name']}", f"title: {spec['title']}"]
     if spec.get("description"):
         out.append(f"description: {spec['description']}")
     if spec.get("category"):
         out.append(f"category: {spec['category']}")
     out += [f"t_max: {spec['t_max']}", f"collisions: {spec['collisions']}", f"rules: {spec.get('rules', 1)}"]
-    out += [f"agent {a['name']}: {a['goal']}" for a in spec["agents"]]
+    if spec.get("orders"):  # team-orders mode: the cooks have no recipe of their own
+        out.append(f"orders: {', '.join(spec['orders'])}")
+        out += [f"agent {a['name']}" for a in spec["agents"]]
+    else:
+        out += [f"agent {a['name']}: {a['goal']}" for a in spec["agents"]]
     rows = [list(row) for row in spec["map"]]
     for k, agent in enumerate(spec["agents"], start=1):
         r, c = agent["start"]

@@ -33,6 +33,9 @@ PLUGIN = WorldPlugin(
     formats={"kitchen": read_kitchen_file, "gym-cooking": read_gym_cooking_file,
              "overcooked-ai": read_layout_file},
     recognise=recognise_level,
+    read_options={"cooks": ("gym-cooking",)},
+    read_option_text={"cooks": ("sets how many cooks play a gym-cooking level (its file gives start positions, "
+                                "not cooks)", "names its own cooks")},
     default_agent="kitchen-heuristic",
     app_agent="kitchen-heuristic",
     default_mechanisms=("protom",),

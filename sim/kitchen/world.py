@@ -13,7 +13,12 @@ actions are strings::
 Objects: FreshTomato/FreshLettuce/FreshOnion --chop on a board--> Chopped* --merge with a
 Plate--> Chopped*-Plate --deliver--> the recipe SimpleTomato/SimpleLettuce/SimpleOnion.
 Each agent has its own goal dish and completes it by delivering that dish itself; the episode
-ends when every agent has delivered, or after ``t_max`` ticks. An agent sees the objects and
+ends when every agent has delivered, or after ``t_max`` ticks.
+
+A spec with ``orders`` plays gym-cooking's own rules instead (team-orders mode): the cooks share
+a list of recipes, any cook delivers any dish, chopped foods merge with each other and with at
+most one plate in any order (multi-ingredient dishes: Salad, OnionSalad), any deliverable object
+leaves the kitchen, and the episode succeeds when every order is delivered. An agent sees the objects and
 agents of its own room only (docs/kitchen.md states every rule and conflict). The spec's
 ``rules`` says what an agent on a door sees: under rules 2 (the paper's: doors block vision) only
 the stations next to that door and agents on it; under rules 1 (specs written before) both rooms.
@@ -37,27 +42,46 @@ ACTION_INDEX = {a: i for i, a in enumerate(ACTIONS)}
 MOVES: tuple[tuple[int, int], ...] = ((-1, 0), (1, 0), (0, -1), (0, 1), (0, 0))
 
 # Object codes. Each ingredient k (0 tomato, 1 lettuce, 2 onion) has fresh 1+3k, chopped 2+3k,
-# plated dish 3+3k, so chopping adds 1 and plating the chopped one adds 1 more.
+# plated dish 3+3k, so chopping adds 1 and plating the chopped one adds 1 more. Codes 0-10 are
+# those of every recording; 11-18, the merged chopped foods of two or three ingredients without
+# and with a plate, occur only in team-orders mode (gym-cooking's rules).
 NOTHING = 0
 PLATE = 10
 #: in a belief (never in a state): a station whose contents the believer has never seen
 UNKNOWN = -1
+INGREDIENTS: tuple[str, ...] = ("Tomato", "Lettuce", "Onion")
+_COMBOS: tuple[int, ...] = (0b011, 0b101, 0b110, 0b111)  # ingredient masks of 2-3 ingredients, bit k: ingredient k
 ITEM_NAMES: tuple[str, ...] = (
     "nothing",
     "FreshTomato", "ChoppedTomato", "ChoppedTomato-Plate",
     "FreshLettuce", "ChoppedLettuce", "ChoppedLettuce-Plate",
     "FreshOnion", "ChoppedOnion", "ChoppedOnion-Plate",
     "Plate",
+    *("-".join([*(f"Chopped{INGREDIENTS[k]}" for k in range(3) if mask >> k & 1), *(["Plate"] * plate)])
+      for mask in _COMBOS for plate in (0, 1)),
 )
 ITEM_CODE = {name: code for code, name in enumerate(ITEM_NAMES)}
 N_ITEMS = len(ITEM_NAMES)
-#: recipe -> the code of its finished dish
+#: what each object is made of: (ingredient mask, has a plate, is a fresh ingredient)
+ITEM_PARTS: tuple[tuple[int, bool, bool], ...] = (
+    (0, False, False),
+    *((1 << k, plate, fresh) for k in range(3)
+      for fresh, plate in ((True, False), (False, False), (False, True))),
+    (0, True, False),
+    *((mask, bool(plate), False) for mask in _COMBOS for plate in (0, 1)),
+)
+#: (ingredient mask, plate) of chopped food and plates -> object code
+PARTS_CODE: dict[tuple[int, bool], int] = {(m, p): code for code, (m, p, f) in enumerate(ITEM_PARTS)
+                                          if code != NOTHING and not f}
+#: recipe -> the code of its finished dish (the per-cook goals)
 RECIPE_DISH = {"SimpleTomato": 3, "SimpleLettuce": 6, "SimpleOnion": 9}
 DISH_RECIPE = {code: recipe for recipe, code in RECIPE_DISH.items()}
+#: team-orders mode: every recipe gym-cooking has -> the code of its dish (chopped food on a plate)
+ORDER_DISH = {**RECIPE_DISH, "Salad": PARTS_CODE[(0b011, True)], "OnionSalad": PARTS_CODE[(0b111, True)]}
 #: map character -> object lying on that counter at the start
 START_ITEMS = {"t": 1, "T": 2, "l": 4, "L": 5, "o": 7, "O": 8, "p": PLATE}
-#: characters drawn for objects in ``render_text``
-ITEM_CHARS = ("", "t", "T", "3", "l", "L", "6", "o", "O", "9", "p")
+#: characters drawn for objects in ``render_text`` (merged foods: 's' without a plate, 'S' on one)
+ITEM_CHARS = ("", "t", "T", "3", "l", "L", "6", "o", "O", "9", "p", "s", "S", "s", "S", "s", "S", "s", "S")
 
 
 def is_fresh(item: int) -> bool:
@@ -70,6 +94,23 @@ def is_chopped(item: int) -> bool:
 
 def is_dish(item: int) -> bool:
     return 1 <= item <= 9 and item % 3 == 0
+
+
+def is_deliverable(item: int) -> bool:
+    """gym-cooking's rule: a merged object (two parts or more) of chopped food and a plate."""
+    mask, plate, fresh = ITEM_PARTS[item]
+    return not fresh and bin(mask).count("1") + plate >= 2
+
+
+def merged(a: int, b: int) -> int | None:
+    """The object two objects make merged under gym-cooking's ``mergeable`` (both chopped food or
+    a plate, at most one plate between them), or None. The same ingredient twice cannot be
+    represented here, so such a merge does nothing (gym-cooking allows it; no recipe uses it)."""
+    ma, pa, fa = ITEM_PARTS[a]
+    mb, pb, fb = ITEM_PARTS[b]
+    if fa or fb or (pa and pb) or ma & mb:
+        return None
+    return PARTS_CODE[(ma | mb, pa or pb)]
 
 
 # Station kinds
@@ -100,9 +141,24 @@ def _interaction(kind: int, held: int, content: int) -> tuple[int, int, str] | N
     return None
 
 
+def _orders_interaction(kind: int, held: int, content: int) -> tuple[int, int, str] | None:
+    """As ``_interaction`` under gym-cooking's rules (team-orders mode): any two mergeable
+    objects merge, in the hand."""
+    if kind == DELIVERY:
+        return None
+    if held == NOTHING or content == NOTHING:
+        return _interaction(kind, held, content)
+    made = merged(held, content)
+    return (made, NOTHING, MERGE) if made is not None else None
+
+
 #: INTERACT[(kind * N_ITEMS + held) * N_ITEMS + content] -> outcome or None
 INTERACT: tuple[tuple[int, int, str] | None, ...] = tuple(
     _interaction(kind, held, content)
+    for kind in range(3) for held in range(N_ITEMS) for content in range(N_ITEMS))
+#: the same under gym-cooking's rules (team-orders mode)
+ORDERS_INTERACT: tuple[tuple[int, int, str] | None, ...] = tuple(
+    _orders_interaction(kind, held, content)
     for kind in range(3) for held in range(N_ITEMS) for content in range(N_ITEMS))
 
 
@@ -112,7 +168,8 @@ class KitchenState:
 
     ``positions[i]``: agent i's cell (row * width + col). ``held[i]``: the object code in its
     hand. ``contents[s]``: the object code on station s (stations in reading order).
-    ``delivered[i]``: the tick at which agent i delivered its dish, or -1.
+    ``delivered[i]``: the tick at which agent i delivered its dish, or -1; in team-orders mode
+    one entry per order instead: the tick at which order i was fulfilled, or -1.
     """
 
     t: int
@@ -129,7 +186,10 @@ class KitchenState:
 class KitchenObservation:
     """What one agent perceives: the tick, its own goal and whether it is delivered, and the
     agents (index, cell, held) and stations (index, content) of its own room. The layout is
-    known to everyone through the World; objects and agents out of view are left out."""
+    known to everyone through the World; objects and agents out of view are left out.
+    In team-orders mode ``goal`` is "" (no cook has its own), ``delivered`` says whether every
+    order is delivered and ``orders`` holds the tick each order was fulfilled (-1: not yet), as
+    gym-cooking shows every cook the orders."""
 
     agent: AgentId
     index: int
@@ -138,8 +198,11 @@ class KitchenObservation:
     delivered: bool
     agents: tuple[tuple[int, int, int], ...]
     stations: tuple[tuple[int, int], ...]
+    orders: tuple[int, ...] = ()
 
     def key(self) -> tuple:
+        if self.orders:
+            return (self.agent, self.t, self.orders, self.agents, self.stations)
         return (self.agent, self.t, self.goal, self.delivered, self.agents, self.stations)
 
     @property
@@ -169,10 +232,16 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
         self._agents: tuple[str, ...] = tuple(a["name"] for a in spec["agents"])
         self.agent_index = {a: i for i, a in enumerate(self._agents)}
         self.n_agents = len(self._agents)
-        self.goals: dict[str, str] = {a["name"]: a["goal"] for a in spec["agents"]}
-        self.goal_dish: tuple[int, ...] = tuple(RECIPE_DISH[self.goals[a]] for a in self._agents)
+        #: team-orders mode (gym-cooking's rules): the recipes the team shares, in order; () when
+        #: every cook has its own goal
+        self.orders: tuple[str, ...] = tuple(spec.get("orders") or ())
+        self.order_dish: tuple[int, ...] = tuple(ORDER_DISH[r] for r in self.orders)
+        #: each cook's own goal (empty in team-orders mode, where no cook has one)
+        self.goals: dict[str, str] = {} if self.orders else {a["name"]: a["goal"] for a in spec["agents"]}
+        self.goal_dish: tuple[int, ...] = tuple(RECIPE_DISH[self.goals[a]] for a in self._agents) if not self.orders else ()
         for recipe in self.goals.values():
             assert recipe in RECIPES
+        self._interact = ORDERS_INTERACT if self.orders else INTERACT
 
         n_cells = self.height * self.width
         chars = "".join(grid)
@@ -214,7 +283,7 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
         self._initial = KitchenState(
             t=0, positions=starts, held=(NOTHING,) * self.n_agents,
             contents=tuple(START_ITEMS.get(chars[cell], NOTHING) for cell in stations),
-            delivered=(-1,) * self.n_agents)
+            delivered=(-1,) * (len(self.orders) if self.orders else self.n_agents))
 
     # ------------------------------------------------------------- geometry
 
@@ -426,6 +495,16 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
                 h = held[i]
                 kind = self.station_kind[s]
                 if kind == DELIVERY:
+                    if self.orders:
+                        if is_deliverable(h):  # it leaves the kitchen, fulfilling the first open order for it
+                            new_held[i] = NOTHING
+                            k = next((k for k, d in enumerate(new_delivered) if d < 0 and self.order_dish[k] == h), None)
+                            if k is not None:
+                                new_delivered = new_delivered[:k] + (state.t + 1,) + new_delivered[k + 1:]
+                            events.append(WorldEvent(DELIVER, agents[i], {
+                                "item": ITEM_NAMES[h], "recipe": self.orders[k] if k is not None else None,
+                                "order": k, "at": list(self.rc(self.station_cells[s]))}))
+                        continue
                     if h == self.goal_dish[i] and delivered[i] < 0:
                         new_held[i] = NOTHING
                         new_delivered = new_delivered[:i] + (state.t + 1,) + new_delivered[i + 1:]
@@ -433,7 +512,7 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
                                                                       "at": list(self.rc(self.station_cells[s]))}))
                     continue
                 c = contents[s]
-                outcome = INTERACT[(kind * N_ITEMS + h) * N_ITEMS + c]
+                outcome = self._interact[(kind * N_ITEMS + h) * N_ITEMS + c]
                 if outcome is None:
                     continue
                 new_held[i], new_contents[s], what = outcome
@@ -494,6 +573,9 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
                             if j == i or view[cell] & mine)
         contents = state.contents
         seen_stations = tuple((s, contents[s]) for s in self.visible_stations[here])
+        if self.orders:
+            return KitchenObservation(agent=agent, index=i, t=state.t, goal="", delivered=-1 not in state.delivered,
+                                      agents=seen_agents, stations=seen_stations, orders=state.delivered)
         return KitchenObservation(agent=agent, index=i, t=state.t, goal=self.goals[agent],
                                   delivered=state.delivered[i] >= 0, agents=seen_agents, stations=seen_stations)
 
@@ -502,6 +584,16 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
 
     def outcome(self, state: KitchenState) -> dict[str, Any]:
         success = -1 not in state.delivered
+        if self.orders:  # no cook has a goal: the orders and when each was delivered
+            return {
+                "success": success,
+                "ticks": state.t,
+                "length": state.t if success else None,
+                "orders": [{"recipe": r, "delivered": d if d >= 0 else None}
+                           for r, d in zip(self.orders, state.delivered)],
+                "orders_delivered": sum(d >= 0 for d in state.delivered),
+                "t_max": self.t_max,
+            }
         return {
             "success": success,
             "ticks": state.t,
@@ -535,6 +627,13 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
                 rows[r][c] = str(i + 1)
         lines = ["".join(row) for row in rows]
         lines.append(f"t={state.t}/{self.t_max}")
+        if self.orders:
+            lines.append("orders: " + ", ".join(f"{r} ({'delivered at ' + str(d) if d >= 0 else 'open'})"
+                                                for r, d in zip(self.orders, state.delivered)))
+            for i, a in enumerate(self._agents):
+                if look is None or state.positions[i] == look or self.sees(look, state.positions[i]):
+                    lines.append(f"{i + 1} {a}: holds {ITEM_NAMES[state.held[i]]}")
+            return "\n".join(lines)
         for i, a in enumerate(self._agents):
             if look is not None and not (state.positions[i] == look or self.sees(look, state.positions[i])):
                 continue
