@@ -39,12 +39,14 @@ from sim.kitchen.world import (
     DELIVERY,
     ITEM_CODE,
     ITEM_NAMES,
+    ITEM_PARTS,
     NOTHING,
     PLATE,
     RECIPE_DISH,
     UNKNOWN,
     KitchenObservation,
     KitchenWorld,
+    merged,
 )
 from sim.seats import Agent, Feedback, SeatContext
 from sim.snapshots import Plan
@@ -109,10 +111,16 @@ class KitchenHeuristicAgent(Agent):
         self.world: KitchenWorld = world
         self.rng = ctx.rng
         self.index = world.agent_index[ctx.agent_id]
-        recipe = world.goals[ctx.agent_id]
-        self.dish = RECIPE_DISH[recipe]
-        self.chopped = self.dish - 1
-        self.fresh = self.dish - 2
+        #: team-orders mode (gym-cooking's rules): no dish of its own; the team's orders
+        self.orders = bool(world.orders)
+        if self.orders:
+            self.dish = self.chopped = self.fresh = NOTHING
+            self._orders_setup()
+        else:
+            recipe = world.goals[ctx.agent_id]
+            self.dish = RECIPE_DISH[recipe]
+            self.chopped = self.dish - 1
+            self.fresh = self.dish - 2
         initial = world.initial_state
         #: what the agent believes lies on each station (UNKNOWN: never seen, under rules 2)
         self.belief: list[int] = (list(initial.contents) if world.rules < 2
@@ -190,6 +198,8 @@ class KitchenHeuristicAgent(Agent):
             sub = self._feedback_subtask(here, held)
             if sub is not None:
                 return sub
+        if self.orders:
+            return self._orders_subtask(here, held)
         return self._goal_subtask(here, held)
 
     def _goal_subtask(self, here: int, held: int) -> Subtask:
@@ -293,6 +303,64 @@ class KitchenHeuristicAgent(Agent):
         self.subtask = None
         return None
 
+    # ------------------------------------------------------------------ team orders
+
+    def _orders_setup(self) -> None:
+        """Team-orders mode: the regions of the layout (cells that reach each other) and which
+        stations and station kinds each reaches, for passing objects over counters."""
+        w = self.world
+        region = [-1] * len(w.walkable)
+        n = 0
+        for cell in range(len(w.walkable)):
+            if w.walkable[cell] and region[cell] < 0:
+                for other in range(len(w.walkable)):
+                    if w.dist[cell][other] >= 0:
+                        region[other] = n
+                n += 1
+        self.region_of: tuple[int, ...] = tuple(region)
+        cell_of = [region.index(r) for r in range(n)]
+        #: stations each region reaches, and the regions from which each station is reached
+        self.region_reach: tuple[frozenset[int], ...] = tuple(
+            frozenset(s for s in range(len(w.station_cells)) if w.station_dist[s][cell_of[r]] >= 0) for r in range(n))
+        self.reached_from: tuple[frozenset[int], ...] = tuple(
+            frozenset(r for r in range(n) if s in self.region_reach[r]) for s in range(len(w.station_cells)))
+        #: kind -> the regions that reach a station of that kind
+        self.kind_regions: dict[int, frozenset[int]] = {
+            kind: frozenset(r for r in range(n) if any(w.station_kind[s] == kind for s in self.region_reach[r]))
+            for kind in (BOARD, DELIVERY)}
+        self._between: dict[tuple[int, int], int] = {}
+        self._obs: KitchenObservation | None = None
+
+    def _station_to_station(self, a: int, b: int) -> int:
+        """Fewest actions from working station ``a`` to working station ``b`` (-1: cannot)."""
+        key = (a, b)
+        if key not in self._between:
+            w = self.world
+            ds = [w.station_dist[b][c] for c in w.station_access[a] if w.station_dist[b][c] >= 0]
+            self._between[key] = min(ds) if ds else -1
+        return self._between[key]
+
+    def _orders_subtask(self, here: int, held: int) -> Subtask:
+        """gym-cooking's rules: the cooks share the orders. Every cook in view (this one
+        included) gets work in turn by index, each taking the best job no lower-index cook took
+        (so two cooks in one room do not chase one object); this cook does its own."""
+        obs = self._obs
+        assert obs is not None
+        w = self.world
+        open_dishes = [w.order_dish[k] for k, d in enumerate(obs.orders) if d < 0]
+        plan = _OrdersPlan(self, open_dishes, [(j, c, h) for j, c, h in obs.agents])
+        mine = Subtask("wait", None)
+        for j, cell, item in sorted(obs.agents):
+            job = plan.job(cell, item if j != self.index else held, j == self.index)
+            if j == self.index:
+                mine = job
+                break
+        if mine.verb == "wait":
+            explore = self._explore(here)
+            if explore.station is not None:
+                return explore
+        return mine
+
     # ------------------------------------------------------------------ acting
 
     def step_towards(self, here: int, s: int, others: Sequence[int] = ()) -> str:
@@ -393,10 +461,15 @@ class KitchenHeuristicAgent(Agent):
             others = [cell for j, cell, _ in observation.agents if j != self.index]
             action = self._out_of_the_way(here, others)
         else:
+            if self.orders:
+                self._obs = observation
             self.subtask = self.choose_subtask(here, held)
             s = self.subtask.station
             others = [cell for j, cell, _ in observation.agents if j != self.index]
-            action = self.step_towards(here, s, others) if s is not None else "stay"
+            if s is not None:
+                action = self.step_towards(here, s, others)
+            else:
+                action = self._out_of_the_way(here, others) if self.orders else "stay"
         if noisy:  # a random step (or a pause), never a random pick-up or put-down
             calm = [a for a in range(5) if self.world.trans[here * 5 + a] >= 0]
             action = ACTIONS[calm[int(self.rng.integers(len(calm)))]]
@@ -483,3 +556,168 @@ class KitchenHeuristicAgent(Agent):
         if self.world.rules < 2:
             return (("plan", snapshot),)
         return (("plan", snapshot), ("belief", self._belief_snapshot(self._obs_t)))
+
+
+class _OrdersPlan:
+    """One tick's choice of work for the cooks in view under gym-cooking's rules (team-orders
+    mode), on one cook's beliefs. Jobs, best first:
+
+    - holding a dish an open order asks for: deliver it;
+    - holding a fresh ingredient an order needs: chop it on an empty board;
+    - holding chopped food or a plate: merge it with an object on a station when the result is
+      still part of an open order's dish (chopped foods first, the plate last, when the food is
+      complete), else put it down;
+    - with empty hands: fetch a dish to deliver; fetch one of two objects on stations that merge
+      as above (the one nearer for the walk to the other); fetch a fresh ingredient the orders
+      still need (counting what is chopped, merged or carried already);
+    - and where the station an object needs next (a board for fresh food, the delivery for the
+      rest) cannot be reached from the cook's region, carry it to an empty counter reachable from
+      both its region and one that has that station (the full-divider levels need this).
+    A station or an ingredient taken by a job is not given to the next cook."""
+
+    def __init__(self, cook: KitchenHeuristicAgent, open_dishes: list[int],
+                 agents: list[tuple[int, int, int]]) -> None:
+        self.cook = cook
+        self.w = cook.world
+        self.open_dishes = open_dishes
+        self.open_masks = [ITEM_PARTS[d][0] for d in open_dishes]
+        self.claimed: set[int] = set()
+        belief = cook.belief
+        objects = [c for c in belief if c not in (NOTHING, UNKNOWN)] + [h for _, _, h in agents if h != NOTHING]
+        # per ingredient bit: how many open orders need it, how many objects already carry it on
+        # (chopped, merged, or fresh in a cook's hand)
+        self.demand = [sum(1 for m in self.open_masks if m >> k & 1) for k in range(3)]
+        self.progressed = [sum(1 for c in objects if c > 0 and not ITEM_PARTS[c][2] and ITEM_PARTS[c][0] >> k & 1)
+                           + sum(1 for _, _, h in agents if h and ITEM_PARTS[h][2] and ITEM_PARTS[h][0] >> k & 1)
+                           for k in range(3)]
+        boards = cook.kind_regions[BOARD]
+        # fresh food already where a board can be reached: counted as on its way when passing
+        self.fresh_near_board = [sum(1 for s, c in enumerate(belief) if c > 0 and ITEM_PARTS[c][2]
+                                     and ITEM_PARTS[c][0] >> k & 1 and cook.reached_from[s] & boards)
+                                 for k in range(3)]
+        deliveries = cook.kind_regions[DELIVERY]
+        self.plates_ok = (sum(1 for s, c in enumerate(belief) if c > 0 and ITEM_PARTS[c][1]
+                              and cook.reached_from[s] & deliveries)
+                          + sum(1 for _, _, h in agents if h and ITEM_PARTS[h][1]))
+
+    # what objects are good for
+
+    def useful(self, item: int) -> bool:
+        mask, _, fresh = ITEM_PARTS[item]
+        if item == NOTHING or not self.open_masks:
+            return False
+        if fresh:
+            return any(mask & m for m in self.open_masks)
+        return any(mask & ~m == 0 for m in self.open_masks)
+
+    def good_merge(self, a: int, b: int) -> bool:
+        """Merging ``a`` and ``b`` makes part of an open order's dish; a plate only joins food
+        that is complete (chopped foods first, the plate last)."""
+        made = merged(a, b)
+        if made is None:
+            return False
+        mask, plate, _ = ITEM_PARTS[made]
+        return any((mask == m) if plate else (mask & ~m == 0) for m in self.open_masks)
+
+    def need(self, item: int) -> tuple[int, ...]:
+        """The station kinds ``item`` goes to next: a board for fresh food, the delivery else."""
+        return (BOARD,) if ITEM_PARTS[item][2] else (DELIVERY,)
+
+    # choosing
+
+    def _nearest(self, here: int, stations: Sequence[int]) -> int | None:
+        dist = self.w.station_dist
+        best = min(((dist[s][here], s) for s in stations if s not in self.claimed and dist[s][here] >= 0), default=None)
+        return best[1] if best is not None else None
+
+    def _take(self, verb: str, s: int | None, item: int) -> Subtask:
+        if s is None:
+            return Subtask("wait", None)
+        self.claimed.add(s)
+        return Subtask(verb, s, item)
+
+    def _counters(self, here: int) -> list[int]:
+        w, belief = self.w, self.cook.belief
+        return [s for s in w.counters if belief[s] == NOTHING and w.station_dist[s][here] >= 0]
+
+    def _handoff(self, here: int, kind: int) -> int | None:
+        """An empty counter this cook reaches that a region with a station of ``kind`` reaches."""
+        cook = self.cook
+        mine = cook.region_of[here]
+        targets = cook.kind_regions[kind] - {mine}
+        return self._nearest(here, [s for s in self._counters(here) if cook.reached_from[s] & targets])
+
+    def job(self, here: int, held: int, me: bool) -> Subtask:
+        cook, w, belief = self.cook, self.w, self.cook.belief
+        region = cook.region_of[here]
+        reach = cook.region_reach[region]
+        if held != NOTHING:
+            fresh = ITEM_PARTS[held][2]
+            if held in self.open_dishes:
+                if region in cook.kind_regions[DELIVERY]:
+                    return Subtask("deliver", self._nearest(here, w.deliveries), held)
+                return self._take("pass", self._handoff(here, DELIVERY), held)
+            if fresh and self.useful(held):
+                if region in cook.kind_regions[BOARD]:
+                    board = self._nearest(here, [s for s in w.boards if belief[s] == NOTHING])
+                    if board is not None:
+                        return self._take("chop", board, held)
+                else:
+                    return self._take("pass", self._handoff(here, BOARD), held)
+            elif not fresh and self.useful(held):
+                partner = self._nearest(here, [s for s in reach if belief[s] not in (NOTHING, UNKNOWN)
+                                               and w.station_kind[s] != DELIVERY and self.good_merge(held, belief[s])])
+                if partner is not None:
+                    return self._take("merge", partner, belief[partner])
+                if region not in cook.kind_regions[DELIVERY]:
+                    handoff = self._handoff(here, DELIVERY)
+                    if handoff is not None:
+                        return self._take("pass", handoff, held)
+            return self._take("put_down", self._nearest(here, self._counters(here)), held)
+        # empty hands
+        jobs: list[tuple[int, int, int, str, int, tuple[int, ...]]] = []  # rank, cost, station, verb, item, claims
+        stations = [s for s in reach if belief[s] not in (NOTHING, UNKNOWN) and s not in self.claimed
+                    and w.station_kind[s] != DELIVERY]
+        dist = w.station_dist
+        delivery_here = region in cook.kind_regions[DELIVERY]
+        board_here = region in cook.kind_regions[BOARD]
+        for s in stations:
+            c = belief[s]
+            if not self.useful(c):
+                continue
+            d = dist[s][here]
+            parts = ITEM_PARTS[c]
+            if c in self.open_dishes and delivery_here:
+                jobs.append((0, d, s, "fetch", c, (s,)))
+                continue
+            if not parts[2]:
+                for t in stations:
+                    if t != s and self.good_merge(c, belief[t]):
+                        between = cook._station_to_station(s, t)
+                        if between >= 0:
+                            jobs.append((1, d + between, s, "fetch", c, (s, t)))
+            k = parts[0].bit_length() - 1
+            if parts[2] and board_here and self.progressed[k] < self.demand[k]:
+                jobs.append((2, d, s, "fetch", c, (s,)))
+            # pass over a counter: the object's next station cannot be reached from here
+            kinds = self.need(c)
+            if any(region in cook.kind_regions[kind] for kind in kinds):
+                continue
+            if cook.reached_from[s] & cook.kind_regions[kinds[0]]:
+                continue  # already where a cook who can go on with it reaches it
+            if parts[2] and self.progressed[k] + self.fresh_near_board[k] >= self.demand[k]:
+                continue
+            if c == PLATE and self.plates_ok >= len(self.open_dishes):
+                continue
+            if self._handoff(here, kinds[0]) is not None:
+                jobs.append((3, d, s, "fetch", c, (s,)))
+        if not jobs:
+            return Subtask("wait", None)
+        rank, _, s, verb, item, claims = min(jobs)
+        self.claimed.update(claims)
+        k = ITEM_PARTS[item][0].bit_length() - 1
+        if ITEM_PARTS[item][2] and rank in (2, 3):
+            self.progressed[k] += 1
+        if item == PLATE and rank == 3:
+            self.plates_ok += 1
+        return Subtask(verb, s, item)
