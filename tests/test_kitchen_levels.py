@@ -14,7 +14,7 @@ from sim.registry import SCENARIO_DIR, ScenarioError, build_world, load_spec
 
 KITCHEN_DIR = SCENARIO_DIR / "kitchen"
 OURS = sorted(KITCHEN_DIR.glob("*.kitchen.txt"))
-GYM = sorted(KITCHEN_DIR.glob("*.gym-cooking.txt"))
+GYM_LAYOUTS = ("open-kitchen", "divided-kitchen")  # gym-cooking's layouts with per-cook goals, in our format
 
 GOOD = """\
 # a comment
@@ -103,18 +103,19 @@ def test_a_file_without_map_names_its_last_line(tmp_path):
 def test_gym_cooking_level_loads_as_it_is(tmp_path):
     spec = load_text(tmp_path, "open.gym-cooking.txt", GYM_GOOD)
     assert spec["format"] == "gym-cooking" and spec["collisions"] == "block" and spec["t_max"] == 100
-    # x y is column, row: "2 1" -> row 1, column 2; the 3rd and 4th starts are unused (2 recipes)
-    assert spec["agents"] == [{"name": "alice", "goal": "SimpleTomato", "start": [1, 2]},
-                              {"name": "bob", "goal": "SimpleLettuce", "start": [1, 4]}]
+    # x y is column, row: "2 1" -> row 1, column 2; the 3rd and 4th starts are unused (2 cooks by
+    # default); the recipes are the orders all cooks share (gym-cooking's rules)
+    assert spec["agents"] == [{"name": "alice", "start": [1, 2]}, {"name": "bob", "start": [1, 4]}]
+    assert spec["orders"] == ["SimpleTomato", "SimpleLettuce"]
     assert spec["map"][0] == "-----t-" and spec["map"][1] == "/.....l"
     world = build_world("kitchen", spec)
     assert world.n_rooms == 1 and len(world.boards) == 2 and len(world.deliveries) == 1
 
 
-def test_one_recipe_means_one_cook_as_gym_cookings_num_agents_1(tmp_path):
+def test_the_number_of_cooks_is_not_the_number_of_recipes(tmp_path):
     text = GYM_GOOD.replace("SimpleTomato\nSimpleLettuce\n", "SimpleTomato\n")
     spec = load_text(tmp_path, "solo.gym-cooking.txt", text)
-    assert [a["name"] for a in spec["agents"]] == ["alice"]
+    assert [a["name"] for a in spec["agents"]] == ["alice", "bob"] and spec["orders"] == ["SimpleTomato"]
 
 
 def test_trailing_blanks_trimmed_by_an_editor_are_floor(tmp_path):
@@ -124,13 +125,13 @@ def test_trailing_blanks_trimmed_by_an_editor_are_floor(tmp_path):
 
 
 @pytest.mark.parametrize("old, new, line, column, words", [
-    ("SimpleLettuce\n", "Salad\n", 10, 1, "'Salad' cannot be expressed here"),
+    ("SimpleLettuce\n", "Soup\n", 10, 1, "expected a recipe name"),
     ("SimpleLettuce\n", "  Pizza\n", 10, 3, "expected a recipe name"),
     ("/     l\n", "/  x  l\n", 2, 4, "unknown gym-cooking grid character 'x'"),
     ("2 1\n", "0 1\n", 12, 1, "is on a cutting board"),
     ("2 1\n", "9 1\n", 12, 1, "outside the 7x7 grid"),
     ("4 1\n", "4,1\n", 13, 1, "expected an agent start 'x y'"),
-    ("4 1\n4 4\n2 4\n", "", 13, None, "2 recipes need 2 agent start lines"),
+    ("4 1\n4 4\n2 4\n", "", 13, None, "2 cooks (--cooks) but the level has 1 agent start line"),
     ("2 4\n", "2 4\n\nextra\n", 17, 1, "unexpected text after the agent start positions"),
     ("\nSimpleTomato\nSimpleLettuce\n\n2 1\n4 1\n4 4\n2 4\n", "\n", 8, None, "expected a blank line and then recipe names"),
 ])
@@ -156,7 +157,7 @@ def test_either_format_is_recognised_by_its_shape(tmp_path):
 def test_a_gym_cooking_level_exports_to_our_format_and_back():
     spec = parse_gym_cooking_text(GYM_GOOD, "open.gym-cooking.txt", "open")
     again = parse_kitchen_text(spec_text(spec), "open.kitchen.txt", "open")
-    for key in ("map", "agents", "collisions", "t_max", "name"):
+    for key in ("map", "agents", "orders", "collisions", "t_max", "name"):
         assert again[key] == spec[key]
 
 
@@ -177,23 +178,23 @@ def test_the_normalized_spec_validates_as_json_with_field_messages():
 # ----------------------------------------------------------------------------- shipped levels
 
 def test_the_shipped_levels_load_with_rooms_doors_two_cooks_and_every_recipe():
-    assert len(OURS) >= 6 and len(GYM) == 2
+    assert len(OURS) >= 8
     recipes = set()
-    for path in OURS + GYM:
+    for path in OURS:
         family, spec = load_spec(path)
         world = build_world(family, spec)
         assert family == "kitchen" and len(world.agents) == 2, path
         recipes |= set(world.goals.values())
-        if path in OURS:
+        if spec["name"] not in GYM_LAYOUTS:
             assert "D" in "".join(spec["map"]) and world.n_rooms >= 2, path
     assert recipes == {"SimpleTomato", "SimpleLettuce", "SimpleOnion"}
 
 
-def test_the_shipped_gym_cooking_levels_are_in_gym_cookings_exact_shape():
-    for path in GYM:
-        text = path.read_text()
-        grid, recipes, starts = text.rstrip("\n").split("\n\n")
-        assert all(len(row) == 7 for row in grid.split("\n")) and len(grid.split("\n")) == 7
-        assert set(grid) <= set("-/*tlop \n")
-        assert all(re.fullmatch(r"\d+ \d+", line) for line in starts.split("\n"))
-        assert all(line in ("SimpleTomato", "SimpleLettuce", "SimpleOnion") for line in recipes.split("\n"))
+def test_the_shipped_gym_cooking_layouts_keep_gym_cookings_grids_and_rules():
+    fixtures = Path(__file__).parent / "fixtures" / "gym_cooking"
+    for name, original in (("open-kitchen", "open-divider_tl"), ("divided-kitchen", "partial-divider_tl")):
+        spec = load_spec(KITCHEN_DIR / f"{name}.kitchen.txt")[1]
+        gym = load_spec(fixtures / f"{original}.txt")[1]
+        assert spec["collisions"] == "block" and "gym-cooking" in spec["description"]
+        differ = [(r, c) for r, (a, b) in enumerate(zip(spec["map"], gym["map"])) for c in range(7) if a[c] != b[c]]
+        assert differ == ([] if name == "open-kitchen" else [(4, 6)])  # an onion added

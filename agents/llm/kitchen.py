@@ -191,6 +191,12 @@ class KitchenLLM(LLMWorld):
     no_feedback = NO_FEEDBACK
     world: KitchenWorld
 
+    def __init__(self, world: KitchenWorld) -> None:
+        if getattr(world, "orders", ()):
+            raise ValueError("llm: the level's orders are shared by all cooks (gym-cooking's rules); the kitchen's "
+                             "LLM prompts (Figure A8) give each cook its own goal dish; use kitchen-heuristic there")
+        super().__init__(world)
+
     def start(self, ctx: SeatContext, history: int) -> None:
         super().start(ctx, history)
         self.cook = KitchenHeuristicAgent(epsilon=0.0, show_plan=False)

@@ -349,6 +349,11 @@ def _pronouns(agent: str) -> tuple[str, str]:
     return _PRONOUNS.get(agent, ("they", "them"))
 
 
+#: why ProToM (and the facilitators built on its kitchen model) cannot play a level with orders
+ORDERS_REFUSAL = ("protom: the level's orders are shared by all cooks (gym-cooking's rules); ProToM's kitchen "
+                  "facilitator needs each cook's own goal")
+
+
 class KitchenAdapter(ProToMAdapter):
     defaults = {"phi": 2.0, "eps": 0.3, "particles": 5, "divergence": "js"}  # seed 003, B.1 (Overcooked)
     exclusive_goals = False
@@ -359,6 +364,8 @@ class KitchenAdapter(ProToMAdapter):
         if not isinstance(world, KitchenWorld):
             raise ValueError(f"ProToM's kitchen model needs the kitchen under its own rules, not under "
                              f"{getattr(world, 'rules', type(world).__name__)!r} rules")
+        if world.orders:
+            raise ValueError(ORDERS_REFUSAL)
         if not temperature > 0:
             raise ValueError(f"temperature must be positive, got {temperature}")
         if not 0 <= noise < 1:

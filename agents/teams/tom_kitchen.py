@@ -99,6 +99,9 @@ class KitchenTeamPolicies(TeamPolicies):
         if not isinstance(world, KitchenWorld):  # e.g. a kitchen under overcooked_ai's rules
             raise ValueError(f"team cooks play the kitchen under its own rules, not under "
                              f"{getattr(world, 'rules', world.family)!r} rules; use overcooked-random there")
+        if world.orders:
+            raise ValueError("tom-cook: the level's orders are shared by all cooks (gym-cooking's rules); the "
+                             "k-level ToM cooks model each cook's own goal dish; use kitchen-heuristic there")
         super().__init__(world)
         self.dish = world.goal_dish
         self.parking = tuple(c for c in range(len(world.walkable)) if world.walkable[c] and not world.is_door[c]

@@ -315,9 +315,9 @@ def parse_gym_cooking_text(text: str, source: str, name: str, cooks: int | None 
             raise _fail(source, number, column, f"expected a recipe name ({', '.join(ORDER_RECIPES)}), got {recipe!r}")
         orders.append((recipe, number))
     if len(start_lines) < cooks:
-        raise ScenarioError(f"{source}: {cooks} cooks (--cooks) but the level has {len(start_lines)} agent start "
-                            f"line{'s' if len(start_lines) != 1 else ''} (lines {start_lines[0][0]}-"
-                            f"{start_lines[-1][0]}); expected --cooks {len(start_lines)} or fewer")
+        raise _fail(source, start_lines[-1][0] + 1, None,
+                    f"{cooks} cooks (--cooks) but the level has {len(start_lines)} agent start "
+                    f"line{'s' if len(start_lines) != 1 else ''}; expected --cooks {len(start_lines)} or fewer")
     agents = []
     agent_lines: list[tuple[int, int]] = []
     for i in range(cooks):

@@ -46,6 +46,9 @@ def check_networked(world: World) -> None:
     if world.family not in NETWORKED_FAMILIES:
         raise ValueError(f"networked seats play {', '.join(NETWORKED_FAMILIES)} levels; "
                          f"{world.family} is not one of them")
+    if getattr(world, "orders", ()):
+        raise ValueError(f"networked seats play kitchens where each cook has its own dish; {world.name}'s orders "
+                         "are shared by all cooks (gym-cooking's rules)")
 
 
 def public_layout(world: Any) -> list[str]:

@@ -22,6 +22,7 @@ from sim.kitchen.world import (
     DELIVERY,
     ITEM_CODE,
     ITEM_NAMES,
+    ITEM_PARTS,
     NOTHING,
     PLATE,
     KitchenState,
@@ -48,6 +49,10 @@ def item_sprite_name(code: int) -> str:
     """The sprite of an object code of the kitchen."""
     if code == PLATE:
         return "k-plate"
+    if code > PLATE:  # chopped foods merged (team-orders mode): a salad, on a plate or not
+        mask, plate, _ = ITEM_PARTS[code]
+        mix = "-".join(name for k, name in enumerate(("tomato", "lettuce", "onion")) if mask >> k & 1)
+        return f"k-dish-{mix}" if plate else f"k-mix-{mix}"
     base = INGREDIENT_OF[code - (code - 1) % 3]
     if is_dish(code):
         return f"k-dish-{base}"
@@ -114,6 +119,8 @@ class KitchenRenderer(WorldRenderer):
         #: ... the cooks drawn, and the objects drawn on stations by cell
         self.drawn_agents: list[str] = []
         self.drawn_items: dict[tuple[int, int], str] = {}
+        #: ... and the orders in the HUD (team-orders mode): (dish, tick delivered or -1)
+        self.drawn_orders: list[tuple[str, int]] = []
 
     # ------------------------------------------------------------- layout
 
@@ -230,7 +237,7 @@ class KitchenRenderer(WorldRenderer):
             if state.held[i] != NOTHING:
                 surface.blit(self.book.get(item_sprite_name(state.held[i]), badge),
                              (x + t - badge * 0.85, y - badge * 0.1))
-            if state.delivered[i] >= 0:
+            if not w.orders and state.delivered[i] >= 0:
                 pygame.draw.circle(surface, (46, 160, 67), (int(x + t * 0.18), int(y + t * 0.18)), max(3, t // 8))
                 pygame.draw.lines(surface, (255, 255, 255), False,
                                   [(x + t * 0.11, y + t * 0.18), (x + t * 0.17, y + t * 0.24), (x + t * 0.26, y + t * 0.12)],
@@ -473,6 +480,8 @@ class KitchenRenderer(WorldRenderer):
         clock = self.text(f"tick {state.t}/{w.t_max}" + ("   over" if w.done(state) else ""), px, (216, 222, 233))
         surface.blit(clock, (self.width - clock.get_width() - 8, cy - clock.get_height() // 2))
         x = 8
+        if w.orders:  # gym-cooking's rules: the orders everyone shares (ticked once delivered)
+            x = self._draw_orders(surface, state, x, cy, px, icon)
         for i, agent in enumerate(w.agents):
             pygame.draw.circle(surface, sprites.agent_color(i), (x + icon // 3, cy), icon // 3)
             x += icon // 3 * 2 + 4
@@ -488,6 +497,9 @@ class KitchenRenderer(WorldRenderer):
                     empty = self.text("empty hand", px, (160, 170, 185))
                     surface.blit(empty, (x, cy - empty.get_height() // 2))
                     x += empty.get_width() + 4
+            if w.orders:
+                x += 14
+                continue
             delivered = state.delivered[i] >= 0 and (viewer is None or i in seen_agents or agent == viewer)
             wants = self.text(f"served at {state.delivered[i]}" if delivered else "wants", px, (160, 170, 185))
             surface.blit(wants, (x + 4, cy - wants.get_height() // 2))
@@ -495,11 +507,26 @@ class KitchenRenderer(WorldRenderer):
             surface.blit(self.book.get(item_sprite_name(w.goal_dish[i]), icon), (x, cy - icon // 2))
             x += icon + 18
 
+    def _draw_orders(self, surface: pygame.Surface, state: KitchenState, x: int, cy: int, px: int, icon: int) -> int:
+        """The orders (gym-cooking's rules): each dish, ticked once delivered; returns the next x."""
+        label = self.text("orders", px, (160, 170, 185))
+        surface.blit(label, (x, cy - label.get_height() // 2))
+        x += label.get_width() + 6
+        self.drawn_orders = []
+        for dish, tick in zip(self.world.order_dish, state.delivered):
+            surface.blit(self.book.get(item_sprite_name(dish), icon), (x, cy - icon // 2))
+            if tick >= 0:
+                pygame.draw.circle(surface, (46, 160, 67), (x + icon - icon // 6, cy - icon // 3), max(3, icon // 6))
+            self.drawn_orders.append((ITEM_NAMES[dish], tick))
+            x += icon + 4
+        return x + 14
+
     def status_text(self, state: KitchenState) -> str:
         w = self.world
         served = sum(d >= 0 for d in state.delivered)
-        text = f"dishes served {served}/{w.n_agents}"
-        return text + ("  ·  all served" if served == w.n_agents else "")
+        total = len(w.orders) if w.orders else w.n_agents
+        text = f"{'orders delivered' if w.orders else 'dishes served'} {served}/{total}"
+        return text + ("  ·  all served" if served == total else "")
 
     def goal_color(self, goal: str) -> tuple[int, int, int] | None:
         ingredient = goal.replace("Simple", "").lower()

@@ -332,6 +332,19 @@ def plate_sprite(size: int, ingredient: str | None = None) -> pygame.Surface:
     return s
 
 
+def mixed_sprite(size: int, ingredients: tuple[str, ...], plate: bool) -> pygame.Surface:
+    """Chopped foods merged (gym-cooking's salads): each ingredient's pieces in its own part of
+    the sprite, on a plate when ``plate`` (a salad on a plate is a deliverable dish)."""
+    s = plate_sprite(size) if plate else _surface(size)
+    c = size / 2
+    r = size * (0.3 if plate else 0.38)
+    n = len(ingredients)
+    for k, ingredient in enumerate(ingredients):
+        angle = -math.pi / 2 + 2 * math.pi * k / n
+        _chopped(s, size, c + math.cos(angle) * r * 0.5, c + math.sin(angle) * r * 0.5, r * 0.78, ingredient)
+    return s
+
+
 # ============================================================================ the household
 # Drawn for the 2D household (sim/household): furniture (surfaces), receptacles open and
 # closed, containers and objects. Names start with "hh-".
@@ -634,6 +647,9 @@ def _world_sprites() -> dict[str, object]:
         names[f"k-{ingredient}"] = lambda size, i=ingredient: ingredient_sprite(size, i)
         names[f"k-{ingredient}-chopped"] = lambda size, i=ingredient: ingredient_sprite(size, i, chopped=True)
         names[f"k-dish-{ingredient}"] = lambda size, i=ingredient: plate_sprite(size, i)
+    for mix in (("tomato", "lettuce"), ("tomato", "onion"), ("lettuce", "onion"), ("tomato", "lettuce", "onion")):
+        names[f"k-mix-{'-'.join(mix)}"] = lambda size, m=mix: mixed_sprite(size, m, False)
+        names[f"k-dish-{'-'.join(mix)}"] = lambda size, m=mix: mixed_sprite(size, m, True)
     for shape in sorted(set(SURFACE_SHAPES.values())):
         names[f"hh-{shape}"] = lambda size, sh=shape: surface_sprite(size, sh)
     for shape in sorted(set(RECEPTACLE_SHAPES.values())):
