@@ -28,6 +28,19 @@ ENTRY_POINT_GROUP = "tom_arena.worlds"
 
 
 @dataclass(frozen=True)
+class ReadOption:
+    """An option of reading a scenario file (``run --cooks N``): the formats (names in the
+    plug-in's ``formats``) whose readers take it, called ``reader(path, **{name: value})``; any
+    other format refuses it in one line: ``--NAME <what>; this file is a <format> level, which
+    <refusal>``."""
+
+    name: str
+    formats: tuple[str, ...]
+    what: str
+    refusal: str
+
+
+@dataclass(frozen=True)
 class WorldPlugin:
     """Everything one world family brings."""
 
@@ -48,12 +61,8 @@ class WorldPlugin:
     #: (a file's text) -> the name of the format in ``formats`` it has, or None: how a file whose
     #: name ends in no suffix of ``readers`` (``full-divider_salad.txt``) is recognised by content
     recognise: Callable[[str], str | None] | None = None
-    #: options of reading a file (``run --cooks N``): option name -> the formats (names in
-    #: ``formats``) that take it, whose readers are then called ``reader(path, **options)``
-    read_options: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    #: option name -> what it sets and why other formats refuse it, for the one-line refusal
-    #: (``"--cooks sets ...; this file is a <format> level, which <refusal>"``)
-    read_option_text: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    #: options of reading a file (``run --cooks N``) and the formats that take them
+    read_options: tuple[ReadOption, ...] = ()
 
     # --- the layers above sim/, as "module:attribute" references --------------------------
     #: agent spec for seats nobody chose in headless runs (``run`` without ``--agents``)

@@ -91,13 +91,12 @@ def _format_of(path: Path, fmt: str | None) -> tuple[str, Callable[..., Any]]:
 def _check_options(path: Path, name: str, options: dict[str, Any]) -> None:
     """Refuse, in one line, a reading option the format ``name`` does not take."""
     for option in options:
-        takers = [p for p in plugins().values() if option in p.read_options]
+        takers = [o for p in plugins().values() for o in p.read_options if o.name == option]
         if not takers:
             raise ScenarioError(f"unknown reading option {option!r}")
-        if not any(name in p.read_options[option] for p in takers):
-            what, refusal = takers[0].read_option_text.get(option, ("", ""))
-            raise ScenarioError(f"{path}: --{option} {what or 'does not apply here'}; this file is a {name!r} level"
-                                + (f", which {refusal}" if refusal else ""))
+        if not any(name in o.formats for o in takers):
+            raise ScenarioError(f"{path}: --{option} {takers[0].what}; this file is a {name!r} level, "
+                                f"which {takers[0].refusal}")
 
 
 def load_spec(path: str | Path, fmt: str | None = None,

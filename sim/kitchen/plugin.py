@@ -5,7 +5,7 @@ from typing import Any
 from sim.kitchen.level import read_gym_cooking_file, read_kitchen_file, recognise_level, validate_kitchen
 from sim.kitchen.overcooked import RULES_NAME, OvercookedWorld, read_layout_file
 from sim.kitchen.world import KitchenWorld
-from sim.plugins import WorldPlugin
+from sim.plugins import ReadOption, WorldPlugin
 from sim.world import World
 
 
@@ -33,9 +33,10 @@ PLUGIN = WorldPlugin(
     formats={"kitchen": read_kitchen_file, "gym-cooking": read_gym_cooking_file,
              "overcooked-ai": read_layout_file},
     recognise=recognise_level,
-    read_options={"cooks": ("gym-cooking",)},
-    read_option_text={"cooks": ("sets how many cooks play a gym-cooking level (its file gives start positions, "
-                                "not cooks)", "names its own cooks")},
+    read_options=(ReadOption("cooks", ("gym-cooking",),
+                             what="sets how many cooks play a gym-cooking level (its file gives start positions, "
+                                  "not cooks)",
+                             refusal="names its own cooks"),),
     default_agent="kitchen-heuristic",
     app_agent="kitchen-heuristic",
     default_mechanisms=("protom",),
