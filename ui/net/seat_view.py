@@ -47,7 +47,7 @@ def check_networked(world: World) -> None:
         raise ValueError(f"networked seats play {', '.join(NETWORKED_FAMILIES)} levels; "
                          f"{world.family} is not one of them")
     if getattr(world, "orders", ()):
-        raise ValueError(f"networked seats play kitchens where each cook has its own dish; {world.name}'s orders "
+        raise ValueError(f"networked seats play kitchens where each cook has its own dish; {getattr(world, 'name', 'this level')}'s orders "
                          "are shared by all cooks (gym-cooking's rules)")
 
 
