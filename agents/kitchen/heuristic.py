@@ -351,7 +351,7 @@ class KitchenHeuristicAgent(Agent):
         plan = _OrdersPlan(self, open_dishes, [(j, c, h) for j, c, h in obs.agents])
         mine = Subtask("wait", None)
         for j, cell, item in sorted(obs.agents):
-            job = plan.job(cell, item if j != self.index else held, j == self.index)
+            job = plan.job(cell, item if j != self.index else held)
             if j == self.index:
                 mine = job
                 break
@@ -647,7 +647,8 @@ class _OrdersPlan:
         targets = cook.kind_regions[kind] - {mine}
         return self._nearest(here, [s for s in self._counters(here) if cook.reached_from[s] & targets])
 
-    def job(self, here: int, held: int, me: bool) -> Subtask:
+    def job(self, here: int, held: int) -> Subtask:
+        """The job of a cook on ``here`` holding ``held`` (stations it takes are claimed)."""
         cook, w, belief = self.cook, self.w, self.cook.belief
         region = cook.region_of[here]
         reach = cook.region_reach[region]

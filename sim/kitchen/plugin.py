@@ -27,7 +27,9 @@ PLUGIN = WorldPlugin(
         "makes the dish; walking into the delivery station with your dish delivers it. You hold one "
         "object at a time and cannot hand it over: leave it on a counter your partner can reach. You "
         "see only the room you are in. The episode succeeds when every cook has delivered, and fails "
-        "after 100 ticks."),
+        "after 100 ticks. On gym-cooking's own levels the cooks share a list of orders instead: any cook "
+        "delivers any dish, chopped foods merge with each other and one plate (a Salad is chopped lettuce and "
+        "tomato on a plate), and the episode succeeds when every order is delivered."),
     readers={".kitchen.txt": read_kitchen_file, ".gym-cooking.txt": read_gym_cooking_file,
              ".layout": read_layout_file},
     formats={"kitchen": read_kitchen_file, "gym-cooking": read_gym_cooking_file,
