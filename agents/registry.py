@@ -4,8 +4,9 @@ Every package of ``agents/`` that offers kinds has a ``kinds.py`` module definin
 ``AGENT_KINDS`` and/or ``MECHANISM_KINDS``; the registry finds them all (and the kinds an
 installed package offers by an entry point in the group ``tom_arena.agents``: an AgentKind, a
 MechanismKind or a list of them), so adding a kind edits no list anywhere. Tests and scripts may
-also call ``register_agent_kind`` / ``register_mechanism_kind``. A ``kinds.py`` is cheap to
-import: its factories import the heavy code when called.
+also call ``register_agent_kind`` / ``register_mechanism_kind``, or ``kinds_registered(...)`` to
+add kinds for a block only (the registry is put back as it was when the block ends). A
+``kinds.py`` is cheap to import: its factories import the heavy code when called.
 
 A kind plays the world families it lists, every world (``ANY_WORLD``), or, with ``needs``, the
 worlds whose plug-in declares every method it names (``agents.methods``): the ``llm`` agent
@@ -29,7 +30,8 @@ import inspect
 import math
 import pkgutil
 import typing
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -196,6 +198,33 @@ def register_mechanism_kind(kind: MechanismKind) -> MechanismKind:
     """Add a mechanism kind (replacing one of the same name)."""
     _collect()[1][kind.name] = kind
     return kind
+
+
+@contextmanager
+def kinds_registered(*added: AgentKind | MechanismKind) -> Iterator[None]:
+    """Register ``added`` (agent and mechanism kinds) for the block only: when it ends (however it
+    ends) each name is bound again to the kind it had before or removed."""
+    agents_, mechanisms_ = _collect()
+    agents_before = {k.name: agents_.get(k.name) for k in added if isinstance(k, AgentKind)}
+    mechanisms_before = {k.name: mechanisms_.get(k.name) for k in added if isinstance(k, MechanismKind)}
+    for kind in added:
+        if isinstance(kind, AgentKind):
+            register_agent_kind(kind)
+        else:
+            register_mechanism_kind(kind)
+    try:
+        yield
+    finally:
+        for name, agent_kind in agents_before.items():
+            if agent_kind is None:
+                agents_.pop(name, None)
+            else:
+                agents_[name] = agent_kind
+        for name, mechanism_kind in mechanisms_before.items():
+            if mechanism_kind is None:
+                mechanisms_.pop(name, None)
+            else:
+                mechanisms_[name] = mechanism_kind
 
 
 def agent_kinds() -> dict[str, AgentKind]:

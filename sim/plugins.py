@@ -4,7 +4,8 @@ A world family declares itself in ``sim/<family>/plugin.py`` as ``PLUGIN = World
 the registry finds every such module (and any installed package's entry point in the group
 ``tom_arena.worlds``), so adding a world edits no list anywhere. The methods of the papers
 (ProToM, the LLM agent, team formation) find what they need from a world in its ``methods``. Tests and scripts may also
-call ``register_plugin``.
+call ``register_plugin``, or ``registered(...)`` to add plug-ins for a block only (the registry is
+put back as it was when the block ends, so a test's world does not outlive the test).
 
 The rules (``validate``, ``build``) are Python objects of ``sim/``. What belongs to the layers
 above (agents, renderers, panels, the methods' world parts) is named by ``"module:attribute"`` strings that
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from importlib import metadata
@@ -98,6 +100,24 @@ def register_plugin(plugin: WorldPlugin) -> WorldPlugin:
     """Add ``plugin`` (replacing one of the same name: tests re-register freely)."""
     _PLUGINS[plugin.name] = plugin
     return plugin
+
+
+@contextmanager
+def registered(*added: WorldPlugin) -> Iterator[None]:
+    """Register ``added`` for the block only: when it ends (however it ends) each of their names is
+    bound again to the plug-in it had before (a shipped world a test replaced comes back) or removed."""
+    _discover()
+    before = {p.name: _PLUGINS.get(p.name) for p in added}
+    for p in added:
+        register_plugin(p)
+    try:
+        yield
+    finally:
+        for name, previous in before.items():
+            if previous is None:
+                _PLUGINS.pop(name, None)
+            else:
+                _PLUGINS[name] = previous
 
 
 def _discover() -> None:

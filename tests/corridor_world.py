@@ -2,13 +2,15 @@
 with a gem at each end; two agents take turns to step left or right or wait, each wanting one of
 the gems (which one is private). Its plug-in names, in ``methods``, ProToM's adapter, the llm
 agent's and facilitator's prompts and the team play (default team seats and team score); its
-agent kind is registered with ``register_agent_kind``. Nothing outside ``tests/`` names it.
+agent kind is registered with ``kinds_registered``, both for a block only (``installed``), so the
+world does not outlive the tests that use it. Nothing outside ``tests/`` names it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,9 +19,9 @@ import numpy as np
 from agents.llm.tom import tom_preamble, tom_template
 from agents.llm.world import LLMWorld
 from agents.protom.core import Candidate, Message, ProToMAdapter
-from agents.registry import AgentKind, register_agent_kind
+from agents.registry import AgentKind, kinds_registered
 from agents.teams.tom import TeamPlay, personal_score
-from sim.plugins import WorldPlugin, register_plugin
+from sim.plugins import WorldPlugin, registered
 from sim.seats import Agent, Feedback, SeatContext
 from sim.world import IllegalAction, StepResult, World, WorldEvent
 
@@ -335,8 +337,9 @@ WALKER_KIND = AgentKind("corridor-walker", (FAMILY,), "walks to its gem; predict
                         CorridorWalker)
 
 
-def install() -> CorridorWorld:
-    """Register the world and its agent kind; the corridor of a default scenario."""
-    register_plugin(PLUGIN)
-    register_agent_kind(WALKER_KIND)
-    return CorridorWorld(_validate({}, "test"))
+@contextmanager
+def installed() -> Iterator[CorridorWorld]:
+    """The world and its agent kind registered for the block (the corridor of a default scenario);
+    both registries are as they were once it ends."""
+    with registered(PLUGIN), kinds_registered(WALKER_KIND):
+        yield CorridorWorld(_validate({}, "test"))

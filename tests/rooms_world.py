@@ -8,12 +8,13 @@ strings: ``up``, ``down``, ``left``, ``right``, ``stay`` and ``say <text>``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from agents.registry import AgentKind, register_agent_kind
-from sim.plugins import WorldPlugin, register_plugin
+from agents.registry import AgentKind, kinds_registered
+from sim.plugins import WorldPlugin, registered
 from sim.seats import Agent
 from sim.world import IllegalAction, Message, StepResult, World, WorldEvent, require_joint
 
@@ -188,7 +189,9 @@ PLUGIN = WorldPlugin(
 WALKER_KIND = AgentKind("rooms-walker", (FAMILY,), "walks to its flag and says so at the door", WalkerAgent)
 
 
-def install() -> None:
-    """Register the world and its agent kind (tests call this; nothing ships it)."""
-    register_plugin(PLUGIN)
-    register_agent_kind(WALKER_KIND)
+@contextmanager
+def installed() -> Iterator[None]:
+    """The world and its agent kind registered for the block (tests use this; nothing ships it);
+    both registries are as they were once it ends, so the world does not outlive its tests."""
+    with registered(PLUGIN), kinds_registered(WALKER_KIND):
+        yield

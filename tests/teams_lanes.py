@@ -8,14 +8,15 @@ makes its teammates' predictions fail and the team re-forms.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import pygame
 
-from agents.registry import AgentKind, register_agent_kind
-from sim.plugins import WorldPlugin, register_plugin
+from agents.registry import AgentKind, kinds_registered
+from sim.plugins import WorldPlugin, registered
 from sim.seats import Agent
 from sim.world import StepResult, World, require_joint
 from ui.render.base import KeyBinding, Overlays, WorldRenderer
@@ -159,7 +160,9 @@ PLUGIN = WorldPlugin(
 PREDICTOR_KIND = AgentKind("lanes-predictor", (FAMILY,), "predicts the others from their schedules", LanesPredictor)
 
 
-def install() -> None:
-    """Register the world and its agent kind (tests call this; nothing ships it)."""
-    register_plugin(PLUGIN)
-    register_agent_kind(PREDICTOR_KIND)
+@contextmanager
+def installed() -> Iterator[None]:
+    """The world and its agent kind registered for the block (tests use this; nothing ships it);
+    both registries are as they were once it ends, so the world does not outlive its tests."""
+    with registered(PLUGIN), kinds_registered(PREDICTOR_KIND):
+        yield

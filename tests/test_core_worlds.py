@@ -29,8 +29,8 @@ from ui.catalog import SessionPlan
 
 @pytest.fixture(autouse=True)
 def rooms_plugin():
-    rooms_world.install()
-    yield
+    with rooms_world.installed():
+        yield
 
 
 def test_messages_cost_a_step_reach_the_others_observation_and_are_counted():

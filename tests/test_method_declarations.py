@@ -1,5 +1,5 @@
 """A world declared only under ``tests/`` (``tests/corridor_world.py``: its rules, its plug-in
-registered here with ``register_plugin``, its method declarations) is played by every method of
+registered here for this module only with ``sim.plugins.registered``, its method declarations) is played by every method of
 the papers without a line changed outside this folder: ProToM as facilitator, the llm agent and
 facilitator against a real OpenAI-compatible server on loopback, the team mechanism with the
 world's declared team seats and score, and a human seat fed actions as the app feeds them."""
@@ -22,7 +22,8 @@ from tests.llm_loopback import LoopbackLLM
 
 @pytest.fixture(scope="module")
 def world():
-    return corridor_world.install()
+    with corridor_world.installed() as corridor:
+        yield corridor
 
 
 def test_the_methods_find_the_world_by_its_declaration(world):

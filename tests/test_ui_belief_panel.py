@@ -67,11 +67,11 @@ class Believer(Agent):
 
 @pytest.fixture(autouse=True)
 def believers():
-    rooms_world.install()
-    from agents.registry import register_agent_kind
+    from agents.registry import kinds_registered
 
-    register_agent_kind(AgentKind("test-believer", (rooms_world.FAMILY,), "scripted beliefs", Believer))
-    yield
+    with rooms_world.installed(), kinds_registered(AgentKind("test-believer", (rooms_world.FAMILY,), "scripted beliefs",
+                                                             Believer)):
+        yield
 
 
 def row(panel: BeliefWorldPanel, agent: str, text: str) -> Any:

@@ -36,8 +36,8 @@ BLUE = TEAM_PALETTE[0]
 
 @pytest.fixture(autouse=True)
 def lanes_plugin():
-    teams_lanes.install()
-    yield
+    with teams_lanes.installed():
+        yield
 
 
 def step_to(qtbot, window, k: int) -> None:

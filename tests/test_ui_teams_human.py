@@ -34,8 +34,8 @@ KIND = "alignment_self_evaluation"
 
 @pytest.fixture(autouse=True)
 def lanes_plugin():
-    teams_lanes.install()
-    yield
+    with teams_lanes.installed():
+        yield
 
 
 def headless(ratings: dict[str, int], mechanism: str = MECHANISM, round_steps: int | str = 1,

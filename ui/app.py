@@ -192,6 +192,8 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
     if window.sessions.abandoned:
         # A decision is still running in a worker (a planner, a model call that waits for its
         # answer): its recording is closed already; end now rather than wait for it at exit.
+        print("ToM Arena: a decision under way was abandoned; its recording ends at the last finished step, "
+              "as stopped", file=sys.stderr)
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
