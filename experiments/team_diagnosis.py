@@ -36,8 +36,6 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 #: teams played per scenario at most (C(12, 6) = 924 fits)
 MAX_TEAMS = 1000
 
@@ -116,6 +114,7 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embe
     specs, by default the world's k-level ToM agents (``methods["teams"]`` of its plug-in). With ``seeds`` > 1
     (agents that draw, such as ``noise``), phi is the mean over that many episodes with every
     agent teamed, and each team's score and BAS the mean over as many episodes of it."""
+    import numpy as np  # here, not at the top: ``main.py`` imports this module for its parser
     from scipy.stats import spearmanr
 
     from agents.teams.formation import TeamProblem, welfare
@@ -177,6 +176,8 @@ def summary(results: Sequence[Diagnosis], resamples: int = 2000, confidence: flo
     """Over scenarios (n counts scenarios), for the task score and for BAS: Eq. 5's team minus the
     mean team, with a percentile bootstrap interval over scenarios (seed 0), the Wilcoxon
     signed-rank p and the Benjamini-Hochberg p over these two tests; and the mean rho."""
+    import numpy as np
+
     from sim.analysis.stats import benjamini_hochberg, bootstrap_ci, wilcoxon_signed_rank
 
     out: dict[str, Any] = {"scenarios": len(results)}

@@ -30,9 +30,10 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NoReturn, get_args
+from typing import TYPE_CHECKING, Any, NoReturn, get_args
 
-from pydantic import BaseModel, ValidationError
+if TYPE_CHECKING:  # pydantic loads with the first schema that uses it, not with every JSON read
+    from pydantic import BaseModel, ValidationError
 
 #: largest input file read whole (scenarios, instances, rule-set files, experiment configs)
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -263,6 +264,8 @@ _TYPE_WORDS = {"int_type": "a whole number", "int_parsing": "a whole number", "i
 
 def _models_in(annotation: Any) -> list[type[BaseModel]]:
     """The pydantic models an annotation holds (``X``, ``X | None``, ``list[X]``, ``dict[str, X]``)."""
+    from pydantic import BaseModel
+
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return [annotation]
     return [m for arg in get_args(annotation) for m in _models_in(arg)]
@@ -309,6 +312,8 @@ def plain_validation_error(exc: ValidationError, model: type[BaseModel]) -> tupl
 
 def validate_model(model: type[BaseModel], data: Any, source: str, error: ErrorType = InputError) -> Any:
     """``model.model_validate(data)``, or ``error`` with one line: ``SOURCE: field 'PATH': MESSAGE``."""
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(data)
     except ValidationError as exc:

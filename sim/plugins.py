@@ -7,9 +7,12 @@ the registry finds every such module (and any installed package's entry point in
 call ``register_plugin``, or ``registered(...)`` to add plug-ins for a block only (the registry is
 put back as it was when the block ends, so a test's world does not outlive the test).
 
-The rules (``validate``, ``build``) are Python objects of ``sim/``. What belongs to the layers
-above (agents, renderers, panels, the methods' world parts) is named by ``"module:attribute"`` strings that
-those layers import when they need them, so ``sim/`` never imports ``agents/`` or ``ui/``.
+The rules (``validate``, ``build``, the file readers) are Python objects of ``sim/``; a plug-in may
+name them ``lazy("module:attribute")``, so that reading its declaration (names, titles, categories,
+file formats) imports none of its world's modules: they load on first use, and starting the app
+with one world's recording loads that world alone. What belongs to the layers above (agents,
+renderers, panels, the methods' world parts) is named by ``"module:attribute"`` strings that those
+layers import when they need them, so ``sim/`` never imports ``agents/`` or ``ui/``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,42 @@ from typing import Any
 from sim.world import World
 
 ENTRY_POINT_GROUP = "tom_arena.worlds"
+
+
+class Lazy:
+    """A callable named by ``"module:attribute"``, imported on its first call (``lazy``)."""
+
+    __slots__ = ("reference", "_target")
+
+    def __init__(self, reference: str) -> None:
+        if ":" not in reference:
+            raise ValueError(f"expected a 'module:attribute' reference, got {reference!r}")
+        self.reference = reference
+        self._target: Any = None
+
+    @property
+    def target(self) -> Any:
+        """The object the reference names (imported now if it was not yet)."""
+        if self._target is None:
+            self._target = resolve(self.reference)
+        return self._target
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.target(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"lazy({self.reference!r})"
+
+
+def lazy(reference: str) -> Any:
+    """``reference`` (``"module:attribute"``) as a callable that imports its module on first call:
+    for a plug-in's ``validate``, ``build``, ``readers``, ``formats`` and ``recognise``."""
+    return Lazy(reference)
+
+
+def target(obj: Any) -> Any:
+    """What ``obj`` stands for: the named object of a ``lazy`` reference, else ``obj`` itself."""
+    return obj.target if isinstance(obj, Lazy) else obj
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from agents.household.rhp import RHPAgent
 from agents.registry import agent_kinds, make_agent
 from sim.events import ErrorEvent, MessageEvent
 from sim.household.world import HouseholdWorld
-from sim.plugins import plugin
+from sim.plugins import plugin, target
 from sim.registry import load_scenario, load_spec, scenario_paths
 from sim.seats import SeatContext
 from sim.session import Session
@@ -93,7 +93,7 @@ def test_the_generator_refuses_an_episode_that_breaks_the_schema() -> None:
 
 
 def test_the_plugin_and_the_rhp_kind_are_registered() -> None:
-    assert plugin("household").build is HouseholdWorld and plugin("household").default_agent == "rhp"
+    assert target(plugin("household").build) is HouseholdWorld and plugin("household").default_agent == "rhp"
     assert agent_kinds()["rhp"].families == ("household",)
     assert isinstance(make_agent("rhp:go_home_frame=2000", "household"), RHPAgent)
 

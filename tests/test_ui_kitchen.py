@@ -16,7 +16,7 @@ from sim.kitchen.world import KitchenWorld
 from sim.recording import RecordingWriter
 from sim.registry import load_scenario
 from sim.session import Session
-from tests.ui_support import close_to, make_window, wait_finished
+from tests.ui_support import close_to, make_window, plan, wait_finished
 from ui.catalog import SessionPlan
 from ui.render import Overlays, renderer_for
 from ui.render.kitchen import KitchenRenderer, item_sprite_name, particle_beliefs
@@ -220,9 +220,10 @@ def test_the_particles_panel_feeds_the_map_and_has_a_view_menu_switch(qtbot, tmp
         window.shutdown()
 
 
-def test_the_app_loads_every_plugins_panels_at_startup(qtbot, tmp_path, monkeypatch):
-    """A panel a plug-in names registers its kind of data as soon as a window opens, and a panel
-    that cannot be imported is reported, never fatal."""
+def test_the_app_loads_every_plugins_panels_once_an_episode_shows(qtbot, tmp_path, monkeypatch):
+    """A panel a plug-in names registers its kind of data once the window shows an episode of any
+    world (after its first frame: opening a window imports no world's panels), and a panel that
+    cannot be imported is reported, never fatal."""
     import dataclasses
     import sys
 
@@ -245,6 +246,9 @@ def test_the_app_loads_every_plugins_panels_at_startup(qtbot, tmp_path, monkeypa
         assert "Probe" not in [k.title for k in PANELS]
         window = make_window(qtbot, tmp_path)
         try:
+            assert "Probe" not in [k.title for k in PANELS] and not window.panels.plugin_panels_loaded
+            window.start_session(plan("two-rooms", ["planner", "planner"]), playing=False)  # a DKG episode
+            qtbot.waitUntil(lambda: window.panels.plugin_panels_loaded, timeout=5000)
             assert "Probe" in [k.title for k in PANELS]
             assert any("no_such_module:Panel" in problem for problem in window.panels.problems)
             assert "Particles" in [k.title for k in PANELS]  # the kitchen's, by its kind of data

@@ -26,6 +26,23 @@ if TYPE_CHECKING:
     from ui.mainwindow import MainWindow
 
 
+def _import_pygame() -> None:
+    """Import pygame (the world view draws with it) without letting it import ``pkg_resources``:
+    setuptools' resource API takes about 0.1 s of CPU to import (it reads every installed
+    package), and pygame only tries it in ``pygame.pkgdata`` to find its own files (the default
+    font), which it opens from its own folder when the API is missing: the same files."""
+    if "pygame" in sys.modules or "pkg_resources" in sys.modules:
+        return
+    sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # its import raises ImportError
+    try:
+        import pygame  # noqa: F401
+    finally:
+        del sys.modules["pkg_resources"]
+
+
+_import_pygame()
+
+
 class LaunchError(ValueError):
     """A launch option that cannot be honoured (unknown scenario, bad agent spec...)."""
 

@@ -24,8 +24,9 @@ class PanelHost(QObject):
     def __init__(self, window: QMainWindow, model: AppModel, tokens_label: QLabel) -> None:
         super().__init__(window)
         self.window, self.model, self.tokens_label = window, model, tokens_label
-        #: panels that plug-ins name, imported now so that they show for any world's episodes
-        self.problems = load_plugin_panels()
+        #: why panels that plug-ins name could not be imported (``load_plugin_panels``)
+        self.problems: list[str] = []
+        self.plugin_panels_loaded = False
         #: panels shown for the current episode: title -> widget (tabs of the Minds dock, or docks)
         self.widgets: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
@@ -79,6 +80,19 @@ class PanelHost(QObject):
             for kind in family_panels(timeline.world.family):
                 self.add(kind)
             self.sync()
+            if not self.plugin_panels_loaded:
+                # what the other worlds' plug-ins register by kind of data: after the episode's first
+                # frame is on screen (their modules would delay it), then shown as their data arrives
+                self.window.view.after_next_frame(self.load_plugin_panels)  # type: ignore[attr-defined]
+
+    def load_plugin_panels(self) -> None:
+        """Import the panels every plug-in names (once), so that those registered by a kind of data
+        show for any world's episodes; keep the problems (a panel that cannot be imported)."""
+        if self.plugin_panels_loaded:
+            return
+        self.plugin_panels_loaded = True
+        self.problems = load_plugin_panels()
+        self.sync()
 
     def add(self, kind: PanelKind) -> QWidget:
         panel = kind.factory()

@@ -9,10 +9,7 @@ import threading
 import time
 from typing import Any
 
-from agents.llm.client import LLMClient
 from agents.llm.config import ENV_VARS, LLMConfigError, LLMSettings, config_path, load_settings
-from agents.llm.server import EmbeddedModelError, EmbeddedServer, embedded_missing
-from sim.events import ErrorEvent, LLMCallEvent
 
 CHECK_SCHEMA = {"type": "object", "properties": {"status": {"type": "string", "enum": ["ready"]}},
                 "required": ["status"], "additionalProperties": False}
@@ -54,6 +51,8 @@ def _settings(args: argparse.Namespace, sources: dict[str, str] | None = None) -
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from agents.llm.server import EmbeddedModelError, EmbeddedServer
+
     try:
         settings = _settings(args)
         embedded = settings.embedded
@@ -86,6 +85,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    # here, not at the top: ``main.py`` imports this module for its parser, whatever the command
+    from agents.llm.client import LLMClient
+    from agents.llm.server import EmbeddedModelError, embedded_missing
+    from sim.events import ErrorEvent, LLMCallEvent
+
     sources: dict[str, str] = {}
     try:
         settings = _settings(args, sources)

@@ -24,13 +24,13 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agents.llm.config import EMBEDDED_MODEL_ALIAS, EmbeddedSettings, LLMSettings
+
+if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
 
 INSTALL_HINT = ("install the embedded model with `bash scripts/setup.sh llm` (builds llama-cpp-python, "
                 "about 15 minutes), or point ToM Arena at an endpoint with OPENAI_BASE_URL")
@@ -102,6 +102,8 @@ def _spawn(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
     global _SPAWNER
     with _SPAWNER_LOCK:
         if _SPAWNER is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="llm-server-spawner")
     return _SPAWNER.submit(subprocess.Popen, *args, **kwargs).result()
 
@@ -216,6 +218,9 @@ class EmbeddedServer:
         """True when ``/v1/models`` answers with the served model."""
         if self.port is None:
             return False
+        import urllib.error  # here, not at the top: the app asks ``embedded_missing`` at start
+        import urllib.request
+
         try:
             with urllib.request.urlopen(f"{self.base_url}/models", timeout=timeout) as response:
                 data = json.loads(response.read())

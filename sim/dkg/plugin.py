@@ -1,15 +1,12 @@
 """Doors, Keys and Gems: everything the family brings, in one declaration."""
 
-from sim.dkg.reference import read_pddl_scenario
-from sim.dkg.scenario import validate_dkg
-from sim.dkg.world import DKGWorld
-from sim.plugins import WorldPlugin
+from sim.plugins import WorldPlugin, lazy
 
 PLUGIN = WorldPlugin(
     name="dkg",
     title="Doors, Keys and Gems",
-    validate=validate_dkg,
-    build=DKGWorld,
+    validate=lazy("sim.dkg.scenario:validate_dkg"),
+    build=lazy("sim.dkg.world:DKGWorld"),
     rules_text=(
         "Each agent wants one gem. Agents take turns; on its turn an agent moves one cell up, down, "
         "left or right, waits, picks up a key it stands on, unlocks an adjacent door of the key's "
@@ -17,7 +14,7 @@ PLUGIN = WorldPlugin(
         "is taken by picking it up. The episode succeeds when every agent with a goal holds its gem "
         "(a helper has no gem of its own), and fails at the tick limit. Keys and doors are shared, "
         "so one agent's key can free another."),
-    readers={".pddl": read_pddl_scenario},  # a reference problem file plays as it is
+    readers={".pddl": lazy("sim.dkg.reference:read_pddl_scenario")},  # a reference problem file plays as it is
     default_agent="planner",
     app_agent="boltzmann",
     default_mechanisms=("protom",),

@@ -1,14 +1,13 @@
 """The household world: everything the family brings, in one declaration."""
 
-from sim.household.scenario import CATEGORIES, validate_household
-from sim.household.world import HouseholdWorld
-from sim.plugins import WorldPlugin
+from sim.household.categories import CATEGORIES
+from sim.plugins import WorldPlugin, lazy
 
 PLUGIN = WorldPlugin(
     name="household",
     title="Household (transport and household tasks)",
-    validate=validate_household,
-    build=HouseholdWorld,
+    validate=lazy("sim.household.scenario:validate_household"),
+    build=lazy("sim.household.world:HouseholdWorld"),
     rules_text=(
         "Agents share a house of rooms joined by doors. Each has two hands; it walks to rooms, explores "
         "a room to see what is in it (closed receptacles such as the fridge hide their contents), grabs "

@@ -34,16 +34,12 @@ from typing import Any, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, StrictFloat
 
+from sim.household.categories import HOUSEHOLD_CATEGORIES, TEACHING_CATEGORIES, TRANSPORT_CATEGORIES
 from sim.inputs import check_tree, validate_model
 from sim.registry import ScenarioError
 
 NAME_RE = r"^[a-z0-9][a-z0-9_-]*$"
 ID_RE = r"^[a-z][a-z0-9_]*$"
-TRANSPORT_CATEGORIES = ("food-low-capacity", "food-high-capacity", "stuff-low-capacity", "stuff-high-capacity")
-HOUSEHOLD_CATEGORIES = ("prepare-tea", "wash-dishes", "prepare-meal", "put-groceries", "set-up-table")
-#: the classic false-belief scenarios (scenarios/household/false-belief/), of either task kind
-TEACHING_CATEGORIES = ("false-belief",)
-CATEGORIES = TRANSPORT_CATEGORIES + HOUSEHOLD_CATEGORIES + TEACHING_CATEGORIES
 #: room geometry in metres, as the renderer draws it (one tile per metre; docs/limits.md)
 ROOM_SIDE = (2.0, 50.0)  # shortest and longest side of a room
 MAX_COORDINATE = 500.0  # room centres lie within [-500, 500] on both axes

@@ -1,14 +1,12 @@
 """The team room: everything the family brings, in one declaration."""
 
-from sim.plugins import WorldPlugin
-from sim.teamroom.scenario import validate_room
-from sim.teamroom.world import build_room
+from sim.plugins import WorldPlugin, lazy
 
 PLUGIN = WorldPlugin(
     name="teamroom",
     title="Team room",
-    validate=validate_room,
-    build=build_room,
+    validate=lazy("sim.teamroom.scenario:validate_room"),
+    build=lazy("sim.teamroom.world:build_room"),
     rules_text=(
         "Programming: each round the project manager assigns the functions of a small Python task to the "
         "engineers and says what to do; then every engineer submits code or sits the round out. The room runs "

@@ -1,14 +1,12 @@
 """TradeCraft: everything the family brings, in one declaration."""
 
-from sim.plugins import WorldPlugin
-from sim.tradecraft.instance import validate_instance
-from sim.tradecraft.world import TradeCraftWorld
+from sim.plugins import WorldPlugin, lazy
 
 PLUGIN = WorldPlugin(
     name="tradecraft",
     title="TradeCraft",
-    validate=validate_instance,
-    build=TradeCraftWorld,
+    validate=lazy("sim.tradecraft.instance:validate_instance"),
+    build=lazy("sim.tradecraft.world:TradeCraftWorld"),
     rules_text=(
         "Each player holds items and has a private target. Every turn one player (in rotation) may "
         "propose a trade to another, who accepts or rejects it; then every player crafts with "
