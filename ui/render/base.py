@@ -190,6 +190,19 @@ class WorldRenderer(ABC):
 
     # ------------------------------------------------------------- messages
 
+    @staticmethod
+    def feedback_words(world: Any, payload: Any, text: str) -> str:
+        """A facilitator's suggestion as the Feedback panel and the pop-up say it: ``payload`` is the
+        suggestion's data (``FeedbackEvent.feedback``), ``text`` its text. By default the text as it is;
+        a world whose suggestions name places or objects in its own terms (the kitchen's grid cells)
+        says them in words here. Called on the plug-in's renderer class, without a view."""
+        return text
+
+    @staticmethod
+    def explanation_words(world: Any, text: str) -> str:
+        """A facilitator's explanation as the panels say it (see ``feedback_words``); by default as it is."""
+        return text
+
     def agent_anchor(self, state: Any, agent: str) -> tuple[int, int] | None:
         """The pixel above which ``agent``'s speech bubbles are drawn (None: the top strip)."""
         return None

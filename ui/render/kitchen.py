@@ -30,6 +30,7 @@ from sim.kitchen.world import (
     is_dish,
 )
 from sim.snapshots import Particles, read_snapshot
+from ui.belief_words import KitchenWords
 from ui.render import sprites
 from ui.render.base import SECOND_SEAT_KEYS, KeyBinding, Overlays, SpriteBook, WorldRenderer
 
@@ -98,7 +99,7 @@ def particle_beliefs(snapshots: Iterable[Particles | Mapping[str, Any]] | None
     return {agent: cells for agent, cells in out.items() if cells}
 
 
-class KitchenRenderer(WorldRenderer):
+class KitchenRenderer(KitchenWords, WorldRenderer):
     family = "kitchen"
     world: KitchenWorld
     #: the facilitator's ``particles`` snapshots (one per cook) come in ``Overlays.beliefs``; the
