@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +141,65 @@ def _pick(rng: np.random.Generator, options: list[Any], weights: list[float] | N
     return options[int(rng.choice(len(options), p=p))]
 
 
+class _Objects(list[dict[str, Any]]):
+    """An episode's objects, each class numbered from 1 (``apple_1``, ``apple_2``) in the order added."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.counts: dict[str, int] = {}
+
+    def add(self, cls: str, kind: str, at: str) -> None:
+        """Add an object of ``cls`` at ``at``; a container carries three."""
+        self.counts[cls] = self.counts.get(cls, 0) + 1
+        obj: dict[str, Any] = {"id": f"{cls}_{self.counts[cls]}", "class": cls, "kind": kind, "at": at}
+        if kind == "container":
+            obj["capacity"] = 3
+        self.append(obj)
+
+
+def _household_goal(rng: np.random.Generator, task: str, units: tuple[int, int]
+                    ) -> tuple[list[str], str, dict[str, int], list[dict[str, Any]]]:
+    """A household task's classes, goal place, the units wanted of each class (``units[0]`` to
+    ``units[1]`` in all, in the task's class order; plates and forks: both) and its predicates."""
+    relation, goal_suffix, classes = HOUSEHOLD_TASKS[task]
+    goal_place = f"kitchen_{goal_suffix}" if goal_suffix != "coffeetable" else "livingroom_coffeetable"
+    total = int(rng.integers(units[0], units[1] + 1))
+    wanted: dict[str, int] = {}
+    if len(classes) == 2:
+        first = int(rng.integers(1, total))
+        wanted = {classes[0]: first, classes[1]: total - first}
+    else:
+        chosen = list(rng.choice(len(classes), size=min(total, len(classes)), replace=False))
+        for i in range(total):
+            cls = classes[int(chosen[i % len(chosen)])]
+            wanted[cls] = wanted.get(cls, 0) + 1
+    wanted = {c: wanted[c] for c in classes if c in wanted}  # task order, not draw order
+    predicates = [{"relation": relation, "object": c, "place": goal_place, "count": n} for c, n in wanted.items()]
+    return classes, goal_place, wanted, predicates
+
+
+def _predicates_text(predicates: list[dict[str, Any]]) -> str:
+    return "; ".join(f"{p['relation']}({p['object']}, {p['place']}) x{p['count']}" for p in predicates)
+
+
+def _check_goals(world: HouseholdWorld, source: str, units: tuple[int, int]) -> None:
+    """TDW-MAT's 10 targets and 2-5 containers of capacity 3, or ``units`` predicate units none of
+    which is met at the start; the references' budgets."""
+    if world.task == "transport":
+        if len(world.targets) != 10:
+            raise ValueError(f"{source}: expected 10 targets, found {len(world.targets)}")
+        containers = [o for o in world.objects if o.kind == "container"]
+        if not 2 <= len(containers) <= 5 or any(c.capacity != 3 for c in containers):
+            raise ValueError(f"{source}: expected 2-5 containers of capacity 3")
+    else:
+        if not units[0] <= world.total_goals <= units[1]:
+            raise ValueError(f"{source}: expected {units[0]}-{units[1]} predicate units, found {world.total_goals}")
+        if world.progress(world.reset(0)) != 0:
+            raise ValueError(f"{source}: a predicate is true before anyone acts")
+    if world.budget != (3000 if world.task == "transport" else 250):
+        raise ValueError(f"{source}: unexpected budget {world.budget}")
+
+
 def transport_episode(rng: np.random.Generator, kind: str, capacity: str, index: int, plan_name: str) -> dict[str, Any]:
     spec = TRANSPORT_TASKS[kind]
     rooms, doors, places = _house(TRANSPORT_PLANS[plan_name])
@@ -150,22 +210,14 @@ def transport_episode(rng: np.random.Generator, kind: str, capacity: str, index:
     spot_room = {s: (s[: -len("_floor")] if s.endswith("_floor") else next(p["room"] for p in places if p["id"] == s))
                  for s in spots}
     weights = [float(spec["room_weights"][room_kind[spot_room[s]]]) for s in spots]
-    objects: list[dict[str, Any]] = []
-    counts: dict[str, int] = {}
-
-    def add(cls: str, okind: str, w: list[float]) -> None:
-        counts[cls] = counts.get(cls, 0) + 1
-        obj = {"id": f"{cls}_{counts[cls]}", "class": cls, "kind": okind, "at": _pick(rng, spots, w)}
-        if okind == "container":
-            obj["capacity"] = 3
-        objects.append(obj)
-
+    objects = _Objects()
     for i in range(10):
-        add(spec["targets"][i % 6] if i < 6 else _pick(rng, spec["targets"]), "target", weights)
+        objects.add(spec["targets"][i % 6] if i < 6 else _pick(rng, spec["targets"]), "target",
+                    _pick(rng, spots, weights))
     for _ in range(CAPACITY_CONTAINERS[capacity]):
-        add(_pick(rng, spec["containers"]), "container", weights)
+        objects.add(_pick(rng, spec["containers"]), "container", _pick(rng, spots, weights))
     for _ in range(int(rng.integers(2, 5))):
-        add(_pick(rng, spec["others"]), "item", [1.0] * len(spots))
+        objects.add(_pick(rng, spec["others"]), "item", _pick(rng, spots, [1.0] * len(spots)))
     room_ids = [r["id"] for r in rooms]
     agents = [{"id": name, "room": _pick(rng, room_ids)} for name in ("alice", "bob")]
     category = f"{kind}-{capacity}-capacity"
@@ -180,43 +232,23 @@ def transport_episode(rng: np.random.Generator, kind: str, capacity: str, index:
 
 
 def household_episode(rng: np.random.Generator, task: str, index: int, plan_name: str) -> dict[str, Any]:
-    relation, goal_suffix, classes = HOUSEHOLD_TASKS[task]
     rooms, doors, places = _house(HOUSEHOLD_PLANS[plan_name])
-    goal_place = f"kitchen_{goal_suffix}" if goal_suffix != "coffeetable" else "livingroom_coffeetable"
-    units = int(rng.integers(3, 6))
-    wanted: dict[str, int] = {}
-    if len(classes) == 2:  # plates and forks: both, 3-5 units in all
-        first = int(rng.integers(1, units))
-        wanted = {classes[0]: first, classes[1]: units - first}
-    else:
-        chosen = list(rng.choice(len(classes), size=min(units, len(classes)), replace=False))
-        for i in range(units):
-            cls = classes[int(chosen[i % len(chosen)])]
-            wanted[cls] = wanted.get(cls, 0) + 1
-    wanted = {c: wanted[c] for c in classes if c in wanted}  # task order, not draw order
-    predicates = [{"relation": relation, "object": c, "place": goal_place, "count": n} for c, n in wanted.items()]
+    classes, goal_place, wanted, predicates = _household_goal(rng, task, (3, 5))
     starts = [p for p in (DISH_PLACES if len(classes) == 2 else FOOD_PLACES) if p != goal_place]
-    objects: list[dict[str, Any]] = []
-    counts: dict[str, int] = {}
-
-    def add(cls: str, at: str) -> None:
-        counts[cls] = counts.get(cls, 0) + 1
-        objects.append({"id": f"{cls}_{counts[cls]}", "class": cls, "kind": "item", "at": at})
-
+    objects = _Objects()
     for cls, n in wanted.items():
         for _ in range(n + int(rng.integers(0, 2))):  # sometimes one spare
-            add(cls, _pick(rng, starts))
+            objects.add(cls, "item", _pick(rng, starts))
     surfaces = [p["id"] for p in places if p["kind"] == "surface" and p["id"] != goal_place]
     for _ in range(int(rng.integers(3, 6))):
-        add(_pick(rng, HOUSEHOLD_DISTRACTORS), _pick(rng, surfaces))
+        objects.add(_pick(rng, HOUSEHOLD_DISTRACTORS), "item", _pick(rng, surfaces))
     room_ids = [r["id"] for r in rooms]
     agents = [{"id": name, "room": _pick(rng, room_ids)} for name in ("alice", "bob")]
     nice = task.replace("-", " ")
     return {
         "world": "household", "name": f"household-{task}-{index:02d}",
         "title": f"{nice.capitalize()} #{index} ({plan_name})",
-        "description": "; ".join(f"{p['relation']}({p['object']}, {p['place']}) x{p['count']}" for p in predicates)
-                       + " within 250 steps.",
+        "description": _predicates_text(predicates) + " within 250 steps.",
         "category": task, "rooms": rooms, "doors": doors, "places": places, "objects": objects,
         "agents": agents, "task": {"kind": "household", "budget": 250, "predicates": predicates},
     }
@@ -245,23 +277,7 @@ def generate(seed: int = DEFAULT_SEED) -> dict[str, dict[str, Any]]:
 
 def check(episode: dict[str, Any], source: str) -> None:
     """Validate with the schema, then check that the goals can be reached at all."""
-    spec = validate_household(episode, source)
-    world = HouseholdWorld(spec)
-    if world.task == "transport":
-        if len(world.targets) != 10:
-            raise ValueError(f"{source}: expected 10 targets, found {len(world.targets)}")
-        containers = [o for o in world.objects if o.kind == "container"]
-        if not 2 <= len(containers) <= 5 or any(c.capacity != 3 for c in containers):
-            raise ValueError(f"{source}: expected 2-5 containers of capacity 3")
-    else:
-        units = world.total_goals
-        if not 3 <= units <= 5:
-            raise ValueError(f"{source}: expected 3-5 predicate units, found {units}")
-        state = world.reset(0)
-        if world.progress(state) != 0:
-            raise ValueError(f"{source}: a predicate is true before anyone acts")
-    if world.budget != (3000 if world.task == "transport" else 250):
-        raise ValueError(f"{source}: unexpected budget {world.budget}")
+    _check_goals(HouseholdWorld(validate_household(episode, source)), source, (3, 5))
 
 
 # ---------------------------------------------------------------------- the houses set
@@ -281,6 +297,24 @@ DISH_CLASSES = ("kitchencabinet", "kitchencounter", "dinnertable", "coffeetable"
 FOOD_CLASSES = ("fridge", "kitchencounter", "kitchencabinet", "microwave", "dinnertable", "coffeetable", "sofa",
                 "cabinet", "nightstand", "drawer", "desk")
 MAX_TARGETS_PER_ROOM = 3
+
+
+def _house_size(rng: np.random.Generator) -> int:
+    return HOUSE_SIZES[int(rng.integers(len(HOUSE_SIZES)))]
+
+
+def _together(rng: np.random.Generator, rooms: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Two agents that start together in a random room."""
+    start = _pick(rng, [r["id"] for r in rooms])
+    return [{"id": name, "room": start} for name in AGENT_NAMES[:2]]
+
+
+def _houses_transport(rng: np.random.Generator, per_category: int) -> Iterator[dict[str, Any]]:
+    """``per_category`` transport episodes in new houses of each of the four categories, in turn."""
+    for kind in ("food", "stuff"):
+        for capacity in ("low", "high"):
+            for i in range(per_category):
+                yield houses_transport_episode(rng, kind, capacity, i + 1, _house_size(rng))
 
 
 def house_plan(rng: np.random.Generator, rooms: int) -> dict[str, Any]:
@@ -332,16 +366,11 @@ def houses_transport_episode(rng: np.random.Generator, kind: str, capacity: str,
                           and p["id"] != goal] + [f"{r['id']}_floor"] for r in rooms_}
     weights = {**spec["room_weights"], "bathroom": 1}
     candidates = [r for r in spots_of if room_kind[r] != "bedroom"]
-    objects: list[dict[str, Any]] = []
-    counts: dict[str, int] = {}
+    objects = _Objects()
     per_room: dict[str, int] = {}
 
     def add(cls: str, okind: str, room: str) -> None:
-        counts[cls] = counts.get(cls, 0) + 1
-        obj = {"id": f"{cls}_{counts[cls]}", "class": cls, "kind": okind, "at": _pick(rng, spots_of[room])}
-        if okind == "container":
-            obj["capacity"] = 3
-        objects.append(obj)
+        objects.add(cls, okind, _pick(rng, spots_of[room]))
 
     for i in range(10):
         free = [r for r in candidates if per_room.get(r, 0) < MAX_TARGETS_PER_ROOM]
@@ -352,8 +381,7 @@ def houses_transport_episode(rng: np.random.Generator, kind: str, capacity: str,
         add(_pick(rng, spec["containers"]), "container", _pick(rng, list(spots_of)))
     for _ in range(int(rng.integers(2, 5))):
         add(_pick(rng, spec["others"]), "item", _pick(rng, list(spots_of)))
-    start = _pick(rng, [r["id"] for r in rooms_])
-    agents = [{"id": name, "room": start} for name in AGENT_NAMES[:2]]  # they start together
+    agents = _together(rng, rooms_)
     return {
         "world": "household", "name": f"house-transport-{kind}-{capacity}-{index:02d}",
         "title": f"Transport {kind}, {capacity} capacity, {rooms} rooms #{index}",
@@ -368,48 +396,28 @@ def houses_household_episode(rng: np.random.Generator, task: str, index: int, ro
     """A C-WAH-like episode in a new house: 5-8 predicate units, their objects (and sometimes a
     spare) spread over the rooms (a room drawn first, then a place of it), most of them inside
     closed receptacles; walking costs a step per 4 m."""
-    relation, goal_suffix, classes = HOUSEHOLD_TASKS[task]
     plan = house_plan(rng, rooms)
     rooms_, doors, places = _house(plan)
-    goal_place = f"kitchen_{goal_suffix}" if goal_suffix != "coffeetable" else "livingroom_coffeetable"
-    units = int(rng.integers(HOUSEHOLD_UNITS[0], HOUSEHOLD_UNITS[1] + 1))
-    wanted: dict[str, int] = {}
-    if len(classes) == 2:
-        first = int(rng.integers(1, units))
-        wanted = {classes[0]: first, classes[1]: units - first}
-    else:
-        chosen = list(rng.choice(len(classes), size=min(units, len(classes)), replace=False))
-        for i in range(units):
-            cls = classes[int(chosen[i % len(chosen)])]
-            wanted[cls] = wanted.get(cls, 0) + 1
-    wanted = {c: wanted[c] for c in classes if c in wanted}
-    predicates = [{"relation": relation, "object": c, "place": goal_place, "count": n} for c, n in wanted.items()]
+    classes, goal_place, wanted, predicates = _household_goal(rng, task, HOUSEHOLD_UNITS)
     start_classes = DISH_CLASSES if len(classes) == 2 else FOOD_CLASSES
     starts: dict[str, list[str]] = {}
     for p in places:
         if p["class"] in start_classes and p["id"] != goal_place:
             starts.setdefault(p["room"], []).append(p["id"])
     start_rooms = sorted(starts)
-    objects: list[dict[str, Any]] = []
-    counts: dict[str, int] = {}
-
-    def add(cls: str, at: str) -> None:
-        counts[cls] = counts.get(cls, 0) + 1
-        objects.append({"id": f"{cls}_{counts[cls]}", "class": cls, "kind": "item", "at": at})
-
+    objects = _Objects()
     for cls, n in wanted.items():
         for _ in range(n + int(rng.integers(0, 2))):
-            add(cls, _pick(rng, starts[_pick(rng, start_rooms)]))
+            objects.add(cls, "item", _pick(rng, starts[_pick(rng, start_rooms)]))
     surfaces = [p["id"] for p in places if p["kind"] == "surface" and p["id"] != goal_place]
     for _ in range(int(rng.integers(3, 7))):
-        add(_pick(rng, HOUSEHOLD_DISTRACTORS), _pick(rng, surfaces))
-    start = _pick(rng, [r["id"] for r in rooms_])
-    agents = [{"id": name, "room": start} for name in AGENT_NAMES[:2]]  # they start together
+        objects.add(_pick(rng, HOUSEHOLD_DISTRACTORS), "item", _pick(rng, surfaces))
+    agents = _together(rng, rooms_)
     nice = task.replace("-", " ")
     return {
         "world": "household", "name": f"house-{task}-{index:02d}",
         "title": f"{nice.capitalize()}, {rooms} rooms #{index}",
-        "description": "; ".join(f"{p['relation']}({p['object']}, {p['place']}) x{p['count']}" for p in predicates)
+        "description": _predicates_text(predicates)
                        + f" within 250 steps, in a {rooms}-room house (a step of walking per 4 m).",
         "category": task, "rooms": rooms_, "doors": doors, "places": places, "objects": objects,
         "agents": agents, "task": {"kind": "household", "budget": 250, "predicates": predicates},
@@ -432,17 +440,12 @@ def generate_houses(seed: int = HOUSES_SEED) -> dict[str, dict[str, Any]]:
     agents (20 episodes)."""
     rng = np.random.default_rng(seed)
     episodes: dict[str, dict[str, Any]] = {}
-    for kind in ("food", "stuff"):
-        for capacity in ("low", "high"):
-            for i in range(6):
-                rooms = HOUSE_SIZES[int(rng.integers(len(HOUSE_SIZES)))]
-                ep = houses_transport_episode(rng, kind, capacity, i + 1, rooms)
-                episodes[ep["name"] + ".json"] = ep
+    for ep in _houses_transport(rng, 6):
+        episodes[ep["name"] + ".json"] = ep
     scaled = []
     for task in HOUSEHOLD_TASKS:
         for i in range(4):
-            rooms = HOUSE_SIZES[int(rng.integers(len(HOUSE_SIZES)))]
-            ep = houses_household_episode(rng, task, i + 1, rooms)
+            ep = houses_household_episode(rng, task, i + 1, _house_size(rng))
             episodes[ep["name"] + ".json"] = ep
             if i < 2:
                 scaled.append(ep)
@@ -467,16 +470,11 @@ def generate_unseen(seed: int = UNSEEN_SEED) -> dict[str, dict[str, Any]]:
     ``unseen-...``."""
     rng = np.random.default_rng(seed)
     episodes: dict[str, dict[str, Any]] = {}
-    for kind in ("food", "stuff"):
-        for capacity in ("low", "high"):
-            for i in range(2):
-                rooms = HOUSE_SIZES[int(rng.integers(len(HOUSE_SIZES)))]
-                ep = houses_transport_episode(rng, kind, capacity, i + 1, rooms)
-                episodes[ep["name"]] = ep
+    for ep in _houses_transport(rng, 2):
+        episodes[ep["name"]] = ep
     for i in range(8):
         task = list(HOUSEHOLD_TASKS)[i % len(HOUSEHOLD_TASKS)]
-        rooms = HOUSE_SIZES[int(rng.integers(len(HOUSE_SIZES)))]
-        ep = houses_household_episode(rng, task, i // len(HOUSEHOLD_TASKS) + 1, rooms)
+        ep = houses_household_episode(rng, task, i // len(HOUSEHOLD_TASKS) + 1, _house_size(rng))
         episodes[ep["name"]] = ep
     out = {}
     for name, ep in episodes.items():
@@ -499,20 +497,7 @@ def check_house(episode: dict[str, Any], source: str) -> None:
         raise ValueError(f"{source}: expected 2-4 agents, found {len(world.agents)}")
     if sum(1 for p in world.places if p.cls == "bed") != 1:
         raise ValueError(f"{source}: expected one bed")
-    if world.task == "transport":
-        if len(world.targets) != 10:
-            raise ValueError(f"{source}: expected 10 targets, found {len(world.targets)}")
-        containers = [o for o in world.objects if o.kind == "container"]
-        if not 2 <= len(containers) <= 5 or any(c.capacity != 3 for c in containers):
-            raise ValueError(f"{source}: expected 2-5 containers of capacity 3")
-    else:
-        if not HOUSEHOLD_UNITS[0] <= world.total_goals <= HOUSEHOLD_UNITS[1]:
-            raise ValueError(f"{source}: expected {HOUSEHOLD_UNITS[0]}-{HOUSEHOLD_UNITS[1]} predicate units, "
-                             f"found {world.total_goals}")
-        if world.progress(world.reset(0)) != 0:
-            raise ValueError(f"{source}: a predicate is true before anyone acts")
-    if world.budget != (3000 if world.task == "transport" else 250):
-        raise ValueError(f"{source}: unexpected budget {world.budget}")
+    _check_goals(world, source, HOUSEHOLD_UNITS)
 
 
 def render(episode: dict[str, Any]) -> str:

@@ -31,7 +31,19 @@ import random
 import sys
 from typing import Any
 
-from generators.make_teams import NAMES, SIZES, TURNS_PER_AGENT, WORDS, generate_with, generator_cli
+from generators.common import (
+    DOOR_ROW,
+    HALL_COLS,
+    SIZES,
+    VAULT_HALL_ROWS,
+    VAULT_ROW,
+    WORDS,
+    Recipe,
+    add_agents,
+    hall_cells,
+    hall_scenario,
+    walled_hall,
+)
 from sim.dkg.scenario import COLORS
 from sim.registry import SCENARIO_DIR
 
@@ -41,11 +53,6 @@ SEED = 71
 FIRST = 1
 COUNT = 16
 
-WIDTH, HEIGHT = 21, 10
-HALL_ROWS = range(1, 7)
-HALL_COLS = range(1, WIDTH - 1)
-DOOR_ROW = 7
-VAULT_ROW = 8
 #: the least walking distance between the two plates of a vault
 PLATE_GAP = 6
 
@@ -60,10 +67,7 @@ def hall(number: int, n: int, rng: random.Random, *, prefix: str = "joint") -> d
     if n not in SIZES:
         raise ValueError(f"a joint-task hall has 5 to 8 agents, not {n}")
     vaults = (n + 1) // 2
-    grid = [["#"] * WIDTH for _ in range(HEIGHT)]
-    for r in HALL_ROWS:
-        for c in HALL_COLS:
-            grid[r][c] = "."
+    grid = walled_hall(VAULT_HALL_ROWS)
     # vault centres at least 4 columns apart (3 cells and a wall), none at the hall's edge
     inner = range(HALL_COLS[0] + 1, HALL_COLS[-1])
     spare = len(inner) - (4 * (vaults - 1) + 1)
@@ -75,9 +79,7 @@ def hall(number: int, n: int, rng: random.Random, *, prefix: str = "joint") -> d
         legend["ABCD"[i]] = {"door": colour}
         legend["abcd"[i]] = {"plate": colour}
         legend["pqrs"[i]] = {"gem": colour}
-    agents = list(NAMES[:n])
-    for i, name in enumerate(agents):
-        legend[str(i + 1)] = {"agent": name}
+    agents = add_agents(legend, n)
     dealt = agents[:]
     rng.shuffle(dealt)
     owners: dict[tuple[int, int], str] = {}
@@ -89,8 +91,7 @@ def hall(number: int, n: int, rng: random.Random, *, prefix: str = "joint") -> d
         for name, c in zip(mine, rng.sample([col - 1, col, col + 1], len(mine))):
             grid[VAULT_ROW][c] = "pqrs"[v]
             owners[(VAULT_ROW, c)] = name
-    hall_cells = [(r, c) for r in HALL_ROWS for c in HALL_COLS]
-    free = hall_cells[:]
+    free = hall_cells(VAULT_HALL_ROWS)
     rng.shuffle(free)
     for v in range(vaults):
         first = free.pop()
@@ -104,32 +105,18 @@ def hall(number: int, n: int, rng: random.Random, *, prefix: str = "joint") -> d
     # gem ids follow reading order: the vaults' gems are the map's only items of row 8, left to right
     gem_cells = sorted(owners, key=lambda rc: rc[1])
     goals = {owners[cell]: f"gem{i + 1}" for i, cell in enumerate(gem_cells)}
-    turn_order = agents[:]
-    rng.shuffle(turn_order)
-    name = f"{prefix}-{number:02d}-{WORDS[n]}"
-    return {
-        "world": "dkg",
-        "name": name,
-        "title": f"{WORDS[n].capitalize()} agents, {vaults} vaults opened by two ({number:02d})",
-        "description": (f"{n} agents of mixed ToM levels (levels 0, 1, 2 by turn order with tom-planner:k=cycle); "
-                        f"the gems lie in {vaults} vaults behind plate doors, two gems a vault, and a plate door "
-                        "opens only while agents stand on both of its plates at once. The team's score is the "
-                        "vaults it opens together; idle agents stand aside. Written by generators/make_joint.py."),
-        "map": ["".join(row) for row in grid],
-        "legend": legend,
-        "goals": {a: goals[a] for a in agents},
-        "options": {"t_max": TURNS_PER_AGENT * n, "turn_order": turn_order},
-    }
+    return hall_scenario(
+        rng, name=f"{prefix}-{number:02d}-{WORDS[n]}", agents=agents, grid=grid, legend=legend,
+        goals={a: goals[a] for a in agents},
+        title=f"{WORDS[n].capitalize()} agents, {vaults} vaults opened by two ({number:02d})",
+        description=(f"{n} agents of mixed ToM levels (levels 0, 1, 2 by turn order with tom-planner:k=cycle); "
+                     f"the gems lie in {vaults} vaults behind plate doors, two gems a vault, and a plate door "
+                     "opens only while agents stand on both of its plates at once. The team's score is the "
+                     "vaults it opens together; idle agents stand aside. Written by generators/make_joint.py."))
 
 
-def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
-    """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
-    return generate_with(scenario, "make_joint", seed, first, count)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_joint", scenario=scenario, here=FOLDER, seed=SEED,
-                         first=FIRST, count=COUNT, reserved_below=FIRST)
+RECIPE = Recipe("make_joint", scenario, FOLDER, SEED, FIRST, COUNT, __doc__)
+generate, main = RECIPE.generate, RECIPE.main
 
 
 if __name__ == "__main__":

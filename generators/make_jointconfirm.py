@@ -17,8 +17,8 @@ import random
 import sys
 from typing import Any
 
+from generators.common import Recipe
 from generators.make_joint import hall
-from generators.make_teams import generator_cli
 from sim.registry import SCENARIO_DIR
 
 #: the folder of the shipped scenarios (the default of ``--out``)
@@ -32,9 +32,7 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
     return hall(number, n, rng, prefix="jointconfirm")
 
 
-def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_jointconfirm", scenario=scenario, here=FOLDER, seed=SEED,
-                         first=FIRST, count=COUNT, reserved_below=FIRST)
+main = Recipe("make_jointconfirm", scenario, FOLDER, SEED, FIRST, COUNT, __doc__).main
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ import random
 import sys
 from typing import Any
 
-from generators.make_teams import NAMES, WORDS, generator_cli
+from generators.common import NAMES, WORDS, Recipe
 from sim.registry import SCENARIO_DIR
 
 #: the folder of the shipped scenarios (the default of ``--out``)
@@ -138,10 +138,8 @@ def check(data: dict[str, Any], source: str) -> None:
     read(data["name"], data["text"], source)
 
 
-def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_kitchen_teams", scenario=scenario, here=FOLDER,
-                         seed=SEED, first=FIRST, count=COUNT, reserved_below=FIRST, validate=check,
-                         render=lambda data: data["text"], suffix=SUFFIX)
+main = Recipe("make_kitchen_teams", scenario, FOLDER, SEED, FIRST, COUNT, __doc__,
+              cli={"validate": check, "render": lambda data: data["text"], "suffix": SUFFIX}).main
 
 
 if __name__ == "__main__":

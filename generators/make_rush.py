@@ -28,7 +28,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from generators.make_teams import NAMES, SIZES, TURNS_PER_AGENT, WORDS, generate_with, generator_cli
+from generators.common import (
+    DOOR_ROW,
+    HALL_COLS,
+    SIZES,
+    VAULT_HALL_ROWS,
+    VAULT_ROW,
+    WORDS,
+    Recipe,
+    add_agents,
+    hall_cells,
+    hall_scenario,
+    walled_hall,
+)
 from sim.dkg.scenario import COLORS
 from sim.registry import SCENARIO_DIR
 
@@ -37,12 +49,6 @@ FOLDER = SCENARIO_DIR / "dkg" / "rush"
 SEED = 29
 FIRST = 1
 COUNT = 48
-
-WIDTH, HEIGHT = 21, 10
-HALL_ROWS = range(1, 7)
-HALL_COLS = range(1, WIDTH - 1)
-DOOR_ROW = 7
-VAULT_ROW = 8
 
 
 def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
@@ -57,10 +63,7 @@ def hall(number: int, n: int, rng: random.Random, *, keys: int, prefix: str = "r
         raise ValueError(f"a key-rush scenario has 5 to 8 agents, not {n}")
     if not 1 <= keys <= n:
         raise ValueError(f"a key-rush hall of {n} agents holds 1 to {n} keys, not {keys}")
-    grid = [["#"] * WIDTH for _ in range(HEIGHT)]
-    for r in HALL_ROWS:
-        for c in HALL_COLS:
-            grid[r][c] = "."
+    grid = walled_hall(VAULT_HALL_ROWS)
     # n vault columns, no two side by side: choose n gaps among the columns left over
     spare = len(HALL_COLS) - (2 * n - 1)
     extra = sorted(rng.sample(range(spare + n), n))
@@ -69,44 +72,31 @@ def hall(number: int, n: int, rng: random.Random, *, keys: int, prefix: str = "r
     gem_chars = "cdefghij"
     for i, colour in enumerate(COLORS[:n]):
         legend[gem_chars[i]] = {"gem": colour}
-    agents = list(NAMES[:n])
-    for i, name in enumerate(agents):
-        legend[str(i + 1)] = {"agent": name}
+    agents = add_agents(legend, n)
     for i, col in enumerate(columns):
         grid[DOOR_ROW][col] = "a"
         grid[VAULT_ROW][col] = gem_chars[i]
-    hall = [(r, c) for r in HALL_ROWS for c in HALL_COLS]
     placed = ["b"] * keys + [str(i + 1) for i in range(n)]
-    for char, (r, c) in zip(placed, rng.sample(hall, len(placed))):
+    for char, (r, c) in zip(placed, rng.sample(hall_cells(VAULT_HALL_ROWS), len(placed))):
         grid[r][c] = char
     # gem ids follow reading order: the vaults' gems are the last n items of the map, left to right
     gems = [f"gem{i + 1}" for i in range(n)]
     rng.shuffle(gems)
     goals = dict(zip(agents, gems))
-    turn_order = agents[:]
-    rng.shuffle(turn_order)
-    name = f"{prefix}-{number:02d}-{WORDS[n]}"
     # The text below names the folder this generator was once kept in: the shipped files say so, and
     # a changed byte would change their fingerprints (experiments/runner.py resumes runs by them).
-    return {
-        "world": "dkg",
-        "name": name,
-        "title": f"{WORDS[n].capitalize()} {title} ({number:02d})",
-        "description": (f"{n} agents of mixed ToM levels (levels 0, 1, 2 by turn order with tom-planner:k=cycle); "
-                        f"each agent's gem lies in a vault behind a red door, and the hall holds {about_keys}: "
-                        "any key opens any vault, so teammates who go for the same key get in each other's "
-                        "way. The team formed does the task; idle agents stand aside. Written by "
-                        f"scenarios/dkg/{prefix}/make_{prefix}.py."),
-        "map": ["".join(row) for row in grid],
-        "legend": legend,
-        "goals": goals,
-        "options": {"t_max": TURNS_PER_AGENT * n, "turn_order": turn_order},
-    }
+    return hall_scenario(
+        rng, name=f"{prefix}-{number:02d}-{WORDS[n]}", agents=agents, grid=grid, legend=legend, goals=goals,
+        title=f"{WORDS[n].capitalize()} {title} ({number:02d})",
+        description=(f"{n} agents of mixed ToM levels (levels 0, 1, 2 by turn order with tom-planner:k=cycle); "
+                     f"each agent's gem lies in a vault behind a red door, and the hall holds {about_keys}: "
+                     "any key opens any vault, so teammates who go for the same key get in each other's "
+                     "way. The team formed does the task; idle agents stand aside. Written by "
+                     f"scenarios/dkg/{prefix}/make_{prefix}.py."))
 
 
-def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
-    """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
-    return generate_with(scenario, "make_rush", seed, first, count)
+RECIPE = Recipe("make_rush", scenario, FOLDER, SEED, FIRST, COUNT, __doc__)
+generate, main = RECIPE.generate, RECIPE.main
 
 
 def key_rush_cli(argv: list[str] | None, *, doc: str, script: str, here: Path, seed: int, prefix: str,
@@ -116,13 +106,7 @@ def key_rush_cli(argv: list[str] | None, *, doc: str, script: str, here: Path, s
     def named(number: int, n: int, rng: random.Random) -> dict[str, Any]:
         return hall(number, n, rng, keys=n, prefix=prefix, title=title)
 
-    return generator_cli(argv, doc=doc, script=script, scenario=named, here=here, seed=seed, first=FIRST,
-                         count=COUNT, reserved_below=FIRST)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_rush", scenario=scenario, here=FOLDER, seed=SEED,
-                         first=FIRST, count=COUNT, reserved_below=FIRST)
+    return Recipe(script, named, here, seed, FIRST, COUNT, doc).main(argv)
 
 
 if __name__ == "__main__":

@@ -25,8 +25,8 @@ import random
 import sys
 from typing import Any
 
+from generators.common import Recipe
 from generators.make_rush import hall
-from generators.make_teams import generate_with, generator_cli
 from sim.registry import SCENARIO_DIR
 
 #: the folder of the shipped scenarios (the default of ``--out``)
@@ -42,14 +42,8 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
                 about_keys="one red key per member of a team of ceil(n/2)")
 
 
-def generate(seed: int = SEED, first: int = FIRST, count: int = COUNT) -> list[dict[str, Any]]:
-    """``count`` scenarios numbered from ``first``, each validated by ``validate_dkg``."""
-    return generate_with(scenario, "make_scarce", seed, first, count)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return generator_cli(argv, doc=__doc__, script="make_scarce", scenario=scenario, here=FOLDER, seed=SEED,
-                         first=FIRST, count=COUNT, reserved_below=FIRST)
+RECIPE = Recipe("make_scarce", scenario, FOLDER, SEED, FIRST, COUNT, __doc__)
+generate, main = RECIPE.generate, RECIPE.main
 
 
 if __name__ == "__main__":

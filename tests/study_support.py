@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,16 +19,26 @@ from ui.net.client import SeatClient
 from ui.net.windows import SeatWindow
 
 ROOT = Path(__file__).resolve().parent.parent
+#: waits until a condition holds (what it waits for in words, for a time-out's message)
+Until = Callable[[Callable[[], bool], str], None]
 ITEMS = ["helpful", "appropriate", "explained", "understood"]
 
 
+#: a facilitator that suggests at every step it may, against none
+RANDOM_OR_NONE = [{"name": "random", "title": "random facilitator", "mechanisms": ["random:probability=1.0"],
+                   "codename": "Assistant R"},
+                  {"name": "none", "title": "no facilitator", "mechanisms": []}]
+
+
 def write_study(folder: Path, *, trials: int = 1, max_ticks: int = 6, tutorial: bool = True,
-                order: str = "random", conditions: list[dict[str, Any]] | None = None) -> Path:
-    """A small study: two levels, ProToM against no facilitator, short trials."""
+                order: str = "random", conditions: list[dict[str, Any]] | None = None,
+                scenarios: list[str] | None = None) -> Path:
+    """A small study: two levels (two kitchens unless ``scenarios``), ProToM against no facilitator
+    unless ``conditions``, short trials."""
     study = {
         "study": "mini-study",
         "title": "A small study",
-        "scenarios": ["protom/kitchen-15-walled-onion", "protom/kitchen-10-onion-for-bob"],
+        "scenarios": scenarios or ["protom/kitchen-15-walled-onion", "protom/kitchen-10-onion-for-bob"],
         "conditions": conditions or [
             {"name": "protom", "title": "ProToM", "mechanisms": ["protom:phi=2.0,eps=0.3,particles=5,divergence=js"],
              "codename": "Assistant A"},
@@ -51,7 +62,51 @@ def write_study(folder: Path, *, trials: int = 1, max_ticks: int = 6, tutorial: 
     return path
 
 
-class Participant:
+class Received:
+    """What a joining app was sent (``received``, the messages in order): the last message of a
+    kind, and the page or game frame it shows now."""
+
+    @property
+    def received(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def last(self, kind: str) -> dict[str, Any] | None:
+        return next((m for m in reversed(self.received) if m["type"] == kind), None)
+
+    def _now(self, kind: str) -> dict[str, Any] | None:
+        """The ``kind`` (page or frame) shown now: the last of either, if it is one."""
+        for m in reversed(self.received):
+            if m["type"] in ("page", "frame"):
+                return m[kind] if m["type"] == kind else None
+        return None
+
+    def page(self) -> dict[str, Any] | None:
+        """The page shown now (None while the game is on)."""
+        return self._now("page")
+
+    def frame(self) -> dict[str, Any] | None:
+        """The game's frame shown now (None while a page is)."""
+        return self._now("frame")
+
+    # Each of these reads what was received once: a joining app's log may grow between two reads.
+
+    def on_page(self) -> bool:
+        """A page other than the one that asks to wait is shown now."""
+        page = self.page()
+        return page is not None and page["kind"] != "wait"
+
+    def left_page(self, page_id: Any) -> bool:
+        """The page ``page_id`` is no longer shown."""
+        page = self.page()
+        return page is None or page["id"] != page_id
+
+    def past_tick(self, tick: int) -> bool:
+        """The game is past step ``tick``, or over."""
+        frame = self.frame()
+        return frame is None or frame["tick"] > tick
+
+
+class Participant(Received):
     """One joining app: a SeatClient and its SeatWindow, driven by key presses and clicks."""
 
     def __init__(self, qtbot: Any, port: int, code: str) -> None:
@@ -62,25 +117,9 @@ class Participant:
         self.window.show()
         self.client.open()
 
-    def last(self, kind: str) -> dict[str, Any] | None:
-        return next((m for m in reversed(self.client.received) if m["type"] == kind), None)
-
-    def page(self) -> dict[str, Any] | None:
-        """The page shown now (None while the game is on)."""
-        for m in reversed(self.client.received):
-            if m["type"] == "page":
-                return m["page"]
-            if m["type"] == "frame":
-                return None
-        return None
-
-    def frame(self) -> dict[str, Any] | None:
-        for m in reversed(self.client.received):
-            if m["type"] == "frame":
-                return m["frame"]
-            if m["type"] == "page":
-                return None
-        return None
+    @property
+    def received(self) -> list[dict[str, Any]]:
+        return self.client.received
 
     def click_continue(self) -> None:
         QTest.mouseClick(self.window.page_view.button, Qt.MouseButton.LeftButton)
@@ -99,15 +138,19 @@ def wait(qtbot: Any, condition: Any, timeout: int = 60_000) -> None:
 
 def pass_page(qtbot: Any, people: list[Participant], kind: str | None = None) -> str:
     """Both see the same page (of ``kind``) and click its button; its kind."""
-    wait(qtbot, lambda: all(p.page() is not None and p.page()["kind"] != "wait" for p in people))
+    return _pass_page(people, kind, lambda condition, _what: wait(qtbot, condition), Participant.click_continue)
+
+
+def _pass_page(people: Sequence[Received], kind: str | None, until: Until, go_on: Callable[[Any], None]) -> str:
+    """Both show the same page (of ``kind``) and ``go_on`` is done in each; its kind."""
+    until(lambda: all(p.on_page() for p in people), f"page {kind}")
     shown = people[0].page()
     assert shown is not None
     if kind is not None:
         assert shown["kind"] == kind, shown
-    page_id = shown["id"]
     for p in people:
-        p.click_continue()
-    wait(qtbot, lambda: all(p.page() is None or p.page()["id"] != page_id for p in people))
+        go_on(p)
+    until(lambda: all(p.left_page(shown["id"]) for p in people), "the next page")
     return shown["kind"]
 
 
@@ -117,44 +160,61 @@ KEYS = [Qt.Key.Key_Right, Qt.Key.Key_Down, Qt.Key.Key_Left, Qt.Key.Key_Up, Qt.Ke
 def play_steps(qtbot: Any, people: list[Participant], steps: int, start: int = 0) -> int:
     """Both press a key per step until ``steps`` steps were taken or the episode ended; returns
     the steps taken. Feedback pop-ups are followed (Enter) by the first, ignored (Esc) by the second."""
+    def press(p: Participant, n: int, key: int) -> None:
+        if p.window.open_feedback:
+            p.press(Qt.Key.Key_Return if n == 0 else Qt.Key.Key_Escape)
+        p.press(KEYS[key % len(KEYS)])
+
+    return _play_steps(people, steps, start, lambda condition, _what: wait(qtbot, condition), press)
+
+
+def _play_steps(people: Sequence[Received], steps: int, start: int, until: Until,
+                press: Callable[[Any, int, int], None]) -> int:
+    """Each of ``people`` (the n-th) does ``press(person, n, start + step + n)`` once a step, until
+    ``steps`` steps were taken or the episode ended; the steps taken."""
     taken = 0
     for k in range(steps):
-        wait(qtbot, lambda: all(p.frame() is not None for p in people) or any(p.page() is not None for p in people))
+        until(lambda: all(p.frame() is not None for p in people) or any(p.page() is not None for p in people),
+              "a frame")
         frames = [p.frame() for p in people]
         if any(f is None or f["done"] for f in frames):
             break
         tick = frames[0]["tick"]
         for n, p in enumerate(people):
-            if p.window.open_feedback:
-                p.press(Qt.Key.Key_Return if n == 0 else Qt.Key.Key_Escape)
-            p.press(KEYS[(start + k + n) % len(KEYS)])
-        wait(qtbot, lambda tick=tick: all(p.frame() is None or p.frame()["tick"] > tick for p in people))
+            press(p, n, start + k + n)
+        until(lambda tick=tick: all(p.past_tick(tick) for p in people), "the next step")
         taken += 1
     return taken
 
 
-def play_study(qtbot: Any, people: list[Participant], answers: list[dict[str, int]]) -> int:
+def play_study(qtbot: Any, people: list[Participant], answers: list[dict[str, int]], *,
+               play: Callable[[], Any] | None = None, reveals: list[tuple[Any, ...]] | None = None) -> int:
     """Both go through every page and game of a hosted study to its end (pages: Continue;
-    questionnaires: ``answers[k]`` for participant k; games: keys until the episode ends);
-    returns the games played."""
+    questionnaires: ``answers[k]`` for participant k; games: ``play()``, by default keys until the
+    episode ends); each reveal's pages (one a participant) are added to ``reveals`` when given.
+    Returns the games played."""
     games = 0
     while True:
-        wait(qtbot, lambda: all(p.frame() is not None or (p.page() is not None and p.page()["kind"] != "wait")
-                                for p in people))
-        if all(p.frame() is not None for p in people):
+        wait(qtbot, lambda: all(p.frame() is not None or p.on_page() for p in people))
+        if people[0].frame() is not None:
             games += 1
-            play_steps(qtbot, people, 10_000)
+            if play is None:
+                play_steps(qtbot, people, 10_000)
+            else:
+                play()
             wait(qtbot, lambda: all(p.page() is not None for p in people))
             continue
         page = people[0].page()
         assert page is not None
         if page["kind"] == "done":
             return games
+        if page["kind"] == "reveal" and reveals is not None:
+            reveals.append(tuple(p.page() for p in people))
         if page["kind"] == "questionnaire":
             page_id = page["id"]
             for p, given in zip(people, answers):
                 p.answer(given)
-            wait(qtbot, lambda page_id=page_id: all(p.page() is None or p.page()["id"] != page_id for p in people))
+            wait(qtbot, lambda page_id=page_id: all(p.left_page(page_id) for p in people))
         else:
             pass_page(qtbot, people)
 
@@ -198,7 +258,7 @@ class AppProcess:
         return self.proc.returncode
 
 
-class JoiningApp(AppProcess):
+class JoiningApp(AppProcess, Received):
     """``python main.py join 127.0.0.1:PORT --code CODE --log-received LOG`` on an X display:
     what it received is read back from its log, and keys are pressed in its window with xdotool
     (the X server's test extension: real key events, as a keyboard gives)."""
@@ -220,25 +280,6 @@ class JoiningApp(AppProcess):
             return []
         text = self.log.read_text(encoding="utf-8")
         return [json.loads(line) for line in text[:text.rfind("\n") + 1].splitlines()]
-
-    def last(self, kind: str) -> dict[str, Any] | None:
-        return next((m for m in reversed(self.received) if m["type"] == kind), None)
-
-    def page(self) -> dict[str, Any] | None:
-        for m in reversed(self.received):
-            if m["type"] == "page":
-                return m["page"]
-            if m["type"] == "frame":
-                return None
-        return None
-
-    def frame(self) -> dict[str, Any] | None:
-        for m in reversed(self.received):
-            if m["type"] == "frame":
-                return m["frame"]
-            if m["type"] == "page":
-                return None
-        return None
 
     def press(self, *keys: str) -> None:
         """Focus this app's window and press ``keys`` (X key names: Return, Right, 5, ...)."""
@@ -265,15 +306,7 @@ def poll(condition: Any, what: str, apps: list[AppProcess], timeout: float = 180
 
 def apps_pass_page(apps: list[JoiningApp], kind: str | None, others: list[AppProcess]) -> str:
     """Both apps show the same page (of ``kind``); Enter in each; its kind."""
-    poll(lambda: all(a.page() is not None and a.page()["kind"] != "wait" for a in apps), f"page {kind}", others)
-    shown = apps[0].page()
-    assert shown is not None
-    if kind is not None:
-        assert shown["kind"] == kind, shown
-    for a in apps:
-        a.press("Return")
-    poll(lambda: all(a.page() is None or a.page()["id"] != shown["id"] for a in apps), "the next page", others)
-    return shown["kind"]
+    return _pass_page(apps, kind, lambda condition, what: poll(condition, what, others), lambda a: a.press("Return"))
 
 
 APP_KEYS = ["Right", "Down", "Left", "Up", "space"]
@@ -282,20 +315,9 @@ APP_KEYS = ["Right", "Down", "Left", "Up", "space"]
 def apps_play_steps(apps: list[JoiningApp], steps: int, others: list[AppProcess], start: int = 0) -> int:
     """Both apps press a key per step until ``steps`` steps were taken or the episode ended; a
     suggestion is followed (Return) by the first and ignored (Escape) by the second."""
-    taken = 0
-    for k in range(steps):
-        poll(lambda: all(a.frame() is not None for a in apps) or any(a.page() is not None for a in apps),
-             "a frame", others)
-        frames = [a.frame() for a in apps]
-        if any(f is None or f["done"] for f in frames):
-            break
-        tick = frames[0]["tick"]
-        for n, a in enumerate(apps):
-            shown = {m["feedback_id"] for m in a.received if m["type"] == "feedback"}
-            closed = {m["feedback_id"] for m in a.received if m["type"] == "feedback_status"}
-            keys = ["Return" if n == 0 else "Escape"] * len(shown - closed)
-            a.press(*keys, APP_KEYS[(start + k + n) % len(APP_KEYS)])
-        poll(lambda tick=tick: all(a.frame() is None or a.frame()["tick"] > tick for a in apps), "the next step",
-             others)
-        taken += 1
-    return taken
+    def press(a: JoiningApp, n: int, key: int) -> None:
+        shown = {m["feedback_id"] for m in a.received if m["type"] == "feedback"}
+        closed = {m["feedback_id"] for m in a.received if m["type"] == "feedback_status"}
+        a.press(*["Return" if n == 0 else "Escape"] * len(shown - closed), APP_KEYS[key % len(APP_KEYS)])
+
+    return _play_steps(apps, steps, start, lambda condition, what: poll(condition, what, others), press)

@@ -18,7 +18,7 @@ import pytest
 
 from agents.cobel.agent import HOUSEHOLD_VOCABULARY, CoBelAgent
 from agents.cobel.belief_world import team_misalignments
-from agents.registry import make_agent
+from agents.registry import AgentSpecError, make_agent
 from sim.events import BeliefEvent, ErrorEvent, StepEvent
 from sim.household.scenario import validate_household
 from sim.household.world import HouseholdWorld
@@ -183,6 +183,18 @@ def test_level_zero_is_an_option_of_the_cobel_agent() -> None:
     for bad in (2, -1, True):
         with pytest.raises(ValueError, match="order"):
             CoBelAgent(order=bad)
+
+
+def test_level_zero_and_no_first_order_are_opposite_assumptions_and_not_combined() -> None:
+    """``order=0`` takes a partner to know what the agent knows, ``first_order=false`` to know nothing
+    (docs/cobel.md): the error of each names the other, and together they are refused (``order=0``
+    replaces the model ``first_order=false`` would leave empty)."""
+    with pytest.raises(ValueError, match="first_order=false is the opposite"):
+        CoBelAgent(order=2)
+    with pytest.raises(AgentSpecError, match="order=0 with first_order=false") as caught:
+        make_agent("cobel:order=0,first_order=false", "household")
+    assert "\n" not in str(caught.value)
+    assert make_agent("cobel:first_order=false", "household").describe()["order"] == 1
 
 
 def spec_of(name: str) -> dict[str, Any]:

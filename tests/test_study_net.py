@@ -16,6 +16,7 @@ from sim.recording import load_recording
 from sim.replay import Replay
 from tests.study_support import (
     ITEMS,
+    RANDOM_OR_NONE,
     AppProcess,
     JoiningApp,
     Participant,
@@ -23,6 +24,7 @@ from tests.study_support import (
     apps_play_steps,
     pass_page,
     play_steps,
+    play_study,
     poll,
     wait,
     write_study,
@@ -37,6 +39,14 @@ def _host(tmp_path: Path, **kw) -> StudyHost:
     path = write_study(tmp_path, **kw)
     return StudyHost(load_study(path), path, tmp_path / "out", port=0,
                      address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("111111", "222222"))
+
+
+def _join_both(qtbot, host: StudyHost) -> tuple[Participant, Participant]:
+    """The two participants of the study's codes, once both are welcome."""
+    a = Participant(qtbot, host.port, "111111")
+    b = Participant(qtbot, host.port, "222222")
+    wait(qtbot, lambda: a.client.welcome is not None and b.client.welcome is not None)
+    return a, b
 
 
 def _episode_recordings(out: Path) -> list[Path]:
@@ -97,9 +107,7 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
     watched: list[dict] = []
     host.watched.connect(watched.append)
     try:
-        a = Participant(qtbot, host.port, "111111")
-        b = Participant(qtbot, host.port, "222222")
-        wait(qtbot, lambda: a.client.welcome is not None and b.client.welcome is not None)
+        a, b = _join_both(qtbot, host)
         assert a.client.welcome["participant"] != b.client.welcome["participant"]
         assert pass_page(qtbot, [a, b], "consent") == "consent"
         pass_page(qtbot, [a, b], "instructions")
@@ -118,7 +126,7 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
                 assert "answer every statement" in b.window.status.text()
                 a.answer({i: 5 for i in ITEMS})
                 b.answer({i: k + 2 for k, i in enumerate(ITEMS)})
-                wait(qtbot, lambda page_id=page_id: a.page() is None or a.page()["id"] != page_id)
+                wait(qtbot, lambda page_id=page_id: a.left_page(page_id))
                 continue
             if kind == "instructions":  # a game's start page
                 pass_page(qtbot, [a, b], "instructions")
@@ -236,7 +244,7 @@ def test_host_and_two_joining_apps_under_xvfb(tmp_path):
             apps_play_steps(both, 10, apps)  # the tutorial (2 steps)
             trials, dropped = 0, False
             while True:
-                poll(lambda: all(x.page() is not None and x.page()["kind"] != "wait" for x in both), "a page", apps)
+                poll(lambda: all(x.on_page() for x in both), "a page", apps)
                 page = a.page()
                 assert page is not None
                 if page["kind"] == "done":
@@ -244,8 +252,7 @@ def test_host_and_two_joining_apps_under_xvfb(tmp_path):
                 if page["kind"] == "questionnaire":
                     a.press("5", "5", "5", "5", "Return")
                     b.press("2", "3", "4", "5", "Return")
-                    poll(lambda page=page: all(x.page() is None or x.page()["id"] != page["id"] for x in both),
-                         "the answers to be taken", apps)
+                    poll(lambda page=page: all(x.left_page(page["id"]) for x in both), "the answers to be taken", apps)
                     continue
                 if page["kind"] == "instructions":  # a game's start page
                     apps_pass_page(both, "instructions", apps)
@@ -322,40 +329,18 @@ def test_feedback_reaches_only_its_seat_and_the_reveal_lists_its_status(qtbot, t
     """A facilitator that suggests at every step it may: each suggestion pops up in its target's
     window only; the first participant follows theirs (Enter), the second ignores theirs (Esc); the
     reveal lists every suggestion with the status the recording ends with."""
-    conditions = [{"name": "random", "title": "random facilitator", "mechanisms": ["random:probability=1.0"],
-                   "codename": "Assistant R"},
-                  {"name": "none", "title": "no facilitator", "mechanisms": []}]
-    host = _host(tmp_path, conditions=conditions, max_ticks=8, tutorial=False)
+    host = _host(tmp_path, conditions=RANDOM_OR_NONE, max_ticks=8, tutorial=False)
     out = tmp_path / "out"
     try:
-        a = Participant(qtbot, host.port, "111111")
-        b = Participant(qtbot, host.port, "222222")
+        a, b = _join_both(qtbot, host)
         stranger = Participant(qtbot, host.port, "999999")
         wait(qtbot, lambda: stranger.last("refused") is not None)
         assert "unknown join code" in stranger.last("refused")["reason"]
         twin = Participant(qtbot, host.port, "111111")
-        wait(qtbot, lambda: a.client.welcome is not None and b.client.welcome is not None
-             and twin.last("refused") is not None)
+        wait(qtbot, lambda: twin.last("refused") is not None)
         assert "in use" in twin.last("refused")["reason"] and twin.client.welcome is None
-        reveals = []
-        while True:
-            wait(qtbot, lambda: all(p.frame() is not None or (p.page() is not None and p.page()["kind"] != "wait")
-                                    for p in (a, b)))
-            if a.frame() is not None:
-                play_steps(qtbot, [a, b], 100)
-                wait(qtbot, lambda: a.page() is not None and b.page() is not None)
-                continue
-            page = a.page()
-            if page["kind"] == "done":
-                break
-            if page["kind"] == "reveal":
-                reveals.append((a.page(), b.page()))
-            if page["kind"] == "questionnaire":
-                a.answer({i: 7 for i in ITEMS})
-                b.answer({i: 1 for i in ITEMS})
-                wait(qtbot, lambda page=page: a.page() is None or a.page()["id"] != page["id"])
-            else:
-                pass_page(qtbot, [a, b])
+        reveals: list[tuple] = []
+        play_study(qtbot, [a, b], [{i: 7 for i in ITEMS}, {i: 1 for i in ITEMS}], reveals=reveals)
     finally:
         host.shutdown()
     recording = next(r for r in _episode_recordings(out) if "-random-" in r.name)
@@ -507,63 +492,43 @@ def test_two_seats_play_doors_keys_and_gems(qtbot, tmp_path):
     from ui.net.seat_view import DKG_KEYS, dkg_action
     from ui.net.windows import HostWindow
 
-    conditions = [{"name": "random", "title": "random facilitator", "mechanisms": ["random:probability=1.0"],
-                   "codename": "Assistant R"},
-                  {"name": "none", "title": "no facilitator", "mechanisms": []}]
-    path = write_study(tmp_path, conditions=conditions, max_ticks=8, tutorial=False)
-    edited = json.loads(path.read_text())
-    edited["scenarios"] = ["dkg/protom-01-open-hall", "dkg/protom-02-own-keys"]
-    path.write_text(json.dumps(edited))
-    host = StudyHost(load_study(path), path, tmp_path / "out", port=0,
-                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("111111", "222222"))
+    host = _host(tmp_path, conditions=RANDOM_OR_NONE, max_ticks=8, tutorial=False,
+                 scenarios=["dkg/protom-01-open-hall", "dkg/protom-02-own-keys"])
     host_window = HostWindow(host)
     qtbot.addWidget(host_window)
     out = tmp_path / "out"
     keys = {"up": Qt.Key.Key_Up, "down": Qt.Key.Key_Down, "left": Qt.Key.Key_Left, "right": Qt.Key.Key_Right,
             "wait": Qt.Key.Key_Space, "pickup": Qt.Key.Key_P, "unlock": Qt.Key.Key_U, "handover": Qt.Key.Key_H}
-    reveals, games, turns = [], 0, set()
+    reveals: list[tuple] = []
+    turns: set[str] = set()
+
+    def play_turns() -> None:
+        """Play a game by turns: the one whose turn it is presses a key that is legal now."""
+        while a.frame() is not None and not a.frame()["done"]:
+            frame = a.frame()
+            mover = next(p for p in (a, b) if p.frame()["seat"] == frame["turn"])
+            other = b if mover is a else a
+            other.press(Qt.Key.Key_Right)  # not their turn: the window says so and sends nothing
+            assert "other player's turn" in other.window.status.text()
+            for p in (a, b):
+                while p.window.open_feedback:
+                    p.press(Qt.Key.Key_Escape)
+            legal = mover.frame()["actions"]
+            kind = next(k for k in ("pickup", "right", "down", "left", "up", "wait")
+                        if dkg_action(k, legal) is not None)
+            assert DKG_KEYS[{"pickup": "P", "right": "Right", "down": "Down", "left": "Left", "up": "Up",
+                             "wait": "Space"}[kind]] == kind
+            turns.add(mover.frame()["seat"])
+            mover.press(keys[kind])
+            tick = frame["tick"]
+            wait(qtbot, lambda tick=tick: all(p.past_tick(tick) for p in (a, b)))
+            whole = host_window.canvas.frame  # the experimenter's view: both goals
+            assert whole["world"] == "dkg" and len(whole["goals"]) == 2 and whole["tick"] > tick
+
     try:
-        a = Participant(qtbot, host.port, "111111")
-        b = Participant(qtbot, host.port, "222222")
-        wait(qtbot, lambda: a.client.welcome is not None and b.client.welcome is not None)
-        while True:
-            wait(qtbot, lambda: all(p.frame() is not None or (p.page() is not None and p.page()["kind"] != "wait")
-                                    for p in (a, b)))
-            if a.frame() is not None:
-                games += 1
-                while a.frame() is not None and not a.frame()["done"]:
-                    frame = a.frame()
-                    mover = next(p for p in (a, b) if p.frame()["seat"] == frame["turn"])
-                    other = b if mover is a else a
-                    other.press(Qt.Key.Key_Right)  # not their turn: the window says so and sends nothing
-                    assert "other player's turn" in other.window.status.text()
-                    for p in (a, b):
-                        while p.window.open_feedback:
-                            p.press(Qt.Key.Key_Escape)
-                    legal = mover.frame()["actions"]
-                    kind = next(k for k in ("pickup", "right", "down", "left", "up", "wait")
-                                if dkg_action(k, legal) is not None)
-                    assert DKG_KEYS[{"pickup": "P", "right": "Right", "down": "Down", "left": "Left", "up": "Up",
-                                     "wait": "Space"}[kind]] == kind
-                    turns.add(mover.frame()["seat"])
-                    mover.press(keys[kind])
-                    tick = frame["tick"]
-                    wait(qtbot, lambda tick=tick: all(p.frame() is None or p.frame()["tick"] > tick for p in (a, b)))
-                    whole = host_window.canvas.frame  # the experimenter's view: both goals
-                    assert whole["world"] == "dkg" and len(whole["goals"]) == 2 and whole["tick"] > tick
-                wait(qtbot, lambda: a.page() is not None and b.page() is not None)
-                continue
-            page = a.page()
-            if page["kind"] == "done":
-                break
-            if page["kind"] == "reveal":
-                reveals.append((a.page(), b.page()))
-            if page["kind"] == "questionnaire":
-                a.answer({i: 6 for i in ITEMS})
-                b.answer({i: 2 for i in ITEMS})
-                wait(qtbot, lambda page=page: a.page() is None or a.page()["id"] != page["id"])
-            else:
-                pass_page(qtbot, [a, b])
+        a, b = _join_both(qtbot, host)
+        games = play_study(qtbot, [a, b], [{i: 6 for i in ITEMS}, {i: 2 for i in ITEMS}], play=play_turns,
+                           reveals=reveals)
     finally:
         host.shutdown()
     assert games == 2 and len(turns) == 2

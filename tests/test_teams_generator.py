@@ -11,6 +11,7 @@ import pytest
 from experiments.runner import SCENARIO_DIR
 from experiments.teams import check_team_scenario
 from generators import make_teams
+from generators.common import text
 from sim.dkg.scenario import COLORS, validate_dkg
 from sim.registry import build_world, load_spec
 
@@ -31,7 +32,7 @@ def test_the_shipped_files_are_the_generators_output(shipped):
     assert [d["name"] for d in shipped] == [f"team-{i:02d}-{d['name'].split('-')[2]}" for i, d in
                                             zip(range(9, 57), shipped)]
     for d in shipped:
-        assert (TEAMS / f"{d['name']}.json").read_text() == make_teams.text(d)
+        assert (TEAMS / f"{d['name']}.json").read_text() == text(d)
     assert make_teams.main(["--check"]) == 0
 
 

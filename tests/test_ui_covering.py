@@ -5,12 +5,10 @@ room's speech bubbles stay under its header."""
 
 from __future__ import annotations
 
-import threading
-
 import pygame
 import pytest
 from PyQt6.QtCore import QRect
-from ui_support import make_window, plan
+from ui_support import open_window, plan
 
 from sim.events import FeedbackEvent
 from sim.registry import load_scenario
@@ -20,10 +18,8 @@ from ui.worldview import init_pygame
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = make_window(qtbot, tmp_path, record=False)
-    yield w
-    w.shutdown()
-    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
+    with open_window(qtbot, tmp_path, record=False) as w:
+        yield w
 
 
 def feedback(target: str, tick: int) -> FeedbackEvent:

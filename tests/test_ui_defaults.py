@@ -3,20 +3,16 @@ the welcome card and of the status bar, and settings that last only for one run.
 
 from __future__ import annotations
 
-import threading
-
 import pytest
-from ui_support import make_window
+from ui_support import open_window
 
 from ui import catalog
 
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = make_window(qtbot, tmp_path, record=False)
-    yield w
-    w.shutdown()
-    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
+    with open_window(qtbot, tmp_path, record=False) as w:
+        yield w
 
 
 def test_team_scenarios_start_without_a_facilitator_as_the_command_line_does():

@@ -4,15 +4,14 @@ a human recipient accepting it, the statuses in the feedback history, and replay
 from __future__ import annotations
 
 import functools
-import threading
 
 import pytest
 from PyQt6.QtCore import Qt
 from PyQt6.QtTest import QTest
-from ui_support import make_window, plan, play_human_until, wait_finished
+from ui_support import feedback_statuses, open_window, plan, play_human_until, wait_finished
 
 from agents.registry import make_agent, make_mechanism
-from sim.events import FeedbackEvent, FeedbackStatusEvent
+from sim.events import FeedbackEvent
 from sim.recording import load_recording
 from sim.registry import load_scenario
 from sim.session import Session
@@ -38,14 +37,8 @@ def feedback_case() -> tuple[str, str]:
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = make_window(qtbot, tmp_path)
-    yield w
-    w.shutdown()
-    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
-
-
-def _statuses(window, fid):
-    return [e.status for e in window.model.timeline.events if isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid]
+    with open_window(qtbot, tmp_path) as w:
+        yield w
 
 
 def test_a_human_receives_accepts_and_completes_a_feedback(qtbot, window):
@@ -64,15 +57,15 @@ def test_a_human_receives_accepts_and_completes_a_feedback(qtbot, window):
     assert window.view.overlays.feedback == feedback.feedback  # the arrow on the map
     # The episode waits for the person: the session does not hand them more feedback meanwhile.
     QTest.keyClick(window.view, Qt.Key.Key_Return)  # accept
-    qtbot.waitUntil(lambda: "accepted" in _statuses(window, feedback.feedback_id))
+    qtbot.waitUntil(lambda: "accepted" in feedback_statuses(window, feedback.feedback_id))
     assert not toast.isVisible()
     window.panels.refresh(force=True)
     assert window.panels.feedback.statuses()[feedback.feedback_id] == "accepted"
 
     # Carry it out with the keyboard; the seat reports it completed.
-    play_human_until(qtbot, window, target, lambda: "completed" in _statuses(window, feedback.feedback_id)
+    play_human_until(qtbot, window, target, lambda: "completed" in feedback_statuses(window, feedback.feedback_id)
                      or window.model.timeline.outcome is not None, timeout=120)
-    assert "completed" in _statuses(window, feedback.feedback_id)
+    assert "completed" in feedback_statuses(window, feedback.feedback_id)
     play_human_until(qtbot, window, target, lambda: window.model.timeline.outcome is not None, timeout=120)
     wait_finished(qtbot, window)
     assert window.model.timeline.outcome.outcome["success"] is True
@@ -105,7 +98,7 @@ def test_a_human_can_ignore_a_feedback(qtbot, window):
     play_human_until(qtbot, window, target, lambda: window.toast.awaiting_decision, timeout=120)
     fid = window.toast.feedback.feedback_id
     QTest.mouseClick(window.toast.ignore_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: "ignored" in _statuses(window, fid))
+    qtbot.waitUntil(lambda: "ignored" in feedback_statuses(window, fid))
     window.panels.refresh(force=True)
     assert window.panels.feedback.statuses()[fid] == "ignored"
 
@@ -121,7 +114,7 @@ def test_feedback_to_agents_pops_up_and_the_goal_panel_fills(qtbot, window):
     shown = window.panels.feedback.statuses()
     sent = {e.feedback_id for e in window.model.timeline.events if isinstance(e, FeedbackEvent)}
     assert sent and set(shown) == sent  # every feedback given is in the history
-    final = {fid: [s for s in _statuses(window, fid)][-1] for fid in sent}
+    final = {fid: [s for s in feedback_statuses(window, fid)][-1] for fid in sent}
     assert shown == final  # each with the status its agent reported last
     assert set(shown.values()) <= {"completed", "ignored", "not_executable"}  # agents answer and finish
     # ProToM's weighing of the candidates at the first feedback: the one sent is marked.

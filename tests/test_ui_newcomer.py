@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtTest import QTest
 from PyQt6.QtWidgets import QMessageBox
 from test_ui_feedback import feedback_case
-from ui_support import make_window, plan, play_human_until, wait_finished
+from ui_support import feedback_statuses, open_window, plan, play_human_until, wait_finished
 
 from sim.events import FeedbackEvent, FeedbackStatusEvent, StepEvent
 from sim.recording import load_recording
@@ -30,14 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = make_window(qtbot, tmp_path)
-    yield w
-    w.shutdown()
-    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
-
-
-def statuses(window, fid):
-    return [e.status for e in window.model.timeline.events if isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid]
+    with open_window(qtbot, tmp_path) as w:
+        yield w
 
 
 # ------------------------------------------------------------------ feedback and episodes
@@ -50,7 +43,7 @@ def test_an_ignored_suggestion_is_not_put_again_until_the_world_changes(qtbot, w
     play_human_until(qtbot, window, target, lambda: window.toast.awaiting_decision, timeout=120)
     first = window.toast.feedback
     QTest.keyClick(window.view, Qt.Key.Key_Escape)  # ignore
-    qtbot.waitUntil(lambda: "ignored" in statuses(window, first.feedback_id))
+    qtbot.waitUntil(lambda: "ignored" in feedback_statuses(window, first.feedback_id))
     # The facilitator keeps suggesting the same thing while nothing happens in the world (steps
     # without world events): the person is not asked again.
     timeline = window.model.timeline
@@ -68,7 +61,7 @@ def test_an_ignored_suggestion_is_not_put_again_until_the_world_changes(qtbot, w
     assert unchanged, "the facilitator did not repeat its suggestion (the rule had nothing to do)"
     for repeat in unchanged:
         assert repeat.feedback_id in window.model.runner.auto_declined
-        qtbot.waitUntil(lambda r=repeat: "ignored" in statuses(window, r.feedback_id))
+        qtbot.waitUntil(lambda r=repeat: "ignored" in feedback_statuses(window, r.feedback_id))
     assert not (window.toast.isVisible() and window.toast.feedback.feedback_id in {r.feedback_id for r in unchanged})
     # The history shows one row for the suggestion and its repeats, not a row per tick.
     window.panels.refresh(force=True)
@@ -105,7 +98,7 @@ def test_pop_ups_can_be_turned_off_for_the_episode(qtbot, window):
     fid = window.toast.feedback.feedback_id
     QTest.mouseClick(window.toast.off_button, Qt.MouseButton.LeftButton)
     assert not window.toast.isVisible() and not window.model.popups and not window.model.runner.popups
-    qtbot.waitUntil(lambda: "ignored" in statuses(window, fid))  # the open one is declined for the person
+    qtbot.waitUntil(lambda: "ignored" in feedback_statuses(window, fid))  # the open one is declined for the person
     play_human_until(qtbot, window, target, lambda: window.model.timeline.outcome is not None, timeout=120)
     later = [e for e in window.model.timeline.events if isinstance(e, FeedbackEvent) and e.feedback_id > fid
              and e.target == target]

@@ -4,11 +4,9 @@ controls on screen, every world's layout fits it, and the Minds tabs keep their 
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 from PyQt6.QtCore import QPoint, QRect, Qt
-from ui_support import make_window
+from ui_support import make_window, open_window
 
 from agents.registry import seat_specs
 from sim.registry import load_scenario
@@ -23,10 +21,8 @@ LAPTOP_ROOM = (1366, 768 - 64)
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = make_window(qtbot, tmp_path, record=False)
-    yield w
-    w.shutdown()
-    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
+    with open_window(qtbot, tmp_path, record=False) as w:
+        yield w
 
 
 def inside(window, widget) -> bool:

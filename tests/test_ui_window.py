@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sys
-import threading
 
 import pytest
 from PyQt6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PyQt6.QtGui import QDropEvent
 from PyQt6.QtTest import QTest
-from ui_support import close_to, make_window, pixel, plan, play_human_until, wait_finished
+from ui_support import close_to, make_window, open_window, pixel, plan, play_human_until, wait_finished
 
 from sim.events import StepEvent
 from sim.recording import load_recording
@@ -24,10 +23,8 @@ from ui.toast import episode_summary
 
 @pytest.fixture
 def window(qtbot, tmp_path):
-    w = make_window(qtbot, tmp_path)
-    yield w
-    w.shutdown()  # waits for the session's worker thread
-    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
+    with open_window(qtbot, tmp_path) as w:
+        yield w
 
 
 def finished_recording(qtbot, window, seats=("planner", "planner"), seed=0):

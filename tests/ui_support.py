@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +13,7 @@ from PyQt6.QtCore import Qt
 from PyQt6.QtTest import QTest
 
 from agents.dkg.agents import goal_task, planner_for, task_from_feedback
+from sim.events import FeedbackStatusEvent
 from sim.registry import load_scenario
 from ui.catalog import SessionPlan
 from ui.mainwindow import MainWindow
@@ -31,6 +35,22 @@ def make_window(qtbot: Any, tmp_path: Path, **settings: Any) -> MainWindow:
     window.show()
     qtbot.waitExposed(window)
     return window
+
+
+@contextmanager
+def open_window(qtbot: Any, tmp_path: Path, **settings: Any) -> Iterator[MainWindow]:
+    """``make_window``, shut down afterwards (which waits for the session's worker thread): no
+    session thread is left."""
+    window = make_window(qtbot, tmp_path, **settings)
+    yield window
+    window.shutdown()
+    assert not any(t.name == "tom-arena-session" for t in threading.enumerate())
+
+
+def feedback_statuses(window: MainWindow, fid: int) -> list[str]:
+    """The statuses the feedback ``fid`` was given in the window's episode, in order."""
+    return [e.status for e in window.model.timeline.events
+            if isinstance(e, FeedbackStatusEvent) and e.feedback_id == fid]
 
 
 def plan(scenario: str, seats: dict[str, str] | list[str], facilitator: str = "none", seed: int = 0,

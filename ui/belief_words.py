@@ -7,7 +7,9 @@
 * ``sbl_in_words``: one SBL statement (``alice BELIEVE <wine>(5) ON <coffeetable>(1007)``) as a
   sentence ("alice thinks the wine is on the coffee table in the livingroom").
 * ``kitchen_feedback_words``: a kitchen facilitator's Pickup / Pass suggestion with its places in
-  words, instead of grid coordinates.
+  words, instead of grid coordinates; ``kitchen_explanation_words`` its explanation's object names.
+  The kitchen's views take them as their ``WorldRenderer.feedback_words`` / ``explanation_words``
+  (``KitchenWords``), which the panels and the pop-up call.
 """
 
 from __future__ import annotations
@@ -317,3 +319,11 @@ def kitchen_explanation_words(world: Any, text: str) -> str:
         return words.replace("the ", f"the{other} ", 1) if words.startswith("the ") else words
 
     return _KITCHEN_ITEM.sub(repl, text)
+
+
+class KitchenWords:
+    """The kitchen views' ``WorldRenderer.feedback_words`` and ``explanation_words`` (put before
+    ``WorldRenderer`` among a view's bases)."""
+
+    feedback_words = staticmethod(kitchen_feedback_words)
+    explanation_words = staticmethod(kitchen_explanation_words)

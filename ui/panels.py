@@ -36,7 +36,7 @@ from sim.events import (
     TeamEvent,
 )
 from sim.snapshots import FeedbackCandidates, GoalPosterior, read_snapshot
-from ui.belief_words import kitchen_explanation_words, kitchen_feedback_words
+from ui.render import explanation_words, feedback_words
 from ui.timeline import Timeline
 
 FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 188), (41, 182, 246),
@@ -456,10 +456,10 @@ class FeedbackHistoryPanel(QTableWidget):
         changed = len(self._shown)
         for event in timeline.of_type(FeedbackEvent)[len(self._shown):given]:
             self._row_of[event.feedback_id] = len(self._shown)
-            # a kitchen suggestion's places in words, as the pop-up says them
+            # the suggestion in its world's words (a kitchen's places), as the pop-up says them
             self._shown.append((event.feedback_id, event.tick, event.target,
-                                kitchen_feedback_words(timeline.world, event.feedback, event.text), "sent",
-                                kitchen_explanation_words(timeline.world, event.explanation)))
+                                feedback_words(timeline.world, event.feedback, event.text), "sent",
+                                explanation_words(timeline.world, event.explanation)))
         for event in timeline.of_type(FeedbackStatusEvent)[self._statuses_read:answered]:
             row = self._row_of.get(event.feedback_id)
             if row is not None:

@@ -11,7 +11,7 @@ from PyQt6.QtCore import QRect, Qt, QTimer, pyqtSignal
 from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from sim.events import FeedbackEvent, StepEvent
-from ui.belief_words import kitchen_explanation_words, kitchen_feedback_words
+from ui.render import explanation_words, feedback_words
 
 STYLE = """
 QFrame#feedbackToast { background: #1e6eeb; border: 2px solid #0d47a1; border-radius: 10px; }
@@ -84,8 +84,8 @@ class FeedbackToast(QFrame):
         self.awaiting_decision = ask
         self.title.setText(f"Feedback for {feedback.target}  ·  from {feedback.facilitator}  ·  step {feedback.tick}")
         # places in words ("the onion on the left counter of the west room"; the map rings them)
-        self.text.setText(kitchen_feedback_words(world, feedback.feedback, feedback.text))
-        self.explanation.setText(kitchen_explanation_words(world, feedback.explanation))
+        self.text.setText(feedback_words(world, feedback.feedback, feedback.text))
+        self.explanation.setText(explanation_words(world, feedback.explanation))
         self.explanation.setVisible(bool(feedback.explanation))
         self.accept_button.setVisible(ask)
         self.ignore_button.setVisible(ask)

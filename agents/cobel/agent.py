@@ -76,7 +76,8 @@ HOUSEHOLD_VOCABULARY = DEFAULT_VOCABULARY.extend(predicates=[
                   source="tom-arena (the paper shares intents in words)"),
 ])
 
-#: the belief rules that build first-order beliefs (switched off by ``first_order=false``)
+#: the belief rules that build first-order beliefs (switched off by ``first_order=false``, which leaves the
+#: model of each partner empty; ``order=0`` instead copies the agent's own beliefs into it)
 FIRST_ORDER_RULES = ("seen_partner_sees_too", "sender_believes_message", "told_is_believed")
 
 OBJECT_IDS, PLACE_IDS, ROOM_IDS = 1, 1000, 2000  # id ranges of things, like the paper's <kitchen>(2000)
@@ -196,12 +197,18 @@ class CoBelAgent(CoordinatingAgent):
                  first_order: bool = True, **planner: Any) -> None:
         super().__init__(**planner)
         if isinstance(order, bool) or order not in (0, 1):
-            raise ValueError(f"cobel: order={order!r}; expected 0 (no model of a partner's beliefs) or 1 "
-                             "(first-order beliefs)")
+            raise ValueError(f"cobel: order={order!r}; expected 1 (first-order beliefs) or 0 (level 0: each partner "
+                             "taken to believe what the agent believes; first_order=false is the opposite: "
+                             "partners taken to know nothing)")
+        if order == 0 and not first_order:
+            raise ValueError("cobel: order=0 with first_order=false; order=0 replaces the agent's model of each "
+                             "partner by a copy of its own beliefs, leaving first_order=false nothing to switch off: "
+                             "give one of them")
         #: level 0 (docs/cobel.md): partners are taken to believe what the agent believes
         self.order = int(order)
         #: ablations (docs/cobel.md): no messages sent; no intent prediction (the paper's "No BBC");
-        #: no first-order beliefs (the belief rules that model partners' beliefs switched off)
+        #: no first-order beliefs (the belief rules that model partners' beliefs switched off: partners
+        #: are taken to know nothing, where ``order=0`` takes them to know what the agent knows)
         self.messages, self.intents, self.first_order = bool(messages), bool(intents), bool(first_order)
         for name, value in (("conflict", conflict), ("avoid", avoid), ("trust", trust), ("mix", mix)):
             if not 0.0 <= float(value) <= 1.0:

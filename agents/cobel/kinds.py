@@ -7,8 +7,9 @@ from agents.registry import AgentKind
 AGENT_KINDS = [
     AgentKind("cobel", ("household",),
               "CoBel-World without an LLM: SBL belief world, Bayesian intent hypotheses per partner, "
-              "talks only on miscoordination (conflicting plans, beliefs that matter); order=0: level 0, no model of "
-              "a partner's beliefs", "agents.cobel.agent:CoBelAgent"),
+              "talks only on miscoordination (conflicting plans, beliefs that matter); order=0: level 0, each partner "
+              "taken to believe what the agent believes; first_order=false: partners taken to know nothing",
+              "agents.cobel.agent:CoBelAgent"),
     AgentKind("cobel-llm", ("household",),
               "CoBel-World with an LLM: rule construction, belief update, prediction, adaptive collaboration "
               "and planning prompts; the non-LLM CoBel agent stands in when the model fails; embedded "

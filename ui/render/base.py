@@ -190,6 +190,19 @@ class WorldRenderer(ABC):
 
     # ------------------------------------------------------------- messages
 
+    @staticmethod
+    def feedback_words(world: Any, payload: Any, text: str) -> str:
+        """A facilitator's suggestion as the Feedback panel and the pop-up say it: ``payload`` is the
+        suggestion's data (``FeedbackEvent.feedback``), ``text`` its text. By default the text as it is;
+        a world whose suggestions name places or objects in its own terms (the kitchen's grid cells)
+        says them in words here. Called on the plug-in's renderer class, without a view."""
+        return text
+
+    @staticmethod
+    def explanation_words(world: Any, text: str) -> str:
+        """A facilitator's explanation as the panels say it (see ``feedback_words``); by default as it is."""
+        return text
+
     def agent_anchor(self, state: Any, agent: str) -> tuple[int, int] | None:
         """The pixel above which ``agent``'s speech bubbles are drawn (None: the top strip)."""
         return None
@@ -294,6 +307,20 @@ class WorldRenderer(ABC):
 
     def action_label(self, action: Any) -> str:
         return str(action)
+
+    def draw_thinking(self, surface: pygame.Surface, x: float, y: float, phase: float, size: int | None = None) -> None:
+        """A thinking bubble above the tile at (``x``, ``y``) of ``size`` pixels (a tile by default):
+        three dots, one lit in turn as ``phase`` runs (``Overlays.phase``)."""
+        t = self.tile if size is None else size
+        bubble = pygame.Rect(0, 0, int(t * 0.7), int(t * 0.34))
+        bubble.midbottom = (int(x + t / 2), int(y + t * 0.05))
+        pygame.draw.rect(surface, (255, 255, 255), bubble, border_radius=bubble.height // 2)
+        pygame.draw.rect(surface, (90, 90, 110), bubble, 1, border_radius=bubble.height // 2)
+        lit = int(phase * 3) % 3
+        for k in range(3):
+            cx = bubble.x + bubble.width * (k + 1) / 4
+            pygame.draw.circle(surface, (40, 40, 60) if k == lit else (170, 170, 190),
+                               (int(cx), bubble.centery), max(2, t // 18))
 
     # ------------------------------------------------------------- the believed world
 

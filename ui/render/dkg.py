@@ -137,7 +137,7 @@ class DKGRenderer(WorldRenderer):
                 surface.blit(name, (nx, ny))
                 self.label_rects[agent] = plate
             if agent in overlays.thinking:
-                self._draw_thinking(surface, x, y, overlays.phase)
+                self.draw_thinking(surface, x, y, overlays.phase)
         self.drawn_ghosts, self.drawn_wrong, self.drawn_unknown = [], [], []
         if overlays.believed is not None:
             self._draw_believed_goals(surface, state, overlays.believed)
@@ -269,18 +269,6 @@ class DKGRenderer(WorldRenderer):
         left = (bx + math.cos(angle + 2.5) * head * 0.6, by + math.sin(angle + 2.5) * head * 0.6)
         right = (bx + math.cos(angle - 2.5) * head * 0.6, by + math.sin(angle - 2.5) * head * 0.6)
         pygame.draw.polygon(surface, sprites.FEEDBACK_BLUE, (tip, left, right))
-
-    def _draw_thinking(self, surface: pygame.Surface, x: float, y: float, phase: float) -> None:
-        t = self.tile
-        bubble = pygame.Rect(0, 0, int(t * 0.7), int(t * 0.34))
-        bubble.midbottom = (int(x + t / 2), int(y + t * 0.05))
-        pygame.draw.rect(surface, (255, 255, 255), bubble, border_radius=bubble.height // 2)
-        pygame.draw.rect(surface, (90, 90, 110), bubble, 1, border_radius=bubble.height // 2)
-        lit = int(phase * 3) % 3
-        for k in range(3):
-            cx = bubble.x + bubble.width * (k + 1) / 4
-            pygame.draw.circle(surface, (40, 40, 60) if k == lit else (170, 170, 190),
-                               (int(cx), bubble.centery), max(2, t // 18))
 
     def _draw_hud(self, surface: pygame.Surface, state: DKGState) -> None:
         """The strip under the map: each agent's colour, name, held items and the gem it wants,

@@ -401,18 +401,7 @@ class HouseholdRenderer(WorldRenderer):
                 arrow = self.text("→ " + pending[0][5:], max(10, int(size * 0.3)), (30, 90, 180))
                 surface.blit(arrow, (int(x + size / 2 - arrow.get_width() / 2), int(y - arrow.get_height())))
             if agent in overlays.thinking:
-                self._draw_thinking(surface, x, y, size, overlays.phase)
-
-    def _draw_thinking(self, surface: pygame.Surface, x: float, y: float, size: int, phase: float) -> None:
-        bubble = pygame.Rect(0, 0, int(size * 0.7), int(size * 0.34))
-        bubble.midbottom = (int(x + size / 2), int(y + size * 0.05))
-        pygame.draw.rect(surface, (255, 255, 255), bubble, border_radius=bubble.height // 2)
-        pygame.draw.rect(surface, (90, 90, 110), bubble, 1, border_radius=bubble.height // 2)
-        lit = int(phase * 3) % 3
-        for k in range(3):
-            cx = bubble.x + bubble.width * (k + 1) / 4
-            pygame.draw.circle(surface, (40, 40, 60) if k == lit else (170, 170, 190),
-                               (int(cx), bubble.centery), max(2, size // 18))
+                self.draw_thinking(surface, x, y, overlays.phase, size)
 
     def _draw_hud(self, surface: pygame.Surface, state: HouseholdState, shown_agents: set[int],
                   viewer: str | None) -> None:

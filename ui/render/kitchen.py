@@ -31,6 +31,7 @@ from sim.kitchen.world import (
     is_dish,
 )
 from sim.snapshots import Particles, read_snapshot
+from ui.belief_words import KitchenWords
 from ui.render import sprites
 from ui.render.base import SECOND_SEAT_KEYS, KeyBinding, Overlays, SpriteBook, WorldRenderer
 
@@ -103,7 +104,7 @@ def particle_beliefs(snapshots: Iterable[Particles | Mapping[str, Any]] | None
     return {agent: cells for agent, cells in out.items() if cells}
 
 
-class KitchenRenderer(WorldRenderer):
+class KitchenRenderer(KitchenWords, WorldRenderer):
     family = "kitchen"
     world: KitchenWorld
     #: the facilitator's ``particles`` snapshots (one per cook) come in ``Overlays.beliefs``; the
@@ -250,7 +251,7 @@ class KitchenRenderer(WorldRenderer):
                 pygame.draw.rect(surface, sprites.agent_color(i), plate, border_radius=4)
                 surface.blit(name, (nx, ny))
             if agent in overlays.thinking:
-                self._draw_thinking(surface, x, y, overlays.phase)
+                self.draw_thinking(surface, x, y, overlays.phase)
         self._draw_hud(surface, state, viewer, seen_agents)
         if overlays.believed is not None:
             self.draw_believed_caption(surface, overlays.believed)
@@ -454,18 +455,6 @@ class KitchenRenderer(WorldRenderer):
                 self._arrow(surface, item, self.cell_rect(int(via[0]), int(via[1])).center)
             elif j is not None and j in seen_agents:
                 self._arrow(surface, item, self.cell_rect(*w.rc(state.positions[j])).center)
-
-    def _draw_thinking(self, surface: pygame.Surface, x: float, y: float, phase: float) -> None:
-        t = self.tile
-        bubble = pygame.Rect(0, 0, int(t * 0.7), int(t * 0.34))
-        bubble.midbottom = (int(x + t / 2), int(y + t * 0.05))
-        pygame.draw.rect(surface, (255, 255, 255), bubble, border_radius=bubble.height // 2)
-        pygame.draw.rect(surface, (90, 90, 110), bubble, 1, border_radius=bubble.height // 2)
-        lit = int(phase * 3) % 3
-        for k in range(3):
-            cx = bubble.x + bubble.width * (k + 1) / 4
-            pygame.draw.circle(surface, (40, 40, 60) if k == lit else (170, 170, 190),
-                               (int(cx), bubble.centery), max(2, t // 18))
 
     def _draw_hud(self, surface: pygame.Surface, state: KitchenState, viewer: str | None,
                   seen_agents: set[int]) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pygame
 
 from sim.kitchen.overcooked import OvercookedState, OvercookedWorld
+from ui.belief_words import KitchenWords
 from ui.render import sprites
 from ui.render.base import KeyBinding, Overlays, WorldRenderer
 
@@ -20,7 +21,7 @@ OBJECT_COLORS = {"onion": (226, 200, 120), "tomato": (220, 70, 60), "dish": (245
 TERRAIN_LETTERS = {"O": "onions", "T": "tomatoes", "D": "dishes", "S": "serve"}
 
 
-class KitchenView(WorldRenderer):
+class KitchenView(KitchenWords, WorldRenderer):
     """The kitchen plug-in's view: making one gives this module's OvercookedRenderer for a kitchen
     under overcooked_ai's rules, the kitchen's own KitchenRenderer for any other."""
 
@@ -31,7 +32,7 @@ class KitchenView(WorldRenderer):
         return KitchenRenderer(world)
 
 
-class OvercookedRenderer(WorldRenderer):
+class OvercookedRenderer(KitchenWords, WorldRenderer):
     family = "kitchen"
 
     def __init__(self, world: OvercookedWorld) -> None:
