@@ -93,7 +93,8 @@ class StabilityChecker:
     """Decides Eq. 3 for teams of one problem (ignores the eps filter: sub-coalitions of a team
     that passes it pass it too)."""
 
-    def __init__(self, problem: TeamProblem, max_pool: int = MAX_ENUMERATED_POOL) -> None:
+    def __init__(self, problem: TeamProblem, max_pool: int = MAX_ENUMERATED_POOL,
+                 reuse_blockers: bool = True) -> None:
         self.problem = problem
         self.phi = problem.phi
         self.alpha = problem.alpha_or_zero
@@ -102,6 +103,16 @@ class StabilityChecker:
         self.max_pool = max_pool
         self._blockers: list[tuple[int, np.ndarray, np.ndarray]] = []
         self._pending_local: list[list[int]] = []
+        #: look remembered blocking coalitions up before anything else (``solve_exact`` instead
+        #: refutes every candidate a new blocking coalition blocks at once, see ``take_found``)
+        self.reuse_blockers = reuse_blockers
+        self._found: list[Team] = []
+
+    def take_found(self) -> list[Team]:
+        """The blocking coalitions found since the last call (each blocks the team it was found
+        for; several may be found for one team)."""
+        found, self._found = self._found, []
+        return found
 
     def own_preferences(self, members: Team) -> np.ndarray:
         idx = np.asarray(members)
@@ -120,15 +131,20 @@ class StabilityChecker:
         alpha = self.alpha[idx]
         own = self.own_preferences(members)
 
-        known = self._known_blocker(members, own)
-        if known is not None:
-            return StabilityVerdict(False, known, "a blocking coalition found before blocks it too")
+        if self.reuse_blockers:
+            known = self._known_blocker(members, own)
+            if known is not None:
+                return StabilityVerdict(False, known, "a blocking coalition found before blocks it too")
         blocking = self._single_removal(sub, alpha, own)
-        if blocking is None:
-            blocking = self._greedy_removals(sub, alpha, own)
         if blocking is not None:
             found = tuple(members[k] for k in blocking)
             self._remember(found)
+            return StabilityVerdict(False, found, "a single member's removal leaves a blocking coalition")
+        chain = self._greedy_removals(sub, alpha, own)
+        if chain:
+            found = tuple(members[k] for k in chain[0])
+            for coalition in chain:
+                self._remember(tuple(members[k] for k in coalition))
             return StabilityVerdict(False, found, "greedy removals found a blocking coalition")
 
         pool, margin = self._pool(sub, alpha, own, m)
@@ -150,6 +166,9 @@ class StabilityChecker:
     def _remember(self, coalition: Team) -> None:
         """Keep a blocking coalition with its members' preferences: candidates of the exact
         search overlap, and one coalition often blocks many of them."""
+        self._found.append(coalition)
+        if not self.reuse_blockers:
+            return
         idx = np.asarray(coalition)
         self._blockers.append((team_mask(coalition), idx, self.own_preferences(coalition)))
 
@@ -163,11 +182,13 @@ class StabilityChecker:
                 return tuple(int(a) for a in idx)
         return None
 
-    def _greedy_removals(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[int] | None:
+    def _greedy_removals(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[list[int]]:
         """Drop members one at a time, each time the one whose removal leaves the most members
-        better off than in the team (ties: the largest smallest gain), until every member of
-        what is left gains (a blocking coalition) or it is down to eta members."""
+        better off than in the team (ties: the largest smallest gain), down to eta members.
+        Every coalition on the way whose every member gains blocks the team: all of them are
+        returned, largest first (empty: none found)."""
         coalition = list(range(len(sub)))
+        chain: list[list[int]] = []
         while len(coalition) - 1 >= self.eta:
             c = len(coalition)
             part = sub[np.ix_(coalition, coalition)]
@@ -182,8 +203,8 @@ class StabilityChecker:
             k = int(np.lexsort((-worst, -happy))[0])
             coalition.pop(k)
             if happy[k] == c:  # every remaining member gains
-                return coalition
-        return None
+                chain.append(list(coalition))
+        return chain
 
     def _single_removal(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[int] | None:
         m = len(sub)
@@ -324,6 +345,60 @@ def filter_table(problem: TeamProblem) -> np.ndarray:
     return ok
 
 
+_BITS: dict[int, np.ndarray] = {}
+
+
+def subset_bits(r: int) -> np.ndarray:
+    """Row ``s`` holds the bits of s (0/1 float64) for every s < 2**r (cached; read-only)."""
+    if r not in _BITS:
+        out = ((np.arange(1 << r)[:, None] >> np.arange(r)) & 1).astype(np.float64)
+        out.setflags(write=False)
+        _BITS[r] = out
+    return _BITS[r]
+
+
+class _SupersetRefuter:
+    """Marks every candidate a blocking coalition blocks: C blocks each proper superset T of C
+    in which every member of C is worse off than in C (B'_i(T) < B'_i(C) for all i in C, by
+    more than ``STRICT_TOL``). The supersets of C are C plus a nonempty subset of the other
+    agents: at most 2^(n - eta) - 1 of them, evaluated at once with numpy."""
+
+    def __init__(self, problem: TeamProblem, candidate: np.ndarray, checker: StabilityChecker) -> None:
+        self.n = problem.n
+        self.phi = problem.phi
+        self.alpha = checker.alpha
+        self.lam = checker.lam
+        self.checker = checker
+        #: candidates not refuted yet (indexed by bitmask)
+        self.live = candidate.copy()
+        self._seen: set[int] = set()
+
+    def refute(self, coalition: Team) -> None:
+        cmask = team_mask(coalition)
+        if cmask in self._seen:
+            return
+        self._seen.add(cmask)
+        rest = np.array([b for b in range(self.n) if not cmask >> b & 1], dtype=np.int64)
+        if not rest.size:
+            return
+        bits = subset_bits(rest.size)[1:]
+        supers = (bits @ (1 << rest).astype(np.float64)).astype(np.int64) | cmask
+        sel = np.flatnonzero(self.live[supers])
+        if not sel.size:
+            return
+        idx = np.asarray(coalition)
+        chosen = bits[sel]
+        m = len(idx) + chosen.sum(axis=1)
+        base = self.phi[np.ix_(idx, idx)].sum(axis=1)
+        pref = (base[None, :] + chosen @ self.phi[np.ix_(idx, rest)].T) / (m - 1)[:, None]
+        if self.lam:
+            skill = self.alpha[idx].sum() + chosen @ self.alpha[rest]
+            pref += (self.lam * skill / m)[:, None]
+        own = self.checker.own_preferences(coalition)
+        blocked = np.all(own[None, :] > pref + STRICT_TOL, axis=1)
+        self.live[supers[sel[blocked]]] = False
+
+
 def solve_exact(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
     """The optimum of Eq. 5 with a stability certificate (n <= ``MAX_EXACT_N``)."""
     n = problem.n
@@ -338,16 +413,24 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
             feasible = passing
         else:
             filtered = False  # universal misalignment: fall back to every team
-    checker = StabilityChecker(problem)
+    checker = StabilityChecker(problem, reuse_blockers=False)
 
     at_eta = np.flatnonzero(feasible & (pc == problem.eta))
     best_eta = int(at_eta[np.argmax(w[at_eta])])  # argmax: the smallest mask among exact ties
     floor = w[best_eta]
     masks = np.arange(1 << n, dtype=np.int64)
     above = feasible & (pc > problem.eta) & ((w > floor) | ((w == floor) & (masks < best_eta)))
+    refuter = _SupersetRefuter(problem, above, checker)
+    live = refuter.live
     cand = np.flatnonzero(above)
     refuted = 0
+    checked = 0
     subsets = 0
+
+    def stats() -> dict[str, int]:
+        return {"candidates": int(above.sum()), "checked": checked, "subsets": subsets,
+                "blocked_by_known": refuted - checked}
+
     while cand.size:
         if cand.size > chunk:
             cut = np.partition(w[cand], cand.size - chunk)[cand.size - chunk]
@@ -355,19 +438,23 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
         else:
             top, cand = cand, cand[:0]
         for mask in top[np.lexsort((top, -w[top]))]:
+            if not live[mask]:  # a blocking coalition found for an earlier candidate blocks it
+                refuted += 1
+                continue
             verdict = checker.check(_members(mask))
+            checked += 1
             subsets += verdict.subsets
             if verdict.stable:
                 return TeamSolution(_members(mask), float(w[mask]), True, filtered, True, float(w[mask]), 0.0,
-                                    "exact", refuted, verdict.certificate,
-                                    {"candidates": int(above.sum()), "subsets": subsets})
+                                    "exact", refuted, verdict.certificate, stats())
             if verdict.stable is None:  # pragma: no cover - pools never exceed n <= 20
                 raise RuntimeError(f"could not decide the stability of {_members(mask)}: {verdict.certificate}")
             refuted += 1
+            for coalition in checker.take_found():
+                refuter.refute(coalition)
     team = _members(best_eta)
     return TeamSolution(team, float(floor), True, filtered, True, float(floor), 0.0, "exact", refuted,
-                        f"size {len(team)} == eta: no sub-coalition reaches eta",
-                        {"candidates": int(above.sum()), "subsets": subsets})
+                        f"size {len(team)} == eta: no sub-coalition reaches eta", stats())
 
 
 # ---------------------------------------------------------------------------------- brute force
