@@ -127,24 +127,26 @@ class StabilityChecker:
         if m <= eta:
             return StabilityVerdict(True, None, f"size {m} == eta: no sub-coalition reaches eta")
         idx = np.asarray(members)
-        sub = self.phi[np.ix_(idx, idx)]
+        sub = self.phi[idx][:, idx]
         alpha = self.alpha[idx]
-        own = self.own_preferences(members)
+        own = sub.sum(axis=1) / (m - 1) + self.lam * alpha.sum() / m
 
         if self.reuse_blockers:
             known = self._known_blocker(members, own)
             if known is not None:
                 return StabilityVerdict(False, known, "a blocking coalition found before blocks it too")
-        blocking = self._single_removal(sub, alpha, own)
-        if blocking is not None:
-            found = tuple(members[k] for k in blocking)
-            self._remember(found)
-            return StabilityVerdict(False, found, "a single member's removal leaves a blocking coalition")
+            # (without reuse the greedy removals' first step tries every single removal too)
+            blocking = self._single_removal(sub, alpha, own)
+            if blocking is not None:
+                found = tuple(members[k] for k in blocking)
+                self._remember(found)
+                return StabilityVerdict(False, found, "a single member's removal leaves a blocking coalition")
         chain = self._greedy_removals(sub, alpha, own)
         if chain:
+            # the first coalition is what a blocking chain continues from; the smallest one lies
+            # inside more of the other candidates, so it blocks more of them
             found = tuple(members[k] for k in chain[0])
-            for coalition in chain:
-                self._remember(tuple(members[k] for k in coalition))
+            self._remember(found if self.reuse_blockers else tuple(members[k] for k in chain[-1]))
             return StabilityVerdict(False, found, "greedy removals found a blocking coalition")
 
         pool, margin = self._pool(sub, alpha, own, m)
@@ -184,26 +186,28 @@ class StabilityChecker:
 
     def _greedy_removals(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[list[int]]:
         """Drop members one at a time, each time the one whose removal leaves the most members
-        better off than in the team (ties: the largest smallest gain), down to eta members.
-        Every coalition on the way whose every member gains blocks the team: all of them are
-        returned, largest first (empty: none found)."""
-        coalition = list(range(len(sub)))
+        better off than in the team (ties: the largest smallest gain, then the lowest index),
+        down to eta members. Every coalition on the way whose every member gains blocks the
+        team: all of them are returned, largest first (empty: none found)."""
+        m = len(sub)
+        inside = np.ones(m, dtype=bool)
+        rows = sub.sum(axis=1)  # each member's phi sum over the coalition
+        skill = float(alpha.sum())
         chain: list[list[int]] = []
-        while len(coalition) - 1 >= self.eta:
-            c = len(coalition)
-            part = sub[np.ix_(coalition, coalition)]
-            rows = part.sum(axis=1)
-            a = alpha[coalition]
-            aligned = (rows[:, None] - part) / (c - 2) if c > 2 else np.zeros_like(part)
-            pref = aligned + (self.lam * (a.sum() - a) / (c - 1))[None, :]  # pref[i, k]: i's, k removed
-            gain = pref - own[coalition][:, None]
+        for c in range(m, self.eta, -1):  # c: the coalition's size before this removal
+            aligned = (rows[:, None] - sub) / (c - 2) if c > 2 else np.zeros_like(sub)
+            gain = aligned + (self.lam * (skill - alpha) / (c - 1))[None, :] - own[:, None]  # [i, k removed]
+            gain[~inside, :] = np.inf  # members already gone do not count
             np.fill_diagonal(gain, np.inf)
             happy = (gain > STRICT_TOL).sum(axis=0)
+            happy[~inside] = -1
             worst = gain.min(axis=0)
             k = int(np.lexsort((-worst, -happy))[0])
-            coalition.pop(k)
-            if happy[k] == c:  # every remaining member gains
-                chain.append(list(coalition))
+            inside[k] = False
+            rows -= sub[:, k]
+            skill -= float(alpha[k])
+            if happy[k] == m:  # every remaining member gains
+                chain.append([int(i) for i in np.flatnonzero(inside)])
         return chain
 
     def _single_removal(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[int] | None:
@@ -387,15 +391,18 @@ class _SupersetRefuter:
         if not sel.size:
             return
         idx = np.asarray(coalition)
+        c = idx.size
+        rows = self.phi[idx]
+        base = rows[:, idx].sum(axis=1)
         chosen = bits[sel]
-        m = len(idx) + chosen.sum(axis=1)
-        base = self.phi[np.ix_(idx, idx)].sum(axis=1)
-        pref = (base[None, :] + chosen @ self.phi[np.ix_(idx, rest)].T) / (m - 1)[:, None]
+        m = c + chosen.sum(axis=1)
+        pref = (base + chosen @ rows[:, rest].T) / (m - 1)[:, None]
+        own = base / (c - 1)
         if self.lam:
-            skill = self.alpha[idx].sum() + chosen @ self.alpha[rest]
-            pref += (self.lam * skill / m)[:, None]
-        own = self.checker.own_preferences(coalition)
-        blocked = np.all(own[None, :] > pref + STRICT_TOL, axis=1)
+            skill = self.alpha[idx].sum()
+            pref += (self.lam * (skill + chosen @ self.alpha[rest]) / m)[:, None]
+            own += self.lam * skill / c
+        blocked = np.all(own > pref + STRICT_TOL, axis=1)
         self.live[supers[sel[blocked]]] = False
 
 
