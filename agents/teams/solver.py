@@ -121,7 +121,9 @@ class StabilityChecker:
         aligned = sub.sum(axis=1) / (m - 1) if m > 1 else np.zeros(m)
         return aligned + self.lam * self.alpha[idx].mean()
 
-    def check(self, members: Team) -> StabilityVerdict:
+    def check(self, members: Team, greedy: bool = True) -> StabilityVerdict:
+        """The verdict on ``members``; ``greedy=False`` skips the single and greedy removals
+        (for a team they were already tried on, e.g. by ``greedy_blockers``)."""
         members = tuple(sorted(members))
         m, eta = len(members), self.eta
         if m <= eta:
@@ -141,7 +143,7 @@ class StabilityChecker:
                 found = tuple(members[k] for k in blocking)
                 self._remember(found)
                 return StabilityVerdict(False, found, "a single member's removal leaves a blocking coalition")
-        chain = self._greedy_removals(sub, alpha, own)
+        chain = self._greedy_removals(sub, alpha, own) if greedy else []
         if chain:
             # the first coalition is what a blocking chain continues from; the smallest one lies
             # inside more of the other candidates, so it blocks more of them
@@ -349,6 +351,55 @@ def filter_table(problem: TeamProblem) -> np.ndarray:
     return ok
 
 
+def greedy_blockers(problem: TeamProblem, masks: np.ndarray) -> np.ndarray:
+    """``StabilityChecker``'s greedy removals on many teams at once (given as bitmasks): per
+    team, the smallest blocking coalition met on the way down to eta members, as a bitmask
+    (0: none met). Each step removes, in every team at once, the member whose removal leaves
+    the most members better off than in the team (ties: the largest smallest gain, then the
+    lowest index); a coalition whose every member gains blocks its team."""
+    n, eta = problem.n, problem.eta
+    phi = problem.phi
+    alpha = problem.alpha_or_zero if problem.uses_alpha else np.zeros(n)
+    lam = problem.lam if problem.uses_alpha else 0.0
+    masks = np.asarray(masks, dtype=np.int64)
+    inside = ((masks[:, None] >> np.arange(n)) & 1).astype(bool)  # team x agent
+    member = inside.astype(np.float64)
+    rows = member @ phi.T  # rows[t, i]: i's phi sum over the current coalition
+    skill = member @ alpha
+    size = member.sum(axis=1)
+    own = rows / np.maximum(size - 1, 1)[:, None] + (lam * skill / size)[:, None]
+    out = np.zeros(masks.size, dtype=np.int64)
+    current = masks.copy()
+    diag = np.eye(n, dtype=bool)[None, :, :]
+    for _ in range(int(size.max()) - eta):
+        active = size > eta
+        if not active.any():
+            break
+        c = size[:, None, None]
+        # gain[t, i, k]: what i gains (over its preference in t) when k leaves the coalition
+        aligned = np.where(c > 2, (rows[:, :, None] - phi[None, :, :]) / np.maximum(c - 2, 1), 0.0)
+        gain = aligned + (lam * (skill[:, None] - alpha[None, :]) / np.maximum(size - 1, 1)[:, None])[:, None, :]
+        gain -= own[:, :, None]
+        gain[~inside] = np.inf  # those already gone do not count
+        gain[np.broadcast_to(diag, gain.shape)] = np.inf
+        happy = (gain > STRICT_TOL).sum(axis=1)
+        happy[~inside] = -1
+        worst = gain.min(axis=1)
+        top = happy == happy.max(axis=1, keepdims=True)
+        worst = np.where(top, worst, -np.inf)
+        k = np.argmax(worst == worst.max(axis=1, keepdims=True), axis=1)
+        t = np.flatnonzero(active)
+        k = k[t]
+        inside[t, k] = False
+        rows[t] -= phi[:, k].T
+        skill[t] -= alpha[k]
+        size[t] -= 1
+        current[t] &= ~(np.int64(1) << k)
+        blocks = happy[t, k] == n
+        out[t[blocks]] = current[t[blocks]]
+    return out
+
+
 _BITS: dict[int, np.ndarray] = {}
 
 
@@ -377,20 +428,20 @@ class _SupersetRefuter:
         self.live = candidate.copy()
         self._seen: set[int] = set()
 
-    def refute(self, coalition: Team) -> None:
-        cmask = team_mask(coalition)
+    def refute(self, cmask: int) -> None:
+        """Refute every live candidate that the blocking coalition ``cmask`` (a bitmask) blocks."""
         if cmask in self._seen:
             return
         self._seen.add(cmask)
-        rest = np.array([b for b in range(self.n) if not cmask >> b & 1], dtype=np.int64)
-        if not rest.size:
+        rest = [b for b in range(self.n) if not cmask >> b & 1]
+        if not rest:
             return
-        bits = subset_bits(rest.size)[1:]
-        supers = (bits @ (1 << rest).astype(np.float64)).astype(np.int64) | cmask
+        bits = subset_bits(len(rest))[1:]
+        supers = (bits @ np.ldexp(1.0, rest)).astype(np.int64) | cmask
         sel = np.flatnonzero(self.live[supers])
         if not sel.size:
             return
-        idx = np.asarray(coalition)
+        idx = np.array([b for b in range(self.n) if cmask >> b & 1])
         c = idx.size
         rows = self.phi[idx]
         base = rows[:, idx].sum(axis=1)
@@ -406,7 +457,7 @@ class _SupersetRefuter:
         self.live[supers[sel[blocked]]] = False
 
 
-def solve_exact(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
+def solve_exact(problem: TeamProblem, chunk: int = 4096, batch: int = 64) -> TeamSolution:
     """The optimum of Eq. 5 with a stability certificate (n <= ``MAX_EXACT_N``)."""
     n = problem.n
     if n > MAX_EXACT_N:
@@ -436,7 +487,7 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
 
     def stats() -> dict[str, int]:
         return {"candidates": int(above.sum()), "checked": checked, "subsets": subsets,
-                "blocked_by_known": refuted - checked}
+                "blocked_by_known": refuted - checked}  # refuted, never checked themselves
 
     while cand.size:
         if cand.size > chunk:
@@ -444,21 +495,40 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
             top, cand = cand[w[cand] >= cut], cand[w[cand] < cut]
         else:
             top, cand = cand, cand[:0]
-        for mask in top[np.lexsort((top, -w[top]))]:
-            if not live[mask]:  # a blocking coalition found for an earlier candidate blocks it
-                refuted += 1
+        order = top[np.lexsort((top, -w[top]))]
+        pos = 0
+        while pos < order.size:
+            # the next few candidates not refuted yet get greedy removals at once; the rest of
+            # the check runs on them one at a time, in order, unless an earlier one's blocking
+            # coalition refutes them first
+            window = order[pos:pos + 8 * batch]
+            rel = np.flatnonzero(live[window])[:batch]
+            if not rel.size:
+                refuted += window.size
+                pos += window.size
                 continue
-            verdict = checker.check(_members(mask))
-            checked += 1
-            subsets += verdict.subsets
-            if verdict.stable:
-                return TeamSolution(_members(mask), float(w[mask]), True, filtered, True, float(w[mask]), 0.0,
-                                    "exact", refuted, verdict.certificate, stats())
-            if verdict.stable is None:  # pragma: no cover - pools never exceed n <= 20
-                raise RuntimeError(f"could not decide the stability of {_members(mask)}: {verdict.certificate}")
-            refuted += 1
-            for coalition in checker.take_found():
-                refuter.refute(coalition)
+            found = greedy_blockers(problem, window[rel])
+            for r, mask, blocker in zip(rel.tolist(), window[rel].tolist(), found.tolist()):
+                if not live[mask]:  # a blocking coalition found for an earlier candidate blocks it
+                    continue
+                checked += 1
+                live[mask] = False
+                if blocker:
+                    refuter.refute(blocker)
+                    continue
+                verdict = checker.check(_members(mask), greedy=False)
+                subsets += verdict.subsets
+                if verdict.stable:
+                    refuted += r
+                    return TeamSolution(_members(mask), float(w[mask]), True, filtered, True, float(w[mask]), 0.0,
+                                        "exact", refuted, verdict.certificate, stats())
+                if verdict.stable is None:  # pragma: no cover - pools never exceed n <= 20
+                    raise RuntimeError(f"could not decide the stability of {_members(mask)}: "
+                                       f"{verdict.certificate}")
+                for coalition in checker.take_found():
+                    refuter.refute(team_mask(coalition))
+            refuted += int(rel[-1]) + 1
+            pos += int(rel[-1]) + 1
     team = _members(best_eta)
     return TeamSolution(team, float(floor), True, filtered, True, float(floor), 0.0, "exact", refuted,
                         f"size {len(team)} == eta: no sub-coalition reaches eta", stats())
