@@ -370,34 +370,39 @@ def greedy_blockers(problem: TeamProblem, masks: np.ndarray) -> np.ndarray:
     own = rows / np.maximum(size - 1, 1)[:, None] + (lam * skill / size)[:, None]
     out = np.zeros(masks.size, dtype=np.int64)
     current = masks.copy()
-    diag = np.eye(n, dtype=bool)[None, :, :]
-    for _ in range(int(size.max()) - eta):
+    team = np.arange(masks.size)  # the row of ``out`` of each team still being reduced
+    gone = np.where(inside, 0.0, np.inf)  # added to the rows of those already gone: they do not count
+    itself = np.where(np.eye(n, dtype=bool), np.inf, 0.0)  # nor does the member removed
+    while True:
         active = size > eta
-        if not active.any():
-            break
-        c = size[:, None, None]
+        if not active.all():
+            if not active.any():
+                return out
+            inside, gone, rows, skill, size, own, current, team = (
+                x[active] for x in (inside, gone, rows, skill, size, own, current, team))
         # gain[t, i, k]: what i gains (over its preference in t) when k leaves the coalition
-        aligned = np.where(c > 2, (rows[:, :, None] - phi[None, :, :]) / np.maximum(c - 2, 1), 0.0)
-        gain = aligned + (lam * (skill[:, None] - alpha[None, :]) / np.maximum(size - 1, 1)[:, None])[:, None, :]
-        gain -= own[:, :, None]
-        gain[~inside] = np.inf  # those already gone do not count
-        gain[np.broadcast_to(diag, gain.shape)] = np.inf
-        happy = (gain > STRICT_TOL).sum(axis=1)
+        inv = np.where(size > 2, 1.0 / np.maximum(size - 2, 1), 0.0)
+        base = rows * inv[:, None] - own + gone
+        leave = lam * (skill[:, None] - alpha[None, :]) / (size - 1)[:, None]
+        gain = phi[None, :, :] * -inv[:, None, None]
+        gain += base[:, :, None]
+        gain += leave[:, None, :]
+        gain += itself
+        happy = np.count_nonzero(gain > STRICT_TOL, axis=1)
         happy[~inside] = -1
         worst = gain.min(axis=1)
         top = happy == happy.max(axis=1, keepdims=True)
         worst = np.where(top, worst, -np.inf)
         k = np.argmax(worst == worst.max(axis=1, keepdims=True), axis=1)
-        t = np.flatnonzero(active)
-        k = k[t]
+        t = np.arange(k.size)
         inside[t, k] = False
-        rows[t] -= phi[:, k].T
-        skill[t] -= alpha[k]
-        size[t] -= 1
-        current[t] &= ~(np.int64(1) << k)
+        gone[t, k] = np.inf
+        rows -= phi[:, k].T
+        skill -= alpha[k]
+        size -= 1
+        current &= ~(np.int64(1) << k)
         blocks = happy[t, k] == n
-        out[t[blocks]] = current[t[blocks]]
-    return out
+        out[team[blocks]] = current[blocks]
 
 
 _BITS: dict[int, np.ndarray] = {}
