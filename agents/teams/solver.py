@@ -438,6 +438,7 @@ class _SupersetRefuter:
         if cmask in self._seen:
             return
         self._seen.add(cmask)
+        idx = [b for b in range(self.n) if cmask >> b & 1]
         rest = [b for b in range(self.n) if not cmask >> b & 1]
         if not rest:
             return
@@ -446,18 +447,15 @@ class _SupersetRefuter:
         sel = np.flatnonzero(self.live[supers])
         if not sel.size:
             return
-        idx = np.array([b for b in range(self.n) if cmask >> b & 1])
-        c = idx.size
+        c = len(idx)
         rows = self.phi[idx]
         base = rows[:, idx].sum(axis=1)
-        chosen = bits[sel]
-        m = c + chosen.sum(axis=1)
-        pref = (base + chosen @ rows[:, rest].T) / (m - 1)[:, None]
-        own = base / (c - 1)
-        if self.lam:
-            skill = self.alpha[idx].sum()
-            pref += (self.lam * (skill + chosen @ self.alpha[rest]) / m)[:, None]
-            own += self.lam * skill / c
+        # per superset: each member's phi sum over the agents added, their alpha sum, how many
+        extra = bits[sel] @ np.vstack([rows[:, rest], self.lam * self.alpha[rest], np.ones(len(rest))]).T
+        m = c + extra[:, -1]
+        skill = self.lam * self.alpha[idx].sum()
+        pref = (base + extra[:, :c]) / (m - 1)[:, None] + ((skill + extra[:, c]) / m)[:, None]
+        own = base / (c - 1) + skill / c
         blocked = np.all(own > pref + STRICT_TOL, axis=1)
         self.live[supers[sel[blocked]]] = False
 
