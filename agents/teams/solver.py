@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -460,8 +461,18 @@ class _SupersetRefuter:
         self.live[supers[sel[blocked]]] = False
 
 
-def solve_exact(problem: TeamProblem, chunk: int = 4096, batch: int = 64) -> TeamSolution:
-    """The optimum of Eq. 5 with a stability certificate (n <= ``MAX_EXACT_N``)."""
+@dataclass(frozen=True)
+class _Candidates:
+    welfare: np.ndarray
+    #: bitmask -> a candidate: allowed size above eta, passes eps (or the fallback), and comes
+    #: before the best eta-sized team in the order of ``team_key``
+    above: np.ndarray
+    filtered: bool
+    best_eta: int
+
+
+def _candidates(problem: TeamProblem) -> _Candidates:
+    """Every team's welfare and the candidates of the exact search."""
     n = problem.n
     if n > MAX_EXACT_N:
         raise ValueError(f"solve_exact handles n <= {MAX_EXACT_N} agents, got {n}; use solve_anytime")
@@ -474,13 +485,43 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096, batch: int = 64) -> Tea
             feasible = passing
         else:
             filtered = False  # universal misalignment: fall back to every team
-    checker = StabilityChecker(problem, reuse_blockers=False)
-
     at_eta = np.flatnonzero(feasible & (pc == problem.eta))
     best_eta = int(at_eta[np.argmax(w[at_eta])])  # argmax: the smallest mask among exact ties
     floor = w[best_eta]
     masks = np.arange(1 << n, dtype=np.int64)
     above = feasible & (pc > problem.eta) & ((w > floor) | ((w == floor) & (masks < best_eta)))
+    return _Candidates(w, above, filtered, best_eta)
+
+
+def _in_order(w: np.ndarray, cand: np.ndarray, chunk: int) -> Iterator[np.ndarray]:
+    """The candidates in the order of ``team_key`` (larger welfare, then smaller bitmask), a
+    chunk at a time (sorting only as far as the search goes)."""
+    while cand.size:
+        if cand.size > chunk:
+            cut = np.partition(w[cand], cand.size - chunk)[cand.size - chunk]
+            top, cand = cand[w[cand] >= cut], cand[w[cand] < cut]
+        else:
+            top, cand = cand, cand[:0]
+        yield top[np.lexsort((top, -w[top]))]
+
+
+def _at_eta(cands: _Candidates, refuted: int, stats: dict[str, int]) -> TeamSolution:
+    team = _members(cands.best_eta)
+    value = float(cands.welfare[cands.best_eta])
+    return TeamSolution(team, value, True, cands.filtered, True, value, 0.0, "exact", refuted,
+                        f"size {len(team)} == eta: no sub-coalition reaches eta", stats)
+
+
+def solve_exact(problem: TeamProblem, chunk: int = 4096, batch: int = 64) -> TeamSolution:
+    """The optimum of Eq. 5 with a stability certificate (n <= ``MAX_EXACT_N``).
+
+    Candidates are taken in order; greedy removals run on the next ``batch`` live ones at once
+    (``greedy_blockers``), the rest of a check (pool, enumeration) on those it leaves open one
+    at a time, and every blocking coalition found refutes at once each later candidate it
+    blocks. The first candidate certified stable is optimal."""
+    cands = _candidates(problem)
+    w, above, filtered = cands.welfare, cands.above, cands.filtered
+    checker = StabilityChecker(problem, reuse_blockers=False)
     refuter = _SupersetRefuter(problem, above, checker)
     live = refuter.live
     cand = np.flatnonzero(above)
@@ -492,13 +533,7 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096, batch: int = 64) -> Tea
         return {"candidates": int(above.sum()), "checked": checked, "subsets": subsets,
                 "blocked_by_known": refuted - checked}  # refuted, never checked themselves
 
-    while cand.size:
-        if cand.size > chunk:
-            cut = np.partition(w[cand], cand.size - chunk)[cand.size - chunk]
-            top, cand = cand[w[cand] >= cut], cand[w[cand] < cut]
-        else:
-            top, cand = cand, cand[:0]
-        order = top[np.lexsort((top, -w[top]))]
+    for order in _in_order(w, cand, chunk):
         pos = 0
         while pos < order.size:
             # the next few candidates not refuted yet get greedy removals at once; the rest of
@@ -532,9 +567,30 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096, batch: int = 64) -> Tea
                     refuter.refute(team_mask(coalition))
             refuted += int(rel[-1]) + 1
             pos += int(rel[-1]) + 1
-    team = _members(best_eta)
-    return TeamSolution(team, float(floor), True, filtered, True, float(floor), 0.0, "exact", refuted,
-                        f"size {len(team)} == eta: no sub-coalition reaches eta", stats())
+    return _at_eta(cands, refuted, stats())
+
+
+def solve_one_by_one(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
+    """The same optimum as ``solve_exact`` by a plainer search: one full stability check per
+    candidate in order, each first looking up the blocking coalitions remembered from earlier
+    candidates one at a time. Much slower on matrices where many candidates are refuted; kept
+    as a reference for tests and the benchmark at n beyond brute force."""
+    cands = _candidates(problem)
+    w, filtered = cands.welfare, cands.filtered
+    checker = StabilityChecker(problem, reuse_blockers=True)
+    refuted = subsets = 0
+    stats = {"candidates": int(cands.above.sum())}
+    for order in _in_order(w, np.flatnonzero(cands.above), chunk):
+        for mask in order.tolist():
+            verdict = checker.check(_members(mask))
+            subsets += verdict.subsets
+            if verdict.stable:
+                return TeamSolution(_members(mask), float(w[mask]), True, filtered, True, float(w[mask]), 0.0,
+                                    "exact", refuted, verdict.certificate, {**stats, "subsets": subsets})
+            if verdict.stable is None:  # pragma: no cover - pools never exceed n <= 20
+                raise RuntimeError(f"could not decide the stability of {_members(mask)}: {verdict.certificate}")
+            refuted += 1
+    return _at_eta(cands, refuted, {**stats, "subsets": subsets})
 
 
 # ---------------------------------------------------------------------------------- brute force
@@ -811,6 +867,6 @@ def solve(problem: TeamProblem, exact_limit: int = 20, **anytime: object) -> Tea
     return solve_anytime(problem, **anytime)  # type: ignore[arg-type]
 
 
-__all__ = ["MAX_BRUTE_N", "MAX_EXACT_N", "StabilityChecker", "StabilityVerdict", "popcounts", "solve",
-           "solve_anytime", "solve_brute", "solve_exact", "subset_sums", "team_mask", "upper_bound",
-           "welfare_table"]
+__all__ = ["MAX_BRUTE_N", "MAX_EXACT_N", "StabilityChecker", "StabilityVerdict", "greedy_blockers", "popcounts",
+           "solve", "solve_anytime", "solve_brute", "solve_exact", "solve_one_by_one", "subset_bits", "subset_sums",
+           "team_mask", "upper_bound", "welfare_table"]
