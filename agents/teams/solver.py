@@ -533,6 +533,7 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096, batch: int = 64) -> Tea
         return {"candidates": int(above.sum()), "checked": checked, "subsets": subsets,
                 "blocked_by_known": refuted - checked}  # refuted, never checked themselves
 
+    size = 1  # the batch grows to ``batch``: when an early candidate is stable, little is wasted
     for order in _in_order(w, cand, chunk):
         pos = 0
         while pos < order.size:
@@ -540,7 +541,8 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096, batch: int = 64) -> Tea
             # the check runs on them one at a time, in order, unless an earlier one's blocking
             # coalition refutes them first
             window = order[pos:pos + 8 * batch]
-            rel = np.flatnonzero(live[window])[:batch]
+            rel = np.flatnonzero(live[window])[:size]
+            size = min(2 * size, batch)
             if not rel.size:
                 refuted += window.size
                 pos += window.size
