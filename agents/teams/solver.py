@@ -425,11 +425,12 @@ class _SupersetRefuter:
     agents: at most 2^(n - eta) - 1 of them, evaluated at once with numpy."""
 
     def __init__(self, problem: TeamProblem, candidate: np.ndarray, checker: StabilityChecker) -> None:
-        self.n = problem.n
-        self.phi = problem.phi
-        self.alpha = checker.alpha
-        self.lam = checker.lam
-        self.checker = checker
+        n = self.n = problem.n
+        lam = checker.lam
+        # column j: what agent j adds to each member's phi sum (rows 0..n-1), to lam * the
+        # alpha sum (row n) and to the size (row n + 1)
+        self.table = np.vstack([problem.phi, lam * checker.alpha, np.ones(n)])
+        self.pow2 = np.ldexp(1.0, np.arange(n))
         #: candidates not refuted yet (indexed by bitmask)
         self.live = candidate.copy()
         self._seen: set[int] = set()
@@ -439,24 +440,22 @@ class _SupersetRefuter:
         if cmask in self._seen:
             return
         self._seen.add(cmask)
-        idx = [b for b in range(self.n) if cmask >> b & 1]
-        rest = [b for b in range(self.n) if not cmask >> b & 1]
+        n = self.n
+        idx = [b for b in range(n) if cmask >> b & 1]
+        rest = [b for b in range(n) if not cmask >> b & 1]
         if not rest:
             return
         bits = subset_bits(len(rest))[1:]
-        supers = (bits @ np.ldexp(1.0, rest)).astype(np.int64) | cmask
+        supers = (bits @ self.pow2[rest]).astype(np.int64) | cmask
         sel = np.flatnonzero(self.live[supers])
         if not sel.size:
             return
         c = len(idx)
-        rows = self.phi[idx]
-        base = rows[:, idx].sum(axis=1)
-        # per superset: each member's phi sum over the agents added, their alpha sum, how many
-        extra = bits[sel] @ np.vstack([rows[:, rest], self.lam * self.alpha[rest], np.ones(len(rest))]).T
-        m = c + extra[:, -1]
-        skill = self.lam * self.alpha[idx].sum()
-        pref = (base + extra[:, :c]) / (m - 1)[:, None] + ((skill + extra[:, c]) / m)[:, None]
-        own = base / (c - 1) + skill / c
+        part = self.table[idx + [n, n + 1]]
+        own_sums = part[:, idx].sum(axis=1)  # each member's phi sum in C, lam * alpha sum, size
+        sums = bits[sel] @ part[:, rest].T + own_sums  # the same in each superset
+        pref = sums[:, :c] / (sums[:, c + 1] - 1)[:, None] + (sums[:, c] / sums[:, c + 1])[:, None]
+        own = own_sums[:c] / max(c - 1, 1) + own_sums[c] / c  # a lone agent: alignment 0
         blocked = np.all(own > pref + STRICT_TOL, axis=1)
         self.live[supers[sel[blocked]]] = False
 
