@@ -3,15 +3,20 @@
 - ``solve_exact`` (n <= 20): the welfare of every subset at once with numpy bitmask tables, then
   the candidates above the best eta-sized team (eta-sized teams are stable by definition: no
   proper sub-coalition reaches eta) in decreasing welfare, each refuted by a blocking coalition
-  or certified stable. The first certified candidate is optimal.
+  or certified stable. The first certified candidate is optimal. A blocking coalition C found
+  for one candidate refutes at once every other candidate it blocks (the supersets of C in
+  which every member of C is worse off than in C), so most candidates are never checked
+  themselves; greedy removals run on many candidates at once (``greedy_blockers``).
+- ``solve_one_by_one`` (n <= 20): the same optimum with one full check per candidate, a slower
+  reference for tests and the benchmark.
 - ``solve_anytime`` (any n, meant for n > 20): local search from deterministic and seeded starts,
   blocking chains down to stable teams, and an upper bound on the welfare of any team (row sums
   and a cardinality-aware eigenvalue bound); it reports the gap between them.
 - ``solve_brute`` (n <= 12): the definitions of ``agents.teams.formation`` applied to every
   subset, for tests and the benchmark.
 
-Stability checks (``StabilityChecker``) refute cheaply first (every single-member removal), then
-shrink the pool of members who could gain by defecting (an upper bound of what each member can
+Stability checks (``StabilityChecker``) refute cheaply first (every single-member removal, then
+greedy removals down to eta members), then shrink the pool of members who could gain by defecting (an upper bound of what each member can
 get in any sub-coalition of the pool; members who cannot beat their current preference cannot
 be in a blocking coalition), and enumerate the subsets of what is left with numpy, one member at
 a time, stopping when no sub-coalition can still block.
