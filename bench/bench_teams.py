@@ -9,13 +9,15 @@ many large teams are refuted by blocking coalitions), eps = 0.2 with its fallbac
 Figures (one process, same instances for every solver):
 - exact solver at n = 12 (target <= 20 ms) and n = 20 (target <= 1 s): median, p90 and max
   wall time, candidates refuted;
+- at n = 20 the same instances solved by ``solve_one_by_one`` (one full stability check per
+  candidate): same answers, and the time ratio one-by-one / exact (median over instances);
 - exact against the brute-force reference at n = 8 and 10: same team and welfare on every
   instance, and the time ratio brute / exact (median over instances);
 - anytime solver at n = 20 (gap to its bound, and whether it found the exact optimum), 30 and
   40 (gap to its upper bound, time).
 
 The exit status is 1 when a time target is missed or the exact solver and brute force disagree
-on an instance (the anytime figures are reported, not checked).
+on an instance, or the two exact searches do (the anytime figures are reported, not checked).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.teams.formation import TeamProblem  # noqa: E402
-from agents.teams.solver import solve_anytime, solve_brute, solve_exact  # noqa: E402
+from agents.teams.solver import solve_anytime, solve_brute, solve_exact, solve_one_by_one  # noqa: E402
 
 SHIFTS = (0.0, 0.4, 0.8)
 
@@ -76,6 +78,17 @@ def main(argv: list[str] | None = None) -> int:
               f"refuted candidates median {statistics.median(refuted):g}, max {max(refuted)}; "
               f"eps-filtered answers {sum(s.filtered for s, _ in results)}/{k}")
         report[f"exact_n{n}"] = {**stats, "target_ms": target, "met": ok, "refuted": refuted}
+        if n == 20:
+            plain = [timed(solve_one_by_one, p) for p in instances(n, k, seed)]
+            same = sum(a.team == b.team and abs(a.welfare - b.welfare) <= 1e-9 and a.refuted == b.refuted
+                       for (a, _), (b, _) in zip(results, plain))
+            ratios = [tp / te for (_, te), (_, tp) in zip(results, plain)]
+            pstats = summary([t for _, t in plain])
+            print(f"          one-by-one search: median {pstats['median_ms']:8.2f} ms  max {pstats['max_ms']:8.2f} ms; "
+                  f"same answer {same}/{k}; one-by-one / exact time: median {statistics.median(ratios):.1f}x "
+                  f"(min {min(ratios):.1f}x, max {max(ratios):.1f}x)")
+            report["one_by_one_n20"] = {**pstats, "same": same, "ratio_median": statistics.median(ratios),
+                                        "ratios": ratios}
 
     print("exact vs brute-force reference (same instances)")
     for n in (8, 10):
@@ -118,8 +131,10 @@ def main(argv: list[str] | None = None) -> int:
               for n in (12, 20) if not report[f"exact_n{n}"]["met"]]
     failed += [f"brute force n = {n}: {report[f'brute_n{n}']['same']}/{k} same answers"
                for n in (8, 10) if report[f"brute_n{n}"]["same"] != k]
+    if report["one_by_one_n20"]["same"] != k:  # type: ignore[index]
+        failed.append(f"one-by-one n = 20: {report['one_by_one_n20']['same']}/{k} same answers")  # type: ignore[index]
     report["checks_met"] = not failed
-    print("checks: " + ("every time target met, every brute-force answer matched" if not failed
+    print("checks: " + ("every time target met, every brute-force and one-by-one answer matched" if not failed
                         else "FAILED: " + "; ".join(failed)))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

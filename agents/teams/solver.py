@@ -3,15 +3,20 @@
 - ``solve_exact`` (n <= 20): the welfare of every subset at once with numpy bitmask tables, then
   the candidates above the best eta-sized team (eta-sized teams are stable by definition: no
   proper sub-coalition reaches eta) in decreasing welfare, each refuted by a blocking coalition
-  or certified stable. The first certified candidate is optimal.
+  or certified stable. The first certified candidate is optimal. A blocking coalition C found
+  for one candidate refutes at once every other candidate it blocks (the supersets of C in
+  which every member of C is worse off than in C), so most candidates are never checked
+  themselves; greedy removals run on many candidates at once (``greedy_blockers``).
+- ``solve_one_by_one`` (n <= 20): the same optimum with one full check per candidate, a slower
+  reference for tests and the benchmark.
 - ``solve_anytime`` (any n, meant for n > 20): local search from deterministic and seeded starts,
   blocking chains down to stable teams, and an upper bound on the welfare of any team (row sums
   and a cardinality-aware eigenvalue bound); it reports the gap between them.
 - ``solve_brute`` (n <= 12): the definitions of ``agents.teams.formation`` applied to every
   subset, for tests and the benchmark.
 
-Stability checks (``StabilityChecker``) refute cheaply first (every single-member removal), then
-shrink the pool of members who could gain by defecting (an upper bound of what each member can
+Stability checks (``StabilityChecker``) refute cheaply first (every single-member removal, then
+greedy removals down to eta members), then shrink the pool of members who could gain by defecting (an upper bound of what each member can
 get in any sub-coalition of the pool; members who cannot beat their current preference cannot
 be in a blocking coalition), and enumerate the subsets of what is left with numpy, one member at
 a time, stopping when no sub-coalition can still block.
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,7 +99,8 @@ class StabilityChecker:
     """Decides Eq. 3 for teams of one problem (ignores the eps filter: sub-coalitions of a team
     that passes it pass it too)."""
 
-    def __init__(self, problem: TeamProblem, max_pool: int = MAX_ENUMERATED_POOL) -> None:
+    def __init__(self, problem: TeamProblem, max_pool: int = MAX_ENUMERATED_POOL,
+                 reuse_blockers: bool = True) -> None:
         self.problem = problem
         self.phi = problem.phi
         self.alpha = problem.alpha_or_zero
@@ -102,6 +109,16 @@ class StabilityChecker:
         self.max_pool = max_pool
         self._blockers: list[tuple[int, np.ndarray, np.ndarray]] = []
         self._pending_local: list[list[int]] = []
+        #: look remembered blocking coalitions up before anything else (``solve_exact`` instead
+        #: refutes every candidate a new blocking coalition blocks at once, see ``take_found``)
+        self.reuse_blockers = reuse_blockers
+        self._found: list[Team] = []
+
+    def take_found(self) -> list[Team]:
+        """The blocking coalitions found since the last call (each blocks the team it was found
+        for; several may be found for one team)."""
+        found, self._found = self._found, []
+        return found
 
     def own_preferences(self, members: Team) -> np.ndarray:
         idx = np.asarray(members)
@@ -110,25 +127,34 @@ class StabilityChecker:
         aligned = sub.sum(axis=1) / (m - 1) if m > 1 else np.zeros(m)
         return aligned + self.lam * self.alpha[idx].mean()
 
-    def check(self, members: Team) -> StabilityVerdict:
+    def check(self, members: Team, greedy: bool = True) -> StabilityVerdict:
+        """The verdict on ``members``; ``greedy=False`` skips the single and greedy removals
+        (for a team they were already tried on, e.g. by ``greedy_blockers``)."""
         members = tuple(sorted(members))
         m, eta = len(members), self.eta
         if m <= eta:
             return StabilityVerdict(True, None, f"size {m} == eta: no sub-coalition reaches eta")
         idx = np.asarray(members)
-        sub = self.phi[np.ix_(idx, idx)]
+        sub = self.phi[idx][:, idx]
         alpha = self.alpha[idx]
-        own = self.own_preferences(members)
+        own = sub.sum(axis=1) / (m - 1) + self.lam * alpha.sum() / m
 
-        known = self._known_blocker(members, own)
-        if known is not None:
-            return StabilityVerdict(False, known, "a blocking coalition found before blocks it too")
-        blocking = self._single_removal(sub, alpha, own)
-        if blocking is None:
-            blocking = self._greedy_removals(sub, alpha, own)
-        if blocking is not None:
-            found = tuple(members[k] for k in blocking)
-            self._remember(found)
+        if self.reuse_blockers:
+            known = self._known_blocker(members, own)
+            if known is not None:
+                return StabilityVerdict(False, known, "a blocking coalition found before blocks it too")
+            # (without reuse the greedy removals' first step tries every single removal too)
+            blocking = self._single_removal(sub, alpha, own)
+            if blocking is not None:
+                found = tuple(members[k] for k in blocking)
+                self._remember(found)
+                return StabilityVerdict(False, found, "a single member's removal leaves a blocking coalition")
+        chain = self._greedy_removals(sub, alpha, own) if greedy else []
+        if chain:
+            # the first coalition is what a blocking chain continues from; the smallest one lies
+            # inside more of the other candidates, so it blocks more of them
+            found = tuple(members[k] for k in chain[0])
+            self._remember(found if self.reuse_blockers else tuple(members[k] for k in chain[-1]))
             return StabilityVerdict(False, found, "greedy removals found a blocking coalition")
 
         pool, margin = self._pool(sub, alpha, own, m)
@@ -150,6 +176,9 @@ class StabilityChecker:
     def _remember(self, coalition: Team) -> None:
         """Keep a blocking coalition with its members' preferences: candidates of the exact
         search overlap, and one coalition often blocks many of them."""
+        self._found.append(coalition)
+        if not self.reuse_blockers:
+            return
         idx = np.asarray(coalition)
         self._blockers.append((team_mask(coalition), idx, self.own_preferences(coalition)))
 
@@ -163,27 +192,31 @@ class StabilityChecker:
                 return tuple(int(a) for a in idx)
         return None
 
-    def _greedy_removals(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[int] | None:
+    def _greedy_removals(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[list[int]]:
         """Drop members one at a time, each time the one whose removal leaves the most members
-        better off than in the team (ties: the largest smallest gain), until every member of
-        what is left gains (a blocking coalition) or it is down to eta members."""
-        coalition = list(range(len(sub)))
-        while len(coalition) - 1 >= self.eta:
-            c = len(coalition)
-            part = sub[np.ix_(coalition, coalition)]
-            rows = part.sum(axis=1)
-            a = alpha[coalition]
-            aligned = (rows[:, None] - part) / (c - 2) if c > 2 else np.zeros_like(part)
-            pref = aligned + (self.lam * (a.sum() - a) / (c - 1))[None, :]  # pref[i, k]: i's, k removed
-            gain = pref - own[coalition][:, None]
+        better off than in the team (ties: the largest smallest gain, then the lowest index),
+        down to eta members. Every coalition on the way whose every member gains blocks the
+        team: all of them are returned, largest first (empty: none found)."""
+        m = len(sub)
+        inside = np.ones(m, dtype=bool)
+        rows = sub.sum(axis=1)  # each member's phi sum over the coalition
+        skill = float(alpha.sum())
+        chain: list[list[int]] = []
+        for c in range(m, self.eta, -1):  # c: the coalition's size before this removal
+            aligned = (rows[:, None] - sub) / (c - 2) if c > 2 else np.zeros_like(sub)
+            gain = aligned + (self.lam * (skill - alpha) / (c - 1))[None, :] - own[:, None]  # [i, k removed]
+            gain[~inside, :] = np.inf  # members already gone do not count
             np.fill_diagonal(gain, np.inf)
             happy = (gain > STRICT_TOL).sum(axis=0)
+            happy[~inside] = -1
             worst = gain.min(axis=0)
             k = int(np.lexsort((-worst, -happy))[0])
-            coalition.pop(k)
-            if happy[k] == c:  # every remaining member gains
-                return coalition
-        return None
+            inside[k] = False
+            rows -= sub[:, k]
+            skill -= float(alpha[k])
+            if happy[k] == m:  # every remaining member gains
+                chain.append([int(i) for i in np.flatnonzero(inside)])
+        return chain
 
     def _single_removal(self, sub: np.ndarray, alpha: np.ndarray, own: np.ndarray) -> list[int] | None:
         m = len(sub)
@@ -324,8 +357,126 @@ def filter_table(problem: TeamProblem) -> np.ndarray:
     return ok
 
 
-def solve_exact(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
-    """The optimum of Eq. 5 with a stability certificate (n <= ``MAX_EXACT_N``)."""
+def greedy_blockers(problem: TeamProblem, masks: np.ndarray) -> np.ndarray:
+    """``StabilityChecker``'s greedy removals on many teams at once (given as bitmasks): per
+    team, the smallest blocking coalition met on the way down to eta members, as a bitmask
+    (0: none met). Each step removes, in every team at once, the member whose removal leaves
+    the most members better off than in the team (ties: the largest smallest gain, then the
+    lowest index); a coalition whose every member gains blocks its team."""
+    n, eta = problem.n, problem.eta
+    phi = problem.phi
+    alpha = problem.alpha_or_zero if problem.uses_alpha else np.zeros(n)
+    lam = problem.lam if problem.uses_alpha else 0.0
+    masks = np.asarray(masks, dtype=np.int64)
+    inside = ((masks[:, None] >> np.arange(n)) & 1).astype(bool)  # team x agent
+    member = inside.astype(np.float64)
+    rows = member @ phi.T  # rows[t, i]: i's phi sum over the current coalition
+    skill = member @ alpha
+    size = member.sum(axis=1)
+    own = rows / np.maximum(size - 1, 1)[:, None] + (lam * skill / size)[:, None]
+    out = np.zeros(masks.size, dtype=np.int64)
+    current = masks.copy()
+    team = np.arange(masks.size)  # the row of ``out`` of each team still being reduced
+    gone = np.where(inside, 0.0, np.inf)  # added to the rows of those already gone: they do not count
+    itself = np.where(np.eye(n, dtype=bool), np.inf, 0.0)  # nor does the member removed
+    while True:
+        active = size > eta
+        if not active.all():
+            if not active.any():
+                return out
+            inside, gone, rows, skill, size, own, current, team = (
+                x[active] for x in (inside, gone, rows, skill, size, own, current, team))
+        # gain[t, i, k]: what i gains (over its preference in t) when k leaves the coalition
+        inv = np.where(size > 2, 1.0 / np.maximum(size - 2, 1), 0.0)
+        base = rows * inv[:, None] - own + gone
+        leave = lam * (skill[:, None] - alpha[None, :]) / (size - 1)[:, None]
+        gain = phi[None, :, :] * -inv[:, None, None]
+        gain += base[:, :, None]
+        gain += leave[:, None, :]
+        gain += itself
+        happy = np.count_nonzero(gain > STRICT_TOL, axis=1)
+        happy[~inside] = -1
+        worst = gain.min(axis=1)
+        top = happy == happy.max(axis=1, keepdims=True)
+        worst = np.where(top, worst, -np.inf)
+        k = np.argmax(worst == worst.max(axis=1, keepdims=True), axis=1)
+        t = np.arange(k.size)
+        inside[t, k] = False
+        gone[t, k] = np.inf
+        rows -= phi[:, k].T
+        skill -= alpha[k]
+        size -= 1
+        current &= ~(np.int64(1) << k)
+        blocks = happy[t, k] == n
+        out[team[blocks]] = current[blocks]
+
+
+_BITS: dict[int, np.ndarray] = {}
+
+
+def subset_bits(r: int) -> np.ndarray:
+    """Row ``s`` holds the bits of s (0/1 float64) for every s < 2**r (cached; read-only)."""
+    if r not in _BITS:
+        out = ((np.arange(1 << r)[:, None] >> np.arange(r)) & 1).astype(np.float64)
+        out.setflags(write=False)
+        _BITS[r] = out
+    return _BITS[r]
+
+
+class _SupersetRefuter:
+    """Marks every candidate a blocking coalition blocks: C blocks each proper superset T of C
+    in which every member of C is worse off than in C (B'_i(T) < B'_i(C) for all i in C, by
+    more than ``STRICT_TOL``). The supersets of C are C plus a nonempty subset of the other
+    agents: at most 2^(n - eta) - 1 of them, evaluated at once with numpy."""
+
+    def __init__(self, problem: TeamProblem, candidate: np.ndarray, checker: StabilityChecker) -> None:
+        n = self.n = problem.n
+        lam = checker.lam
+        # column j: what agent j adds to each member's phi sum (rows 0..n-1), to lam * the
+        # alpha sum (row n) and to the size (row n + 1)
+        self.table = np.vstack([problem.phi, lam * checker.alpha, np.ones(n)])
+        self.pow2 = np.ldexp(1.0, np.arange(n))
+        #: candidates not refuted yet (indexed by bitmask)
+        self.live = candidate.copy()
+        self._seen: set[int] = set()
+
+    def refute(self, cmask: int) -> None:
+        """Refute every live candidate that the blocking coalition ``cmask`` (a bitmask) blocks."""
+        if cmask in self._seen:
+            return
+        self._seen.add(cmask)
+        n = self.n
+        idx = [b for b in range(n) if cmask >> b & 1]
+        rest = [b for b in range(n) if not cmask >> b & 1]
+        if not rest:
+            return
+        bits = subset_bits(len(rest))[1:]
+        supers = (bits @ self.pow2[rest]).astype(np.int64) | cmask
+        sel = np.flatnonzero(self.live[supers])
+        if not sel.size:
+            return
+        c = len(idx)
+        part = self.table[idx + [n, n + 1]]
+        own_sums = part[:, idx].sum(axis=1)  # each member's phi sum in C, lam * alpha sum, size
+        sums = bits[sel] @ part[:, rest].T + own_sums  # the same in each superset
+        pref = sums[:, :c] / (sums[:, c + 1] - 1)[:, None] + (sums[:, c] / sums[:, c + 1])[:, None]
+        own = own_sums[:c] / max(c - 1, 1) + own_sums[c] / c  # a lone agent: alignment 0
+        blocked = np.all(own > pref + STRICT_TOL, axis=1)
+        self.live[supers[sel[blocked]]] = False
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    welfare: np.ndarray
+    #: bitmask -> a candidate: allowed size above eta, passes eps (or the fallback), and comes
+    #: before the best eta-sized team in the order of ``team_key``
+    above: np.ndarray
+    filtered: bool
+    best_eta: int
+
+
+def _candidates(problem: TeamProblem) -> _Candidates:
+    """Every team's welfare and the candidates of the exact search."""
     n = problem.n
     if n > MAX_EXACT_N:
         raise ValueError(f"solve_exact handles n <= {MAX_EXACT_N} agents, got {n}; use solve_anytime")
@@ -338,36 +489,114 @@ def solve_exact(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
             feasible = passing
         else:
             filtered = False  # universal misalignment: fall back to every team
-    checker = StabilityChecker(problem)
-
     at_eta = np.flatnonzero(feasible & (pc == problem.eta))
     best_eta = int(at_eta[np.argmax(w[at_eta])])  # argmax: the smallest mask among exact ties
     floor = w[best_eta]
     masks = np.arange(1 << n, dtype=np.int64)
     above = feasible & (pc > problem.eta) & ((w > floor) | ((w == floor) & (masks < best_eta)))
-    cand = np.flatnonzero(above)
-    refuted = 0
-    subsets = 0
+    return _Candidates(w, above, filtered, best_eta)
+
+
+def _in_order(w: np.ndarray, cand: np.ndarray, chunk: int) -> Iterator[np.ndarray]:
+    """The candidates in the order of ``team_key`` (larger welfare, then smaller bitmask), a
+    chunk at a time (sorting only as far as the search goes)."""
     while cand.size:
         if cand.size > chunk:
             cut = np.partition(w[cand], cand.size - chunk)[cand.size - chunk]
             top, cand = cand[w[cand] >= cut], cand[w[cand] < cut]
         else:
             top, cand = cand, cand[:0]
-        for mask in top[np.lexsort((top, -w[top]))]:
+        yield top[np.lexsort((top, -w[top]))]
+
+
+def _at_eta(cands: _Candidates, refuted: int, stats: dict[str, int]) -> TeamSolution:
+    team = _members(cands.best_eta)
+    value = float(cands.welfare[cands.best_eta])
+    return TeamSolution(team, value, True, cands.filtered, True, value, 0.0, "exact", refuted,
+                        f"size {len(team)} == eta: no sub-coalition reaches eta", stats)
+
+
+def solve_exact(problem: TeamProblem, chunk: int = 4096, batch: int = 64) -> TeamSolution:
+    """The optimum of Eq. 5 with a stability certificate (n <= ``MAX_EXACT_N``).
+
+    Candidates are taken in order; greedy removals run on the next ``batch`` live ones at once
+    (``greedy_blockers``), the rest of a check (pool, enumeration) on those it leaves open one
+    at a time, and every blocking coalition found refutes at once each later candidate it
+    blocks. The first candidate certified stable is optimal."""
+    cands = _candidates(problem)
+    w, above, filtered = cands.welfare, cands.above, cands.filtered
+    checker = StabilityChecker(problem, reuse_blockers=False)
+    refuter = _SupersetRefuter(problem, above, checker)
+    live = refuter.live
+    cand = np.flatnonzero(above)
+    refuted = 0
+    checked = 0
+    subsets = 0
+
+    def stats() -> dict[str, int]:
+        return {"candidates": int(above.sum()), "checked": checked, "subsets": subsets,
+                "blocked_by_known": refuted - checked}  # refuted, never checked themselves
+
+    size = 1  # the batch grows to ``batch``: when an early candidate is stable, little is wasted
+    for order in _in_order(w, cand, chunk):
+        pos = 0
+        while pos < order.size:
+            # the next few candidates not refuted yet get greedy removals at once; the rest of
+            # the check runs on them one at a time, in order, unless an earlier one's blocking
+            # coalition refutes them first
+            window = order[pos:pos + 8 * batch]
+            rel = np.flatnonzero(live[window])[:size]
+            size = min(2 * size, batch)
+            if not rel.size:
+                refuted += window.size
+                pos += window.size
+                continue
+            found = greedy_blockers(problem, window[rel])
+            for r, mask, blocker in zip(rel.tolist(), window[rel].tolist(), found.tolist()):
+                if not live[mask]:  # a blocking coalition found for an earlier candidate blocks it
+                    continue
+                checked += 1
+                live[mask] = False
+                if blocker:
+                    refuter.refute(blocker)
+                    continue
+                verdict = checker.check(_members(mask), greedy=False)
+                subsets += verdict.subsets
+                if verdict.stable:
+                    refuted += r
+                    return TeamSolution(_members(mask), float(w[mask]), True, filtered, True, float(w[mask]), 0.0,
+                                        "exact", refuted, verdict.certificate, stats())
+                if verdict.stable is None:  # pragma: no cover - pools never exceed n <= 20
+                    raise RuntimeError(f"could not decide the stability of {_members(mask)}: "
+                                       f"{verdict.certificate}")
+                for coalition in checker.take_found():
+                    refuter.refute(team_mask(coalition))
+            refuted += int(rel[-1]) + 1
+            pos += int(rel[-1]) + 1
+    return _at_eta(cands, refuted, stats())
+
+
+def solve_one_by_one(problem: TeamProblem, chunk: int = 4096) -> TeamSolution:
+    """The same optimum as ``solve_exact`` by a plainer search: one full stability check per
+    candidate in order, each first looking up the blocking coalitions remembered from earlier
+    candidates one at a time. Much slower on matrices where many candidates are refuted; kept
+    as a reference for tests and the benchmark at n beyond brute force."""
+    cands = _candidates(problem)
+    w, filtered = cands.welfare, cands.filtered
+    checker = StabilityChecker(problem, reuse_blockers=True)
+    refuted = subsets = 0
+    stats = {"candidates": int(cands.above.sum())}
+    for order in _in_order(w, np.flatnonzero(cands.above), chunk):
+        for mask in order.tolist():
             verdict = checker.check(_members(mask))
             subsets += verdict.subsets
             if verdict.stable:
                 return TeamSolution(_members(mask), float(w[mask]), True, filtered, True, float(w[mask]), 0.0,
-                                    "exact", refuted, verdict.certificate,
-                                    {"candidates": int(above.sum()), "subsets": subsets})
+                                    "exact", refuted, verdict.certificate, {**stats, "subsets": subsets})
             if verdict.stable is None:  # pragma: no cover - pools never exceed n <= 20
                 raise RuntimeError(f"could not decide the stability of {_members(mask)}: {verdict.certificate}")
             refuted += 1
-    team = _members(best_eta)
-    return TeamSolution(team, float(floor), True, filtered, True, float(floor), 0.0, "exact", refuted,
-                        f"size {len(team)} == eta: no sub-coalition reaches eta",
-                        {"candidates": int(above.sum()), "subsets": subsets})
+    return _at_eta(cands, refuted, {**stats, "subsets": subsets})
 
 
 # ---------------------------------------------------------------------------------- brute force
@@ -644,6 +873,6 @@ def solve(problem: TeamProblem, exact_limit: int = 20, **anytime: object) -> Tea
     return solve_anytime(problem, **anytime)  # type: ignore[arg-type]
 
 
-__all__ = ["MAX_BRUTE_N", "MAX_EXACT_N", "StabilityChecker", "StabilityVerdict", "popcounts", "solve",
-           "solve_anytime", "solve_brute", "solve_exact", "subset_sums", "team_mask", "upper_bound",
-           "welfare_table"]
+__all__ = ["MAX_BRUTE_N", "MAX_EXACT_N", "StabilityChecker", "StabilityVerdict", "greedy_blockers", "popcounts",
+           "solve", "solve_anytime", "solve_brute", "solve_exact", "solve_one_by_one", "subset_bits", "subset_sums",
+           "team_mask", "upper_bound", "welfare_table"]
