@@ -224,7 +224,7 @@ def ask(server: EmbeddedServer, i: int, decision: Decision, count_tokens: Any, n
     return {"seconds": total, "first_token_s": first, "generation_s": total - first, "chunks": chunks,
             "legal": legal, "as_planner": legal and action_of(value) == planned, "prompt_tokens": len(prompt),
             "evaluated_tokens": len(prompt) - min(reused, len(prompt) - 1), "answer_tokens": count_tokens(None, text),
-            "tokens": prompt}
+            "answer": text, "tokens": prompt}
 
 
 def run_conditions(conditions: list[tuple[str, EmbeddedServer, bool, Decisions]],
