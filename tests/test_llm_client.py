@@ -19,8 +19,9 @@ from agents.llm.client import (
     validation_problem,
 )
 from agents.llm.config import EmbeddedSettings, LLMSettings
+from agents.llm.dkg import history_window
 from agents.llm.server import EmbeddedServer
-from agents.llm.tom import final_action, level_names, tom_schema, tom_template
+from agents.llm.tom import final_action, level_names, tom_levels, tom_schema, tom_template
 from sim.events import ErrorEvent, LLMCallEvent
 from sim.registry import load_scenario
 from sim.session import Session
@@ -139,19 +140,27 @@ def test_tom_templates_and_schemas(k):
     template = tom_template(k, "one of your legal actions")
     names = level_names(k)
     assert names == {0: ["ToM_level0"], 1: ["ToM_level1"], 2: ["ToM_level1", "ToM_level2"]}[k]
-    assert list(json.loads(template)) == names
     # each level answers a different legal action, so the test sees which level's action is taken
     per_level = {"ToM_level0": "up", "ToM_level1": "wait", "ToM_level2": "pickup key1"}
-    answer = {name: {"belief": "bob fetches the key", "explanation": "so I act", "action": per_level[name]}
-              for name in names}
     if k == 0:
-        answer = {"ToM_level0": {"belief": "no belief", "action": "up"}}
+        # a level-0 agent's belief is always "no belief": the model gives only the action, and the
+        # level is written out in the paper's form
+        assert list(json.loads(template)) == ["action"]
+        answer = {"action": "up"}
+        assert tom_levels(answer, 0) == {"ToM_level0": {"belief": "no belief", "action": "up"}}
+    else:
+        assert list(json.loads(template)) == names
+        answer = {name: {"belief": "bob fetches the key", "explanation": "so I act", "action": per_level[name]}
+                  for name in names}
+        assert tom_levels(answer, k) == answer
     jsonschema.validate(answer, schema)
     assert final_action(answer, k) == {0: "up", 1: "wait", 2: "pickup key1"}[k]  # the highest level's
     bad = json.loads(json.dumps(answer))
-    bad[names[-1]]["action"] = "fly"
+    (bad if k == 0 else bad[names[-1]])["action"] = "fly"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema)
+    with pytest.raises(jsonschema.ValidationError):  # the paper's full level-0 block is not the answer asked
+        jsonschema.validate({"ToM_level0": {"belief": "no belief", "action": "up"}}, tom_schema(0, legal))
     with pytest.raises(ValueError, match="0, 1 or 2"):
         tom_schema(3, legal)
 
@@ -188,30 +197,51 @@ def test_the_embedded_model_gets_the_system_text_at_the_head_of_the_first_user_m
 
 def test_dkg_prompts_share_one_static_prefix_across_seats_and_ticks():
     """What a server can reuse: every k = 0 request of an episode, alice's and bob's, starts with
-    the same rules and answer format; the seat, its goal and the state come after it. Checked in
-    the request JSON the server received."""
+    the same rules, world and answer format, then the recent actions, one list for both seats that
+    each request extends; the seat, its goal and the state come after it. Checked in the request
+    JSON the server received."""
     world, name = load_scenario("two-rooms")
     with LoopbackLLM("ok") as server:
         client = embedded_client(server)
         seats = {a: LLMAgent(k=0, client=client) for a in world.agents}
-        Session(world, seats, seed=0, scenario=name, max_ticks=4).run()
+        Session(world, seats, seed=0, scenario=name, max_ticks=6).run()
     bodies = server.requests
-    assert len(bodies) == 4
+    assert len(bodies) == 6
     texts = []
     for body in bodies:
         assert [m["role"] for m in body["messages"]] == ["user"]
         assert body["response_format"]["type"] == "json_object"
+        assert body["response_format"]["schema"]["required"] == ["action"]  # k = 0: the action alone
         texts.append(body["messages"][0]["content"])
-    prefixes = {t[:t.index("You are ")] for t in texts}
+    prefixes = {t[:t.index("Recent actions")] for t in texts}
     assert len(prefixes) == 1
     (prefix,) = prefixes
     assert prefix.startswith("Consider a multi-agent Doors, Keys, and Gems environment")
-    assert "ToM_level0" in prefix and "Agent actions" in prefix
-    assert "Tick " not in prefix and "legal actions now" not in prefix  # nothing per tick in it
-    for text, seat in zip(texts, ["alice", "bob", "alice", "bob"]):
+    assert '"action"' in prefix and "Agent actions" in prefix and "door1 (red door)" in prefix
+    assert "Tick " not in prefix and "legal actions now" not in prefix and "You are" not in prefix
+    heads = []
+    for text, seat, tick in zip(texts, ["alice", "bob"] * 3, range(6)):
         tail = text[len(prefix):]
-        assert tail.startswith(f"You are {seat}. Your goal is to collect ")
-        assert tail.index("Current state:") < tail.index("Your legal actions now: ")
+        head, _, rest = tail.partition(f"\n\nYou are {seat}. Your goal is to collect ")
+        assert rest, tail
+        assert rest.index(f"Tick {tick} of ") < rest.index("Your legal actions now: ")
+        # every action so far, the first mover's too (bob knows the start layout)
+        assert head.count("\n- tick ") == tick
+        heads.append(head)
+    for before, after in zip(heads[1:], heads[2:]):  # each request's actions start with the previous one's
+        assert after.startswith(before)
+
+
+def test_the_history_window_moves_in_steps_and_keeps_at_most_its_length():
+    history = [(t, "alice" if t % 2 == 0 else "bob", "wait") for t in range(30)]
+    kept = {t: [e[0] for e in history_window([e for e in history if e[0] < t], t, 10)] for t in range(31)}
+    assert kept[3] == [0, 1, 2] and kept[10] == list(range(10))
+    assert kept[11] == list(range(5, 11)) and kept[15] == list(range(5, 15)) and kept[16] == list(range(10, 16))
+    for t, ticks in kept.items():
+        assert len(ticks) <= 10 and (t < 10 or len(ticks) >= 6)
+        assert ticks == list(range(t - len(ticks), t))
+    assert history_window(history, 30, 0) == []
+    assert [e[0] for e in history_window(history, 30, 1)] == [29]
 
 
 def test_the_embedded_server_keeps_logits_of_the_last_token_only():

@@ -18,7 +18,7 @@ from agents.llm.agent import make_llm_agent
 from agents.llm.config import LLMSettings
 from agents.llm.facilitator import make_llm_facilitator
 from agents.llm.server import EmbeddedServer, embedded_missing, shared_server
-from agents.llm.tom import final_action, tom_schema
+from agents.llm.tom import final_action, tom_levels, tom_schema
 from agents.llm.transcript import rerun_session
 from main import main
 from sim.events import ErrorEvent, LLMCallEvent, StepEvent
@@ -147,9 +147,11 @@ def test_level0_and_level2_answers_follow_their_templates(embedded, no_endpoint,
     answer = json.loads(call.response["content"])
     legal = session.world.legal_actions(session.world.reset(0), "alice")
     jsonschema.validate(answer, tom_schema(k, legal))
-    assert list(answer) == (["ToM_level0"] if k == 0 else ["ToM_level1", "ToM_level2"])
+    assert list(answer) == (["action"] if k == 0 else ["ToM_level1", "ToM_level2"])  # k = 0: the action alone
     tom = next(e for e in session.events if e.type == "belief" and e.kind == "tom")
-    assert tom.data["k"] == k and tom.data["levels"] == answer
+    assert tom.data["k"] == k and tom.data["levels"] == tom_levels(answer, k)  # the paper's form
+    if k == 0:
+        assert tom.data["levels"] == {"ToM_level0": {"belief": "no belief", "action": answer["action"]}}
     replays_exactly(session, path)
 
 

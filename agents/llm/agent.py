@@ -20,7 +20,7 @@ from typing import Any
 from agents.llm.client import LLMClient
 from agents.llm.config import LLMSettings, load_settings
 from agents.llm.server import require_runnable
-from agents.llm.tom import check_k, final_action, level_names, tom_schema
+from agents.llm.tom import check_k, final_action, level_names, tom_levels, tom_schema
 from agents.llm.world import LLMWorld, llm_world
 from sim.events import ErrorEvent, Event
 from sim.seats import PENDING, Agent, Feedback, SeatContext
@@ -171,8 +171,9 @@ class LLMAgent(LLMSeat):
                                        agent=me, module=self.module, tick=tick, schema_name=f"tom_level{self.k}",
                                        seed=self.ctx.seed + tick)
         events = list(outcome.events)
-        levels = outcome.value
-        proposed = final_action(levels, self.k) if levels is not None else None
+        answer = outcome.value  # at k = 0 only {"action": x_0}: the levels are written out in the paper's form
+        levels = tom_levels(answer, self.k) if answer is not None else None
+        proposed = final_action(answer, self.k) if answer is not None else None
         if proposed in labels:
             action, source = legal_actions[labels.index(proposed)], "model"
         else:

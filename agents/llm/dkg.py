@@ -2,9 +2,10 @@
 ``methods["llm"]``), with k-level Theory-of-Mind prompts.
 
 The agent's prompt describes the rules in text (after the environment description of ProToM's
-Figure A7), the agent's own goal, its recent history (its own and the others' actions,
-inferred from what it saw), any facilitator suggestion it is following, the state and
-its legal actions, then asks for the k-level JSON answer of ``agents.llm.tom``. The
+Figure A7), the world (walls, doors, items) and the k-level JSON answer of ``agents.llm.tom``,
+all the same for every seat and tick, then the recent actions (everyone's, inferred from what the
+seat saw), the agent's own goal, any facilitator suggestion it is following, the positions and
+holdings of this tick and its legal actions. The
 answer's highest-level action is taken. When the model fails (no answer within the
 retry and repair budgets) or names an action that is not legal, the optimal planner's
 action is taken instead and an ``ErrorEvent`` (kind ``llm_fallback``) says why.
@@ -106,6 +107,65 @@ def describe_state(world: DKGWorld, state: DKGState, viewer: str | None = None) 
         status = "open" if state.open_doors >> d & 1 else "locked"
         lines.append(f"- {door.id} ({door.color} door): at row {r}, column {c}, {status}")
     return "\n".join(lines)
+
+
+def describe_world(world: DKGWorld) -> str:
+    """What does not change in an episode, for every seat alike: the map of walls, floor, plates
+    and doors (agents and items move: their positions are given each tick), the items and doors."""
+    legend = world.spec()["legend"]
+    wall = next((ch for ch, e in legend.items() if e["kind"] == "wall"), "#")
+    floor = next((ch for ch, e in legend.items() if e["kind"] == "floor"), ".")
+    chars = [wall if w else floor for w in world.walls]
+    for cell, ch in world.plate_chars.items():
+        chars[cell] = ch
+    for door in world.doors:
+        chars[door.cell] = door.char
+    grid = ["".join(chars[r * world.width:(r + 1) * world.width]) for r in range(world.height)]
+    present = set("".join(grid))
+    names = {door.char: f"{door.id} ({door.color} door)" for door in world.doors}
+    lines = ["The world. Map of walls and doors (row numbers on the left; column 0 is the first "
+             "character of a row; agents and items are not drawn, their positions are given each tick):"]
+    lines += [f"{r:>2} {row}" for r, row in enumerate(grid)]
+    lines.append("Legend: " + ", ".join(f"{ch} = {names.get(ch) or _legend_name(legend[ch])}"
+                                        for ch in legend if ch in present))
+    lines.append("Items: " + ", ".join(f"{it.id} ({it.color} {it.kind})" for it in world.items) + ".")
+    lines.append("Positions are written (row, column).")
+    return "\n".join(lines)
+
+
+def compact_state(world: DKGWorld, state: DKGState) -> str:
+    """One tick's state in few words: where each agent is and what it holds, where each item is,
+    which doors are open. The map and the items' colours are in ``describe_world``."""
+    lines = [f"Tick {state.t} of {world.t_max}."]
+    for a, agent in enumerate(world.agents):
+        r, c = world.rc(state.agent_cells[a])
+        held = ", ".join(world.items[i].id for i in world.held_by(state, agent)) or "nothing"
+        lines.append(f"{agent} at ({r}, {c}), holds {held}.")
+    where = []
+    for i, item in enumerate(world.items):
+        loc = state.item_locs[i]
+        if loc == CONSUMED:
+            where.append(f"{item.id} used")
+        elif loc < 0:
+            where.append(f"{item.id} held by {world.agents[-1 - loc]}")
+        else:
+            r, c = world.rc(loc)
+            where.append(f"{item.id} at ({r}, {c})")
+    where += [f"{door.id} {'open' if state.open_doors >> d & 1 else 'locked'}" for d, door in enumerate(world.doors)]
+    lines.append(", ".join(where) + ".")
+    return "\n".join(lines)
+
+
+def history_window(history: list[tuple[int, str, Any]], tick: int, length: int) -> list[tuple[int, str, Any]]:
+    """The actions of at most the last ``length`` ticks before ``tick``; the window's start moves
+    in steps of ``length // 2`` ticks (so between ``length // 2 + 1`` and ``length`` actions are
+    kept once the episode is that long), and between two steps every seat's list only grows: one
+    decision's list is the start of the next one's, which a server does not evaluate again."""
+    if length <= 0:
+        return []
+    step = max(1, length // 2)
+    start = -(-(tick - length) // step) * step  # the first multiple of step >= tick - length
+    return [entry for entry in history if entry[0] >= start]
 
 
 def infer_actions(world: World, before: Any, after: Any, limit: int = 20_000) -> list[tuple[int, str, Any]]:
@@ -248,34 +308,41 @@ class DKGLLM(LLMWorld):
 
     def prepare(self, observation: DKGObservation, legal_actions: Sequence[str]) -> None:
         state = observation.state
+        if self._last_state is None and state.t > 0:
+            # the episode starts from the scenario's fixed layout: a seat that moves second still
+            # knows what was done before its first turn (and its history matches the others')
+            self._last_state = self.world.reset(self.ctx.seed)
         if self._last_state is not None:
             self.history += infer_actions(self.world, self._last_state, state)
-            self.history = self.history[-self.history_length:] if self.history_length else []
+        self.history = history_window(self.history, state.t, self.history_length)
         self._last_state = state
         self.fallback.current_task(state)  # reports a finished or impossible feedback task
 
     def agent_messages(self, observation: DKGObservation, legal_actions: Sequence[str], k: int) -> list[dict[str, str]]:
-        """The rules and the k-level answer format first, the same for every seat and tick of the
-        episode (a server reuses this prefix: it is evaluated once); then the seat, its goal, and
-        what changes every tick: history, feedback, state and legal actions."""
+        """What is the same for every seat and tick of the episode first: the rules, the world
+        (walls, doors, items) and the k-level answer format (a server evaluates this prefix once);
+        then the recent actions, the same list for every seat, growing by the actions since the
+        previous decision (a server evaluates only those); then the seat, its goal, a facilitator
+        suggestion, the positions and holdings of this tick and the legal actions."""
         world, me = self.world, self.ctx.agent_id
         system = (RULES.format(agents=", ".join(world.agents), t_max=world.t_max) + "\n\n"
+                  + describe_world(world) + "\n\n"
                   + tom_preamble(k) + "\n" + tom_template(k, "one of your legal actions"))
+        if self.history:
+            parts = ["Recent actions (oldest first):\n" + "\n".join(
+                f"- tick {t}, {agent}: {action}" for t, agent, action in self.history)]
+        else:
+            parts = ["Recent actions: none yet."]
         if observation.goal is None:
-            parts = [f"You are {me}. You want no gem yourself: help the others get theirs."]
+            parts.append(f"You are {me}. You want no gem yourself: help the others get theirs.")
         else:
             goal = world.items[world.item_index[observation.goal]]
-            parts = [f"You are {me}. Your goal is to collect {goal.id} (the {goal.color} gem)."]
-        if self.history:
-            parts.append("Recent actions (oldest first):\n" + "\n".join(
-                f"- tick {t}, {agent}: {action}" for t, agent, action in self.history))
-        else:
-            parts.append("Recent actions: none yet.")
+            parts.append(f"You are {me}. Your goal is to collect {goal.id} (the {goal.color} gem).")
         feedback = self.fallback.feedback
         if feedback is not None:
             parts.append(f"A facilitator suggested to you: {feedback.text}"
                          + (f" (why: {feedback.explanation})" if feedback.explanation else ""))
-        parts.append("Current state:\n" + describe_state(world, observation.state, viewer=me))
+        parts.append(compact_state(world, observation.state))
         parts.append("Your legal actions now: " + ", ".join(json.dumps(a) for a in legal_actions))
         return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
