@@ -1,6 +1,6 @@
 """Episodes per second of the experiment runner: the local process pool and Ray, 1 and 2 workers.
 
-    .venv/bin/python -m bench.bench_experiments [--seeds S] [--no-ray] [--json FILE]
+    .venv/bin/python -m bench.bench_experiments [--seeds S] [--no-ray] [--baseline-tree DIR] [--json FILE]
 
 The sweep: the 20 ``protom-*`` scenarios x the four conditions of ``protom-dkg`` x ``--seeds``
 seeds with the Boltzmann simulated humans, its results written per episode as the runner
@@ -9,9 +9,17 @@ result written (pre-checks and cluster start-up excluded, reported apart). Basel
 backend with one worker (in this process); the ratios are its time over each other run's, and
 each run's speed against the local backend with as many workers (target for Ray with 2 workers:
 >= 0.9). Ray runs a new local cluster with as many CPUs as workers; its start-up (the cluster and
-one worker actor per CPU, which imports the code once) is reported apart, as the local pool's
-is. Every run must write the same per-episode file as the baseline (checked; a mismatch is an
-error). Figures depend on the machine's load (printed); the ratios much less.
+one worker actor per CPU, which imports the episodes' code and builds the scenarios' worlds
+once, as a forked local worker inherits them) is reported apart, as the local pool's is. Every
+run must write the same per-episode file as the baseline (checked; a mismatch is an error).
+Figures depend on the machine's load (printed); the ratios much less.
+
+Then the fixed cost of the command: ``python main.py experiment protom-dkg --seeds S --resume``
+on the finished results file of the first run, which plays no episode: start-up, pre-checks
+(cached), the plan, the statistics and the report with its figures. Timed as a subprocess,
+``--repeats`` times after one run that is not counted (it fills the pre-check cache), median
+reported; with ``--baseline-tree`` the same command from another checkout (e.g. the code before
+a change) alternates with this tree's, and the ratio is the baseline's median over this tree's.
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,12 +38,23 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from experiments.backends import LocalBackend, RayBackend, ray_available  # noqa: E402
 from experiments.design import load_design  # noqa: E402
-from experiments.runner import RESULTS, ResultsFile, plan, resolve_scenarios, run_episode  # noqa: E402
+from experiments.runner import (  # noqa: E402
+    RESULTS,
+    ResultsFile,
+    plan,
+    prepare_worker,
+    resolve_scenarios,
+    run_episode,
+    warm_tasks,
+)
 from sim.registry import SCENARIO_DIR  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DESIGN = "protom-dkg"
 
 
 def sweep(backend, tasks, out: Path) -> tuple[float, bytes]:
-    results = ResultsFile(out / RESULTS, "bench")
+    results = ResultsFile(out / RESULTS, DESIGN)
     results.open(resume=False)
     done = {}
     start = time.perf_counter()
@@ -45,14 +66,29 @@ def sweep(backend, tasks, out: Path) -> tuple[float, bytes]:
     return seconds, (out / RESULTS).read_bytes()
 
 
+def fixed_cost(tree: Path, results: Path, out: Path, seeds: int) -> float:
+    """Seconds of ``main.py experiment`` from ``tree`` on a finished results file (no episode runs)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RESULTS).write_bytes(results.read_bytes())
+    started = time.perf_counter()
+    run = subprocess.run([sys.executable, "main.py", "experiment", DESIGN, "--seeds", str(seeds), "--resume",
+                          "--out", str(out), "--quiet"], cwd=tree, capture_output=True, text=True, timeout=1200)
+    seconds = time.perf_counter() - started
+    if run.returncode != 0 or "episodes" not in (out / "report.md").read_text():
+        raise SystemExit(f"error: the command failed in {tree}: {run.stderr[-1000:]}")
+    return seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=2, help="seeds per scenario and condition (default 2)")
     parser.add_argument("--no-ray", action="store_true", help="only the local backend")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs of the command's fixed cost (default 3)")
+    parser.add_argument("--baseline-tree", help="another checkout whose command's fixed cost is timed alongside")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
 
-    design = load_design(SCENARIO_DIR / "experiments" / "protom-dkg.json")
+    design = load_design(SCENARIO_DIR / "experiments" / f"{DESIGN}.json")
     tasks = plan(design, resolve_scenarios(design.scenarios), design.seeds.seeds(args.seeds))
     runs = [("local", 1), ("local", 2)]
     if not args.no_ray:
@@ -67,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for i, (name, workers) in enumerate(runs):
             started = time.perf_counter()
-            backend = LocalBackend(workers) if name == "local" else RayBackend(None, workers)
+            backend = (LocalBackend(workers) if name == "local"
+                       else RayBackend(None, workers, warm=(prepare_worker, warm_tasks(tasks))))
             startup = time.perf_counter() - started
             try:
                 seconds, data = sweep(backend, tasks, Path(tmp) / f"run{i}")
@@ -82,6 +119,14 @@ def main(argv: list[str] | None = None) -> int:
                          "episodes_per_second": round(len(tasks) / seconds, 1),
                          "vs_local_1": round(base_seconds / seconds, 2), "startup_seconds": round(startup, 2),
                          "load_avg": round(os.getloadavg()[0], 1)})
+        trees = [("this tree", ROOT)] + ([("baseline", Path(args.baseline_tree).resolve())] if args.baseline_tree else [])
+        fixed: dict[str, list[float]] = {label: [] for label, _ in trees}
+        for repeat in range(args.repeats + 1):
+            for label, tree in trees:
+                seconds = fixed_cost(tree, Path(tmp) / "run0" / RESULTS, Path(tmp) / f"fixed-{label}", args.seeds)
+                if repeat:  # the first fills the pre-check cache
+                    fixed[label].append(seconds)
+        fixed_load = round(os.getloadavg()[0], 1)
     local = {r["workers"]: r["seconds"] for r in rows if r["backend"] == "local"}
     for r in rows:
         r["vs_local_same_workers"] = round(local[r["workers"]] / r["seconds"], 2) if r["workers"] in local else None
@@ -91,8 +136,16 @@ def main(argv: list[str] | None = None) -> int:
     print("  ".join(c.ljust(w) for c, w in zip(cols, widths)))
     for r in rows:
         print("  ".join(str(r[c]).ljust(w) for c, w in zip(cols, widths)))
+    medians = {label: statistics.median(times) for label, times in fixed.items()}
+    print(f"\nfixed cost of 'main.py experiment {DESIGN} --seeds {args.seeds}' on a finished file (no episode runs), "
+          f"median of {args.repeats}, load {fixed_load}:")
+    for label, times in fixed.items():
+        print(f"  {label}: {medians[label]:.2f} s  (runs: {', '.join(f'{t:.2f}' for t in times)})")
+    if "baseline" in medians:
+        print(f"  baseline / this tree: {medians['baseline'] / medians['this tree']:.2f}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"runs": rows}, indent=2))
+        Path(args.json).write_text(json.dumps({"runs": rows, "fixed_cost": {"runs": fixed, "median": medians,
+                                                                           "load_avg": fixed_load}}, indent=2))
     return 0
 
 
