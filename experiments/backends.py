@@ -313,7 +313,12 @@ class RayBackend:
         self.nodes = ray.get([a.node.remote() for a in self._actors])
         if warm is not None:
             shared = ray.put(warm[1])
-            ray.get([a.prepare.remote(warm[0], shared) for a in self._actors])
+            try:
+                ray.get([a.prepare.remote(warm[0], shared) for a in self._actors])
+            except Exception as exc:  # e.g. a node importing another copy of the program
+                self.close()
+                cause = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
+                raise ExperimentError(f"the Ray workers could not set up: {cause[0][:300]}") from None
         self.episodes_per_node: dict[str, int] = {}
 
     def describe(self) -> str:
