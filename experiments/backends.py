@@ -179,6 +179,12 @@ def ray_available() -> str | None:
 RAY_CHUNK_SECONDS = 0.5
 #: no chunk larger than this share of what is left per worker: the last chunks finish together
 RAY_CHUNKS_PER_WORKER = 3
+#: the object store of a new local cluster (Ray's minimum): results travel inline in the calls'
+#: replies, so the store holds next to nothing, and it need not reserve memory
+RAY_OBJECT_STORE_BYTES = 75 * 1024 * 1024
+#: Ray internals a new local cluster does without: the metrics exported to Prometheus and the
+#: timeline (their threads in every worker and daemon share the cores with the episodes)
+RAY_SYSTEM_CONFIG = {"enable_metrics_collection": False, "enable_timeline": False}
 
 
 #: the top-level modules of this program
@@ -219,6 +225,10 @@ class _EpisodeWorker:
 
         return str(ray.get_runtime_context().get_node_id())
 
+    def prepare(self, fn: Callable[[Any], Any], arg: Any) -> None:
+        """Set up the worker's state once, before its first episode (``make_backend``'s ``warm``)."""
+        fn(arg)
+
     def run(self, fn: Callable[[Any], Any], chunk: list[Any], concurrent: int = 1) -> tuple[list[Any], float]:
         started = time.perf_counter()
         results = run_chunk(fn, chunk, concurrent) if concurrent > 1 else [fn(task) for task in chunk]
@@ -240,13 +250,18 @@ class RayBackend:
     directory. ``workers`` caps the workers (default: the cluster's CPUs).
 
     Each worker is an actor (one CPU) started with the backend, which keeps its process, imports
-    and caches for the whole sweep. Tasks go in chunks: one task each at first, then as many as
+    and caches for the whole sweep; ``warm`` (a function and its argument, both picklable) runs
+    once in each worker at start-up, so that it starts its first chunk with what a forked local
+    worker inherits (``experiments.runner.prepare_worker``: the modules and built worlds the
+    episodes use). A new local cluster starts without the dashboard, usage statistics, metrics
+    export and timeline, with the smallest object store. Tasks go in chunks: one task each at first, then as many as
     take ``RAY_CHUNK_SECONDS`` at the seconds per episode measured so far (``chunk_size``); a
     chunk's results come back in one message. ``episodes_per_node`` counts where they ran."""
 
     name = "ray"
 
-    def __init__(self, address: str | None = None, workers: int | None = None, concurrent: int = 1) -> None:
+    def __init__(self, address: str | None = None, workers: int | None = None, concurrent: int = 1,
+                 warm: tuple[Callable[[Any], Any], Any] | None = None) -> None:
         if concurrent < 1:
             raise ExperimentError(f"--concurrent must be at least 1, got {concurrent}")
         self.concurrent = concurrent
@@ -259,26 +274,51 @@ class RayBackend:
         self.address = address
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                   "configure_logging": False}
+        env: dict[str, str] = {}
         if address is None:
-            kwargs["num_cpus"] = workers or os.cpu_count() or 1
-            # The driver's own tree: workers import experiments/, sim/ and agents/ from it.
-            kwargs["runtime_env"] = {"env_vars": {"PYTHONPATH": str(ROOT)}}
+            kwargs.update(num_cpus=workers or os.cpu_count() or 1, object_store_memory=RAY_OBJECT_STORE_BYTES,
+                          _system_config=dict(RAY_SYSTEM_CONFIG))
+            # The driver's own tree: workers import experiments/, sim/ and agents/ from it. Given
+            # to the cluster's daemons through the environment they start with (not as a runtime
+            # environment), the workers Ray starts ahead with the cluster serve the actors.
+            path = os.environ.get("PYTHONPATH")
+            env = {"PYTHONPATH": str(ROOT) + (os.pathsep + path if path else ""), "RAY_USAGE_STATS_ENABLED": "0"}
         else:
             _check_reachable(address)
             kwargs["address"] = address
             kwargs["runtime_env"] = {"working_dir": str(ROOT), "excludes": RAY_EXCLUDES}
+        saved = {name: os.environ.get(name) for name in env}
+        os.environ.update(env)
         try:
             ray.init(**kwargs)
         except Exception as exc:  # ConnectionError, RuntimeError, ValueError for bad addresses
             where = f"the Ray cluster at {address}" if address else "a local Ray cluster"
             raise ExperimentError(f"cannot start or reach {where}: {type(exc).__name__}: {exc}") from None
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = max(1, min(workers, cpus) if workers else cpus)
         ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
-        actor = ray.remote(num_cpus=1, max_restarts=2, max_task_retries=2)(_EpisodeWorker)
+        # No task events: Ray would report each call's states to its control store (for its
+        # dashboard and state API, which the runner does not use).
+        options: dict[str, Any] = {"num_cpus": 1, "max_restarts": 2, "max_task_retries": 2,
+                                   "enable_task_events": False}
+        actor = ray.remote(**options)(_EpisodeWorker)
         self._actors: list[Any] = [actor.remote(address is not None) for _ in range(self.workers)]
         #: the node each worker runs on (Ray's node id), and how many episodes each node ran
         self.nodes = ray.get([a.node.remote() for a in self._actors])
+        if warm is not None:
+            shared = ray.put(warm[1])
+            try:
+                ray.get([a.prepare.remote(warm[0], shared) for a in self._actors])
+            except Exception as exc:  # e.g. a node importing another copy of the program
+                self.close()
+                cause = str(exc).strip().splitlines()[-1:] or [type(exc).__name__]
+                raise ExperimentError(f"the Ray workers could not set up: {cause[0][:300]}") from None
         self.episodes_per_node: dict[str, int] = {}
 
     def describe(self) -> str:
@@ -343,11 +383,13 @@ def _check_reachable(address: str, timeout: float = 5.0) -> None:
 
 
 def make_backend(name: str, *, jobs: int | None = None, address: str | None = None,
-                 concurrent: int = 1) -> Backend:
+                 concurrent: int = 1, warm: tuple[Callable[[Any], Any], Any] | None = None) -> Backend:
+    """``warm``: a function and its argument that set up a worker's state once (Ray's workers;
+    the local backend's forked workers inherit the state of the process that planned the sweep)."""
     if name == "local":
         if address:
             raise ExperimentError("--address is for --backend ray")
         return LocalBackend(2 if jobs is None else jobs, concurrent)
     if name == "ray":
-        return RayBackend(address, jobs, concurrent)
+        return RayBackend(address, jobs, concurrent, warm)
     raise ExperimentError(f"--backend must be local or ray, got {name!r}")

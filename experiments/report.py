@@ -41,14 +41,13 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
 
 
 def software() -> dict[str, str]:
-    import matplotlib
-    import numpy
-    import scipy
+    """Versions (read from the installed packages' metadata: nothing is imported for them)."""
+    from importlib.metadata import PackageNotFoundError, version
 
     from sim import __version__
 
-    info = {"tom-arena": __version__, "python": platform.python_version(), "numpy": numpy.__version__,
-            "scipy": scipy.__version__, "matplotlib": matplotlib.__version__, "platform": platform.platform()}
+    info = {"tom-arena": __version__, "python": platform.python_version(), "numpy": version("numpy"),
+            "scipy": version("scipy"), "matplotlib": version("matplotlib"), "platform": platform.platform()}
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True,
                                 timeout=10).stdout.strip()
@@ -59,10 +58,8 @@ def software() -> dict[str, str]:
     except (OSError, subprocess.SubprocessError):
         pass
     try:
-        import ray
-
-        info["ray"] = ray.__version__
-    except ImportError:
+        info["ray"] = version("ray")
+    except PackageNotFoundError:
         pass
     return info
 
@@ -84,11 +81,13 @@ def _describe_condition(design: Design, name: str) -> tuple[str, str]:
     return seats, ", ".join(f"`{m}`" for m in mechs) or "none"
 
 
-def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, str]]:
-    """PNG figures; returns (file name, caption)."""
-    from sim.analysis.plots import effect_figure, grid_figure, metric_figure, paired_figure
+#: a figure to draw: the function's name in ``sim.analysis.plots``, its arguments, its keywords
+Figure = tuple[str, tuple[Any, ...], dict[str, Any]]
 
-    made: list[tuple[str, str]] = []
+
+def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, str, Figure]]:
+    """The PNG figures to draw: (file name, caption, what draws it), in the report's order."""
+    made: list[tuple[str, str, Figure]] = []
     conds = analysis.conditions
     shown = [m for m in design.metrics if m.test] or list(design.metrics)
     pairs = [(m.name, m.title) for m in shown]
@@ -104,38 +103,99 @@ def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, st
                     table.setdefault(metric, {})[a] = q
         return table
 
-    metric_figure(out / "figure_summary.png", f"{design.title_text()}: all scenarios (n = "
-                  f"{len(analysis.cells)} scenarios)", conds, pairs, analysis.values[ALL], ref_p(ALL), ref or "")
     made.append(("figure_summary.png", "Mean ± SEM over scenarios (each scenario: the mean over its seeds); "
-                 "marks: the reference differs (BH-adjusted p)."))
+                 "marks: the reference differs (BH-adjusted p).",
+                 ("metric_figure", (out / "figure_summary.png", f"{design.title_text()}: all scenarios (n = "
+                                    f"{len(analysis.cells)} scenarios)", conds, pairs, analysis.values[ALL],
+                                    ref_p(ALL), ref or ""), {})))
     subgroups = [(g, label) for g, label in analysis.groups if g != ALL]
     if subgroups:
-        grid_figure(out / "figure_groups.png", "per group of scenarios", subgroups, conds, pairs, analysis.values,
-                    {g: ref_p(g) for g, _ in subgroups}, ref or "")
-        made.append(("figure_groups.png", "The same per group of scenarios."))
+        made.append(("figure_groups.png", "The same per group of scenarios.",
+                     ("grid_figure", (out / "figure_groups.png", "per group of scenarios", subgroups, conds, pairs,
+                                      {g: analysis.values[g] for g, _ in subgroups},
+                                      {g: ref_p(g) for g, _ in subgroups}, ref or ""), {})))
     rows = [{"panel": t["metric"], "label": f"{t['first']} - {t['second']}", "estimate": t["mean_difference"],
              "low": _nan(t["ci_low"]), "high": _nan(t["ci_high"]), "p_adj": t["p_adj"]}
             for t in analysis.tests if t["group"] == ALL]
     if rows:
-        effect_figure(out / "figure_effects.png", "all scenarios", rows, confidence=design.tests.confidence)
         made.append(("figure_effects.png", f"Mean paired difference per scenario with its "
-                     f"{design.tests.confidence:.0%} interval ({_ci_methods(analysis)})."))
+                     f"{design.tests.confidence:.0%} interval ({_ci_methods(analysis)}).",
+                     ("effect_figure", (out / "figure_effects.png", "all scenarios", rows),
+                      {"confidence": design.tests.confidence})))
     continuous = next((m for m in shown if m.kind == "continuous"), None)
     if continuous is not None and len(conds) > 1:
         units = {s: {c: v[continuous.name] for c, v in by_c.items()} for s, by_c in analysis.cells.items()}
-        paired_figure(out / f"figure_{continuous.name}_by_scenario.png",
-                      f"{continuous.title} per scenario", conds, units, continuous.title)
-        made.append((f"figure_{continuous.name}_by_scenario.png",
-                     f"{continuous.title}: one line per scenario (paired), the mean in blue."))
+        name = f"figure_{continuous.name}_by_scenario.png"
+        made.append((name, f"{continuous.title}: one line per scenario (paired), the mean in blue.",
+                     ("paired_figure", (out / name, f"{continuous.title} per scenario", conds, units,
+                                        continuous.title), {})))
     return made
 
 
-def write_report(result: Any, *, command: str) -> Path:
-    """Tables, figures and the report page of a finished (or partial) sweep; returns report.md."""
+def draw(figure: Figure) -> None:
+    """Draw one figure (matplotlib is imported here, by the process that draws)."""
+    from sim.analysis import plots
+
+    name, args, kwargs = figure
+    getattr(plots, name)(*args, **kwargs)
+
+
+def _figure_cost(figure: Figure) -> int:
+    """Panels to draw, roughly: the biggest figures start first."""
+    name, args, _ = figure
+    return len(args[2]) * len(args[4]) if name == "grid_figure" else 1
+
+
+def start_drawing(todo: Sequence[Figure], jobs: int) -> Any:
+    """Draw the figures on up to ``jobs`` worker processes (forked, ending with this one), the
+    biggest first, while the caller writes the rest; returns what ``finish_drawing`` waits on.
+    With one job (or one figure) they are drawn by ``finish_drawing``, in this process."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    from experiments.backends import exit_with_parent
+
+    jobs = min(jobs, len(todo))
+    if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return list(todo)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
+                               initializer=exit_with_parent, initargs=(os.getpid(),))
+    return pool, [pool.submit(draw, f) for f in sorted(todo, key=_figure_cost, reverse=True)]
+
+
+def finish_drawing(drawing: Any) -> None:
+    if isinstance(drawing, list):
+        for figure in drawing:
+            draw(figure)
+        return
+    pool, futures = drawing
+    try:
+        for future in futures:
+            future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def write_report(result: Any, *, command: str, jobs: int = 1) -> Path:
+    """Tables, figures and the report page of a finished (or partial) sweep; returns report.md.
+    The figures are drawn on ``jobs`` processes at once, while the tables and the page are written."""
     design: Design = result.design
     analysis: Analysis = result.analysis
     out: Path = result.out
     out.mkdir(parents=True, exist_ok=True)
+    planned = figures(out, design, analysis)
+    drawing = start_drawing([figure for _, _, figure in planned], jobs)
+    try:
+        return _write_pages(result, command, [(name, caption) for name, caption, _ in planned])
+    finally:
+        finish_drawing(drawing)
+
+
+def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path:
+    design: Design = result.design
+    analysis: Analysis = result.analysis
+    out: Path = result.out
     write_text(out / "design.json", design.model_dump_json(indent=2))
     write_csv(out / "summary.csv", analysis.summary)
     write_csv(out / "tests.csv", analysis.tests)
@@ -143,7 +203,6 @@ def write_report(result: Any, *, command: str) -> Path:
     write_csv(out / "episodes.csv", [{"scenario": r["scenario"], "group": analysis.scenario_group.get(r["scenario"]),
                                       "condition": r["condition"], "seed": r["seed"], **r["values"]}
                                      for r in result.records])
-    made = figures(out, design, analysis)
     n_scen = len(analysis.cells)
     k = analysis.seeds_per_scenario
     n_conds = len(analysis.conditions)

@@ -90,7 +90,9 @@ def resolve_scenarios(patterns: Sequence[str]) -> list[ScenarioRef]:
     for p in chosen:
         family, spec = load_spec(p)
         world = build_world(family, spec)
-        refs.append(ScenarioRef(spec.get("name") or scenario_stem(p), str(p), family, fingerprint(spec),
+        digest = fingerprint(spec)
+        _WORLDS.setdefault((str(p), digest), world)  # the episodes' world, built once (``_world``)
+        refs.append(ScenarioRef(spec.get("name") or scenario_stem(p), str(p), family, digest,
                                 tuple(world.agents), spec.get("category")))
     names = [r.name for r in refs]
     dup = sorted({n for n in names if names.count(n) > 1})
@@ -264,6 +266,34 @@ def _world(task: EpisodeTask) -> Any:
             raise ExperimentError(f"{task.path} changed while the experiment ran")
         world = _WORLDS[(task.path, task.spec_hash)] = build_world(family, spec)
     return world
+
+
+def warm_tasks(tasks: Sequence[EpisodeTask]) -> list[EpisodeTask]:
+    """The tasks ``prepare_worker`` sets up from: the first of each scenario file and the first
+    of each world and condition."""
+    seen: set[tuple[Any, ...]] = set()
+    chosen = []
+    for t in tasks:
+        keys = {("scenario", t.path, t.spec_hash), ("minds", t.family, t.condition)}
+        if not keys <= seen:
+            seen |= keys
+            chosen.append(t)
+    return chosen
+
+
+def prepare_worker(tasks: Sequence[EpisodeTask]) -> None:
+    """Set up a worker process that did not fork from the one that planned the sweep (Ray's)
+    with what a forked one inherits: the episodes' modules imported (the Session, every seat's
+    and mechanism's code) and every scenario's world built (``warm_tasks`` chooses the tasks).
+    Nothing here changes an episode: each still resets its world, seats and mechanisms."""
+    import sim.session  # noqa: F401
+
+    minds: set[tuple[str, str]] = set()
+    for task in tasks:
+        _world(task)
+        if (task.family, task.condition) not in minds:
+            minds.add((task.family, task.condition))
+            _minds(task)
 
 
 def event_counts(events: Sequence[Any]) -> dict[str, int]:
@@ -508,7 +538,8 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
     todo.sort(key=lambda t: -len(t.seats))
     if limit is not None:
         todo = todo[:limit]
-    runner = make_backend(backend, jobs=jobs, address=address, concurrent=concurrent) if todo else None
+    runner = (make_backend(backend, jobs=jobs, address=address, concurrent=concurrent,
+                           warm=(prepare_worker, warm_tasks(todo))) if todo else None)
     start = time.perf_counter()
     hits = misses = 0
     bar = tqdm(total=len(tasks), initial=len(done), desc=design.experiment,
@@ -573,7 +604,9 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
                            address=address, quiet=quiet, concurrent=concurrent)
         compute_metrics(result.records, design)
         result.analysis = analyse(result.records, design, result.attrs)
-        result.report = write_report(result, command=command or default_command(name, seeds, out_dir))
+        # the figures are drawn on as many processes as the sweep's workers (2 with Ray's default)
+        result.report = write_report(result, command=command or default_command(name, seeds, out_dir),
+                                     jobs=jobs if backend == "local" else min(2, os.cpu_count() or 1))
     except (ExperimentError, ScenarioError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -50,8 +50,12 @@ def _processes_under(folder: str) -> list[int]:
 @pytest.fixture(scope="module")
 def cluster():
     """``ray start --head`` and ``ray start --address`` (one CPU each), blocking in their own
-    sessions so that they and their daemons are stopped by process id at the end."""
+    sessions so that they and their daemons are stopped by process id at the end. Each node has
+    its own temporary folder, as separate machines would: sharing one, both nodes unpack the
+    shipped working tree into the same folder, and a worker that starts while the other node
+    unpacks it finds no tree there and imports the installed copy of the program instead."""
     temp = tempfile.mkdtemp(prefix="tomray", dir="/tmp")  # short: Ray's socket paths must fit
+    temp_node = tempfile.mkdtemp(prefix="tomray", dir="/tmp")
     port = free_port()
     env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     common = ["--node-ip-address", "127.0.0.1", "--num-cpus", "1", "--disable-usage-stats", "--block"]
@@ -68,7 +72,7 @@ def cluster():
             time.sleep(0.5)
         else:
             pytest.fail("the Ray head did not start within 120 s")
-        procs.append(subprocess.Popen([str(RAY), "start", "--address", address, *common], env=env,
+        procs.append(subprocess.Popen([str(RAY), "start", "--address", address, "--temp-dir", temp_node, *common], env=env,
                                       start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         yield address, env
     finally:
@@ -80,7 +84,7 @@ def cluster():
                 proc.wait(30)
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
-        for pid in _processes_under(temp):
+        for pid in _processes_under(temp) + _processes_under(temp_node):
             try:
                 os.kill(pid, signal.SIGKILL)
             except ProcessLookupError:
