@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sim.kitchen.level import RECIPES, validate_kitchen
-    from sim.kitchen.world import (ACTIONS, ITEM_CODE, ITEM_NAMES, KitchenObservation, KitchenState,
-                                   KitchenWorld)
+    from sim.kitchen.world import ACTIONS, ITEM_CODE, ITEM_NAMES, KitchenObservation, KitchenState, KitchenWorld
 
 _MODULE_OF = {
     **dict.fromkeys(("RECIPES", "validate_kitchen"), "sim.kitchen.level"),
