@@ -11,13 +11,14 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sim.events import Event, FeedbackEvent, FeedbackStatusEvent, TeamEvent
 from sim.snapshots import P, SnapshotPayload, as_payload
 from sim.world import AgentId, Message, World, WorldEvent
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class _Pending:

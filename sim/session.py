@@ -11,9 +11,7 @@ from __future__ import annotations
 import enum
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from sim import __version__
 from sim.events import (
@@ -37,6 +35,9 @@ from sim.text import count_tokens, count_words
 from sim.world import AgentId, World
 
 Listener = Callable[[Event], None]
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 class TickStatus(enum.Enum):
@@ -109,6 +110,8 @@ class Session:
         # One independent random stream per mind, derived from the episode seed, so that
         # adding a mechanism never changes what the agents draw. Mechanisms draw from streams
         # spawned after the agents', the n-th mechanism always from the same one.
+        import numpy as np  # its random streams; numpy loads with the first session, not the first import
+
         root = np.random.SeedSequence(self.seed)
         streams = root.spawn(len(world.agents))
         for agent_id, stream in zip(world.agents, streams):
@@ -119,6 +122,8 @@ class Session:
             mechanism.reset(world, self._state, self._context(mechanism.name, stream))
 
     def _context(self, name: str, stream: np.random.SeedSequence) -> SeatContext:
+        import numpy as np
+
         return SeatContext(world=self.world, agent_id=name, seed=int(stream.generate_state(1)[0]),
                            rng=np.random.default_rng(stream), emit=self.emit, clock=lambda: self.tick)
 

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 import pygame
+import pygame.surfarray
 import pytest
 from pettingzoo.test import api_test, parallel_api_test
 

@@ -15,6 +15,7 @@ def test_a_live_room_episode_in_the_app(qtbot, tmp_path):
 
     window = make_window(qtbot, tmp_path)
     try:
+        window.fill_setup()
         assert window.setup.select_scenario("number-tools")
         assert set(window.setup.seats().values()) == {"room-scripted"}
         window.start_session(plan("number-tools", ["room-scripted"] * 5,

@@ -245,6 +245,7 @@ def test_the_app_offers_tradecraft_instances_with_traders_and_no_facilitator(qtb
     from ui.app import launch
 
     window = make_window(qtbot, tmp_path)
+    window.fill_setup()
     assert window.setup.select_scenario("mc3p-01")
     assert window.setup.seats() == {"alice": "trader", "bob": "trader", "carol": "trader"}
     assert window.setup.facilitator.currentText() == "none"  # ProToM works in the grid worlds only

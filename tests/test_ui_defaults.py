@@ -23,6 +23,7 @@ def test_team_scenarios_start_without_a_facilitator_as_the_command_line_does():
 
 
 def test_the_session_panel_defaults_per_scenario_and_keeps_a_persons_choice(qtbot, window):
+    window.fill_setup()
     setup = window.setup
     necessary = next(i for i in catalog.scenarios() if i.family == "dkg" and i.category == "necessary")
     assert setup.select_scenario(necessary.name)

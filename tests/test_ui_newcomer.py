@@ -427,7 +427,27 @@ def test_two_agents_on_one_cell_keep_readable_names():
     assert not first.colliderect(second)
 
 
+def test_the_session_panel_fills_itself_once_the_window_runs(qtbot, tmp_path):
+    """The catalogue and the default scenario's preview and seats are not built with the window
+    (a recording opened from the command line needs none of them) but once the event loop runs."""
+    from ui.mainwindow import MainWindow
+    from ui.settings import AppSettings
+
+    window = MainWindow(AppSettings.at(tmp_path / "settings.ini"))
+    qtbot.addWidget(window)
+    try:
+        assert not window.setup_filled and window.setup.tree.topLevelItemCount() == 0
+        assert window.setup.world is None and not window.setup.seat_boxes
+        window.show()
+        qtbot.waitUntil(lambda: window.setup_filled, timeout=10_000)
+        assert window.setup.tree.topLevelItemCount() > 0 and window.setup.world is not None
+        assert list(window.setup.seat_boxes) == list(window.setup.world.agents)
+    finally:
+        window.shutdown()
+
+
 def test_the_scenario_tree_shows_every_column(qtbot, window):
+    window.show_setup()  # as Ctrl+N does: the panel is filled when it is asked for
     tree = window.setup.tree
     window.resize(1280, 800)
     qtbot.wait(50)
@@ -446,6 +466,7 @@ def test_llm_kinds_say_whether_a_model_can_answer(qtbot, window, monkeypatch):
     from ui import catalog
 
     monkeypatch.setattr(catalog, "llm_availability", lambda: "the embedded model needs the Python package(s) x")
+    window.fill_setup()
     window.setup.select_scenario("protom-01-open-hall")
     box = window.setup.seat_boxes["alice"]
     i = box.findText("llm")

@@ -353,6 +353,7 @@ def test_take_over_from_a_live_session_looking_back(qtbot, window):
 
 def test_an_episode_of_task_rounds_plays_replays_and_takes_over_across_a_round(qtbot, window):
     world, name = load_scenario("two-rooms")
+    window.fill_setup()
     assert window.setup.select_scenario(name) and window.setup.rounds.value() == 1
     for agent in ("alice", "bob"):
         window.setup.set_seat(agent, "planner")

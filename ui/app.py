@@ -27,17 +27,26 @@ if TYPE_CHECKING:
 
 
 def _import_pygame() -> None:
-    """Import pygame (the world view draws with it) without letting it import ``pkg_resources``:
-    setuptools' resource API takes about 0.1 s of CPU to import (it reads every installed
-    package), and pygame only tries it in ``pygame.pkgdata`` to find its own files (the default
-    font), which it opens from its own folder when the API is missing: the same files."""
-    if "pygame" in sys.modules or "pkg_resources" in sys.modules:
+    """Import pygame (the world view draws with it) without letting it import ``pkg_resources``
+    or numpy. Setuptools' resource API takes about 0.1 s of CPU to import (it reads every
+    installed package), and pygame only tries it in ``pygame.pkgdata`` to find its own files (the
+    default font), which it opens from its own folder when the API is missing: the same files.
+    Numpy (about as much) is wanted only by ``pygame.surfarray`` and ``pygame.sndarray``, which
+    pygame imports up front: hidden, they are left out, and ``import pygame.surfarray`` loads
+    them (and numpy) where they are used."""
+    if "pygame" in sys.modules:
         return
-    sys.modules["pkg_resources"] = None  # type: ignore[assignment]  # its import raises ImportError
+    hidden = [name for name in ("pkg_resources", "numpy") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]  # its import raises ImportError
     try:
-        import pygame  # noqa: F401
+        import pygame
     finally:
-        del sys.modules["pkg_resources"]
+        for name in hidden:
+            del sys.modules[name]
+    for name in ("surfarray", "sndarray"):  # pygame's stand-ins would answer any later use with an error
+        if f"pygame.{name}" not in sys.modules and hasattr(pygame, name):
+            delattr(pygame, name)
 
 
 _import_pygame()
@@ -92,6 +101,7 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
         if not paused:
             window.set_playing(True)  # a replay plays by itself too (once loaded)
         return
+    window.fill_setup()  # the panel shows the scenario that starts
     name = scenarios[0] if scenarios else window._default_scenario_name()
     if not name:
         raise LaunchError("no scenarios found under scenarios/")

@@ -68,6 +68,8 @@ class Dialogs(QObject):
         w = self.w
         timeline = w.model.timeline
         family = timeline.world.family if timeline is not None else None
+        if family is None:
+            w.fill_setup()
         if family is None and w.setup.world is not None:
             family = w.setup.world.family
         self.help().open_page(self.help().rules_page(family))

@@ -73,6 +73,7 @@ class EpisodePresenter(QObject):
     def start_session(self, plan: SessionPlan, playing: bool = True) -> Session:
         w = self.w
         session = w.sessions.start(plan, w.playback.current_speed, playing)
+        w.fill_setup()
         setup = w.setup
         if setup.takeover_step is None:  # the panel shows what is playing, ready to start again
             setup.select_scenario(plan.scenario)
@@ -223,6 +224,7 @@ class EpisodePresenter(QObject):
 
     def show_in_setup(self, timeline: Timeline) -> None:
         """The Session panel shows the replayed episode's scenario, seats, mechanisms, seed and rounds."""
+        self.w.fill_setup()
         setup = self.w.setup
         seats = {a: self.model.seat_specs.get(a) or catalog.default_agent(timeline.world)
                  for a in timeline.world.agents}

@@ -95,11 +95,10 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._connect()
         self.apply_settings()
-        infos, problems = catalog.scan_scenarios()
-        self.setup.load_scenarios(infos, select=self._default_scenario_name(infos))
-        if problems:  # one bad file must not hide the others; say which and why
-            self.setup.show_note(f"{len(problems)} file(s) under scenarios/ skipped (hover for why)",
-                                 "\n".join(problems))
+        self.setup_filled, self.shut_down = False, False
+        # the catalogue (and the default scenario's world, preview and seats) once the event loop
+        # runs: after the first frame of what the command line opens (a recording needs none of it)
+        QTimer.singleShot(0, self._fill_setup_after_frame)
         self._restore_geometry()
         self._update_controls()
 
@@ -177,6 +176,22 @@ class MainWindow(QMainWindow):
         self.error_reported.connect(self._show_error)
         self._error_listener = lambda summary, _text: self.error_reported.emit(summary)
         errors.add_listener(self._error_listener)
+
+    def fill_setup(self) -> None:
+        """Fill the Session panel (once): the scenario catalogue (from its index, which is built
+        here when missing), the default scenario selected with its preview and seats. Everything
+        that reads or shows the panel calls this first; otherwise it runs after the first frame."""
+        if self.setup_filled:
+            return
+        self.setup_filled = True
+        infos, problems = catalog.scan_scenarios()
+        self.setup.load_scenarios(infos, select=self._default_scenario_name(infos))
+        if problems:  # one bad file must not hide the others; say which and why
+            self.setup.show_note(f"{len(problems)} file(s) under scenarios/ skipped (hover for why)",
+                                 "\n".join(problems))
+
+    def _fill_setup_after_frame(self) -> None:
+        self.view.after_next_frame(lambda: self.shut_down or self.fill_setup())
 
     def _default_scenario_name(self, infos: list[ScenarioInfo] | None = None) -> str:
         info = catalog.default_scenario(catalog.scenarios() if infos is None else infos,
@@ -374,6 +389,7 @@ class MainWindow(QMainWindow):
         self.episodes.play_again()
 
     def show_setup(self) -> None:
+        self.fill_setup()
         self.setup_dock.show()
         self.setup_dock.raise_()
 
@@ -384,6 +400,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage("open a recording or start a session first", 4000)
             return
         self.set_playing(False)
+        self.fill_setup()
         seats = {a: self.model.seat_specs.get(a) or catalog.default_agent(timeline.world)
                  for a in timeline.world.agents}
         self.setup.begin_takeover(timeline.world, timeline.scenario, self.model.cursor, seats,
@@ -455,6 +472,7 @@ class MainWindow(QMainWindow):
     def shutdown(self, grace: float = 10.0) -> None:
         """Stop the session and wait for every worker thread (window close, test teardown); a
         decision still running after ``grace`` s is abandoned (``sessions.abandoned``)."""
+        self.shut_down = True
         self.sessions.shutdown(grace)
         self.loader.shutdown()
         self.panels.timer.stop()

@@ -8,9 +8,8 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from PyQt6.QtCore import QAbstractListModel, QModelIndex, QRectF, QSize, Qt
 from PyQt6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QPaintEvent, QPen
 from PyQt6.QtWidgets import (
@@ -42,6 +41,9 @@ from ui.timeline import Timeline
 FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 188), (41, 182, 246),
                    (239, 83, 80), (141, 110, 99), (212, 225, 87)]
 
+if TYPE_CHECKING:
+    import numpy as np
+
 
 GOAL_POSTERIOR = "goal_posterior"
 
@@ -69,6 +71,8 @@ class GoalSeries:
 
     def until(self, tick: int, last: int | None = None) -> tuple[list[int], np.ndarray]:
         """Ticks and probabilities (rows x goals) reported at or before ``tick``."""
+        import numpy as np  # loaded by the first drawing of a goal, not by the window's start
+
         n = bisect.bisect_right(self.ticks, tick)
         start = 0 if last is None else max(0, n - last)
         return self.ticks[start:n], np.asarray(self.rows[start:n], dtype=float).reshape(-1, len(self.goals))
@@ -180,7 +184,7 @@ class GoalPosteriorPanel(QWidget):
         goals = series.goals
         # Current probabilities as labelled horizontal bars.
         ticks, probs = series.until(self.tick, last=max(1, (width - bars_w - 24) // 3))
-        current = probs[-1] if len(probs) else np.zeros(len(goals))
+        current = probs[-1] if len(probs) else [0.0] * len(goals)
         bar_h = max(self._bar_height(), min(16, height // max(1, len(goals)) - 3))
         left = 10 + label_w
         by = top

@@ -47,6 +47,7 @@ def shot_window(prefix: str, size: tuple[int, int], speed: float) -> tuple[Any, 
     window.move(0, 0)
     window.show()
     window.activateWindow()
+    window.fill_setup()  # the Session panel as it is once the window runs (filled after the first frame)
     _settle(app)
     return app, window
 

@@ -43,6 +43,7 @@ def take(out: Path) -> list[Path]:
     world, name = load_scenario(SCENARIO)
     seats = {a: "tom-planner:k=cycle,horizon=3" for a in world.agents}
     seats[PERSON] = "human"
+    window.fill_setup()
     window.setup.select_scenario(name)
     window.start_session(SessionPlan(world=world, scenario=name, seats=seats,
                                      mechanisms=("teams:round_steps=6,max_size=eta",), seed=0))

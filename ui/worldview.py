@@ -230,6 +230,8 @@ class WorldView(QWidget):
     def _copied_image(self) -> QImage:
         # The slow path measured by bench/bench_gui.py: surfarray copy -> RGB888 QImage.
         import numpy as np
+        import pygame.surfarray
+
         arr = np.ascontiguousarray(pygame.surfarray.array3d(self.surface).swapaxes(0, 1))
         h, w, _ = arr.shape
         img = QImage(arr.data, w, h, 3 * w, QImage.Format.Format_RGB888).copy()

@@ -2,12 +2,13 @@
 ``methods["protom"]`` (its ProToMAdapter class)."""
 
 from agents.methods import families_with
-from agents.protom.core import adapter_class
 from agents.registry import ANY_WORLD, MechanismKind
 
 
 def _adapters(family: str | None) -> list[type]:
     """ProToM passes world-specific parameters (e.g. ``temperature``) on to the world's adapter."""
+    from agents.protom.core import adapter_class  # numpy and the inference load when a ProToM starts
+
     return [adapter_class(f) for f in ([family] if family else families_with("protom"))]
 
 

@@ -1,24 +1,16 @@
 """The partially observable kitchen: everything the family brings, in one declaration."""
 
-from typing import Any
+from sim.plugins import ReadOption, WorldPlugin, lazy
 
-from sim.kitchen.level import read_gym_cooking_file, read_kitchen_file, recognise_level, validate_kitchen
-from sim.kitchen.overcooked import RULES_NAME, OvercookedWorld, read_layout_file
-from sim.kitchen.world import KitchenWorld
-from sim.plugins import ReadOption, WorldPlugin
-from sim.world import World
-
-
-def build_kitchen(spec: dict[str, Any]) -> World:
-    """The kitchen of ``spec``: under overcooked_ai's rules (``rules: overcooked``) or ours."""
-    return OvercookedWorld(spec) if spec.get("rules") == RULES_NAME else KitchenWorld(spec)
-
+_read_kitchen = lazy("sim.kitchen.level:read_kitchen_file")
+_read_gym_cooking = lazy("sim.kitchen.level:read_gym_cooking_file")
+_read_layout = lazy("sim.kitchen.overcooked:read_layout_file")
 
 PLUGIN = WorldPlugin(
     name="kitchen",
     title="Kitchen (partially observable Overcooked)",
-    validate=validate_kitchen,
-    build=build_kitchen,
+    validate=lazy("sim.kitchen.level:validate_kitchen"),
+    build=lazy("sim.kitchen.world:build_kitchen"),
     rules_text=(
         "Each cook has a goal dish: SimpleTomato, SimpleLettuce or SimpleOnion. Both move at the same "
         "time, one cell up, down, left or right, or stay. Walking into a counter picks up what lies "
@@ -30,11 +22,9 @@ PLUGIN = WorldPlugin(
         "after 100 ticks. On gym-cooking's own levels the cooks share a list of orders instead: any cook "
         "delivers any dish, chopped foods merge with each other and one plate (a Salad is chopped lettuce and "
         "tomato on a plate), and the episode succeeds when every order is delivered."),
-    readers={".kitchen.txt": read_kitchen_file, ".gym-cooking.txt": read_gym_cooking_file,
-             ".layout": read_layout_file},
-    formats={"kitchen": read_kitchen_file, "gym-cooking": read_gym_cooking_file,
-             "overcooked-ai": read_layout_file},
-    recognise=recognise_level,
+    readers={".kitchen.txt": _read_kitchen, ".gym-cooking.txt": _read_gym_cooking, ".layout": _read_layout},
+    formats={"kitchen": _read_kitchen, "gym-cooking": _read_gym_cooking, "overcooked-ai": _read_layout},
+    recognise=lazy("sim.kitchen.level:recognise_level"),
     read_options=(ReadOption("cooks", ("gym-cooking",),
                              what="sets how many cooks play a gym-cooking level (its file gives start positions, "
                                   "not cooks)",

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.kitchen.level import RECIPES
+from sim.kitchen.overcooked import RULES_NAME, OvercookedWorld
 from sim.world import AgentId, IllegalAction, StepResult, World, WorldEvent, require_joint
 
 ACTIONS: tuple[str, ...] = ("up", "down", "left", "right", "stay")
@@ -644,3 +645,8 @@ class KitchenWorld(World[KitchenState, str, KitchenObservation]):
 
     def describe_item(self, code: int) -> str:
         return ITEM_NAMES[code]
+
+
+def build_kitchen(spec: dict[str, Any]) -> World:
+    """The kitchen of ``spec``: under overcooked_ai's rules (``rules: overcooked``) or ours."""
+    return OvercookedWorld(spec) if spec.get("rules") == RULES_NAME else KitchenWorld(spec)
