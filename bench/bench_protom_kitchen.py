@@ -35,8 +35,8 @@ if str(ROOT) not in sys.path:
 
 from agents.protom.kitchen import check_categories, experiment_levels, load_world  # noqa: E402
 from agents.registry import make_agent, make_mechanism  # noqa: E402
-from sim.kitchen.world import KitchenWorld  # noqa: E402
 from sim.events import FeedbackEvent  # noqa: E402
+from sim.kitchen.world import KitchenWorld  # noqa: E402
 from sim.session import Session  # noqa: E402
 
 FACILITATORS = ("none", "protom", "oracle", "random")
