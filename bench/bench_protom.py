@@ -10,6 +10,11 @@ Figures (measured in this process, on the shipped ``protom-*`` scenarios):
   per scenario, each decision is also made by a copy of the facilitator (same beliefs)
   whose planner, distance maps, rollouts and policies start empty; the ratio is the
   median of cold / warm over those paired decisions.
+- divergence: the same episodes (same seeds) played again in this process with
+  ``divergence=target-overlap`` instead of the shipped ``centralised`` (the baseline of the
+  centralised divergence's cost), and with the shipped divergence but its P(τ ∈ π* | f, g) memo
+  emptied at the start of every episode (the code before the memo was shared per world across
+  episodes); per-decision median and mean, and the total decision time, of each.
 - experiment wall time: ``python main.py experiment protom-dkg`` (20 scenarios x none,
   protom, oracle, random x ``--seeds`` seeds, ``--jobs`` workers, categories checked;
   target <= 60 s for 10 seeds). Baseline: the same run with the no-facilitator condition
@@ -32,6 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.dkg.planner import DKGPlanner  # noqa: E402
+from agents.protom.dkg import agreements_for  # noqa: E402
 from agents.protom.dkg_rollout import DKGRollouts  # noqa: E402
 from agents.protom.facilitators import ProToMFacilitator  # noqa: E402
 from agents.registry import (  # noqa: E402
@@ -65,6 +71,7 @@ def _cold_clone(fac, world):
     cold.planner = DKGPlanner(world)
     cold.rollouts = DKGRollouts(world, cold.planner)
     cold._policy_cache = {}
+    cold._agreement_cache = {}
     clone = copy.copy(fac)
     clone.adapter = cold
     clone.rng = copy.deepcopy(fac.rng)
@@ -74,13 +81,17 @@ def _cold_clone(fac, world):
     return clone
 
 
-def decision_times(world, name: str, seat_spec: dict, mechanism: tuple, seeds, cold_steps: int = 0):
+def decision_times(world, name: str, seat_spec: dict, mechanism: tuple, seeds, cold_steps: int = 0,
+                   per_episode_memo: bool = False):
     """(cached times, [(cached, cold) pairs]) of after_step in seconds. The pairs time the same
     decision twice on the first ``cold_steps`` steps of the last episode: once as it happens
     (warm caches) and once on a copy of the facilitator with cold caches. ``seat_spec``: agent ->
-    spec; ``mechanism``: (spec, params) as the design's condition gives it."""
+    spec; ``mechanism``: (spec, params) as the design's condition gives it; ``per_episode_memo``: empty the
+    world's P(τ ∈ π* | f, g) memo before every episode."""
     cached, pairs = [], []
     for k, seed in enumerate(seeds):
+        if per_episode_memo:
+            agreements_for(world).clear()
         seats = {a: make_agent(seat_spec[a], world.family) for a in world.agents}
         fac = make_mechanism(mechanism[0], world.family, mechanism[1])
         session = Session(world, seats, seed=seed, scenario=name, mechanisms=[fac])
@@ -157,6 +168,31 @@ def main(argv=None) -> int:
     print(f"same {overall['paired_steps']} decisions with warm / cold caches: median {overall['paired_warm_median_ms']} ms / "
           f"{overall['paired_cold_median_ms']} ms; median ratio cold/warm {overall['cold_over_warm']}x")
     results = {"decision": {"scenarios": rows, "overall": overall}}
+
+    # The shipped divergence against target-overlap and against a memo kept per episode only,
+    # on the same scenarios and seeds, in this process.
+    variants = {"shipped": (protom, False),
+                "target-overlap": ((protom[0], {**protom[1], "divergence": "target-overlap"}), False),
+                "per-episode memo": (protom, True)}
+    compare = {}
+    for label, (mechanism, per_episode) in variants.items():
+        times = []
+        for ref in resolve_scenarios(design.scenarios):
+            world, name = load_scenario(ref.path)
+            cached, _ = decision_times(world, name, seat_specs(ref.agents, design.agents), mechanism,
+                                       design.seeds.seeds(args.episodes), 0, per_episode)
+            times += cached
+        compare[label] = {"steps": len(times), "median_ms": round(statistics.median(times) * 1e3, 3),
+                          "mean_ms": round(statistics.mean(times) * 1e3, 3), "total_s": round(sum(times), 2)}
+    print(f"\nsame {args.episodes} episodes per scenario, divergence and memo compared:")
+    for label, row in compare.items():
+        print(f"  {label:<17} {row['steps']} decisions: median {row['median_ms']} ms, mean {row['mean_ms']} ms, "
+              f"total {row['total_s']} s")
+    shipped, overlap, old = compare["shipped"], compare["target-overlap"], compare["per-episode memo"]
+    print(f"  shipped / target-overlap: median {shipped['median_ms'] / overlap['median_ms']:.2f}x, "
+          f"total {shipped['total_s'] / overlap['total_s']:.2f}x; per-episode memo / shipped: total "
+          f"{old['total_s'] / shipped['total_s']:.2f}x")
+    results["divergence"] = compare
 
     if not args.skip_experiment:
         with tempfile.TemporaryDirectory() as tmp:

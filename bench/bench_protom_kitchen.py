@@ -9,7 +9,10 @@ Plays every level of ``scenarios/kitchen/protom/`` (categories checked first) wi
 - ProToM's decision time per step (``after_step``: belief update, goal inference, candidates,
   utilities, selection) with N = 5 particles: median, p90, mean, over every step, and over the
   steps where it weighed candidates;
-- the wall time per facilitator against the no-facilitator episodes alone (the baseline).
+- the wall time per facilitator against the no-facilitator episodes alone (the baseline);
+- ProToM's decision time on the same levels and seeds under rules 1 (cooks know every station:
+  C(f, g) from one simulated plan per joint goal instead of one per joint belief particle), the
+  baseline of what rules 2's beliefs cost, played in this process after the sweep.
 
 Success, speedup and feedback counts, with statistics by scenario, are the experiment's:
 ``python main.py experiment protom-kitchen`` (docs/protom.md).
@@ -33,6 +36,7 @@ if str(ROOT) not in sys.path:
 from agents.protom.kitchen import check_categories, experiment_levels, load_world  # noqa: E402
 from agents.registry import make_agent, make_mechanism  # noqa: E402
 from sim.events import FeedbackEvent  # noqa: E402
+from sim.kitchen.world import KitchenWorld  # noqa: E402
 from sim.session import Session  # noqa: E402
 
 FACILITATORS = ("none", "protom", "oracle", "random")
@@ -123,10 +127,24 @@ def main(argv: list[str] | None = None) -> int:
           f"(none {wall.get('none', 0):.1f} s, protom {wall.get('protom', 0):.1f} s, oracle {wall.get('oracle', 0):.1f} s, "
           f"random {wall.get('random', 0):.1f} s; full sweep = {total / max(wall.get('none', 1e-9), 1e-9):.1f}x the "
           "no-facilitator episodes)")
+    rules1: list[float] = []
+    for path in levels:
+        world = load_world(path)
+        if world.rules != 1:
+            world = KitchenWorld({**world.spec(), "rules": 1})
+        for seed in seeds:
+            play(world, "protom", seed, rules1, [])
+    rules1 = [t * 1000 for t in rules1]
+    print(f"the same levels and seeds under rules 1, {len(rules1)} steps: median {statistics.median(rules1):.2f} ms, "
+          f"mean {statistics.fmean(rules1):.2f} ms, total {sum(rules1) / 1000:.1f} s (rules 2: median "
+          f"{statistics.median(times) / statistics.median(rules1):.1f}x, total {sum(times) / sum(rules1):.1f}x)")
     if args.json:
         args.json.write_text(json.dumps({"episodes": len(rows), "wall_seconds": timing["wall"], "sweep_seconds": total,
                                          "decision_ms": {"median": statistics.median(times),
-                                                         "p90": percentile(times, 0.9)}}, indent=1))
+                                                         "p90": percentile(times, 0.9),
+                                                         "mean": statistics.fmean(times)},
+                                         "rules1_decision_ms": {"median": statistics.median(rules1),
+                                                                "mean": statistics.fmean(rules1)}}, indent=1))
     return 0
 
 

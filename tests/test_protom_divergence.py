@@ -251,3 +251,23 @@ def test_centralised_needs_a_world_with_a_central_planner():
     c = DKGAdapter(world).candidates(state)[0]
     with pytest.raises(ValueError, match="joint goal hypotheses"):
         divergence(DKGAdapter(world), state, c, np.array([1.0, 0.0]), "centralised")
+
+
+def test_plan_agreement_memo_is_shared_per_world_and_keyed_by_the_full_state():
+    """Facilitators on one world share P(τ ∈ π* | f, g) across episodes; a value read from the
+    memo is the one a fresh computation gives, and states that differ only in when a gem was
+    first held or in the tick are kept apart."""
+    from agents.protom.dkg import agreements_for
+
+    world = make_world(FAR_KEY, {"alice": "gem1", "bob": "gem2"})
+    first, second = DKGAdapter(world), DKGAdapter(world)
+    assert first._agreement_cache is second._agreement_cache is agreements_for(world)
+    state = world.reset(0)
+    handover = next(c for c in first.candidates(state) if c.label == "(bob, has(alice, key1))")
+    value = first.plan_agreement(state, ("gem1", "gem2"), handover)
+    assert second.plan_agreement(state, ("gem1", "gem2"), handover) == value
+    agreements_for(world).clear()
+    assert second.plan_agreement(state, ("gem1", "gem2"), handover) == value
+    assert (state.key(), (world.item_index["gem1"], world.item_index["gem2"]), handover.effect) in agreements_for(world)
+    other = DKGAdapter(make_world(FAR_KEY, {"alice": "gem1", "bob": "gem2"}))
+    assert other._agreement_cache is not first._agreement_cache

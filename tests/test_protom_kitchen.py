@@ -287,3 +287,77 @@ def test_oracle_and_random_run_in_the_kitchen(name):
         session = play(world(name), kind, seed=2)
         assert session.finished
     assert play(world(name), "oracle", seed=2).outcome()["success"]
+
+
+def _scan_nearest(dist, here, stations, keep):
+    """The nearest reachable station of ``stations`` (lowest index among ties), ``keep`` when it is one."""
+    best, best_d = None, 10_000
+    for s in stations:
+        d = dist[s][here]
+        if d < 0:
+            continue
+        if s == keep:
+            return s
+        if d < best_d:
+            best, best_d = s, d
+    return best
+
+
+def _scan_goal_target(r, here, held, dish, contents, keep):
+    """The simulated cook's next station for its dish, by scanning every station."""
+    from sim.kitchen.world import BOARD, COUNTER, PLATE
+
+    kind, dist = r.kind, r.dist
+    chopped, fresh = dish - 1, dish - 2
+
+    def on(value, k=None):
+        return [s for s, c in enumerate(contents) if c == value and (k is None or kind[s] == k)]
+
+    if held == dish:
+        return _scan_nearest(dist, here, r.world.deliveries, keep)
+    if held == chopped:
+        return _scan_nearest(dist, here, on(PLATE), keep)
+    if held == PLATE:
+        s = _scan_nearest(dist, here, on(chopped), keep)
+        return s if s is not None else _scan_nearest(dist, here, on(NOTHING, COUNTER), keep)
+    if held == fresh:
+        return _scan_nearest(dist, here, on(NOTHING, BOARD), keep)
+    if held != NOTHING:
+        return _scan_nearest(dist, here, on(NOTHING, COUNTER), keep)
+    for item in (dish, chopped, fresh):
+        s = _scan_nearest(dist, here, on(item), keep)
+        if s is not None:
+            return s
+    return None
+
+
+def test_simulated_plans_pick_the_station_a_scan_of_every_station_picks():
+    """``_goal_target`` and ``_explore`` walk the stations nearest first (``KitchenRollouts.order``);
+    on every fourth level and random contents, cells, held items, dishes and kept targets they
+    choose what the plain scan (the nearest reachable station, lowest index among ties, a kept
+    target while it still fits) chooses."""
+    from agents.protom.kitchen import rollouts_for
+    from sim.kitchen.world import COUNTER, DELIVERY, PLATE, RECIPE_DISH
+
+    rng = np.random.default_rng(0)
+    dishes = sorted(RECIPE_DISH.values())
+    values = [NOTHING, PLATE, UNKNOWN, *dishes, *(d - 1 for d in dishes), *(d - 2 for d in dishes)]
+    for path in LEVELS[::4]:
+        r = rollouts_for(load_world(path))
+        kind, dist = r.kind, r.dist
+        n = len(kind)
+        cells = [c for c in range(len(dist[0])) if any(dist[s][c] >= 0 for s in range(n))]
+        for _ in range(300):
+            contents = [int(x) for x in rng.choice(values, size=n)]
+            here = int(rng.choice(cells))
+            dish = int(rng.choice(dishes))
+            held = int(rng.choice([NOTHING, PLATE, dish, dish - 1, dish - 2]))
+            keep = int(rng.integers(n)) if rng.random() < 0.5 else None
+            assert r._goal_target(here, held, dish, contents, keep) == _scan_goal_target(r, here, held, dish, contents,
+                                                                                          keep)
+            unseen = [s for s, c in enumerate(contents) if c == UNKNOWN and kind[s] != DELIVERY]
+            assert r._explore(here, contents) == _scan_nearest(dist, here, unseen, None)
+            skip = int(rng.integers(n))
+            counters = [s for s, c in enumerate(contents) if c == NOTHING and kind[s] == COUNTER and s != skip]
+            assert r._first(here, contents, NOTHING, COUNTER, keep, skip=skip) == _scan_nearest(dist, here, counters,
+                                                                                                  keep)

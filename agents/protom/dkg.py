@@ -45,6 +45,19 @@ def rollouts_for(world: DKGWorld) -> DKGRollouts:
     return engine
 
 
+_AGREEMENTS: "weakref.WeakKeyDictionary[DKGWorld, dict[tuple, float]]" = weakref.WeakKeyDictionary()
+
+
+def agreements_for(world: DKGWorld) -> dict[tuple, float]:
+    """One memo of P(τ ∈ π* | f, g) per world, shared by every facilitator on it (across the
+    episodes a worker plays): the value depends only on the world, the full state, the joint
+    goal and the feedback's effect, and the same decisions recur from seed to seed."""
+    memo = _AGREEMENTS.get(world)
+    if memo is None:
+        memo = _AGREEMENTS[world] = {}
+    return memo
+
+
 class DKGAdapter(ProToMAdapter):
     defaults = {"phi": 0.0, "eps": 0.1, "particles": 1, "divergence": "centralised"}  # seed 003, 4.2 and B.1
     exclusive_goals = True
@@ -84,7 +97,7 @@ class DKGAdapter(ProToMAdapter):
         self.gems: tuple[str, ...] = world.gem_ids
         self._gem_item = {g: world.item_index[g] for g in self.gems}
         self._policy_cache: dict[tuple, np.ndarray] = {}
-        self._agreement_cache: dict[tuple, float] = {}
+        self._agreement_cache: dict[tuple, float] = agreements_for(world)
 
     # ---------------------------------------------------------------- goals
 
@@ -184,7 +197,7 @@ class DKGAdapter(ProToMAdapter):
         an agent holding its gem waits) starts a fewest-ticks joint plan that carries out
         ``candidate``."""
         items = tuple(self._gem_item[g] for g in goals)
-        key = (state.t, state.turn, state.agent_cells, state.item_locs, state.open_doors, items, candidate.effect)
+        key = (state.key(), items, candidate.effect)
         found = self._agreement_cache.get(key)
         if found is not None:
             return found
@@ -207,7 +220,7 @@ class DKGAdapter(ProToMAdapter):
                             moved.append((world.step(s, {agent: action}).state, optimal[action], p / len(own)))
                 frontier = moved
             agree = sum(p for _, _, p in frontier)
-        if len(self._agreement_cache) > 20_000:
+        if len(self._agreement_cache) > 100_000:
             self._agreement_cache.clear()
         self._agreement_cache[key] = agree
         return agree
@@ -366,4 +379,4 @@ def _gain(before: int | None, after: int | None, horizon: int) -> int:
     return b - a
 
 
-__all__ = ["DKGAdapter", "rollouts_for"]
+__all__ = ["DKGAdapter", "agreements_for", "rollouts_for"]

@@ -110,6 +110,7 @@ class KitchenRollouts:
         self.horizon = world.t_max
         self._hops: dict[int, list[int]] = {}
         self._sight: dict[int, list[int]] = {}
+        self._order: dict[int, tuple[int, ...]] = {}
         self._cache: dict[tuple, tuple[int | None, ...]] = {}
         self._max_cached = max_cached
         self.stats = {"rollouts": 0, "hits": 0, "events": 0}
@@ -177,29 +178,55 @@ class KitchenRollouts:
                 best, best_d = s, d
         return best
 
+    def order(self, here: int) -> tuple[int, ...]:
+        """The stations reachable from cell ``here``, nearest first (lowest index among ties): the
+        order in which ``_nearest`` prefers them."""
+        found = self._order.get(here)
+        if found is None:
+            dist = self.dist
+            found = self._order[here] = tuple(sorted((s for s in range(len(dist)) if dist[s][here] >= 0),
+                                                     key=lambda s: (dist[s][here], s)))
+        return found
+
+    def _first(self, here: int, contents: Sequence[int], value: int, kind: int | None, keep: int | None,
+               skip: int | None = None) -> int | None:
+        """``_nearest`` over the stations holding ``value`` (and of kind ``kind`` when given, other
+        than ``skip``): ``keep`` when it is one of them and reachable, else the first in ``order``."""
+        kinds = self.kind
+        if (keep is not None and contents[keep] == value and (kind is None or kinds[keep] == kind)
+                and keep != skip and self.dist[keep][here] >= 0):
+            return keep
+        for s in self.order(here):
+            if contents[s] == value and (kind is None or kinds[s] == kind) and s != skip:
+                return s
+        return None
+
     def _explore(self, here: int, belief: Sequence[int]) -> int | None:
         """The nearest reachable station the cook has never seen (not a delivery station)."""
         kind = self.kind
-        return self._nearest(here, (s for s, c in enumerate(belief) if c == UNKNOWN and kind[s] != DELIVERY), None)
+        for s in self.order(here):
+            if belief[s] == UNKNOWN and kind[s] != DELIVERY:
+                return s
+        return None
 
     def _goal_target(self, here: int, held: int, dish: int, contents: Sequence[int], keep: int | None) -> int | None:
-        kind = self.kind
         chopped, fresh = dish - 1, dish - 2
+        first = self._first
         if held == dish:
             return self._nearest(here, self.world.deliveries, keep)
         if held == chopped:
-            return self._nearest(here, (s for s, c in enumerate(contents) if c == PLATE), keep)
+            return first(here, contents, PLATE, None, keep)
         if held == PLATE:
-            s = self._nearest(here, (s for s, c in enumerate(contents) if c == chopped), keep)
+            s = first(here, contents, chopped, None, keep)
             if s is not None:
                 return s
-            return self._nearest(here, (s for s, c in enumerate(contents) if c == NOTHING and kind[s] == COUNTER), keep)
+            return first(here, contents, NOTHING, COUNTER, keep)
         if held == fresh:
-            return self._nearest(here, (s for s, c in enumerate(contents) if c == NOTHING and kind[s] == BOARD), keep)
+            return first(here, contents, NOTHING, BOARD, keep)
         if held != NOTHING:
-            return self._nearest(here, (s for s, c in enumerate(contents) if c == NOTHING and kind[s] == COUNTER), keep)
+            return first(here, contents, NOTHING, COUNTER, keep)
         for item in (dish, chopped, fresh):
-            s = self._nearest(here, (s for s, c in enumerate(contents) if c == item), keep)
+            s = first(here, contents, item, None, keep)
             if s is not None:
                 return s
         return None
@@ -249,8 +276,7 @@ class KitchenRollouts:
                         if mine[source] != item or dist[source][here] < 0:
                             task[i] = None
                         elif held != NOTHING:
-                            s = self._nearest(here, (x for x, c in enumerate(mine)
-                                                     if c == NOTHING and kind[x] == COUNTER and x != source), keep)
+                            s = self._first(here, mine, NOTHING, COUNTER, keep, skip=source)
                             if s is None:
                                 task[i] = None
                         else:
