@@ -12,7 +12,9 @@ PLUGIN = WorldPlugin(
     validate=lazy("sim.kitchen.level:validate_kitchen"),
     build=lazy("sim.kitchen.world:build_kitchen"),
     rules_text=(
-        "Each cook has a goal dish: SimpleTomato, SimpleLettuce or SimpleOnion. Both move at the same "
+        "Cooks chop ingredients, put them on plates and deliver the dishes: in ProToM's levels each cook "
+        "has its own goal dish (SimpleTomato, SimpleLettuce or SimpleOnion), in gym-cooking's levels the "
+        "cooks share a list of orders. All cooks move at the same "
         "time, one cell up, down, left or right, or stay. Walking into a counter picks up what lies "
         "there or puts down what you hold; walking into a cutting board with a fresh ingredient chops "
         "it; walking into a plate with a chopped ingredient (or into a chopped ingredient with a plate) "
