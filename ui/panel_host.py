@@ -138,7 +138,8 @@ class PanelHost(QObject):
             return
         for kind in PANELS:
             if kind.title not in self.widgets and kind.shows(timeline):
-                self.add(kind)
+                # shown at once: a panel never waits for the next refresh without its episode
+                self.add(kind).show_at(timeline, self.model.cursor)
 
     def panel(self, title: str) -> QWidget | None:
         """The panel shown under ``title`` (its inner widget when it scrolls), if any."""
