@@ -191,7 +191,7 @@ class MainWindow(QMainWindow):
         waiting = not self.catalogue.finished  # asked for before the worker is done: say why it waits
         if waiting:
             self.setup.show_note("reading scenarios…")
-            self.statusBar().showMessage("reading scenarios…")
+            self._status("reading scenarios…")
             QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
             QGuiApplication.sync()  # the cursor shows before the wait
         try:
@@ -199,17 +199,24 @@ class MainWindow(QMainWindow):
         finally:
             if waiting:
                 QGuiApplication.restoreOverrideCursor()
-                self.statusBar().clearMessage()
+                self._status("")
         self.setup.show_note("")
         self.setup.load_scenarios(infos, select=self._default_scenario_name(infos))
         if problems:  # one bad file must not hide the others; say which and why
             self.setup.show_note(f"{len(problems)} file(s) under scenarios/ skipped (hover for why)",
                                  "\n".join(problems))
 
+    def _status(self, message: str) -> None:
+        bar = self.statusBar()
+        if bar is not None:
+            bar.showMessage(message)
+
     def _fill_setup_after_frame(self) -> None:
-        self.view.after_next_frame(lambda: self.shut_down or self._read_catalogue())
+        self.view.after_next_frame(self._read_catalogue)
 
     def _read_catalogue(self) -> None:
+        if self.shut_down:
+            return
         if not self.setup_filled:
             self.setup.show_note("reading scenarios…")
         self.catalogue.start()
