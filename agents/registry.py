@@ -37,8 +37,6 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pydantic import ConfigDict, ValidationError, create_model
-
 from sim.seats import Agent, Mechanism
 
 #: ``families`` of a kind that works in every world
@@ -320,6 +318,8 @@ def _signature(target: Callable[..., Any], passes_on: tuple[Callable[..., Any], 
 @functools.lru_cache(maxsize=None)
 def _model(target: Callable[..., Any], passes_on: tuple[Callable[..., Any], ...], names: tuple[str, ...]) -> Any:
     """The pydantic model checking ``names`` of that signature (built once per set of names)."""
+    from pydantic import ConfigDict, create_model  # here: most starts check no parameters
+
     fields = _signature(target, passes_on)[0]
     return create_model("Params", __config__=ConfigDict(arbitrary_types_allowed=True),
                         **{name: fields[name] for name in names})
@@ -339,6 +339,8 @@ def check_params(label: str, params: dict[str, Any], target: Callable[..., Any],
                                  + (f"it takes {known}" if known else "it takes no parameters"))
     checked = tuple(name for name in params if name in fields)
     model = _model(target, tuple(passes_on), checked)
+    from pydantic import ValidationError
+
     try:
         values = model.model_validate({name: params[name] for name in checked})
     except ValidationError as exc:

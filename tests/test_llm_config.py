@@ -111,3 +111,14 @@ def test_with_overrides_keeps_the_key_and_validates():
 
 def test_public_url_strips_credentials():
     assert public_url("https://k:s@api.example.test/v1?key=1#x") == "https://api.example.test/v1"
+
+
+def test_the_llm_help_names_every_environment_variable():
+    """``main.py llm check --help`` words the variables without importing the settings models:
+    the wording covers every one of ``ENV_VARS``."""
+    from agents.llm.cli import ENV_WORDING
+    from agents.llm.config import ENV_VARS
+
+    named = [w.strip() for w in ENV_WORDING.split(",")]
+    for var in ENV_VARS:
+        assert any(var == w or w.endswith("*") and var.startswith(w[:-1]) for w in named), var

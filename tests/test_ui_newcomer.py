@@ -446,6 +446,103 @@ def test_the_session_panel_fills_itself_once_the_window_runs(qtbot, tmp_path):
         window.shutdown()
 
 
+def _gated_catalogue(monkeypatch, tmp_path):
+    """No scenario index yet (an empty cache folder, nothing remembered by this process), and the
+    real catalogue reading held until the returned event is set: what the window does while the
+    index is being built, whatever the machine's speed."""
+    import threading
+
+    from sim import scenario_index
+    from ui import catalog
+
+    monkeypatch.setenv("TOM_ARENA_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(scenario_index, "_MEMORY", {})
+    gate, began = threading.Event(), threading.Event()
+    real = catalog.scan_scenarios
+
+    def held() -> tuple[list, list]:
+        began.set()
+        gate.wait(60)
+        return real()
+
+    monkeypatch.setattr(catalog, "scan_scenarios", held)
+    return gate, began
+
+
+def test_with_no_scenario_index_the_window_runs_while_it_is_built(qtbot, tmp_path, monkeypatch):
+    """The index is built in a worker thread after the first frame: meanwhile the window runs
+    and the panel says it is reading scenarios; it fills when the build is done."""
+    from sim import scenario_index
+    from ui.mainwindow import MainWindow
+    from ui.settings import AppSettings
+
+    gate, began = _gated_catalogue(monkeypatch, tmp_path)
+    assert not scenario_index.index_path().exists()
+    window = MainWindow(AppSettings.at(tmp_path / "settings.ini"))
+    qtbot.addWidget(window)
+    try:
+        window.show()
+        qtbot.waitExposed(window)
+        qtbot.waitUntil(began.is_set, timeout=10_000)  # the build runs (in the worker) ...
+        for _ in range(3):  # ... and the window's event loop turns meanwhile
+            qtbot.wait(20)
+        assert window.isVisible() and not window.setup_filled
+        assert window.setup.note.text() == "reading scenarios…" and window.setup.tree.topLevelItemCount() == 0
+        gate.set()
+        qtbot.waitUntil(lambda: window.setup_filled, timeout=30_000)
+        assert window.setup.tree.topLevelItemCount() > 0 and window.setup.world is not None
+        assert list(window.setup.seat_boxes) == list(window.setup.world.agents)
+        assert not window.setup.note.text().startswith("reading")
+        assert scenario_index.index_path().exists()  # built, for the next start
+    finally:
+        gate.set()
+        window.shutdown()
+
+
+def test_asking_for_the_panel_while_the_index_is_built_waits_for_it(qtbot, tmp_path, monkeypatch):
+    """Ctrl+N (``show_setup``) before the build is done waits for it, with a busy cursor, and
+    shows the filled panel; the build's own signal then changes nothing."""
+    import threading
+
+    from PyQt6.QtGui import QGuiApplication
+
+    from ui.mainwindow import MainWindow
+    from ui.settings import AppSettings
+
+    gate, began = _gated_catalogue(monkeypatch, tmp_path)
+    window = MainWindow(AppSettings.at(tmp_path / "settings.ini"))
+    qtbot.addWidget(window)
+    cursors: list = []
+
+    def release() -> None:  # from another thread: once the GUI thread waits, let the build end
+        began.wait(30)
+        for _ in range(3000):
+            cursor = QGuiApplication.overrideCursor()
+            if cursor is not None:
+                break
+            time.sleep(0.01)
+        cursors.append(None if cursor is None else cursor.shape())
+        gate.set()
+
+    try:
+        window.show()
+        qtbot.waitUntil(lambda: window.catalogue.started, timeout=10_000)
+        assert not window.setup_filled
+        helper = threading.Thread(target=release)
+        helper.start()
+        window.show_setup()  # returns once the catalogue is read
+        helper.join()
+        assert cursors == [Qt.CursorShape.WaitCursor]
+        assert QGuiApplication.overrideCursor() is None
+        assert window.setup_filled and window.setup.tree.topLevelItemCount() > 0 and window.setup.world is not None
+        scenario = window.setup.scenario
+        qtbot.wait(50)  # the worker's queued signal arrives: the panel stays as it is
+        assert window.setup.scenario == scenario and window.setup.tree.topLevelItemCount() > 0
+    finally:
+        gate.set()
+        window.shutdown()
+
+
 def test_the_scenario_tree_shows_every_column(qtbot, window):
     window.show_setup()  # as Ctrl+N does: the panel is filled when it is asked for
     tree = window.setup.tree

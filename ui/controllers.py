@@ -23,7 +23,7 @@ from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 from agents.human import HumanAgent
 from agents.registry import kind_parameters
 from sim.recording import RecordingError
-from sim.registry import ScenarioError
+from sim.registry import ScenarioError, ScenarioInfo
 from sim.replay import Replay
 from sim.session import Session
 from ui import catalog
@@ -230,6 +230,64 @@ class RecordingLoader(QObject):
         for thread in self._threads:
             thread.join(30)
         self._threads.clear()
+
+
+class CatalogueReader(QObject):
+    """Reads the scenario catalogue (``catalog.scan_scenarios``: the index, built where it is
+    missing or stale) in a worker thread, so that building the index (seconds on a first start or
+    after a scenario changed) never freezes the window; ``result`` waits for it when it is needed
+    at once."""
+
+    #: the catalogue is read (``result`` returns without waiting)
+    done = pyqtSignal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: threading.Thread | None = None
+        self._result: tuple[list[ScenarioInfo], list[str]] | None = None
+        self._error: BaseException | None = None
+
+    @property
+    def started(self) -> bool:
+        return self._thread is not None
+
+    @property
+    def finished(self) -> bool:
+        return self._thread is not None and not self._thread.is_alive()
+
+    def start(self) -> None:
+        """Begin reading (once)."""
+        if self._thread is not None:
+            return
+        catalog.plugins()  # the worlds are discovered here, so that the worker only reads them
+
+        def work() -> None:
+            try:
+                self._result = catalog.scan_scenarios()
+            except BaseException as exc:  # noqa: BLE001 - raised again by result(), in the GUI thread
+                self._error = exc
+            try:
+                self.done.emit()
+            except RuntimeError:  # the window is gone
+                pass
+
+        self._thread = threading.Thread(target=work, name="tom-arena-scenarios", daemon=True)
+        self._thread.start()
+
+    def result(self) -> tuple[list[ScenarioInfo], list[str]]:
+        """(the scenarios the app can show, the problems of the files it could not read), waiting
+        for the worker (started here if it was not) when it has not finished."""
+        self.start()
+        assert self._thread is not None
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._result is not None
+        return self._result
+
+    def shutdown(self) -> None:
+        if self._thread is not None:
+            self._thread.join(30)
 
 
 class PlaybackClock(QObject):

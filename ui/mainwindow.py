@@ -27,7 +27,7 @@ from sim.registry import ScenarioInfo
 from sim.session import Session
 from ui import catalog, errors
 from ui.catalog import SessionPlan
-from ui.controllers import STOP_GRACE, PlaybackClock, RecordingLoader, SessionController
+from ui.controllers import STOP_GRACE, CatalogueReader, PlaybackClock, RecordingLoader, SessionController
 from ui.dialogs import Dialogs
 from ui.episodes import EpisodePresenter
 from ui.human_input import HumanInput
@@ -83,6 +83,7 @@ class MainWindow(QMainWindow):
         self.renderer: WorldRenderer | None = None
         self.sessions = SessionController(self.model, self.settings, self)
         self.loader = RecordingLoader(self)
+        self.catalogue = CatalogueReader(self)  # the scenario catalogue, read in a worker thread
         self.episodes = EpisodePresenter(self)
         self.exit_when_done = False
         self.discard_box: QMessageBox | None = None
@@ -96,8 +97,8 @@ class MainWindow(QMainWindow):
         self._connect()
         self.apply_settings()
         self.setup_filled, self.shut_down = False, False
-        # the catalogue (and the default scenario's world, preview and seats) once the event loop
-        # runs: after the first frame of what the command line opens (a recording needs none of it)
+        # the catalogue is read in the background once the event loop runs, after the first frame
+        # of what the command line opens (a recording needs none of it); the panel fills once read
         QTimer.singleShot(0, self._fill_setup_after_frame)
         self._restore_geometry()
         self._update_controls()
@@ -171,6 +172,7 @@ class MainWindow(QMainWindow):
         self.sessions.failed.connect(self._show_error)
         self.sessions.runner_finished.connect(self._update_controls)
         self.loader.loaded.connect(self._on_recording_loaded)
+        self.catalogue.done.connect(lambda: self.shut_down or self.fill_setup())
         self.clock.ended.connect(lambda: self.exit_when_done and isinstance(self.model.timeline, ReplayTimeline)
                                  and QTimer.singleShot(300, self.close))
         self.error_reported.connect(self._show_error)
@@ -178,20 +180,46 @@ class MainWindow(QMainWindow):
         errors.add_listener(self._error_listener)
 
     def fill_setup(self) -> None:
-        """Fill the Session panel (once): the scenario catalogue (from its index, which is built
-        here when missing), the default scenario selected with its preview and seats. Everything
-        that reads or shows the panel calls this first; otherwise it runs after the first frame."""
+        """Fill the Session panel (once): the scenario catalogue (read by ``self.catalogue`` in a
+        worker thread from its index, which is built there when missing), the default scenario
+        selected with its preview and seats. It runs when the catalogue has been read; everything
+        that reads or shows the panel before then calls it first and waits for the reading, with a
+        busy cursor."""
         if self.setup_filled:
             return
         self.setup_filled = True
-        infos, problems = catalog.scan_scenarios()
+        waiting = not self.catalogue.finished  # asked for before the worker is done: say why it waits
+        if waiting:
+            self.setup.show_note("reading scenarios…")
+            self._status("reading scenarios…")
+            QGuiApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+            QGuiApplication.sync()  # the cursor shows before the wait
+        try:
+            infos, problems = self.catalogue.result()
+        finally:
+            if waiting:
+                QGuiApplication.restoreOverrideCursor()
+                self._status("")
+        self.setup.show_note("")
         self.setup.load_scenarios(infos, select=self._default_scenario_name(infos))
         if problems:  # one bad file must not hide the others; say which and why
             self.setup.show_note(f"{len(problems)} file(s) under scenarios/ skipped (hover for why)",
                                  "\n".join(problems))
 
+    def _status(self, message: str) -> None:
+        bar = self.statusBar()
+        if bar is not None:
+            bar.showMessage(message)
+
     def _fill_setup_after_frame(self) -> None:
-        self.view.after_next_frame(lambda: self.shut_down or self.fill_setup())
+        self.view.after_next_frame(self._read_catalogue)
+
+    def _read_catalogue(self) -> None:
+        if self.shut_down:
+            return
+        if not self.setup_filled:
+            self.setup.show_note("reading scenarios…")
+        self.catalogue.start()
 
     def _default_scenario_name(self, infos: list[ScenarioInfo] | None = None) -> str:
         info = catalog.default_scenario(catalog.scenarios() if infos is None else infos,
@@ -475,6 +503,7 @@ class MainWindow(QMainWindow):
         self.shut_down = True
         self.sessions.shutdown(grace)
         self.loader.shutdown()
+        self.catalogue.shutdown()
         self.panels.timer.stop()
         self.clock.stop()
         if self.discard_box is not None:

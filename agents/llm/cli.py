@@ -7,9 +7,15 @@ import signal
 import sys
 import threading
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agents.llm.config import ENV_VARS, LLMConfigError, LLMSettings, config_path, load_settings
+if TYPE_CHECKING:
+    from agents.llm.config import LLMSettings
+
+# ``main.py`` imports this module for its parser at every start, whatever the command: the
+# settings models (``agents.llm.config``, pydantic) are imported by the commands that use them
+#: the environment variables the settings read, as the help words them (``ENV_VARS`` in full)
+ENV_WORDING = "OPENAI_BASE_URL, OPENAI_API_KEY, TOM_ARENA_LLM_*"
 
 CHECK_SCHEMA = {"type": "object", "properties": {"status": {"type": "string", "enum": ["ready"]}},
                 "required": ["status"], "additionalProperties": False}
@@ -35,7 +41,7 @@ def add_parser(sub: Any) -> None:
     check = llm_sub.add_parser(
         "check", help="print the resolved LLM settings (never the key) and make one test call",
         description="Print the LLM settings as resolved from defaults, the config file, the environment "
-                    f"({', '.join(sorted(set(ENV_VARS)))}) and the options, with where each came from; then "
+                    f"({ENV_WORDING}: docs/llm.md) and the options, with where each came from; then "
                     "ask the model for one small JSON answer and report the latency and tokens. Exits 1 "
                     "when the call fails. The API key is never printed.")
     check.add_argument("--config", metavar="FILE", help="settings file (default: the user's llm.toml)")
@@ -46,11 +52,14 @@ def add_parser(sub: Any) -> None:
 
 
 def _settings(args: argparse.Namespace, sources: dict[str, str] | None = None) -> LLMSettings:
+    from agents.llm.config import load_settings
+
     overrides = {"base_url": getattr(args, "base_url", None), "model": getattr(args, "model", None)}
     return load_settings(args.config, overrides=overrides, sources=sources)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    from agents.llm.config import LLMConfigError
     from agents.llm.server import EmbeddedModelError, EmbeddedServer
 
     try:
@@ -87,6 +96,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     # here, not at the top: ``main.py`` imports this module for its parser, whatever the command
     from agents.llm.client import LLMClient
+    from agents.llm.config import LLMConfigError, config_path
     from agents.llm.server import EmbeddedModelError, embedded_missing
     from sim.events import ErrorEvent, LLMCallEvent
 
