@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -132,7 +133,9 @@ class WorldPlugin:
 
 _PLUGINS: dict[str, WorldPlugin] = {}
 _PROBLEMS: list[str] = []
-_discovered = False
+_discovered = False  # discovery has started
+_complete = False  # discovery has ended
+_discovery_lock = threading.RLock()
 
 
 def register_plugin(plugin: WorldPlugin) -> WorldPlugin:
@@ -160,10 +163,20 @@ def registered(*added: WorldPlugin) -> Iterator[None]:
 
 
 def _discover() -> None:
-    global _discovered
-    if _discovered:
+    global _discovered, _complete
+    if _complete:
         return
-    _discovered = True
+    # Another thread waits here until discovery is complete; the discovering thread itself, when a
+    # plug-in's import asks for plug-ins again, gets those found so far (``_discovered`` is set).
+    with _discovery_lock:
+        if _discovered:
+            return
+        _discovered = True
+        _discover_all()
+        _complete = True
+
+
+def _discover_all() -> None:
     import sim
 
     # One broken plug-in must not hide the other worlds: its problem is kept for people to see.
