@@ -17,6 +17,8 @@ what the check can read:
   scenario may refer to);
 - the program's version.
 
+The project modules each source file names are kept in ``source-imports-*.json`` (by the
+file's path, modification time and size), so a file is parsed again only when it changed.
 Each file counts by path, modification time and size, so an edit to a module the check cannot
 import (a renderer, an agent of another method, the runner, the report) keeps the cached
 results, and an edit to any module it can import computes them again.
@@ -36,6 +38,9 @@ from experiments.design import Design, ExperimentError, fingerprint, resolve_hoo
 from sim.registry import load_spec
 
 CHECKS_CACHE = "tom-arena-prechecks"
+#: the names each source file holds (``source_closure``), kept beside the pre-check results
+IMPORTS_CACHE = "tom-arena-source-imports"
+IMPORTS_VERSION = "1"
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("sim", "agents", "experiments")
 #: a project module named in a string: "sim.dkg.world" or "sim.dkg.world:DKGWorld"
@@ -50,10 +55,34 @@ def _module_file(name: str, root: Path) -> Path | None:
     return None
 
 
-def source_closure(modules: Iterable[str], root: Path = ROOT) -> list[Path]:
+def _names_in(path: Path, package: str) -> list[str]:
+    """The project modules the source at ``path`` (a module of ``package``) names: its imports,
+    relative ones resolved, and module names in string constants."""
+    names: list[str] = []
+    for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*up, *([base] if base else [])])
+            names += [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            named = _NAMED.match(node.value)
+            if named:
+                names.append(named.group(1))
+    return sorted({n for n in names if n.split(".")[0] in PACKAGES})
+
+
+def source_closure(modules: Iterable[str], root: Path = ROOT,
+                   known: dict[str, Any] | None = None) -> list[Path]:
     """The source files of ``modules`` and of every project module they may import (read from
     the source, not by importing it): imports anywhere in a module, relative ones resolved,
-    module names in string constants, and the packages' ``__init__`` files."""
+    module names in string constants, and the packages' ``__init__`` files. ``known`` (updated)
+    keeps the names each file was found to hold, by path, with its modification time and size:
+    a file that did not change is not parsed again."""
+    known = {} if known is None else known
     todo = list(modules)
     seen: set[str] = set()
     files: set[Path] = set()
@@ -68,20 +97,13 @@ def source_closure(modules: Iterable[str], root: Path = ROOT) -> list[Path]:
         if path is None:  # an attribute imported from a module (``from sim import registry`` is both)
             continue
         files.add(path)
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_bytes(), str(path))):
-            if isinstance(node, ast.Import):
-                todo += [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join([*up, *([base] if base else [])])
-                todo += [base, *(f"{base}.{alias.name}" for alias in node.names)]
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                named = _NAMED.match(node.value)
-                if named:
-                    todo.append(named.group(1))
+        st = path.stat()
+        entry = known.get(str(path))
+        if not (isinstance(entry, dict) and entry.get("stat") == [st.st_mtime_ns, st.st_size]
+                and isinstance(entry.get("names"), list) and all(isinstance(n, str) for n in entry["names"])):
+            package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+            entry = known[str(path)] = {"stat": [st.st_mtime_ns, st.st_size], "names": _names_in(path, package)}
+        todo += entry["names"]
     return sorted(files)
 
 
@@ -95,12 +117,17 @@ def check_stamp(hook_modules: Iterable[str], families: Iterable[str], root: Path
     # what ``_check_scenario`` calls (the process pool that runs it on the scenarios only hands
     # it its items and its results back, so ``experiments.backends`` is not followed)
     seeds = [*hook_modules, "experiments.design", "sim.registry", "sim.plugins", *(f"sim.{f}.plugin" for f in families)]
-    code = ({*source_closure(seeds, root), root.joinpath(*__name__.split(".")).with_suffix(".py")}
+    names_file = scenario_index.cache_path("source-imports")
+    known = scenario_index.read_cache(names_file, IMPORTS_VERSION, IMPORTS_CACHE)
+    before = json.dumps(known, sort_keys=True)
+    code = ({*source_closure(seeds, root, known), root.joinpath(*__name__.split(".")).with_suffix(".py")}
             | set((root / "sim").glob("*/plugin.py")))
     scenarios = {str(p) for p in scenario_paths()}
     designs = str(SCENARIO_DIR / "experiments") + "/"
     data = [entry for entry in scenario_index._walk(SCENARIO_DIR)
             if entry[0] not in scenarios and not entry[0].startswith(designs)]
+    if json.dumps(known, sort_keys=True) != before:
+        scenario_index.write_cache(names_file, IMPORTS_VERSION, known, IMPORTS_CACHE)
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{scenario_index.INDEX_VERSION} {sim.__version__}".encode())
     for path in sorted(code):

@@ -67,15 +67,36 @@ def test_the_stamp_covers_the_code_a_check_may_import(tmp_path) -> None:
     ("sim/session.py", False),               # episodes
     ("agents/registry.py", False),           # the seats
 ])
-def test_the_stamp_changes_with_what_a_check_may_read(tmp_path, edited: str, changes: bool) -> None:
-    import os
-
+def test_the_stamp_changes_with_what_a_check_may_read(tmp_path, monkeypatch: pytest.MonkeyPatch, edited: str,
+                                                     changes: bool) -> None:
     from experiments.prechecks import check_stamp
 
-    root = _tree(tmp_path)
+    monkeypatch.setenv("TOM_ARENA_CACHE", str(tmp_path / "cache"))
+    root = _tree(tmp_path / "tree")
     before = check_stamp(["experiments.protom_dkg"], ["dkg"], root)
     assert check_stamp(["experiments.protom_dkg"], ["dkg"], root) == before
-    path = root / edited
-    path.write_text(path.read_text() + "\n# edited\n")
-    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    _edit(root / edited, "\n# edited\n")
     assert (check_stamp(["experiments.protom_dkg"], ["dkg"], root) != before) is changes
+
+
+def _edit(path, text: str) -> None:
+    """Append ``text`` to the file; its modification time moves on by a second."""
+    import os
+
+    st = path.stat()
+    path.write_text(path.read_text() + text)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+
+
+def test_a_new_import_brings_its_module_into_the_stamp(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names a file holds are kept between runs; an edited file is read again."""
+    from experiments.prechecks import check_stamp
+
+    monkeypatch.setenv("TOM_ARENA_CACHE", str(tmp_path / "cache"))
+    root = _tree(tmp_path / "tree")
+    stamp = check_stamp(["experiments.protom_dkg"], ["dkg"], root)
+    _edit(root / "agents" / "protom" / "categories.py", "\n\ndef later():\n    from experiments import report\n")
+    assert check_stamp(["experiments.protom_dkg"], ["dkg"], root) != stamp
+    stamp = check_stamp(["experiments.protom_dkg"], ["dkg"], root)
+    _edit(root / "experiments" / "report.py", "\n# edited\n")
+    assert check_stamp(["experiments.protom_dkg"], ["dkg"], root) != stamp
