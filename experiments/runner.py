@@ -523,9 +523,6 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
          resume: bool = False, backend: str = "local", address: str | None = None, quiet: bool = False,
          command: str | None = None, concurrent: int = 1) -> int:
     """The ``experiment`` subcommand: run, analyse, report; 2 on a problem a person can fix."""
-    from experiments.report import write_report
-    from experiments.stats import analyse, summary_markdown
-
     path = find_design(name)
     if path is None:
         print(f"error: no experiment {str(name)!r:.200}; known: {', '.join(known_designs()) or 'none'}", file=sys.stderr)
@@ -535,6 +532,11 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
         out_dir = Path(out or Path("runs") / design.experiment)
         result = run_sweep(design, out_dir, seeds=seeds, jobs=jobs, resume=resume, backend=backend,
                            address=address, quiet=quiet, concurrent=concurrent)
+        # the statistics (scipy: 1.5-2 s) and the report, imported once the sweep is over: a
+        # design, a scenario or a pre-check that fails is reported without waiting for them
+        from experiments.report import write_report
+        from experiments.stats import analyse
+
         compute_metrics(result.records, design)
         result.analysis = analyse(result.records, design, result.attrs)
         # the figures are drawn on as many processes as the sweep's workers (2 with Ray's default)
@@ -547,6 +549,8 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
         print(f"\ninterrupted; finished episodes are in {out_dir / RESULTS} (--resume continues)", file=sys.stderr)
         return 130
     if not quiet:
+        from experiments.stats import summary_markdown
+
         print(summary_markdown(result.analysis, design.reference))
         cache = (f"; LLM cache: {result.cache_hits} answers from the cache, {result.cache_misses} asked"
                  if result.cache_hits or result.cache_misses else "")
