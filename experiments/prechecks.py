@@ -130,11 +130,11 @@ def check_stamp(hook_modules: Iterable[str], families: Iterable[str], root: Path
         scenario_index.write_cache(names_file, IMPORTS_VERSION, known, IMPORTS_CACHE)
     digest = hashlib.blake2b(digest_size=16)
     digest.update(f"{scenario_index.INDEX_VERSION} {sim.__version__}".encode())
-    for path in sorted(code):
-        st = path.stat()
-        digest.update(f"{path}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
-    for path, mtime, size in sorted(data):
-        digest.update(f"{path}\0{mtime}\0{size}\n".encode())
+    for source in sorted(code):
+        st = source.stat()
+        digest.update(f"{source}\0{st.st_mtime_ns}\0{st.st_size}\n".encode())
+    for name, mtime, size in sorted(data):
+        digest.update(f"{name}\0{mtime}\0{size}\n".encode())
     return digest.hexdigest()
 
 
