@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import Design, ExperimentError, episode_key, fingerprint, load_design, resolve_hook
+from experiments.prechecks import run_checks
 from sim.redact import dumps
 from sim.registry import SCENARIO_DIR, ScenarioError, load_spec, scenario_paths, scenario_stem
 
@@ -180,75 +181,7 @@ def _minds(task: EpisodeTask) -> tuple[dict[str, Any], list[Any]]:
 # ---------------------------------------------------------------------- checks
 
 
-def _check_scenario(item: tuple[str, str, list[tuple[str, dict[str, Any]]]]) -> tuple[str, dict[str, Any], list[str]]:
-    from sim.registry import build_world
-
-    name, path, hooks = item
-    family, spec = load_spec(path)
-    world = build_world(family, spec)
-    attrs: dict[str, Any] = {}
-    problems = []
-    for hook, params in hooks:
-        try:
-            attrs.update(resolve_hook(hook, "check").function(path, world, spec, **params) or {})
-        except ExperimentError as exc:
-            problems.append(str(exc))
-    return name, attrs, problems
-
-
-CHECKS_CACHE = "tom-arena-prechecks"
-
-
-def _cached_check(entry: Any) -> bool:
-    """``entry`` is a cached check result: [attributes, problems]."""
-    return (isinstance(entry, list) and len(entry) == 2 and isinstance(entry[0], dict)
-            and isinstance(entry[1], list) and all(isinstance(p, str) for p in entry[1]))
-
-
-def _reads_back(value: Any) -> bool:
-    """``value`` is JSON that reads back equal (no tuples, no NaN): only such results are cached."""
-    try:
-        return bool(json.loads(json.dumps(value, allow_nan=False)) == value)
-    except (TypeError, ValueError):
-        return False
-
-
-def run_checks(design: Design, scenarios: Sequence[ScenarioRef], jobs: int = 1) -> dict[str, dict[str, Any]]:
-    """Scenario attributes: the file's ``category`` (if any) updated by every check hook; one
-    ExperimentError listing every scenario a check refused."""
-    from experiments.backends import LocalBackend
-
-    attrs = {r.name: ({"category": r.spec_category} if r.spec_category is not None else {}) for r in scenarios}
-    attrs = {n: {"world": r.family, **a} for (n, a), r in zip(attrs.items(), scenarios)}
-    if not design.checks:
-        return attrs
-    hooks = [(h.hook, dict(h.params)) for h in design.checks]
-    # Checks are pure functions of the scenario and the code: their results are kept in a cache
-    # (sim/scenario_index.py) for the scenario data and a stamp of the code that computes them.
-    from sim import scenario_index
-
-    cache_file = scenario_index.cache_path("prechecks")
-    root = scenario_index.SIM_DIR.parent
-    stamp = scenario_index.code_stamp(*(root / d for d in ("sim", "agents", "experiments")))
-    cached = scenario_index.read_cache(cache_file, stamp, CHECKS_CACHE)
-    keys = {r.name: fingerprint({"hooks": hooks, "spec": r.spec_hash, "family": r.family, "path": r.path})
-            for r in scenarios}
-    items = [(r.name, r.path, hooks) for r in scenarios if not _cached_check(cached.get(keys[r.name]))]
-    results = [(r.name, *cached[keys[r.name]]) for r in scenarios if _cached_check(cached.get(keys[r.name]))]
-    if items:
-        results += LocalBackend(max(1, min(jobs, len(items)))).run(_check_scenario, items)
-    problems: list[str] = []
-    entries = {}
-    for name, found, wrong in sorted(results, key=lambda r: list(attrs).index(r[0])):
-        attrs[name].update(found)
-        problems += wrong
-        if _reads_back([found, wrong]):
-            entries[keys[name]] = [found, wrong]
-    if items:
-        scenario_index.write_cache(cache_file, stamp, {**cached, **entries}, CHECKS_CACHE)
-    if problems:
-        raise ExperimentError("pre-checks failed: " + "; ".join(problems))
-    return attrs
+# The pre-checks (``run_checks``) and the cache of their results: ``experiments.prechecks``.
 
 
 # ---------------------------------------------------------------------- one episode
@@ -590,9 +523,6 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
          resume: bool = False, backend: str = "local", address: str | None = None, quiet: bool = False,
          command: str | None = None, concurrent: int = 1) -> int:
     """The ``experiment`` subcommand: run, analyse, report; 2 on a problem a person can fix."""
-    from experiments.report import write_report
-    from experiments.stats import analyse, summary_markdown
-
     path = find_design(name)
     if path is None:
         print(f"error: no experiment {str(name)!r:.200}; known: {', '.join(known_designs()) or 'none'}", file=sys.stderr)
@@ -602,6 +532,11 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
         out_dir = Path(out or Path("runs") / design.experiment)
         result = run_sweep(design, out_dir, seeds=seeds, jobs=jobs, resume=resume, backend=backend,
                            address=address, quiet=quiet, concurrent=concurrent)
+        # the statistics (scipy: 1.5-2 s) and the report, imported once the sweep is over: a
+        # design, a scenario or a pre-check that fails is reported without waiting for them
+        from experiments.report import write_report
+        from experiments.stats import analyse
+
         compute_metrics(result.records, design)
         result.analysis = analyse(result.records, design, result.attrs)
         # the figures are drawn on as many processes as the sweep's workers (2 with Ray's default)
@@ -614,6 +549,8 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
         print(f"\ninterrupted; finished episodes are in {out_dir / RESULTS} (--resume continues)", file=sys.stderr)
         return 130
     if not quiet:
+        from experiments.stats import summary_markdown
+
         print(summary_markdown(result.analysis, design.reference))
         cache = (f"; LLM cache: {result.cache_hits} answers from the cache, {result.cache_misses} asked"
                  if result.cache_hits or result.cache_misses else "")

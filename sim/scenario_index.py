@@ -157,19 +157,6 @@ def write_cache(path: Path, stamp: str, entries: dict[str, Any], form: str = IND
         pass
 
 
-def code_stamp(*folders: Path) -> str:
-    """A digest of the program's version and of every ``.py`` file below ``folders`` (path,
-    modification time, size): what a cache of computed results is valid for."""
-    import sim
-
-    digest = hashlib.blake2b(digest_size=16)
-    digest.update(f"{INDEX_VERSION} {sim.__version__}".encode())
-    for folder in folders:
-        for path, mtime, size in sorted(_walk(folder, ".py")):
-            digest.update(f"{path}\0{mtime}\0{size}\n".encode())
-    return digest.hexdigest()
-
-
 def scan(index: Path | None = None) -> tuple[list[tuple[Path, ScenarioInfo | str]], int]:
     """(every scenario file with its info or the problem that keeps it out, how many files were
     read afresh), in ``scenario_paths()`` order, from the index at ``index`` (default: in

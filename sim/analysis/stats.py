@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +37,7 @@ def fisher_exact(successes_a: int, n_a: int, successes_b: int, n_b: int) -> floa
         if not 0 <= s <= n:
             raise ValueError(f"group {name}: successes must be between 0 and {n}, got {s}")
     table = [[successes_a, n_a - successes_a], [successes_b, n_b - successes_b]]
+    from scipy import stats  # imported where used (1.5-2 s)
     return float(stats.fisher_exact(table, alternative="two-sided").pvalue)
 
 
@@ -49,6 +49,7 @@ def mann_whitney(a: Sequence[float], b: Sequence[float]) -> float:
         raise ValueError("Mann-Whitney U needs two non-empty samples")
     if np.ptp(np.concatenate([x, y])) == 0:
         return 1.0
+    from scipy import stats  # imported where used (1.5-2 s)
     return float(stats.mannwhitneyu(x, y, alternative="two-sided").pvalue)
 
 
@@ -57,6 +58,7 @@ def benjamini_hochberg(p_values: Sequence[float]) -> np.ndarray:
     p = np.asarray(p_values, dtype=float)
     if len(p) == 0:
         return p
+    from scipy import stats  # imported where used (1.5-2 s)
     return np.asarray(stats.false_discovery_control(p, method="bh"), dtype=float)
 
 
@@ -96,6 +98,7 @@ def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> TestResult:
     nonzero = d[d != 0]
     if len(nonzero) == 0:
         return TestResult("wilcoxon_signed_rank", 0.0, 1.0, len(d))
+    from scipy import stats  # imported where used (1.5-2 s)
     res = stats.wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
     return TestResult("wilcoxon_signed_rank", float(res.statistic), float(res.pvalue), len(d))
 
@@ -109,6 +112,7 @@ def sign_test(a: Sequence[float], b: Sequence[float]) -> TestResult:
     pos, neg = int((d > 0).sum()), int((d < 0).sum())
     if pos + neg == 0:
         return TestResult("sign_test", 0.0, 1.0, len(d))
+    from scipy import stats  # imported where used (1.5-2 s)
     p = float(stats.binomtest(pos, pos + neg, 0.5, alternative="two-sided").pvalue)
     return TestResult("sign_test", float(pos), min(1.0, p), len(d))
 
@@ -122,6 +126,7 @@ def mcnemar_exact(a: Sequence[int], b: Sequence[int]) -> TestResult:
     b10, b01 = int(((x == 1) & (y == 0)).sum()), int(((x == 0) & (y == 1)).sum())
     if b10 + b01 == 0:
         return TestResult("mcnemar_exact", 0.0, 1.0, len(x))
+    from scipy import stats  # imported where used (1.5-2 s)
     p = float(stats.binomtest(b10, b10 + b01, 0.5, alternative="two-sided").pvalue)
     return TestResult("mcnemar_exact", float(min(b10, b01)), min(1.0, p), len(x))
 
@@ -133,6 +138,7 @@ def rank_biserial(a: Sequence[float], b: Sequence[float]) -> float:
     d = (x - y)[x != y]
     if len(d) == 0:
         return 0.0
+    from scipy import stats  # imported where used (1.5-2 s)
     ranks = stats.rankdata(np.abs(d))
     w_plus, w_minus = ranks[d > 0].sum(), ranks[d < 0].sum()
     return float((w_plus - w_minus) / (w_plus + w_minus))
