@@ -8,8 +8,9 @@ utilities, selection) is taken at each of the first ``--steps`` ticks. Scenarios
 ``protom-01-open-hall`` (2 agents, 4 gems), ``team-01-six`` (6 agents, 6 gems) and
 ``team-06-eight`` (8 agents, 8 gems).
 
-Conditions: the default facilitator (every joint goal hypothesis the posteriors leave), and with
-``max_hypotheses=K`` for each K of ``--caps``. A condition stops early once its decisions have
+Conditions: the default facilitator (``max_hypotheses="auto"``: every joint goal hypothesis the
+posteriors leave while at most 120 are left, else the heaviest ones holding 90% of the mass, at
+most 4), and with ``max_hypotheses=K`` for each K of ``--caps`` ("all": every hypothesis, exact). A condition stops early once its decisions have
 taken ``--budget`` seconds of wall time in all (the first decisions are the dearest: flat
 posteriors keep every hypothesis); a decision still running then is interrupted and counted with
 the time it had taken (so its figure is a lower bound), and the row says so.
@@ -81,13 +82,13 @@ def main(argv=None) -> int:
     parser.add_argument("--steps", type=int, default=120, help="ticks measured per scenario (default 120)")
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds of decisions per scenario and condition before it stops (default 60)")
-    parser.add_argument("--caps", type=int, nargs="*", default=[8, 1],
-                        help="max_hypotheses values measured besides the default (default: 8 1)")
+    parser.add_argument("--caps", nargs="*", default=["all", "8", "1"],
+                        help="max_hypotheses values measured besides the default auto (default: all 8 1)")
     parser.add_argument("--default-only", action="store_true", help="measure the default facilitator only")
     parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
 
-    conditions = [("default", {})]
+    conditions: list[tuple[str, dict]] = [("default (auto)", {})]
     if not args.default_only:
         conditions += [(f"max_hypotheses={k}", {"max_hypotheses": k}) for k in args.caps]
     rows = []

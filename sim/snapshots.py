@@ -285,6 +285,8 @@ class FeedbackCandidates(SnapshotPayload):
     phi: Number
     eps: Number
     hypotheses: int
+    #: joint goal hypotheses the posteriors left, when fewer (``hypotheses``) were averaged over
+    hypotheses_total: int = ABSENT
 
 
 @register_snapshot_kind

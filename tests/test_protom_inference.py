@@ -251,6 +251,54 @@ def test_joint_hypotheses_match_the_plain_enumeration(n_agents, n_goals, exclusi
             for cap in (1, 5):
                 heaviest = sorted(reference, key=lambda h: -h[1])[:cap]
                 assert joint_hypotheses(adapter, posts, prune, cap) == [h for h in reference if h in heaviest]
+            assert joint_hypotheses(adapter, posts, prune, "all") == reference
+            assert joint_hypotheses(adapter, posts, prune, "auto") == _reference_auto(reference)
+
+
+def _reference_auto(reference):
+    """``max_hypotheses="auto"`` spelled out: all while at most AUTO_EXACT_UP_TO, else the fewest
+    heaviest holding AUTO_MASS of the mass left, at most AUTO_CAP (ties: the first enumerated)."""
+    from agents.protom.core import AUTO_CAP, AUTO_EXACT_UP_TO, AUTO_MASS
+    if len(reference) <= AUTO_EXACT_UP_TO:
+        return reference
+    total = sum(w for _, w in reference)
+    ranked = sorted(range(len(reference)), key=lambda k: -reference[k][1])  # stable: ties keep order
+    kept, mass = [], 0.0
+    for k in ranked[:AUTO_CAP]:
+        kept.append(k)
+        mass += reference[k][1]
+        if mass >= AUTO_MASS * total:
+            break
+    return [reference[k] for k in sorted(kept)]
+
+
+def test_auto_is_exact_up_to_its_bound_and_counts_what_it_left_out():
+    from agents.protom.core import AUTO_CAP, AUTO_EXACT_UP_TO, counted_hypotheses
+    adapter = _team_adapter(6, 6, True)  # flat posteriors: 720 hypotheses
+    flat = {a: np.full(6, 1 / 6) for a in adapter.agents}
+    kept, left = counted_hypotheses(adapter, flat, 1e-3, "auto")
+    assert left == 720 > AUTO_EXACT_UP_TO and len(kept) == AUTO_CAP
+    assert counted_hypotheses(adapter, flat, 1e-3, "all") == counted_hypotheses(adapter, flat, 1e-3)
+    # one agent sure of its gem, the others all but: the heaviest hypothesis holds over 90%
+    sure = {a: np.where(np.arange(6) == i, 0.99, 0.002) for i, a in enumerate(adapter.agents)}
+    kept, left = counted_hypotheses(adapter, sure, 0.0, "auto")
+    assert left == 720 and len(kept) == 1
+    small = _team_adapter(4, 4, True)  # 24 hypotheses: exact
+    flat4 = {a: np.full(4, 0.25) for a in small.agents}
+    assert counted_hypotheses(small, flat4, 1e-3, "auto") == counted_hypotheses(small, flat4, 1e-3)
+
+
+def test_max_hypotheses_values_are_checked():
+    from agents.protom.facilitators import ProToMFacilitator
+    from agents.registry import AgentSpecError, make_mechanism
+    assert make_mechanism("protom", "dkg").max_hypotheses == "auto"
+    assert make_mechanism("protom:max_hypotheses=all", "dkg").max_hypotheses == "all"
+    assert make_mechanism("protom:max_hypotheses=3", "dkg").max_hypotheses == 3
+    for bad in ("0", "some", "2.5"):
+        with pytest.raises(AgentSpecError, match=f"max_hypotheses.*'auto' or 'all', got {bad}$"):
+            make_mechanism(f"protom:max_hypotheses={bad}", "dkg")
+    with pytest.raises(ValueError, match="got True"):
+        ProToMFacilitator(max_hypotheses=True)
 
 
 def test_max_hypotheses_keeps_the_heaviest_in_enumeration_order():

@@ -80,3 +80,21 @@ def test_run_command_takes_a_facilitator(tmp_path, capsys):
     assert main(["run", "protom-17-bobs-door", "--facilitator", "protom:bogus=1", "--quiet",
                  "--out", str(tmp_path)]) == 2
     assert "unknown parameter 'bogus'; it takes phi" in capsys.readouterr().err
+
+
+def test_the_default_says_when_it_averaged_over_some_hypotheses_only():
+    from agents.protom.core import AUTO_CAP, AUTO_EXACT_UP_TO
+    world, name = load_scenario("team-01-six")  # six agents, six gems: up to 720 hypotheses
+    seats = {a: make_agent("tom-planner:k=cycle", world.family) for a in world.agents}
+    session = Session(world, seats, seed=0, scenario=name, mechanisms=[make_mechanism("protom", "dkg")])
+    session.run(max_steps=2)
+    considered = [e.data for e in session.events if isinstance(e, BeliefEvent) and e.kind == "feedback_candidates"]
+    assert considered and considered[0]["hypotheses_total"] > AUTO_EXACT_UP_TO
+    assert 1 <= considered[0]["hypotheses"] <= AUTO_CAP
+    # where every hypothesis is kept (a shipped two-agent scenario), the field is left out
+    world, name = load_scenario("protom-15-locked-in")
+    seats = {a: make_agent("boltzmann:temperature=0.3,show_plan=false") for a in world.agents}
+    session = Session(world, seats, seed=42, scenario=name, mechanisms=[make_mechanism("protom", "dkg")])
+    session.run(max_steps=5)
+    considered = [e.data for e in session.events if isinstance(e, BeliefEvent) and e.kind == "feedback_candidates"]
+    assert considered and all("hypotheses_total" not in d for d in considered)

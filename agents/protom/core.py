@@ -25,7 +25,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -305,17 +305,60 @@ class UtilityResult:
     mass: float  # prior probability of the hypotheses kept (1 unless pruned)
 
 
+#: ``max_hypotheses="auto"``: every hypothesis while at most this many are left (exact) ...
+AUTO_EXACT_UP_TO = 120
+#: ... and above it the heaviest ones until they hold this share of the mass left ...
+AUTO_MASS = 0.9
+#: ... but no more than this many
+AUTO_CAP = 4
+
+#: ``max_hypotheses``: a count (the heaviest ones), "auto", or "all"/None (every hypothesis)
+HypothesisLimit = int | Literal["auto", "all"] | None
+
+
+def check_hypothesis_limit(value: Any) -> HypothesisLimit:
+    """``value`` if it is a valid ``max_hypotheses``, else a one-line ValueError naming it."""
+    if value is None or value in ("auto", "all") or (isinstance(value, int) and not isinstance(value, bool)
+                                                     and value >= 1):
+        return value
+    raise ValueError(f"max_hypotheses must be a whole number of at least 1, 'auto' or 'all', got {value!r}")
+
+
+def _kept(weights: np.ndarray, limit: HypothesisLimit) -> int:
+    """How many of the hypotheses left (``weights``, each one's share of the mass) ``limit`` keeps."""
+    n = len(weights)
+    if limit is None or limit == "all":
+        return n
+    if limit == "auto":
+        if n <= AUTO_EXACT_UP_TO:
+            return n
+        heaviest = np.sort(weights)[::-1][:AUTO_CAP]
+        reached = np.flatnonzero(np.cumsum(heaviest) >= AUTO_MASS * float(weights.sum()))
+        return int(reached[0]) + 1 if len(reached) else len(heaviest)
+    return min(n, int(limit))
+
+
 def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.ndarray],
-                     prune_below: float = 0.0, max_hypotheses: int | None = None
+                     prune_below: float = 0.0, max_hypotheses: HypothesisLimit = None
                      ) -> list[tuple[tuple[Goal, ...], float]]:
-    """Joint goals g = (g^1..g^n) with weight prod_i b^i(g^i) (Algorithm 2, line 7).
+    """``counted_hypotheses`` without the count of hypotheses left before ``max_hypotheses``."""
+    return counted_hypotheses(adapter, posteriors, prune_below, max_hypotheses)[0]
+
+
+def counted_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.ndarray],
+                       prune_below: float = 0.0, max_hypotheses: HypothesisLimit = None
+                       ) -> tuple[list[tuple[tuple[Goal, ...], float]], int]:
+    """Joint goals g = (g^1..g^n) with weight prod_i b^i(g^i) (Algorithm 2, line 7), and how
+    many hypotheses were left before ``max_hypotheses`` thinned them.
 
     With exclusive goals, hypotheses where two agents share a goal are dropped and the
     rest renormalized (they cannot all succeed). Hypotheses lighter than ``prune_below``
     are skipped: their contribution to U is at most that weight times the largest cost
-    (when every hypothesis is lighter, none is skipped). ``max_hypotheses`` (None: no
-    limit) keeps only that many of the heaviest of what is left (ties: the first
-    enumerated), in enumeration order.
+    (when every hypothesis is lighter, none is skipped). ``max_hypotheses`` keeps only the
+    heaviest of what is left (ties: the first enumerated), in enumeration order: a count
+    keeps that many; "auto" keeps all while at most ``AUTO_EXACT_UP_TO`` are left, else the
+    fewest heaviest ones holding ``AUTO_MASS`` of the mass left, at most ``AUTO_CAP``; None
+    or "all" keeps every one.
 
     The hypotheses come in ``itertools.product`` order over each agent's goals with
     non-zero probability; with exclusive goals the enumeration walks only the goal
@@ -362,16 +405,18 @@ def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.nda
             combos.append((tuple(g for g, _ in combo), math.prod(p for _, p in combo)))
     total = sum(w for _, w in combos)
     if total <= 0:
-        return []
+        return [], 0
     combos = [(g, w / total) for g, w in combos]
     if prune_below > 0:
         kept = [(g, w) for g, w in combos if w >= prune_below]
         if kept:
             combos = kept
-    if max_hypotheses is not None and len(combos) > max_hypotheses:
-        heaviest = heapq.nlargest(max_hypotheses, range(len(combos)), key=lambda k: combos[k][1])
+    left = len(combos)
+    keep = _kept(np.array([w for _, w in combos], dtype=float), max_hypotheses) if max_hypotheses is not None else left
+    if keep < left:
+        heaviest = heapq.nlargest(keep, range(len(combos)), key=lambda k: combos[k][1])
         combos = [combos[k] for k in sorted(heaviest)]
-    return combos
+    return combos, left
 
 
 #: joint hypotheses enumerated with numpy at most (beyond, goal by goal in Python)
@@ -384,7 +429,8 @@ def _assignments(goals: int, agents: int) -> int:
 
 
 def _exclusive_hypotheses(goals: Sequence[Goal], posts: Sequence[np.ndarray], prune_below: float,
-                          max_hypotheses: int | None) -> list[tuple[tuple[Goal, ...], float]]:
+                          max_hypotheses: HypothesisLimit
+                          ) -> tuple[list[tuple[tuple[Goal, ...], float]], int]:
     """``joint_hypotheses`` for exclusive goals shared by every agent, with numpy: the same
     hypotheses in the same (lexicographic) order with bit-identical weights. Each weight is the
     running product from agent 0 on, as ``math.prod`` computes it; the total is summed in order."""
@@ -399,24 +445,26 @@ def _exclusive_hypotheses(goals: Sequence[Goal], posts: Sequence[np.ndarray], pr
     if not keep.all():
         perms, factors = perms[keep], factors[keep]
     if not len(perms):
-        return []
+        return [], 0
     w = factors[:, 0].copy()
     for i in range(1, n):
         w *= factors[:, i]
     total = sum(w.tolist())
     if total <= 0:
-        return []
+        return [], 0
     w = w / total
     rows = np.arange(len(w))
     if prune_below > 0:
         heavy = np.flatnonzero(w >= prune_below)
         if len(heavy):
             rows = heavy
-    if max_hypotheses is not None and len(rows) > max_hypotheses:
-        order = np.argsort(-w[rows], kind="stable")[:max_hypotheses]  # ties: the first enumerated
+    left = len(rows)
+    keep = _kept(w[rows], max_hypotheses) if max_hypotheses is not None else left
+    if keep < left:
+        order = np.argsort(-w[rows], kind="stable")[:keep]  # ties: the first enumerated
         rows = np.sort(rows[order])
     weights = w[rows].tolist()
-    return [(tuple(goals[k] for k in perms[r]), weights[j]) for j, r in enumerate(rows.tolist())]
+    return [(tuple(goals[k] for k in perms[r]), weights[j]) for j, r in enumerate(rows.tolist())], left
 
 
 def compute_utility(adapter: ProToMAdapter, state: Any, candidates: Sequence[Candidate],

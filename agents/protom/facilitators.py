@@ -12,7 +12,9 @@ Belief snapshots (BeliefEvents owned by the mechanism's name, "protom" unless se
     goal_posterior       {"agent": name, "goals": {goal: p}} for every agent, every step
     feedback_candidates  {"candidates": [{"target", "label", "feedback", "text", "utility",
                           "divergence"}], "chosen": index or None, "phi", "eps", "hypotheses"}
-                          whenever feedback was considered
+                          whenever feedback was considered; "hypotheses" counts the joint goal
+                          hypotheses Eq. 12 averaged over, and "hypotheses_total" (only when
+                          ``max_hypotheses`` left some out) how many the posteriors left
     particles            where the world's adapter shows them (the kitchen): per agent, what it is
                           believed to believe about what it cannot see (docs/kitchen.md)
 """
@@ -23,28 +25,45 @@ from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import Field
+from pydantic import Field, PlainValidator
 
 from agents.params import BelowOne, NonNegative, Probability
 from agents.protom.core import (
     DIVERGENCES,
     Candidate,
     GoalInference,
+    HypothesisLimit,
     ProToMAdapter,
     adapter_for,
+    check_hypothesis_limit,
     compute_utility,
-    joint_hypotheses,
+    counted_hypotheses,
     most_probable_goals,
     select_feedback,
 )
 from sim.seats import Facilitator, Feedback, SeatContext, StepView
-from sim.snapshots import FeedbackCandidates, GoalPosterior
+from sim.snapshots import ABSENT, FeedbackCandidates, GoalPosterior
 from sim.world import AgentId, World
+
+
+def _hypothesis_limit(value: Any) -> HypothesisLimit:
+    """A spec's ``max_hypotheses`` ("8", "auto", "all") as the facilitator takes it."""
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value)
+    try:
+        return check_hypothesis_limit(value)
+    except ValueError:
+        raise ValueError("expected a whole number of at least 1, 'auto' or 'all'") from None
+
+
+#: the ``max_hypotheses`` parameter, checked by the registry before the facilitator is built
+MaxHypotheses = Annotated[HypothesisLimit, PlainValidator(_hypothesis_limit)]
 
 #: belief particles per agent at most (docs/limits.md): each one is planned for at every step
 MAX_PARTICLES = 1000
-#: joint goal hypotheses Eq. 12 averages over at most, by default (the heaviest ones; None: all)
-MAX_HYPOTHESES: int | None = None
+#: joint goal hypotheses Eq. 12 averages over, by default: every one while at most
+#: ``core.AUTO_EXACT_UP_TO`` are left, else the heaviest (docs/protom.md, "With many agents")
+MAX_HYPOTHESES: HypothesisLimit = "auto"
 
 
 class ProToMFacilitator(Facilitator):
@@ -57,7 +76,7 @@ class ProToMFacilitator(Facilitator):
                  particles: Annotated[int, Field(ge=1, le=MAX_PARTICLES)] | None = None,
                  divergence: Literal[DIVERGENCES] | None = None,  # type: ignore[valid-type]
                  prune_below: BelowOne = 1e-3,
-                 max_hypotheses: Annotated[int, Field(ge=1)] | None = MAX_HYPOTHESES,
+                 max_hypotheses: MaxHypotheses = MAX_HYPOTHESES,
                  goal_prior: Mapping[str, Any] | None = None, respect_busy: bool = True,
                  **adapter_params: Any) -> None:
         if divergence is not None and divergence not in DIVERGENCES:
@@ -72,10 +91,8 @@ class ProToMFacilitator(Facilitator):
             raise ValueError(f"prune_below must be in [0, 1), got {prune_below}")
         # None: the world's default (the adapter's), resolved in reset()
         self.settings: dict[str, Any] = {"phi": phi, "eps": eps, "particles": particles, "divergence": divergence}
-        if max_hypotheses is not None and not (isinstance(max_hypotheses, int) and max_hypotheses >= 1):
-            raise ValueError(f"max_hypotheses must be a whole number of at least 1, got {max_hypotheses!r}")
         self.prune_below = float(prune_below)
-        self.max_hypotheses = max_hypotheses
+        self.max_hypotheses = check_hypothesis_limit(max_hypotheses)
         self.goal_prior = goal_prior
         self.respect_busy = bool(respect_busy)
         self.adapter_params = dict(adapter_params)
@@ -115,8 +132,8 @@ class ProToMFacilitator(Facilitator):
     def describe(self) -> dict[str, Any]:
         d = {"kind": self.kind, **self.settings, "prune_below": self.prune_below,
              "respect_busy": self.respect_busy, **self.adapter_params}
-        if self.max_hypotheses is not None:
-            d["max_hypotheses"] = self.max_hypotheses
+        if self.max_hypotheses != MAX_HYPOTHESES:
+            d["max_hypotheses"] = "all" if self.max_hypotheses is None else self.max_hypotheses
         if self.goal_prior:
             d["goal_prior"] = self.goal_prior
         return d
@@ -152,7 +169,7 @@ class ProToMFacilitator(Facilitator):
         candidates = adapter.candidates(after)
         if not candidates:
             return []
-        hypotheses = joint_hypotheses(adapter, posts, self.prune_below, self.max_hypotheses)
+        hypotheses, left = counted_hypotheses(adapter, posts, self.prune_below, self.max_hypotheses)
         beliefs = adapter.cost_beliefs(after, None if self.inference is None else
                                        {a: b.particles for a, b in self.inference.beliefs.items()})
         result = compute_utility(adapter, after, candidates, hypotheses, beliefs)
@@ -168,7 +185,8 @@ class ProToMFacilitator(Facilitator):
                          "utility": round(float(result.utilities[k]), 6),
                          "divergence": (round(sel.divergences[k], 6) if k in sel.divergences else None)}
                         for k, c in enumerate(candidates)],
-            chosen=sel.chosen, phi=self.phi, eps=self.eps, hypotheses=result.combos)))
+            chosen=sel.chosen, phi=self.phi, eps=self.eps, hypotheses=result.combos,
+            hypotheses_total=left if len(hypotheses) < left else ABSENT)))
         if sel.chosen is None:
             return []
         chosen = candidates[sel.chosen]
