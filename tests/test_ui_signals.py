@@ -142,10 +142,12 @@ def test_timeout_ends_the_app_in_time(tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_while_protom_decides_abandons_the_decision(tmp_path, sig, x_display):
-    """Six tom-planner agents watched by ProToM: a step takes ProToM seconds. A signal in the
+    """Six tom-planner agents watched by ProToM computing over every joint goal hypothesis
+    (``max_hypotheses=all``): a step takes ProToM seconds. A signal in the
     middle of it abandons the decision: the app is gone at once, exit code 0, and the
     recording ends there as stopped."""
-    proc = start_app(tmp_path, "gui", "team-01-six", "--agents", "tom-planner", "--facilitator", "protom",
+    proc = start_app(tmp_path, "gui", "team-01-six", "--agents", "tom-planner",
+                     "--facilitator", "protom:max_hypotheses=all",
                      "--speed", "64", env=x_display)
     path = wait_for_steps(proc, tmp_path / "recordings", 1, timeout=120)
     time.sleep(0.5)  # ProToM is now weighing the next step (seconds per step with six agents)

@@ -425,8 +425,9 @@ def test_a_new_session_while_protom_decides_abandons_the_decision(qtbot, window)
     """Six tom-planner agents watched by ProToM (seconds per step): starting another session in
     the middle of a step does not wait for ProToM; that decision is abandoned, the old recording
     ends as stopped, and the new episode plays."""
-    six = plan("team-01-six", {}, facilitator="protom")
-    six = plan("team-01-six", {a: "tom-planner" for a in six.world.agents}, facilitator="protom")
+    exact = "protom:max_hypotheses=all"  # every joint goal hypothesis: seconds per step
+    six = plan("team-01-six", {}, facilitator=exact)
+    six = plan("team-01-six", {a: "tom-planner" for a in six.world.agents}, facilitator=exact)
     window.start_session(six)
     qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 1, timeout=120_000)
     old, old_path = window.model.runner, window.model.recording_path
