@@ -460,7 +460,7 @@ class FeedbackHistoryPanel(QTableWidget):
         changed = len(self._shown)
         for event in timeline.of_type(FeedbackEvent)[len(self._shown):given]:
             self._row_of[event.feedback_id] = len(self._shown)
-            # the suggestion in its world's words (a kitchen's places), as the pop-up says them
+            # the suggestion in its world's own words (its view's hook), as the pop-up says them
             self._shown.append((event.feedback_id, event.tick, event.target,
                                 feedback_words(timeline.world, event.feedback, event.text), "sent",
                                 explanation_words(timeline.world, event.explanation)))
