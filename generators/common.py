@@ -125,6 +125,11 @@ def generator_cli(argv: list[str] | None, *, doc: str, script: str,
               f"below {reserved_below} to another folder (--out)", file=sys.stderr)
         return 2
     if args.check:
+        if not args.out.is_dir():
+            shipped = "" if args.out.resolve() != here else " (this generator's scenarios are not shipped)"
+            print(f"{script}: no folder {args.out} to check{shipped}; write the scenarios with --out DIR, "
+                  f"then check them with --check --out DIR", file=sys.stderr)
+            return 2
         wrong = [d["name"] for d in scenarios
                  if not (args.out / f"{d['name']}{suffix}").is_file()
                  or (args.out / f"{d['name']}{suffix}").read_text() != render(d)]

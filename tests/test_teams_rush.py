@@ -123,6 +123,11 @@ def test_scarce_key_halls_hold_one_key_per_member_of_a_team_of_ceil_half(tmp_pat
     assert make_scarce.main(["--out", str(tmp_path), "--count", "2", "--seed", "1"]) == 0
     assert make_scarce.main(["--out", str(tmp_path), "--count", "2", "--seed", "1", "--check"]) == 0
     assert "2 of 2 scenarios match seed 1" in capsys.readouterr().out
+    # the pilot's halls are not shipped: checking the default folder says so in one line
+    assert make_scarce.main(["--count", "2", "--check"]) == 2
+    assert "not shipped" in capsys.readouterr().err
+    assert make_scarce.main(["--out", str(tmp_path / "none"), "--check"]) == 2
+    assert "no folder" in capsys.readouterr().err
     with pytest.raises(ValueError, match="holds 1 to 5 keys, not 6"):
         make_rush.hall(1, 5, __import__("random").Random(0), keys=6)
 
