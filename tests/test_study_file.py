@@ -47,6 +47,8 @@ def _edited(tmp_path: Path, **changes) -> Path:
     ({"scenarios": ["protom/kitchen-10-onion-for-bob", "dkg/protom-01-open-hall"]},
      "field 'scenarios[1]': 'dkg/protom-01-open-hall' is a dkg level; expected a kitchen level like the study's first"),
     ({"scenarios": ["no-such-level"]}, "field 'scenarios[0]': no scenario named"),
+    ({"scenarios": [str(Path(__file__).parent / "fixtures" / "gym_cooking" / "open-divider_salad.txt")]},
+     "field 'scenarios[0]': networked seats play kitchens where each cook has its own dish"),
     ({"conditions": [{"name": "a", "mechanisms": ["protom:phi=x"]}, {"name": "none"}], "baseline": "none"},
      "field 'conditions[0].mechanisms'"),
     ({"conditions": [{"name": "none"}, {"name": "none"}], "baseline": "none"}, "condition names must be distinct"),

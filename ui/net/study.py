@@ -182,7 +182,7 @@ def _check_parts(study: Study, source: str) -> None:
     named = [(f"scenarios[{k}]", s) for k, s in enumerate(study.scenarios)]
     if study.tutorial is not None:
         named.append(("tutorial.scenario", study.tutorial.scenario))
-    from ui.net.seat_view import NETWORKED_FAMILIES
+    from ui.net.seat_view import NETWORKED_FAMILIES, check_networked
 
     family = ""
     for where, name in named:
@@ -193,6 +193,10 @@ def _check_parts(study: Study, source: str) -> None:
         if world.family not in NETWORKED_FAMILIES or len(world.agents) != 2:
             raise StudyError(f"{source}: field '{where}': {name!r} is a {world.family} scenario with "
                              f"{len(world.agents)} agents; expected a kitchen or dkg level for two people")
+        try:
+            check_networked(world)
+        except ValueError as exc:
+            raise StudyError(f"{source}: field '{where}': {exc}") from None
         if family and world.family != family:
             raise StudyError(f"{source}: field '{where}': {name!r} is a {world.family} level; expected a "
                              f"{family} level like the study's first (one study plays one game)")
