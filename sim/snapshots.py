@@ -287,6 +287,8 @@ class FeedbackCandidates(SnapshotPayload):
     hypotheses: int
     #: joint goal hypotheses the posteriors left, when fewer (``hypotheses``) were averaged over
     hypotheses_total: int = ABSENT
+    #: ... and the share of the posteriors' probability those ``hypotheses`` hold (1 in all)
+    hypotheses_mass: Number = ABSENT
 
 
 @register_snapshot_kind
