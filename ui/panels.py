@@ -6,7 +6,8 @@ when the timeline or the cursor changed."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -646,6 +647,27 @@ def register_panel(title: str, factory: Callable[[], QWidget], *, belief_kind: s
             return kind
     PANELS.append(kind)
     return kind
+
+
+@contextmanager
+def panels_restored(*titles: str) -> Iterator[None]:
+    """Keep the panels registered under ``titles`` for the block only, however they are registered
+    in it (``register_panel``, directly or by a module the block imports): when it ends (however it
+    ends) each title is bound again to the panel it had before, or removed. Other
+    titles are left alone: a shipped panel whose module the block imported first stays, since
+    importing that module again would not register it again."""
+    before = {title: next((k for k in PANELS if k.title == title), None) for title in titles}
+    try:
+        yield
+    finally:
+        for title, previous in before.items():
+            at = next((i for i, k in enumerate(PANELS) if k.title == title), None)
+            if previous is None:
+                PANELS[:] = [k for k in PANELS if k.title != title]
+            elif at is None:
+                PANELS.append(previous)
+            else:
+                PANELS[at] = previous
 
 
 def load_plugin_panels() -> list[str]:
