@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -67,6 +68,34 @@ def lazy(reference: str) -> Any:
 def target(obj: Any) -> Any:
     """What ``obj`` stands for: the named object of a ``lazy`` reference, else ``obj`` itself."""
     return obj.target if isinstance(obj, Lazy) else obj
+
+
+def lazy_exports(package: str, exports: Mapping[str, Iterable[str]]) -> Callable[[str], Any]:
+    """A package's module-level ``__getattr__`` that offers ``exports`` (submodule -> the names it
+    gives the package) on first use, so that importing the package imports none of them::
+
+        __getattr__ = lazy_exports(__name__, {"sim.dkg.world": ("DKGWorld", ...), ...})
+
+    A name's first use imports its submodule and binds the name in the package (later uses are
+    plain attribute reads); any other name raises ``AttributeError`` naming the package. The
+    package keeps its ``__all__`` and its ``if TYPE_CHECKING:`` imports, for the type checker."""
+    module_of: dict[str, str] = {}
+    for module, names in exports.items():
+        if isinstance(names, str):
+            raise TypeError(f"{package}: the names of {module!r} must be a collection of names, got {names!r}")
+        for name in names:
+            if name in module_of:
+                raise ValueError(f"{package}: {name!r} is exported by both {module_of[name]!r} and {module!r}")
+            module_of[name] = module
+
+    def __getattr__(name: str) -> Any:
+        if name not in module_of:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module_of[name]), name)
+        setattr(sys.modules[package], name, value)
+        return value
+
+    return __getattr__
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ then not written). A kind whose minds add fields of their own (``open = True``) 
 ``extra``. ``to_dict`` gives back the recorded dict exactly, keys in the same order, so
 recordings stay byte-identical; ``from_dict`` reads one.
 
-Plug-ins add kinds of their own with ``@register_snapshot_kind``.
+Plug-ins add kinds of their own with ``@register_snapshot_kind``; tests with
+``with snapshot_kinds_registered(...)``, for the block only.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar, Union
 
@@ -69,6 +71,23 @@ def register_snapshot_kind(cls: type[P]) -> type[P]:
         raise TypeError(f"snapshot kind {cls.kind!r} is registered twice")
     _KINDS[cls.kind] = cls
     return cls
+
+
+@contextmanager
+def snapshot_kinds_registered(*added: type["SnapshotPayload"]) -> Iterator[None]:
+    """Register ``added`` (payload types, as ``register_snapshot_kind`` does, with its checks) for
+    the block only: when it ends (however it ends) each kind is removed again unless it was
+    registered before the block, so a test's kind does not outlive the test."""
+    before = {cls.kind for cls in added if cls.kind in _KINDS}
+    try:
+        for cls in added:
+            register_snapshot_kind(cls)
+        yield
+    finally:
+        for cls in added:
+            if cls.kind not in before:
+                _KINDS.pop(cls.kind, None)
+                _HINTS.pop(cls, None)
 
 
 def snapshot_kinds() -> dict[str, type["SnapshotPayload"]]:
@@ -287,6 +306,8 @@ class FeedbackCandidates(SnapshotPayload):
     hypotheses: int
     #: joint goal hypotheses the posteriors left, when fewer (``hypotheses``) were averaged over
     hypotheses_total: int = ABSENT
+    #: ... and the share of the posteriors' probability those ``hypotheses`` hold (1 in all)
+    hypotheses_mass: Number = ABSENT
 
 
 @register_snapshot_kind

@@ -20,7 +20,7 @@ from sim.registry import load_scenario
 from sim.replay import Replay
 from sim.seats import Mechanism, StepView, TeamAssignment
 from sim.session import Session
-from sim.snapshots import SnapshotPayload, register_snapshot_kind
+from sim.snapshots import SnapshotPayload, snapshot_kinds_registered
 from tests import rooms_world
 from tests.rooms_world import RoomsWorld, WalkerAgent
 from tests.ui_support import make_window
@@ -29,7 +29,7 @@ from ui.catalog import SessionPlan
 
 @pytest.fixture(autouse=True)
 def rooms_plugin():
-    with rooms_world.installed():
+    with rooms_world.installed(), snapshot_kinds_registered(RegroupState):
         yield
 
 
@@ -85,10 +85,10 @@ def test_the_test_world_records_and_replays_exactly(tmp_path):
     assert [m.text for m in recorded] == [m.text for m in session.events if isinstance(m, MessageEvent)]
 
 
-@register_snapshot_kind
 @dataclass(frozen=True, kw_only=True)
 class RegroupState(SnapshotPayload):
-    """A kind of snapshot of this test's own: a mechanism's snapshots reach the stream too."""
+    """A kind of snapshot of this test's own: a mechanism's snapshots reach the stream too
+    (registered for each test of this file by ``rooms_plugin``)."""
 
     kind: ClassVar[str] = "regroup_state"
     n: int

@@ -91,10 +91,11 @@ def test_the_default_says_when_it_averaged_over_some_hypotheses_only():
     considered = [e.data for e in session.events if isinstance(e, BeliefEvent) and e.kind == "feedback_candidates"]
     assert considered and considered[0]["hypotheses_total"] > AUTO_EXACT_UP_TO
     assert 1 <= considered[0]["hypotheses"] <= AUTO_CAP
+    assert 0 < considered[0]["hypotheses_mass"] < 1  # the share of the probability the kept ones hold
     # where every hypothesis is kept (a shipped two-agent scenario), the field is left out
     world, name = load_scenario("protom-15-locked-in")
     seats = {a: make_agent("boltzmann:temperature=0.3,show_plan=false") for a in world.agents}
     session = Session(world, seats, seed=42, scenario=name, mechanisms=[make_mechanism("protom", "dkg")])
     session.run(max_steps=5)
     considered = [e.data for e in session.events if isinstance(e, BeliefEvent) and e.kind == "feedback_candidates"]
-    assert considered and all("hypotheses_total" not in d for d in considered)
+    assert considered and all("hypotheses_total" not in d and "hypotheses_mass" not in d for d in considered)

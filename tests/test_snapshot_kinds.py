@@ -28,6 +28,7 @@ from sim.snapshots import (
     read_snapshot,
     register_snapshot_kind,
     snapshot_kinds,
+    snapshot_kinds_registered,
     snapshot_type,
 )
 from tests.llm_loopback import LoopbackLLM
@@ -128,7 +129,6 @@ def test_a_typed_payload_is_recorded_as_the_dict_it_stands_for():
     assert list(plans[0].data) == ["task", "path", "mood"]
 
 
-@register_snapshot_kind
 @dataclass(frozen=True, kw_only=True)
 class Mood(SnapshotPayload):
     kind: ClassVar[str] = "test_mood"
@@ -137,13 +137,20 @@ class Mood(SnapshotPayload):
 
 
 def test_a_plug_in_registers_a_kind_of_its_own():
-    assert snapshot_kinds()["test_mood"] is Mood
-    session = _session(("test_mood", Mood(mood="calm")))
-    session.advance()
-    assert [e.data for e in session.events if isinstance(e, BeliefEvent)][0] == {"mood": "calm"}
-    with pytest.raises(TypeError, match="registered twice"):
-        register_snapshot_kind(dataclass(frozen=True, kw_only=True)(
-            type("Other", (SnapshotPayload,), {"kind": "test_mood", "__annotations__": {"kind": "ClassVar[str]"}})))
+    assert "test_mood" not in snapshot_kinds()
+    with snapshot_kinds_registered(Mood):
+        assert snapshot_kinds()["test_mood"] is Mood
+        session = _session(("test_mood", Mood(mood="calm")))
+        session.advance()
+        assert [e.data for e in session.events if isinstance(e, BeliefEvent)][0] == {"mood": "calm"}
+        with pytest.raises(TypeError, match="registered twice"):
+            register_snapshot_kind(dataclass(frozen=True, kw_only=True)(
+                type("Other", (SnapshotPayload,), {"kind": "test_mood", "__annotations__": {"kind": "ClassVar[str]"}})))
+        with snapshot_kinds_registered(Mood, GoalPosterior):  # registered already: kept when the block ends
+            pass
+        assert snapshot_kinds()["test_mood"] is Mood and snapshot_kinds()["goal_posterior"] is GoalPosterior
+    assert "test_mood" not in snapshot_kinds()  # the kind does not outlive the block
+    assert snapshot_kinds()["goal_posterior"] is GoalPosterior
 
 
 def test_panels_read_a_snapshot_that_does_not_fit_as_nothing():

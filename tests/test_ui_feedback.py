@@ -123,3 +123,64 @@ def test_feedback_to_agents_pops_up_and_the_goal_panel_fills(qtbot, window):
     table = window.panels.panel("Feedback candidates").table
     marks = [table.item(i, 4).text() for i in range(table.rowCount())]
     assert marks.count("sent") == 1
+
+
+def _recorded(tmp_path, scenario: str, seats: str, seed: int, steps: int):
+    from sim.recording import RecordingWriter
+    from sim.replay import Replay
+    from ui.timeline import ReplayTimeline
+
+    world, name = load_scenario(scenario)
+    session = Session(world, {a: make_agent(seats, world.family) for a in world.agents}, seed=seed,
+                      scenario=name, mechanisms=[make_mechanism("protom", "dkg")])
+    path = tmp_path / f"{scenario}.jsonl"
+    RecordingWriter.attach(session, path)
+    session.run(max_steps=steps)
+    session.stop()
+    return ReplayTimeline(Replay(str(path)))
+
+
+def test_the_candidates_panel_says_when_the_time_saved_is_approximated(qtbot, tmp_path):
+    """Eight agents and eight gems leave 40,320 joint goal hypotheses on the first ticks: ProToM's
+    default (``max_hypotheses=auto``) sums over the likeliest few, and the panel says so under its
+    caption; where every hypothesis is weighed (two agents), it adds nothing."""
+    from sim.snapshots import FeedbackCandidates, read_snapshot
+    from ui.panels import FeedbackCandidatesPanel, approximation_words
+
+    panel = FeedbackCandidatesPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    eight = _recorded(tmp_path, "team-06-eight", "tom-planner:k=cycle", 0, 2)
+    belief = eight.latest_belief("feedback_candidates", eight.num_steps)
+    assert belief is not None
+    data = belief.data
+    assert data["hypotheses_total"] == 40_320 and 1 <= data["hypotheses"] < 40_320
+    assert 0 < data["hypotheses_mass"] < 1
+    panel.show_at(eight, belief.tick)
+    assert panel.approximation.isVisible() and panel.table.rowCount() == len(data["candidates"])
+    shown = panel.approximation.text()
+    assert shown == approximation_words(read_snapshot(FeedbackCandidates, data))
+    assert shown.startswith(f"Time saved is summed over {data['hypotheses']} of 40,320 joint goal hypotheses "
+                            "(the likeliest, holding ")
+    assert f"{data['hypotheses_mass'] * 100:.3g}% of the probability" in shown
+    assert "max_hypotheses=all" in panel.approximation.toolTip()
+
+    exact = _recorded(tmp_path, "protom-15-locked-in", "boltzmann:temperature=0.3,show_plan=false", 42, 5)
+    belief = exact.latest_belief("feedback_candidates", exact.num_steps)
+    assert belief is not None and "hypotheses_total" not in belief.data
+    panel.show_at(exact, belief.tick)
+    assert not panel.approximation.isVisible() and panel.table.rowCount() > 0
+    panel.show_at(None, 0)
+    assert not panel.approximation.isVisible()
+
+
+def test_a_recording_without_the_share_of_probability_shows_the_counts_alone():
+    from sim.snapshots import FeedbackCandidates, read_snapshot
+    from ui.panels import _percent, approximation_words
+
+    older = read_snapshot(FeedbackCandidates, {"candidates": [], "chosen": None, "phi": 0.0, "eps": 0.0,
+                                               "hypotheses": 4, "hypotheses_total": 720})
+    assert approximation_words(older) == ("Time saved is summed over 4 of 720 joint goal hypotheses (the likeliest; "
+                                          "the others count as saving nothing): an approximation")
+    assert [_percent(s) for s in (0.923, 0.000099, 0.9997, 1.0, 0.0)] == [
+        "92.3%", "0.0099%", "over 99.9%", "100%", "under 0.0001%"]

@@ -228,7 +228,7 @@ def test_the_app_loads_every_plugins_panels_once_an_episode_shows(qtbot, tmp_pat
     import sys
 
     from sim import plugins as plugin_registry
-    from ui.panels import PANELS, load_plugin_panels
+    from ui.panels import PANELS, load_plugin_panels, panels_restored
 
     (tmp_path / "probe_panel.py").write_text(
         "from PyQt6.QtWidgets import QLabel\n"
@@ -241,24 +241,23 @@ def test_the_app_loads_every_plugins_panels_once_an_episode_shows(qtbot, tmp_pat
     monkeypatch.syspath_prepend(str(tmp_path))
     probe = dataclasses.replace(plugin_registry.plugin("kitchen"), name="probe-world",
                                 panels=("probe_panel:ProbePanel", "no_such_module:Panel"))
-    plugin_registry.register_plugin(probe)
-    try:
-        assert "Probe" not in [k.title for k in PANELS]
-        window = make_window(qtbot, tmp_path)
+    with plugin_registry.registered(probe), panels_restored("Probe"):
         try:
-            assert "Probe" not in [k.title for k in PANELS] and not window.panels.plugin_panels_loaded
-            window.start_session(plan("two-rooms", ["planner", "planner"]), playing=False)  # a DKG episode
-            qtbot.waitUntil(lambda: window.panels.plugin_panels_loaded, timeout=5000)
-            assert "Probe" in [k.title for k in PANELS]
-            assert any("no_such_module:Panel" in problem for problem in window.panels.problems)
-            assert "Particles" in [k.title for k in PANELS]  # the kitchen's, by its kind of data
+            assert "Probe" not in [k.title for k in PANELS]
+            window = make_window(qtbot, tmp_path)
+            try:
+                assert "Probe" not in [k.title for k in PANELS] and not window.panels.plugin_panels_loaded
+                window.start_session(plan("two-rooms", ["planner", "planner"]), playing=False)  # a DKG episode
+                qtbot.waitUntil(lambda: window.panels.plugin_panels_loaded, timeout=5000)
+                assert "Probe" in [k.title for k in PANELS]
+                assert any("no_such_module:Panel" in problem for problem in window.panels.problems)
+                assert "Particles" in [k.title for k in PANELS]  # the kitchen's, by its kind of data
+            finally:
+                window.shutdown()
+            assert len([p for p in load_plugin_panels() if "probe-world" in p]) == 1
         finally:
-            window.shutdown()
-        assert len([p for p in load_plugin_panels() if "probe-world" in p]) == 1
-    finally:
-        plugin_registry._PLUGINS.pop("probe-world", None)
-        sys.modules.pop("probe_panel", None)
-        PANELS[:] = [k for k in PANELS if k.title != "Probe"]
+            sys.modules.pop("probe_panel", None)  # a later import registers the panel afresh
+    assert "Probe" not in [k.title for k in PANELS] and "probe-world" not in plugin_registry.plugins()
 
 
 def test_the_second_cooks_keys_are_the_kitchens_and_a_key_that_counted_says_so(qtbot, tmp_path, kitchen):

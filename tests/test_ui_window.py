@@ -316,18 +316,19 @@ def test_a_world_family_can_add_its_own_panels_to_the_minds_dock(qtbot, tmp_path
     module.StepCounter = StepCounter
     monkeypatch.setitem(sys.modules, "counter_panel_for_test", module)
     dkg = plugins.plugin("dkg")
-    monkeypatch.setitem(plugins._PLUGINS, "dkg", dataclasses.replace(dkg, panels=("counter_panel_for_test:StepCounter",)))
-    window = make_window(qtbot, tmp_path)
-    try:
-        window.start_session(plan("two-rooms", ["planner", "planner"]))
-        wait_finished(qtbot, window)
-        window.model.seek(7)
-        window.panels.refresh(force=True)
-        titles = [window.panels.tabs.tabText(i) for i in range(window.panels.tabs.count())]
-        assert "Counter" in titles
-        assert window.panels.panel("Counter").text() == "step 7 of 25"
-    finally:
-        window.shutdown()
+    with plugins.registered(dataclasses.replace(dkg, panels=("counter_panel_for_test:StepCounter",))):
+        window = make_window(qtbot, tmp_path)
+        try:
+            window.start_session(plan("two-rooms", ["planner", "planner"]))
+            wait_finished(qtbot, window)
+            window.model.seek(7)
+            window.panels.refresh(force=True)
+            titles = [window.panels.tabs.tabText(i) for i in range(window.panels.tabs.count())]
+            assert "Counter" in titles
+            assert window.panels.panel("Counter").text() == "step 7 of 25"
+        finally:
+            window.shutdown()
+    assert plugins.plugin("dkg") is dkg
 
 
 def test_take_over_from_a_live_session_looking_back(qtbot, window):

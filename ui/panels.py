@@ -6,7 +6,8 @@ when the timeline or the cursor changed."""
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,7 @@ from sim.events import (
     StepEvent,
     TeamEvent,
 )
-from sim.snapshots import FeedbackCandidates, GoalPosterior, read_snapshot
+from sim.snapshots import ABSENT, FeedbackCandidates, GoalPosterior, read_snapshot
 from ui.render import explanation_words, feedback_words
 from ui.timeline import Timeline
 
@@ -512,6 +513,28 @@ class FeedbackHistoryPanel(QTableWidget):
         return {fid: status for fid, _, _, _, status, _ in self._shown}
 
 
+def approximation_words(weighed: FeedbackCandidates) -> str:
+    """What a ``feedback_candidates`` snapshot that weighed some joint goal hypotheses only
+    (``hypotheses_total`` present) says of it, e.g. "Time saved is summed over 4 of 40,320 joint
+    goal hypotheses (the likeliest, holding 0.0099% of the probability; the others count as saving
+    nothing): an approximation". Older recordings have no ``hypotheses_mass``: no share then."""
+    held = ("" if weighed.hypotheses_mass is ABSENT
+            else f", holding {_percent(weighed.hypotheses_mass)} of the probability")
+    return (f"Time saved is summed over {weighed.hypotheses:,} of {weighed.hypotheses_total:,} joint goal "
+            f"hypotheses (the likeliest{held}; the others count as saving nothing): an approximation")
+
+
+def _percent(share: float) -> str:
+    """``share`` (0 to 1) as a percentage of three significant digits that reads 100% only for 1."""
+    if share >= 1:
+        return "100%"
+    if share >= 0.9995:
+        return "over 99.9%"
+    if share < 0.000001:
+        return "under 0.0001%"
+    return f"{share * 100:.3g}%"
+
+
 class FeedbackCandidatesPanel(QWidget):
     """A facilitator's last evaluation of possible feedback (``feedback_candidates`` snapshots:
     the expected utility of each candidate and the divergence it would cause), as of the
@@ -532,6 +555,15 @@ class FeedbackCandidatesPanel(QWidget):
         self.caption = QLabel()
         self.caption.setWordWrap(True)
         layout.addWidget(self.caption)
+        #: shown only when the time saved was averaged over some of the joint goal hypotheses
+        self.approximation = QLabel()
+        self.approximation.setWordWrap(True)
+        self.approximation.setToolTip(
+            "With many agents, the facilitator's guesses of what all of them want together are too many to "
+            "weigh each step: it weighs the likeliest ones only (ProToM's max_hypotheses=auto, when more than "
+            "120 are left). max_hypotheses=all weighs every one")
+        self.approximation.hide()
+        layout.addWidget(self.approximation)
         self.table = QTableWidget(0, len(self.COLUMNS))
         read_only_table(self.table, self.COLUMNS, stretch=1)
         for j, tip in enumerate(self.TIPS):
@@ -545,6 +577,7 @@ class FeedbackCandidatesPanel(QWidget):
         if belief is self._shown:
             return
         self._shown = belief
+        self.approximation.hide()
         if belief is None:
             self.caption.setText("No feedback has been weighed yet.")
             self.table.setRowCount(0)
@@ -558,6 +591,9 @@ class FeedbackCandidatesPanel(QWidget):
         self.caption.setText(f"Suggestions {belief.owner} weighed after step {belief.tick}: it sends one that saves "
                              f"more than {weighed.phi} ticks and changes more than {weighed.eps} of what the agent "
                              f"would do (φ, ε)")
+        if weighed.hypotheses_total is not ABSENT:
+            self.approximation.setText(approximation_words(weighed))
+            self.approximation.show()
         self.table.setRowCount(len(rows))
         order = sorted(range(len(rows)), key=lambda k: -(rows[k].get("utility") or 0.0))
         for i, k in enumerate(order):
@@ -611,6 +647,27 @@ def register_panel(title: str, factory: Callable[[], QWidget], *, belief_kind: s
             return kind
     PANELS.append(kind)
     return kind
+
+
+@contextmanager
+def panels_restored(*titles: str) -> Iterator[None]:
+    """Keep the panels registered under ``titles`` for the block only, however they are registered
+    in it (``register_panel``, directly or by a module the block imports): when it ends (however it
+    ends) each title is bound again to the panel it had before, or removed. Other
+    titles are left alone: a shipped panel whose module the block imported first stays, since
+    importing that module again would not register it again."""
+    before = {title: next((k for k in PANELS if k.title == title), None) for title in titles}
+    try:
+        yield
+    finally:
+        for title, previous in before.items():
+            at = next((i for i, k in enumerate(PANELS) if k.title == title), None)
+            if previous is None:
+                PANELS[:] = [k for k in PANELS if k.title != title]
+            elif at is None:
+                PANELS.append(previous)
+            else:
+                PANELS[at] = previous
 
 
 def load_plugin_panels() -> list[str]:

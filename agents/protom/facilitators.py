@@ -13,8 +13,9 @@ Belief snapshots (BeliefEvents owned by the mechanism's name, "protom" unless se
     feedback_candidates  {"candidates": [{"target", "label", "feedback", "text", "utility",
                           "divergence"}], "chosen": index or None, "phi", "eps", "hypotheses"}
                           whenever feedback was considered; "hypotheses" counts the joint goal
-                          hypotheses Eq. 12 averaged over, and "hypotheses_total" (only when
-                          ``max_hypotheses`` left some out) how many the posteriors left
+                          hypotheses Eq. 12 averaged over; only when ``max_hypotheses`` left
+                          some out, "hypotheses_total" says how many the posteriors left and
+                          "hypotheses_mass" the probability the ones averaged over hold
     particles            where the world's adapter shows them (the kitchen): per agent, what it is
                           believed to believe about what it cannot see (docs/kitchen.md)
 """
@@ -186,7 +187,8 @@ class ProToMFacilitator(Facilitator):
                          "divergence": (round(sel.divergences[k], 6) if k in sel.divergences else None)}
                         for k, c in enumerate(candidates)],
             chosen=sel.chosen, phi=self.phi, eps=self.eps, hypotheses=result.combos,
-            hypotheses_total=left if len(hypotheses) < left else ABSENT)))
+            hypotheses_total=left if len(hypotheses) < left else ABSENT,
+            hypotheses_mass=round(float(result.mass), 6) if len(hypotheses) < left else ABSENT)))
         if sel.chosen is None:
             return []
         chosen = candidates[sel.chosen]

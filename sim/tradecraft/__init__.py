@@ -6,8 +6,9 @@ that the world plug-in's declaration (``sim.tradecraft.plugin``) reads without l
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from sim.plugins import lazy_exports
 
 if TYPE_CHECKING:
     from sim.tradecraft.rules import RuleSet, RuleSetError, load_ruleset
@@ -29,24 +30,16 @@ if TYPE_CHECKING:
         TurnRecord,
     )
 
-_MODULE_OF = {
-    **dict.fromkeys(("RuleSet", "RuleSetError", "load_ruleset"), "sim.tradecraft.rules"),
-    **dict.fromkeys((
-        "CRAFT", "DONE", "OVER", "PROPOSE", "RESPOND", "CraftTurn", "Pass", "Proposal", "ProposalView",
-        "Propose", "Respond", "TCObservation", "TCState", "TradeCraftWorld", "TurnRecord",
-    ), "sim.tradecraft.world"),
-}
-
 __all__ = [
     "CRAFT", "CraftTurn", "DONE", "OVER", "PROPOSE", "Pass", "Proposal", "ProposalView", "Propose",
     "RESPOND", "Respond", "RuleSet", "RuleSetError", "TCObservation", "TCState", "TradeCraftWorld",
     "TurnRecord", "load_ruleset",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _MODULE_OF:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_MODULE_OF[name]), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, {
+    "sim.tradecraft.rules": ("RuleSet", "RuleSetError", "load_ruleset"),
+    "sim.tradecraft.world": (
+        "CRAFT", "DONE", "OVER", "PROPOSE", "RESPOND", "CraftTurn", "Pass", "Proposal", "ProposalView",
+        "Propose", "Respond", "TCObservation", "TCState", "TradeCraftWorld", "TurnRecord",
+    ),
+})
