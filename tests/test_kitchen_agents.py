@@ -241,8 +241,9 @@ def play_gap(cooks: str, goals: tuple[str, str], seed: int) -> tuple[Session, in
                          ids=["lower-index-in-the-gap", "higher-index-in-the-gap"])
 def test_two_cooks_meeting_head_on_in_a_one_cell_gap_both_get_through(cooks, goals):
     # Without giving way the two stepped back and forth at random: with no noise they got through
-    # only by tick 21-76 (seeds 0-9, alice in the gap) or 13-51 (bob in the gap). Now bob, the
-    # higher index, gives way after 3 ticks without progress while alice holds her way.
+    # at tick 7-76 (seeds 0-9, alice in the gap) or 13-51 (bob in the gap), after tick 20 in 14 of
+    # the 20. Now bob, the higher index, gives way after 3 ticks without progress while alice holds
+    # her way.
     for seed in range(10):
         session, through, actions = play_gap(cooks, goals, seed)
         assert through is not None and through <= 20, (seed, through)
