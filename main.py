@@ -7,7 +7,7 @@
     python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J] [--concurrent C] [--resume] [--backend local|ray]
     python main.py llm serve [--port P] | llm check                              the LLM layer
     python main.py tradecraft generate | selfplay | analyze | tool | rules | import | play    TradeCraft
-    python main.py [gui [SCENARIO] [FILE] [--agents SPEC ...] [--facilitator F] [--mechanism M]]   the app
+    python main.py [gui [SCENARIO] [FILE] [--cooks N] [--agents SPEC ...] [--facilitator F] [--mechanism M]]   the app
     python main.py study host | check | analyze ; python main.py join HOST:PORT --code C   human studies
 """
 
@@ -455,6 +455,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      "by itself; TARGET is a scenario name or file, or a recording to replay "
                                      "(.jsonl / .jsonl.gz). Keys, panels and playback: docs/gui.md.")
     gui.add_argument("targets", nargs="*", metavar="TARGET", help="a scenario and/or a recording file")
+    gui.add_argument("--cooks", type=int, metavar="N",
+                     help="how many cooks play a gym-cooking level given as TARGET, as for 'run' (1-4, default 2); "
+                          "refused by levels that name their cooks")
     gui.add_argument("--agents", nargs="+", metavar="SPEC",
                      help="seats as for 'run' (KIND, KIND:param=value,... or SEAT=SPEC); 'human' lets you "
                           "play a seat with the keyboard (TradeCraft: with the board dock, docs/tradecraft.md) "
@@ -485,6 +488,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def cmd_gui(args: argparse.Namespace) -> int:
     if args.host is not None:
+        if args.cooks is not None:
+            return _fail("--cooks sets how many cooks play a gym-cooking level in the window; a hosted study's "
+                         "levels come from its study file")
         from ui.net.cli import DEFAULT_STUDY, host_study
 
         return host_study(args.study or DEFAULT_STUDY, args.host, None, None)
@@ -493,7 +499,7 @@ def cmd_gui(args: argparse.Namespace) -> int:
     from ui.app import run_app
 
     return run_app(targets=args.targets, agents=args.agents or (), facilitator=args.facilitator,
-                   mechanisms=args.mechanism or (), seed=args.seed,
+                   mechanisms=args.mechanism or (), seed=args.seed, cooks=args.cooks,
                    paused=args.paused, speed=args.speed, exit_when_done=args.exit_when_done,
                    settings_file=args.settings)
 

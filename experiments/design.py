@@ -10,6 +10,7 @@ command line), seeds, metrics and the tests to run on them::
       "seeds": {"count": 10, "first": 42},            episode seeds first .. first+count-1
       "max_ticks": null,                              the Session's cap (null: the world's own end)
       "rounds": 1,                                    task rounds per episode (outcome: the last round's)
+      "cooks": null,                                  cooks on gym-cooking levels (1-4; null: 2), as run --cooks
       "agents": ["boltzmann:temperature=0.3"],        seat specs as for --agents (default: the world's)
       "conditions": [
         {"name": "none"},
@@ -182,6 +183,10 @@ class Design(BaseModel):
     max_ticks: int | None = Field(None, ge=1, le=1_000_000)
     rounds: int = Field(1, ge=1, le=1000, description="task rounds per episode: the scenario played again from its start, "
                                              "with the same seats and mechanisms; outcomes are the last round's")
+    cooks: int | None = Field(None, ge=1, le=4,  # sim.kitchen.level.MAX_COOKS
+                              description="how many cooks play the design's gym-cooking levels (run --cooks; their "
+                                          "files give start positions, not cooks); null: the levels' default, 2. "
+                                          "A scenario that names its own cooks refuses it")
     agents: list[Spec] = Field([], max_length=64)
     conditions: list[ConditionConfig] = Field(min_length=1, max_length=100)
     baseline: str | None = None

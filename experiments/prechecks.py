@@ -138,11 +138,12 @@ def check_stamp(hook_modules: Iterable[str], families: Iterable[str], root: Path
     return digest.hexdigest()
 
 
-def _check_scenario(item: tuple[str, str, list[tuple[str, dict[str, Any]]]]) -> tuple[str, dict[str, Any], list[str]]:
+def _check_scenario(item: tuple[str, str, list[tuple[str, dict[str, Any]]], int | None]
+                    ) -> tuple[str, dict[str, Any], list[str]]:
     from sim.registry import build_world
 
-    name, path, hooks = item
-    family, spec = load_spec(path)
+    name, path, hooks, cooks = item
+    family, spec = load_spec(path, None, {"cooks": cooks})
     world = build_world(family, spec)
     attrs: dict[str, Any] = {}
     problems = []
@@ -186,7 +187,7 @@ def run_checks(design: Design, scenarios: Sequence[Any], jobs: int = 1) -> dict[
     cached = scenario_index.read_cache(cache_file, stamp, CHECKS_CACHE)
     keys = {r.name: fingerprint({"hooks": hooks, "spec": r.spec_hash, "family": r.family, "path": r.path})
             for r in scenarios}
-    items = [(r.name, r.path, hooks) for r in scenarios if not _cached_check(cached.get(keys[r.name]))]
+    items = [(r.name, r.path, hooks, design.cooks) for r in scenarios if not _cached_check(cached.get(keys[r.name]))]
     results = [(r.name, *cached[keys[r.name]]) for r in scenarios if _cached_check(cached.get(keys[r.name]))]
     if items:
         results += LocalBackend(max(1, min(jobs, len(items)))).run(_check_scenario, items)

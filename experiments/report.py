@@ -219,7 +219,8 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
                   f"{label} {sum(1 for g in analysis.scenario_group.values() if g == group)}"
                   for group, label in analysis.groups if group != ALL) if design.groups else ""),
               f"- **Seeds**: {k} per scenario and condition, from {design.seeds.first}"
-              + (f"; at most {design.max_ticks} ticks" if design.max_ticks else ""),
+              + (f"; at most {design.max_ticks} ticks" if design.max_ticks else "")
+              + (f"; {design.cooks} cooks on the gym-cooking levels" if design.cooks is not None else ""),
               f"- **Episodes**: {len(result.records)} = {n_scen} scenarios × {n_conds} conditions × {k} seeds"
               + (f"; each plays the scenario {design.rounds} times in a row (task rounds, same agents and "
                  f"mechanisms), and its outcomes are the last round's" if design.rounds > 1 else ""),

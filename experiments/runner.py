@@ -66,6 +66,7 @@ class EpisodeTask:
     max_ticks: int | None
     llm_cache: str | None = None
     rounds: int = 1
+    cooks: int | None = None  # a reading option of gym-cooking levels (the design's ``cooks``)
 
     def setup(self) -> str:
         """What the episode depends on besides its seed: a resumed file must agree on it."""
@@ -73,8 +74,9 @@ class EpisodeTask:
                             "max_ticks": self.max_ticks, **({"rounds": self.rounds} if self.rounds > 1 else {})})
 
 
-def resolve_scenarios(patterns: Sequence[str]) -> list[ScenarioRef]:
-    """Scenarios by name or shell pattern over every world; ``family/pattern`` restricts to one."""
+def resolve_scenarios(patterns: Sequence[str], cooks: int | None = None) -> list[ScenarioRef]:
+    """Scenarios by name or shell pattern over every world; ``family/pattern`` restricts to one.
+    ``cooks``: how many cooks play gym-cooking levels (the design's ``cooks``; other levels refuse it)."""
     paths = scenario_paths()
     chosen: list[Path] = []
     for pattern in patterns:
@@ -89,7 +91,12 @@ def resolve_scenarios(patterns: Sequence[str]) -> list[ScenarioRef]:
     from sim.registry import build_world
 
     for p in chosen:
-        family, spec = load_spec(p)
+        try:
+            family, spec = load_spec(p, None, {"cooks": cooks})
+        except ScenarioError as exc:
+            if cooks is None:
+                raise
+            raise ExperimentError(f"the design's field 'cooks': {exc}") from None
         world = build_world(family, spec)
         digest = fingerprint(spec)
         _WORLDS.setdefault((str(p), digest), world)  # the episodes' world, built once (``_world``)
@@ -134,7 +141,8 @@ def plan(design: Design, scenarios: Sequence[ScenarioRef], seeds: Sequence[int],
             for seed in seeds:
                 tasks.append(EpisodeTask(episode_key(ref.name, cond.name, seed), ref.name, ref.path, ref.family,
                                          ref.spec_hash, cond.name, tuple((a, seats[a]) for a in ref.agents),
-                                         mechanisms, seed, design.max_ticks, llm_cache, design.rounds))
+                                         mechanisms, seed, design.max_ticks, llm_cache, design.rounds,
+                                         design.cooks))
             if tasks:
                 check_sources(design, _check_start(tasks[-1]), tasks[-1])
     return tasks
@@ -194,7 +202,7 @@ def _world(task: EpisodeTask) -> Any:
     if world is None:
         from sim.registry import build_world
 
-        family, spec = load_spec(task.path)
+        family, spec = load_spec(task.path, None, {"cooks": task.cooks})
         if fingerprint(spec) != task.spec_hash:
             raise ExperimentError(f"{task.path} changed while the experiment ran")
         world = _WORLDS[(task.path, task.spec_hash)] = build_world(family, spec)
@@ -454,7 +462,7 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
         raise ExperimentError("--seeds must be at least 1")
     check_outputs(design, out)
     seed_list = design.seeds.seeds(seeds)
-    scenarios = resolve_scenarios(design.scenarios)
+    scenarios = resolve_scenarios(design.scenarios, design.cooks)
     attrs = run_checks(design, scenarios, jobs=jobs if backend == "local" else 1)
     tasks = plan(design, scenarios, seed_list, cache_folder(design, out))
     results = ResultsFile(out / RESULTS, design.experiment)

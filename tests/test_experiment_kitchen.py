@@ -138,3 +138,49 @@ def test_the_ablation_design_loads_with_its_hooks_and_feedback_differs_pairs_by_
     conds = SimpleNamespace(conditions=[SimpleNamespace(name="n1"), SimpleNamespace(name="protom")])
     assert feedback_differs(episodes, conds, "n1") == {"s|n1|0": 0.0, "s|n1|1": 0.0, "s|protom|0": 0.0,
                                                         "s|protom|1": 1.0}
+
+
+def test_a_design_sets_how_many_cooks_play_its_gym_cooking_levels(tmp_path, monkeypatch):
+    """The design's ``cooks`` is run's --cooks for the gym-cooking levels it names (files under
+    scenarios/ named *.gym-cooking.txt): the episodes' worlds, in this process and rebuilt from
+    the task as a worker does, have that many cooks; levels that name their cooks refuse it."""
+    import shutil
+
+    from experiments import runner
+    from sim import registry
+
+    root = tmp_path / "scenarios"
+    (root / "kitchen").mkdir(parents=True)
+    fixtures = SCENARIO_DIR.parent / "tests" / "fixtures" / "gym_cooking"
+    shutil.copy(fixtures / "partial-divider_tl.txt", root / "kitchen" / "partial-divider_tl.gym-cooking.txt")
+    shutil.copy(SCENARIO_DIR / "kitchen" / "two-kitchens.kitchen.txt", root / "kitchen")
+    monkeypatch.setattr(registry, "SCENARIO_DIR", root)
+
+    def design(**fields):
+        path = tmp_path / "gym.json"
+        path.write_text(json.dumps({"experiment": "gym", "scenarios": ["kitchen/partial-divider_tl"],
+                                    "seeds": 2, "agents": ["kitchen-heuristic"], "conditions": [{"name": "none"}],
+                                    "metrics": [{"name": "success", "source": "outcome.success", "kind": "binary"}],
+                                    **fields}))
+        return load_design(path)
+
+    three = design(cooks=3)
+    refs = resolve_scenarios(three.scenarios, three.cooks)
+    assert refs[0].agents == ("alice", "bob", "carol")
+    assert resolve_scenarios(three.scenarios)[0].agents == ("alice", "bob")  # the default, as run's
+    tasks = runner.plan(three, refs, [0, 1])
+    runner._WORLDS.clear()  # a worker process rebuilds the world from the task
+    assert runner._world(tasks[0]).agents == ("alice", "bob", "carol")
+    result = run_sweep(three, tmp_path / "out", jobs=1, quiet=True)
+    assert len(result.records) == 2
+    assert {r["setup"] for r in result.records} == {t.setup() for t in tasks}  # the spec with three cooks
+    assert {r["setup"] for r in result.records} != {t.setup() for t in runner.plan(three, resolve_scenarios(
+        three.scenarios), [0, 1])}
+    with pytest.raises(ExperimentError, match=r"gym\.json: field 'cooks': .*less than or equal to 4"):
+        design(cooks=5)
+    with pytest.raises(ExperimentError, match=r"gym\.json: field 'cooks': .*0"):
+        design(cooks=0)
+    other = design(cooks=3, scenarios=["kitchen/two-kitchens"])
+    with pytest.raises(ExperimentError, match=r"^the design's field 'cooks': .*two-kitchens\.kitchen\.txt: --cooks sets how many "
+                                              r"cooks play a gym-cooking level .*'kitchen' level, which names its own"):
+        resolve_scenarios(other.scenarios, other.cooks)

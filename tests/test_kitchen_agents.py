@@ -197,3 +197,73 @@ def test_plan_snapshots_name_the_subtask_and_the_believed_objects():
     first = plans[0].data
     assert {"task", "target", "path", "action", "believed_objects", "following_feedback"} <= set(first)
     assert first["task"].startswith(("fetch", "explore", "chop", "plate", "deliver", "wait"))
+
+
+# ----------------------------------------------------------------------------- giving way
+
+# Two rooms joined by a one-cell gap (row 4, column 3) under gym-cooking's blocking movement. Each
+# cook's things are all on the far side of the gap, and the cooks start head-on in it: the cook on
+# the left (alice, in the gap) must go right, the one on the right must go left.
+GAP_LEVEL = """\
+collisions: block
+rules: 1
+agent alice: {alice}
+agent bob: {bob}
+map:
+-l---t-
+/..-..*
+p..-..p
+*..-../
+-..{cooks}.-
+-------
+"""
+
+
+def play_gap(cooks: str, goals: tuple[str, str], seed: int) -> tuple[Session, int | None, list[dict]]:
+    """One noise-free episode; the tick by which each cook has got through the gap (None: never)."""
+    text = GAP_LEVEL.format(alice=goals[0], bob=goals[1], cooks=cooks)
+    world = KitchenWorld(parse_kitchen_text(text, "gap.kitchen.txt", "gap"))
+    seats = {a: KitchenHeuristicAgent(epsilon=0.0) for a in world.agents}
+    session = Session(world, seats, seed)
+    start = [world.rc(p)[1] for p in session.state.positions]
+    through = None
+    while not session.finished:
+        session.run(max_steps=1)
+        cols = [world.rc(p)[1] for p in session.state.positions]
+        if through is None and all((c - 3) * (s - 3.5) < 0 for c, s in zip(cols, start)):
+            through = session.state.t
+    actions = [e.joint_action for e in session.events if isinstance(e, StepEvent)]
+    return session, through, actions
+
+
+@pytest.mark.parametrize("cooks, goals", [("12", ("SimpleTomato", "SimpleLettuce")),
+                                          ("21", ("SimpleLettuce", "SimpleTomato"))],
+                         ids=["lower-index-in-the-gap", "higher-index-in-the-gap"])
+def test_two_cooks_meeting_head_on_in_a_one_cell_gap_both_get_through(cooks, goals):
+    # Without giving way the two stepped back and forth at random: with no noise they got through
+    # at tick 7-76 (seeds 0-9, alice in the gap) or 13-51 (bob in the gap), after tick 20 in 14 of
+    # the 20. Now bob, the higher index, gives way after 3 ticks without progress while alice holds
+    # her way.
+    for seed in range(10):
+        session, through, actions = play_gap(cooks, goals, seed)
+        assert through is not None and through <= 20, (seed, through)
+        assert session.outcome()["success"] and session.outcome()["ticks"] <= 32, (seed, session.outcome())
+
+
+def test_in_a_jam_the_higher_index_steps_aside_off_the_line_and_the_lower_holds_its_way():
+    text = GAP_LEVEL.format(alice="SimpleTomato", bob="SimpleLettuce", cooks="12")
+    world = KitchenWorld(parse_kitchen_text(text, "gap.kitchen.txt", "gap"))
+    alice, bob = seated(world, "alice"), seated(world, "bob")
+    s = world.reset(0)
+    assert [world.rc(p) for p in s.positions] == [(4, 3), (4, 4)]
+    # The same head-on state tick after tick: neither comes closer to its station.
+    moves = {"alice": [], "bob": []}
+    for t in range(8):
+        state = dataclasses.replace(s, t=t)
+        for name, seat in (("alice", alice), ("bob", bob)):
+            moves[name].append(seat.act(world.observe(state, name), world.legal_actions(state, name)))
+    k = KitchenHeuristicAgent.JAM_TICKS
+    # after K ticks bob turns aside (up, out of the row alice stands in, not back along it) and
+    # waits there; alice, holding her way, waits for him instead of stepping back
+    assert moves["bob"][k:k + 1 + KitchenHeuristicAgent.YIELD_TICKS] == ["up", "stay", "stay", "stay"]
+    assert moves["alice"][k:] == ["stay"] * (8 - k)

@@ -58,6 +58,30 @@ def test_gui_replays_a_recording_given_on_the_command_line_and_reports_bad_input
     assert bad.returncode == 2 and "unknown agent kind 'wizard'" in bad.stderr
 
 
+def test_gui_plays_a_gym_cooking_level_with_cooks_and_refuses_cooks_where_run_does(tmp_path):
+    level = "tests/fixtures/gym_cooking/full-divider_tl.txt"
+    played = run_main("gui", level, "--cooks", "3", "--facilitator", "none", "--speed", "64", "--exit-when-done",
+                      "--settings", str(settings_file(tmp_path)))
+    assert played.returncode == 0, played.stderr[-2000:]
+    files = list((tmp_path / "recordings").glob("full-divider_tl-*.jsonl"))
+    assert len(files) == 1
+    recording = load_recording(files[0])
+    assert recording.complete and list(recording.header["seats"]) == ["alice", "bob", "carol"]
+    assert {s["kind"] for s in recording.header["seats"].values()} == {"kitchen-heuristic"}
+    # the same one-line errors as 'run', before any episode
+    for args, message in (([level, "--cooks", "5"], "--cooks: expected a number of cooks from 1 to 4, got 5"),
+                          (["two-rooms", "--cooks", "3"], "this file is a 'json' level, which names its own cooks"),
+                          (["--cooks", "3"], "give the level's file as TARGET")):
+        bad = run_main("gui", *args, "--settings", str(settings_file(tmp_path)))
+        errors = [line for line in bad.stderr.splitlines() if line.startswith("error:")]
+        assert bad.returncode == 2 and len(errors) == 1 and message in errors[0], bad.stderr[-2000:]
+        if args[0] != "--cooks":
+            ran = subprocess.run([sys.executable, "main.py", "run", *args, "--quiet", "--no-record", "--out",
+                                  str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True)
+            assert ran.returncode == 2 and ran.stderr.strip() == errors[0], ran.stderr
+    assert len(list((tmp_path / "recordings").glob("*.jsonl"))) == 1
+
+
 def test_without_a_display_the_app_says_so_instead_of_crashing(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     result = subprocess.run([sys.executable, "main.py", "gui"], cwd=ROOT, env=env, capture_output=True,

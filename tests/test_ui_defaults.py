@@ -184,3 +184,16 @@ def test_the_open_recording_dialog_shows_whole_names(qtbot, window):
     assert view.visualRect(index).width() >= needed
     assert dialog.width() >= needed
     dialog.close()
+
+
+def test_launch_plays_a_gym_cooking_level_with_the_cooks_asked_for_and_play_again_keeps_them(qtbot, window):
+    from pathlib import Path
+
+    from ui.app import LaunchError, launch
+
+    level = str(Path(__file__).parent / "fixtures" / "gym_cooking" / "partial-divider_tl.txt")
+    launch(window, targets=[level], cooks=3, facilitator="none", paused=True)
+    assert window.model.timeline.world.agents == ("alice", "bob", "carol")
+    assert window.sessions.play_again_plan().world.agents == ("alice", "bob", "carol")
+    with pytest.raises(LaunchError, match="--cooks: expected a number of cooks from 1 to 4, got 5"):
+        launch(window, targets=[level], cooks=5, paused=True)

@@ -82,9 +82,10 @@ def is_recording(path: str) -> bool:
 
 def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequence[str] = (),
            facilitator: str | None = None, mechanisms: Sequence[str] = (), seed: int = 0,
-           paused: bool = False) -> None:
+           paused: bool = False, cooks: int | None = None) -> None:
     """Open what the command line asked for: a recording, or a scenario (default: the
-    default scenario) with its seats, playing by itself unless ``paused``."""
+    default scenario) with its seats, playing by itself unless ``paused``. ``cooks``: how many
+    cooks play a gym-cooking level (``--cooks``, a reading option refused by other levels)."""
     from agents.registry import seat_specs
     from sim.registry import ScenarioError, load_scenario
     from ui import catalog
@@ -94,6 +95,9 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
     scenarios = [t for t in targets if not is_recording(t)]
     if len(scenarios) > 1 or len(recordings) > 1:
         raise LaunchError(f"give at most one scenario and one recording, got {list(targets)}")
+    if cooks is not None and not scenarios:
+        raise LaunchError(f"--cooks {cooks} sets how many cooks play a gym-cooking level: give the level's file "
+                          "as TARGET")
     if recordings and not scenarios:
         # the first state shows at once; the rest of the file loads in the background
         if not window.open_recording_in_background(recordings[0]):
@@ -106,7 +110,7 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
     if not name:
         raise LaunchError("no scenarios found under scenarios/")
     try:
-        world, scenario = load_scenario(name)
+        world, scenario = load_scenario(name, None, {"cooks": cooks})
         seats = seat_specs(world.agents, list(agents) or [catalog.default_agent(world)])
         if facilitator is None:
             facilitator = catalog.default_mechanism("facilitator", world.family, catalog.scenario_category(scenario))
@@ -171,7 +175,8 @@ def stop_model_servers() -> None:
 
 def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilitator: str | None = None,
             mechanisms: Sequence[str] = (), seed: int = 0, paused: bool = False, speed: float | None = None, exit_when_done: bool = False,
-            settings_file: str | None = None, then: Callable[["MainWindow"], None] | None = None) -> int:
+            settings_file: str | None = None, then: Callable[["MainWindow"], None] | None = None,
+            cooks: int | None = None) -> int:
     """The app as ``python main.py gui`` opens it; ``then(window)`` runs once the event loop
     runs (the scripted walk of ``ui/walk.py`` drives the window from there)."""
     if not display_available():
@@ -197,7 +202,7 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
     window.show()
     try:
         launch(window, targets=targets, agents=agents, facilitator=facilitator, mechanisms=mechanisms, seed=seed,
-               paused=paused)
+               paused=paused, cooks=cooks)
     except LaunchError as exc:
         window.shutdown()
         quitter.restore()

@@ -13,7 +13,8 @@ Each tick the agent
 4. with probability ``epsilon`` takes instead a uniformly random one of the actions that do not
    work a station (a step or a pause: the noise of a person's walking, never a random pick-up);
 5. where agents block each other (``collisions: block``), walks round agents in view and backs
-   off at random after a blocked move.
+   off at random after a blocked move; two cooks jammed where there is no way round give way by
+   index (the higher index steps aside, the lower holds its way; docs/kitchen.md, "Giving way").
 
 Everything random comes from the seat's own stream (``ctx.rng``), so an episode is a function of
 its seed. Feedback payloads (see docs/kitchen.md)::
@@ -90,6 +91,13 @@ class KitchenHeuristicAgent(Agent):
 
     kind = "kitchen-heuristic"
 
+    #: giving way (docs/kitchen.md): ticks without coming closer to its station before a cook with
+    #: another cook within two steps is jammed; ticks the higher index waits aside; ticks past
+    #: ``JAM_TICKS`` the lower index holds its way at most
+    JAM_TICKS = 3
+    YIELD_TICKS = 3
+    HOLD_TICKS = 12
+
     def __init__(self, epsilon: Probability = 0.1, compliance: Probability = 1.0, show_plan: bool = True) -> None:
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
@@ -135,6 +143,11 @@ class KitchenHeuristicAgent(Agent):
         self._last_move_to: int | None = None
         self._bumped = False
         self._parking: tuple[int, ...] | None = None
+        #: giving way: the station walked to, the fewest steps to it so far, the ticks since then
+        self._way_station: int | None = None
+        self._way_best = 0
+        self._way_stalled = 0
+        self._yield_left = 0  # ticks left to wait aside after giving way
         self._snapshot: Plan | None = None
         self.revisions = 0  # how often what it saw contradicted what it believed
         self.surprises = 0  # how often an object it expected on a station was gone
@@ -363,11 +376,59 @@ class KitchenHeuristicAgent(Agent):
 
     # ------------------------------------------------------------------ acting
 
-    def step_towards(self, here: int, s: int, others: Sequence[int] = ()) -> str:
+    def _walk(self, here: int, s: int, agents: Sequence[tuple[int, int, int]], others: Sequence[int]) -> str:
+        """``step_towards`` station ``s``, giving way where agents block each other: a cook that
+        has not come closer to ``s`` for ``JAM_TICKS`` ticks with another cook in view within two
+        steps is jammed with the nearest of them (lowest index among ties); the higher index of the
+        two steps aside (``_give_way``), the lower holds its way for ``HOLD_TICKS`` ticks at most."""
+        w = self.world
+        if not w.agents_block:
+            return self.step_towards(here, s, others)
+        d = w.station_dist[s][here]
+        if d <= 1 or s != self._way_station or d < self._way_best:
+            self._way_station, self._way_best, self._way_stalled = s, d, 0
+        else:
+            self._way_stalled += 1
+        if self._way_stalled >= self.JAM_TICKS:
+            near = [(w.dist[here][cell], j, cell) for j, cell, _ in agents
+                    if j != self.index and 0 <= w.dist[here][cell] <= 2]
+            if near:
+                _, j, cell = min(near)
+                if self.index > j:
+                    action = self._give_way(here, cell, others)
+                    if action is not None:
+                        return action
+                else:
+                    hold = self._way_stalled < self.JAM_TICKS + self.HOLD_TICKS
+                    return self.step_towards(here, s, others, hold=hold)
+        return self.step_towards(here, s, others)
+
+    def _give_way(self, here: int, other: int, others: Sequence[int]) -> str | None:
+        """Step to a free neighbouring cell, turning aside from the line the cook on ``other``
+        stands on where possible (else straight back), farther from it first, then up, down, left,
+        right; then wait there ``YIELD_TICKS`` ticks. None: no free neighbouring cell."""
+        w = self.world
+        row, col = w.rc(here)
+        orow, ocol = w.rc(other)
+        options = []
+        for a in range(4):
+            n = w.trans[here * 5 + a]
+            if n < 0 or n == here or n in others:
+                continue
+            r, c = w.rc(n)
+            in_line = r == row == orow or c == col == ocol
+            options.append((in_line, -w.dist[other][n], a))
+        if not options:
+            return None
+        self._yield_left = self.YIELD_TICKS
+        return ACTIONS[min(options)[2]]
+
+    def step_towards(self, here: int, s: int, others: Sequence[int] = (), hold: bool = False) -> str:
         """The first action of a shortest way to work station ``s`` (random among ties).
         ``others``: cells of agents in view; where agents block each other, a way round them is
         taken, and with none the agent steps aside half of the time (so two cooks facing each
-        other in a corridor do not wait forever)."""
+        other in a corridor do not wait forever), unless it ``hold``s its way (it has the right of
+        way in a jam: it waits instead, and does not back off after a blocked move)."""
         w = self.world
         into = w.action_into(here, s)
         if into is not None:
@@ -379,12 +440,12 @@ class KitchenHeuristicAgent(Agent):
             options = self._downhill(here, dist) if dist[here] > 0 else []
             if not options:
                 free = [a for a in range(4) if (n := w.trans[here * 5 + a]) >= 0 and n != here and n not in others]
-                if not free or self.rng.random() < 0.5:
+                if hold or not free or self.rng.random() < 0.5:
                     return "stay"
                 return ACTIONS[free[int(self.rng.integers(len(free)))]]
         if not options:
             return "stay"
-        if w.agents_block and self._bumped and self.rng.random() < 0.5:
+        if w.agents_block and self._bumped and not hold and self.rng.random() < 0.5:
             return "stay"  # the last move was blocked: back off at random, as two people would
         return ACTIONS[options[0] if len(options) == 1 else options[int(self.rng.integers(len(options)))]]
 
@@ -466,9 +527,15 @@ class KitchenHeuristicAgent(Agent):
             self.subtask = self.choose_subtask(here, held)
             s = self.subtask.station
             others = [cell for j, cell, _ in observation.agents if j != self.index]
-            if s is not None:
-                action = self.step_towards(here, s, others)
+            if self._yield_left > 0:  # gave way: wait aside, then choose the way afresh
+                self._yield_left -= 1
+                action = "stay"
+                if self._yield_left == 0:
+                    self._way_station = None
+            elif s is not None:
+                action = self._walk(here, s, observation.agents, others)
             else:
+                self._way_station = None
                 action = self._out_of_the_way(here, others) if self.orders else "stay"
         if noisy:  # a random step (or a pause), never a random pick-up or put-down
             calm = [a for a in range(5) if self.world.trans[here * 5 + a] >= 0]
