@@ -411,7 +411,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                            "flight (default: the cluster's CPUs)")
     exp.add_argument("--concurrent", type=int, default=1, metavar="C",
                      help="episodes at once in each worker, on threads (default 1): for conditions whose "
-                          "episodes wait on a model endpoint, so that its requests overlap")
+                          "episodes wait on a model endpoint, so that its requests overlap (the embedded "
+                          "model answers C at once with TOM_ARENA_LLM_SLOTS=C: docs/llm.md)")
     exp.add_argument("--resume", action="store_true", help="finish an interrupted sweep: run only the episodes "
                                                           "missing from --out's episodes.jsonl")
     exp.add_argument("--backend", choices=("local", "ray"), default="local",

@@ -64,7 +64,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     try:
         settings = _settings(args)
-        embedded = settings.embedded
+        # one server process: embedded.slots is for the seats of this program (docs/llm.md)
+        embedded = settings.embedded.model_copy(update={"slots": 1})
         if args.port is not None:
             embedded = embedded.model_copy(update={"port": args.port})
         server = EmbeddedServer(embedded)

