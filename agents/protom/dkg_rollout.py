@@ -240,9 +240,14 @@ class DKGRollouts:
                 mode = situation.get(key)
                 if mode is None:
                     mode = situation[key] = self._task_mode(s, i, holds[i], False)
-                if mode is _NO_PLAN:
-                    target = self.planner._task_cell(s, holds[i])
-                    modes.append((_STUCK, target) if target is not None else _IDLE_MODE)
+                if mode is _NO_PLAN:  # its target as DKGPlanner._task_cell gives it: the gem's cell or holder's
+                    loc = locs[g]
+                    if loc >= 0:
+                        modes.append((_STUCK, loc))
+                    elif loc == CONSUMED:
+                        modes.append(_IDLE_MODE)
+                    else:
+                        modes.append((_STUCK, cells[-1 - loc]))
                     continue
             modes.append(mode)
             if mode[0] == _WALK:
