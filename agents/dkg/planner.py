@@ -98,6 +98,7 @@ class DKGPlanner:
         self.n_cells = world.width * world.height
         self._dist: dict[tuple[frozenset[int], int], list[float]] = {}
         self._plans: dict[tuple, Plan] = {}
+        self._openable: dict[tuple, int] = {}
         self._max_cached_plans = max_cached_plans
         self.key_items = tuple(i for i, it in enumerate(world.items) if it.kind == "key")
         self.stats = {"searches": 0, "plan_hits": 0, "bfs": 0, "expanded": 0, "refused": 0}
@@ -141,7 +142,17 @@ class DKGPlanner:
         """Open doors plus every door of a colour the agent could get a key of, starting from
         ``start`` with keys ``held`` and the floor keys of mask ``floor``: repeated breadth-first
         search while newly reachable keys open more colours. Keys are taken as reusable, so
-        the cells reachable through these doors include every cell any plan can reach."""
+        the cells reachable through these doors include every cell any plan can reach.
+        Memoized: the answer depends on nothing else."""
+        key = (start, held, open_doors, floor)
+        mask = self._openable.get(key)
+        if mask is None:
+            if len(self._openable) >= self._max_cached_plans:
+                self._openable.clear()
+            mask = self._openable[key] = self._openable_doors(start, held, open_doors, floor)
+        return mask
+
+    def _openable_doors(self, start: int, held: tuple[int, ...], open_doors: int, floor: int) -> int:
         world = self.world
         colours = {world.items[i].color for i in held}
         floor_keys = [(world._initial.item_locs[i], world.items[i].color)

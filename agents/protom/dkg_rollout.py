@@ -20,17 +20,24 @@ The model, exactly:
   after each one every agent replans from the new state.
 
 Because nothing but walking happens between structural events, the simulation jumps from
-one event to the next: a rollout costs a few plan look-ups per event, not per tick.
+one event to the next: a rollout costs a few plan look-ups per event, not per tick. Agents'
+modes are memoized per items-and-doors situation, and the rest of a rollout after an event
+state met before is read off a memo of event states (``_simulate``), so that the many rollouts
+of one decision (one per goal hypothesis and feedback effect) share their work; a rollout is
+the same with or without these memos (``tests/test_protom_rollout_fast.py``).
 """
 
 from __future__ import annotations
 
 from agents.dkg.planner import INF, DKGPlanner, Macro, Task
 from agents.protom.core import Rollout
-from sim.dkg.world import DKGState, DKGWorld
+from sim.dkg.world import CONSUMED, DKGState, DKGWorld
 from sim.world import IllegalAction
 
 _IDLE, _STUCK, _WALK = 0, 1, 2
+_IDLE_MODE = (_IDLE,)
+_DROP = ("drop",)  # _task_mode: a feedback task done or impossible alone
+_NO_PLAN = ("no plan",)  # _task_mode: an agent's own goal it cannot reach alone
 
 
 class DKGRollouts:
@@ -49,7 +56,14 @@ class DKGRollouts:
         # key -> (the agents' modes at the first event, which feedback task is still pending then,
         # whether the rollout ended without reaching its horizon): see _shifted
         self._first: dict[tuple, tuple[tuple, tuple[bool, ...], bool]] = {}
-        self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0}
+        # (items, doors) -> (agent, cell, task...) -> mode: see _modes
+        self._situations: dict[tuple, dict[tuple, tuple]] = {}
+        # event state -> (finish ticks from it, tick of its last event, tick of the event past the
+        # horizon that cut it or None): see _simulate
+        self._suffixes: dict[tuple, tuple[tuple[int | None, ...], int, int | None]] = {}
+        self._actions: dict[str, tuple] = {}
+        self._holds: dict[tuple[int, ...], list[Task]] = {}
+        self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0, "suffixes": 0}
 
     def _world_for(self, goals: tuple[int, ...]) -> DKGWorld:
         """The same rules with ``goals`` as the agents' goals: the real world ends its episodes
@@ -156,8 +170,10 @@ class DKGRollouts:
             cells = state.agent_cells[:m] + (prev_cell,) + state.agent_cells[m + 1:]
             prev_key = ((state.turn - 1) % n, cells) + key[2:]
             info = self._first.get(prev_key)
+            if info is None:
+                continue
             finish = self._cache.get(prev_key)
-            if info is None or finish is None:
+            if finish is None:
                 continue
             modes, pending, whole = info
             mode = modes[m]
@@ -181,52 +197,101 @@ class DKGRollouts:
             pending[extra[0]] = extra[1]
         s = DKGState(t=0, turn=state.turn, agent_cells=state.agent_cells, item_locs=state.item_locs,
                      open_doors=state.open_doors, reached_at=state.reached_at)
-        modes = self._modes(s, goals, [Task.hold(g) for g in goals], pending)[0]
+        modes = self._modes(s, goals, self._holds_for(goals), pending)[0]
         return tuple(modes), tuple(p is not None for p in pending)
 
     def _modes(self, s: DKGState, goals: tuple[int, ...], holds: list[Task], pending: list[Task | None]
                ) -> tuple[list[tuple], int, float]:
         """Every agent's mode in ``s`` (idle, stuck towards a cell, or walking d steps to its first
         macro's end cell), dropping pending tasks that are done or impossible; and the agent that
-        acts first with the tick of its structural action (-1, INF: none)."""
-        planner, singletons = self.planner, self._singletons
-        n = len(goals)
+        acts first with the tick of its structural action (-1, INF: none).
+
+        An agent's mode depends only on the items and doors, its own cell, its task and (for a
+        handover) the recipient's cell, so it is memoized per (items, doors) situation; a stuck
+        agent's target (where its goal gem lies, or who holds it) is read off ``s`` every time."""
         cells, locs, doors = s.agent_cells, s.item_locs, s.open_doors
+        situation = self._situations.get((locs, doors))
+        if situation is None:
+            if len(self._situations) >= self._max_cached:
+                self._situations.clear()
+            situation = self._situations[(locs, doors)] = {}
+        n = len(goals)
+        turn = s.turn
         modes: list[tuple] = []
         best_i, best_tau = -1, INF
         for i in range(n):
-            plan = None
-            if pending[i] is not None:
-                plan = planner.plan(s, i, pending[i])
-                if plan.cost == 0 or plan.cost == INF:
-                    pending[i], plan = None, None
-            if plan is None:
-                if locs[goals[i]] == -1 - i:
-                    modes.append((_IDLE,))
+            mode = None
+            task = pending[i]
+            if task is not None:
+                key = (i, cells[i], task, cells[task.to] if task.kind == "give" else -1)
+                found = situation.get(key)
+                if found is None:
+                    found = situation[key] = self._task_mode(s, i, task, True)
+                if found is _DROP:
+                    pending[i] = None
+                else:
+                    mode = found
+            if mode is None:
+                g = goals[i]
+                if locs[g] == -1 - i:
+                    modes.append(_IDLE_MODE)
                     continue
-                plan = planner.plan(s, i, holds[i])
-                if plan.cost == INF:
-                    target = planner._task_cell(s, holds[i])
-                    modes.append((_STUCK, target) if target is not None else (_IDLE,))
+                key = (i, cells[i], g)
+                mode = situation.get(key)
+                if mode is None:
+                    mode = situation[key] = self._task_mode(s, i, holds[i], False)
+                if mode is _NO_PLAN:  # its target as DKGPlanner._task_cell gives it: the gem's cell or holder's
+                    loc = locs[g]
+                    if loc >= 0:
+                        modes.append((_STUCK, loc))
+                    elif loc == CONSUMED:
+                        modes.append(_IDLE_MODE)
+                    else:
+                        modes.append((_STUCK, cells[-1 - loc]))
                     continue
-            macro: Macro = plan.macros[0]
-            here = cells[i]
-            if here == macro.end_cell or (here in macro.cells and macro.action.startswith(("unlock", "handover"))):
-                d = 0
-            else:
-                d = planner.distances(singletons[macro.end_cell], doors)[here]
-                if d == INF:  # cannot happen for a plan made in this state; be safe
-                    modes.append((_IDLE,))
-                    continue
-                d = int(d)
-            modes.append((_WALK, macro, d))
-            tau = (i - s.turn) % n + n * d  # the tick (from now) of its structural action
-            if tau < best_tau:
-                best_i, best_tau = i, tau
+            modes.append(mode)
+            if mode[0] == _WALK:
+                tau = (i - turn) % n + n * mode[2]  # the tick (from now) of its structural action
+                if tau < best_tau:
+                    best_i, best_tau = i, tau
         return modes, best_i, best_tau
+
+    def _holds_for(self, goals: tuple[int, ...]) -> list[Task]:
+        """``Task.hold`` of every goal (one list per goal tuple, never changed)."""
+        holds = self._holds.get(goals)
+        if holds is None:
+            if len(self._holds) >= self._max_cached:
+                self._holds.clear()
+            holds = self._holds[goals] = [Task.hold(g) for g in goals]
+        return holds
+
+    def _task_mode(self, s: DKGState, i: int, task: Task, feedback: bool) -> tuple:
+        """Agent ``i``'s mode for ``task`` in ``s``: walking to its plan's first macro, idle when
+        that end cell cannot be walked to, ``_DROP`` for a feedback task that is done or
+        impossible alone, ``_NO_PLAN`` for its own goal when it cannot be reached alone."""
+        planner = self.planner
+        plan = planner.plan(s, i, task)
+        if plan.cost == INF or (feedback and plan.cost == 0):
+            return _DROP if feedback else _NO_PLAN
+        macro: Macro = plan.macros[0]
+        here = s.agent_cells[i]
+        if here == macro.end_cell or (here in macro.cells and macro.action.startswith(("unlock", "handover"))):
+            return (_WALK, macro, 0)
+        d = planner.distances(self._singletons[macro.end_cell], s.open_doors)[here]
+        if d == INF:  # cannot happen for a plan made in this state; be safe
+            return _IDLE_MODE
+        return (_WALK, macro, int(d))
 
     def _simulate(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None,
                   key: tuple | None = None) -> tuple[int | None, ...]:
+        """The finish tick of every agent (None: not within the horizon).
+
+        The rollout from a state after a structural event depends only on that state's turn,
+        cells, items and doors, the goals and the feedback task still pending, and on the ticks
+        left: ``_suffixes`` keeps, for every such state met, the finish ticks counted from it and
+        the tick of its last event, with no horizon (or with the horizon that cut it), so that a
+        later rollout reaching it reads the rest off (cut to its own horizon) instead of
+        simulating it again."""
         self.stats["rollouts"] += 1
         world = self._world_for(goals)
         agents = world.agents
@@ -240,44 +305,158 @@ class DKGRollouts:
         s = DKGState(t=0, turn=state.turn, agent_cells=state.agent_cells, item_locs=state.item_locs,
                      open_doors=state.open_doors, reached_at=state.reached_at)
         now = 0
-        holds = [Task.hold(g) for g in goals]
+        holds = self._holds_for(goals)
         first = True
-        whole = True
-        while not all(f is not None for f in finish):
+        cut: int | None = None  # the tick of an event past the horizon that ended the rollout
+        last = 0  # the tick of the last event simulated
+        trail: list[tuple[tuple, int]] = []  # the event states met, with their ticks
+        suffixes = self._suffixes
+        left = finish.count(None)  # agents still without their gem
+        while left:
             cells, locs, doors = s.agent_cells, s.item_locs, s.open_doors
+            if not first:
+                here_key = (s.turn, cells, locs, doors, goals, tuple(pending))
+                known = suffixes.get(here_key)
+                if known is not None and (known[2] is None or horizon - now < known[2]):
+                    self.stats["suffixes"] += 1
+                    rest, end, rest_cut = known
+                    finish = [f if f is not None else (None if r is None else now + r)
+                              for f, r in zip(finish, rest)]
+                    last = now + end
+                    cut = None if rest_cut is None else now + rest_cut
+                    break
+                trail.append((here_key, now))
             modes, best_i, best_tau = self._modes(s, goals, holds, pending)
             if first and key is not None:
                 first_modes, first_pending = tuple(modes), tuple(p is not None for p in pending)
             first = False
-            if best_i < 0 or now + best_tau + 1 > horizon:
-                whole = best_i < 0
-                break  # nothing will change any more, or not in time
+            if best_i < 0:
+                break  # nothing will change any more
+            if now + best_tau + 1 > horizon:
+                cut = now + int(best_tau) + 1
+                break  # not in time
             self.stats["events"] += 1
             tau = int(best_tau)
             new_cells = list(cells)
+            turn = s.turn
             for j in range(n):
-                off = (j - s.turn) % n
-                turns = 0 if tau <= off else -(-(tau - off) // n)  # own turns strictly before tick tau
                 mode = modes[j]
-                if mode[0] == _WALK:
+                kind = mode[0]
+                if kind == _IDLE:
+                    continue
+                off = (j - turn) % n
+                turns = 0 if tau <= off else -(-(tau - off) // n)  # own turns strictly before tick tau
+                if kind == _WALK:
                     new_cells[j] = self._walk(cells[j], self._next_hops(mode[1].end_cell, doors), min(turns, mode[2]))
-                elif mode[0] == _STUCK:
+                else:
                     new_cells[j] = self._walk(cells[j], self._descents(mode[1], doors), turns)
-            mid = DKGState(t=s.t + tau, turn=best_i, agent_cells=tuple(new_cells), item_locs=locs,
-                           open_doors=doors, reached_at=s.reached_at)
+            moved = tuple(new_cells)
             action = modes[best_i][1].action
-            name = agents[best_i]
-            try:  # the step checks legality as legal_actions would, without listing every action
-                s = world.step(mid, {name: action}).state
-            except IllegalAction:
-                s = world.step(mid, {name: self._catch_up(world, mid, best_i, action)}).state
+            applied = self._apply(world, best_i, moved, locs, doors, action)
+            if applied is not None:
+                s = DKGState(t=s.t + tau + 1, turn=(best_i + 1) % n, agent_cells=moved, item_locs=applied[0],
+                             open_doors=applied[1], reached_at=s.reached_at)
+            else:
+                mid = DKGState(t=s.t + tau, turn=best_i, agent_cells=moved, item_locs=locs,
+                               open_doors=doors, reached_at=s.reached_at)
+                name = agents[best_i]
+                try:  # the step checks legality as legal_actions would, without listing every action
+                    s = world.step(mid, {name: action}).state
+                except IllegalAction:
+                    s = world.step(mid, {name: self._catch_up(world, mid, best_i, action)}).state
             now += tau + 1
-            for i, g in enumerate(goals):
-                if finish[i] is None and s.item_locs[g] == -1 - i:
-                    finish[i] = now
+            last = now
+            new_locs = s.item_locs
+            if new_locs is not locs:
+                for i, g in enumerate(goals):
+                    if finish[i] is None and new_locs[g] == -1 - i:
+                        finish[i] = now
+                        left -= 1
+        if trail:
+            if len(suffixes) >= self._max_cached:
+                suffixes.clear()
+            # A gem leaves its holder's hands only in a handover, which only a feedback task to
+            # give that gem asks for; then an agent's first finish may lie before an event state
+            # where it no longer holds its gem, and such a state is not kept.
+            lost = extra is not None and extra[1].kind == "give" and extra[1].item in goals
+            for here_key, then in trail:
+                if lost and any(f is not None and f < then and here_key[2][goals[i]] != -1 - i
+                                for i, f in enumerate(finish)):
+                    continue
+                suffixes[here_key] = (tuple(None if f is None else f - then if f > then else 0 for f in finish),
+                                      last - then, None if cut is None else cut - then)
+        # A suffix read off may run past this rollout's horizon: cut it there.
+        whole = cut is None and last <= horizon
+        if not whole:
+            finish = [f if f is not None and f <= horizon else None for f in finish]
         if not first and key is not None:
             self._first[key] = (first_modes, first_pending, whole)
         return tuple(finish)
+
+    def _apply(self, world: DKGWorld, a: int, cells: tuple[int, ...], locs: tuple[int, ...], doors: int,
+               action: str) -> tuple[tuple[int, ...], int] | None:
+        """The items and doors after agent ``a`` does the structural ``action`` (a pickup, an
+        unlock or a handover) with the agents on ``cells``, as ``world.step`` would leave them;
+        None when ``world.step`` would refuse it (the caller then asks the world itself). None
+        of these actions moves an agent, so no pressure plate changes."""
+        parsed = self._actions.get(action)
+        if parsed is None:
+            parsed = self._actions[action] = self._parse(world, action)
+        verb = parsed[0]
+        here = cells[a]
+        me = -1 - a
+        forbidden = world.forbidden
+        if verb == "pickup":
+            i = parsed[1]
+            if locs[i] != here or (a, i) in forbidden:
+                return None
+            return locs[:i] + (me,) + locs[i + 1:], doors
+        if verb == "unlock":
+            d, door_cell, color, key = parsed[1], parsed[2], parsed[3], parsed[4]
+            if doors >> d & 1 or not world.adjacent(here, door_cell):
+                return None
+            if key is not None:
+                if locs[key] != me:
+                    return None
+            else:
+                key = next((i for i, loc in enumerate(locs) if loc == me and world.items[i].kind == "key"
+                            and world.items[i].color == color), None)
+                if key is None:
+                    return None
+            return locs[:key] + (CONSUMED,) + locs[key + 1:], doors | 1 << d
+        if verb == "handover":
+            i, b = parsed[1], parsed[2]
+            if b == a or locs[i] != me or (a, i) in forbidden or (b, i) in forbidden \
+                    or not world.can_hand_over(here, cells[b]):
+                return None
+            return locs[:i] + (-1 - b,) + locs[i + 1:], doors
+        return None
+
+    @staticmethod
+    def _parse(world: DKGWorld, action: str) -> tuple:
+        """``action`` with its names resolved, for ``_apply``: ``("other",)`` for anything
+        ``_apply`` leaves to the world (an unknown name, a key of the wrong colour or kind)."""
+        verb, _, rest = action.partition(" ")
+        if verb == "pickup":
+            i = world.item_index.get(rest)
+            return ("other",) if i is None else ("pickup", i)
+        if verb == "unlock":
+            door_id, _, key_id = rest.partition(" ")
+            d = world.door_index.get(door_id)
+            if d is None:
+                return ("other",)
+            color = world.doors[d].color
+            key = None
+            if key_id:
+                key = world.item_index.get(key_id)
+                if key is None or world.items[key].kind != "key" or world.items[key].color != color:
+                    return ("other",)
+            return ("unlock", d, world.doors[d].cell, color, key)
+        if verb == "handover":
+            item_id, _, other = rest.partition(" ")
+            i, b = world.item_index.get(item_id), world.agent_index.get(other)
+            return ("other",) if i is None or b is None else ("handover", i, b)
+        return ("other",)
 
     def _catch_up(self, world: DKGWorld, state: DKGState, agent: int, action: str) -> str:
         """A handover whose recipient walked away: step towards the recipient instead."""
