@@ -18,10 +18,11 @@ would have). Per run:
 
 Baseline, in the same run: with ``--baseline-tree`` (another checkout, e.g. the code before a
 change) the same command from that tree alternates with this tree's, and the ratios are the
-baseline's medians over this tree's. Both trees' outputs must agree: every file the run writes
-is compared byte for byte with the baseline's, except the report page's lines about this run
-(its seconds and the commit); a difference is an error. Without a baseline tree, ``--jobs 1``
-is the baseline of the other ``--jobs`` values (the wall ratio is what the workers gain).
+baseline's medians over this tree's. The outputs must agree: every file a run writes is
+compared byte for byte with the first run's with the same ``--jobs`` (the report's command line
+names it), except what the report pages say about the run itself (its seconds, where the
+episodes ran, the commit); a difference is an error. The first ``--jobs`` value is the
+baseline of the others (the wall ratio is what the workers gain).
 Figures depend on the machine's load (printed before and after).
 """
 
@@ -42,8 +43,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DESIGN = "protom-dkg"
-#: the report's lines about one run, not about its results: they differ between runs
-RUN_LINES = re.compile(r"episodes run in [0-9.]+ s|git commit")
+#: what the report says about one run, not about its results (its seconds, where the episodes
+#: ran, the commit): it differs between runs
+RUN_PARTS = [(re.compile(r"episodes run in [0-9.]+ s \([^)]*\)"), "episodes run in - s (-)"),
+             (re.compile(r"\| git commit \|[^\n]*\n"), ""),
+             (re.compile(r"<tr><td>git commit</td><td>.*?</td></tr>"), "")]
 
 
 def one_run(tree: Path, out: Path, seeds: int, jobs: int) -> dict[str, float]:
@@ -71,7 +75,10 @@ def outputs(out: Path) -> dict[str, bytes]:
     for path in sorted(out.iterdir()):
         data = path.read_bytes()
         if path.name in ("report.md", "report.html"):
-            data = b"\n".join(line for line in data.split(b"\n") if not RUN_LINES.search(line.decode("utf-8")))
+            text = data.decode("utf-8")
+            for pattern, replacement in RUN_PARTS:
+                text = pattern.sub(replacement, text)
+            data = text.encode("utf-8")
         files[path.name] = data
     return files
 
@@ -96,16 +103,15 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[tuple[str, int], list[dict[str, float]]] = {(label, j): [] for label, _ in trees for j in args.jobs}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"  # one path for every run: the report's command line is the same
-        reference: dict[str, bytes] | None = None
+        reference: dict[int, dict[str, bytes]] = {}
         for repeat in range(args.repeats + 1):
             for jobs in args.jobs:
                 for label, tree in trees:
                     figures = one_run(tree, out, args.seeds, jobs)
                     files = outputs(out)
-                    if reference is None:
-                        reference = files
-                    elif files != reference:
-                        differ = sorted(n for n in {*files, *reference} if files.get(n) != reference.get(n))
+                    first = reference.setdefault(jobs, files)
+                    if files != first:
+                        differ = sorted(n for n in {*files, *first} if files.get(n) != first.get(n))
                         print(f"error: {label} with --jobs {jobs} wrote different files: {', '.join(differ)}",
                               file=sys.stderr)
                         return 1
