@@ -11,10 +11,11 @@ Figures, same process, interleaved:
 - baseline: a bare loop doing what the rules need (observe, legal actions, the same agent
   choice, step), without events, digests or checks.
 
-Reported: microseconds per tick of each (median over ``--repeats``), the Session's overhead per
-tick and the ratio Session / bare loop, with the load average (the ratio is the figure that
-depends least on load), and the Python function calls per tick of the Session (counted with
-cProfile, independent of load).
+Reported: microseconds per tick of each (median over ``--repeats``), of wall time and of this
+process's CPU time (which depends less on what else the machine runs: the loop is one thread),
+the Session's overhead per tick and the ratio Session / bare loop, with the load average (the
+ratio is the figure that depends least on load), and the Python function calls per tick of the
+Session (counted with cProfile, independent of load).
 """
 
 from __future__ import annotations
@@ -76,25 +77,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     world = long_world(args.ticks)
     session_run(world)  # warm up
-    session_us, bare_us = [], []
+    session_us, bare_us, session_cpu, bare_cpu = [], [], [], []
     for _ in range(args.repeats):
-        t0 = time.perf_counter()
-        ticks = session_run(world)
-        session_us.append(1e6 * (time.perf_counter() - t0) / ticks)
-        t0 = time.perf_counter()
-        ticks = bare_run(world)
-        bare_us.append(1e6 * (time.perf_counter() - t0) / ticks)
+        for run, wall, cpu in ((session_run, session_us, session_cpu), (bare_run, bare_us, bare_cpu)):
+            t0, c0 = time.perf_counter(), time.process_time()
+            ticks = run(world)
+            cpu.append(1e6 * (time.process_time() - c0) / ticks)
+            wall.append(1e6 * (time.perf_counter() - t0) / ticks)
     profile = cProfile.Profile()
     profile.enable()
     ticks = session_run(world)
     profile.disable()
     calls = pstats.Stats(profile).total_calls / ticks  # type: ignore[attr-defined]
-    s, b = statistics.median(session_us), statistics.median(bare_us)
     print(f"Session loop, Doors, Keys and Gems, {ticks} ticks, median of {args.repeats} "
           f"(load average {os.getloadavg()[0]:.1f}):")
-    print(f"  Session.run         {s:8.1f} us/tick   ({calls:.0f} Python calls per tick)")
-    print(f"  bare loop (base)    {b:8.1f} us/tick")
-    print(f"  Session overhead    {s - b:8.1f} us/tick   ratio Session / bare loop {s / b:.2f}x")
+    for clock, session, bare in (("wall", session_us, bare_us), ("CPU", session_cpu, bare_cpu)):
+        s, b = statistics.median(session), statistics.median(bare)
+        print(f"  {clock}:")
+        print(f"    Session.run         {s:8.1f} us/tick" + (f"   ({calls:.0f} Python calls per tick)"
+                                                           if clock == "wall" else ""))
+        print(f"    bare loop (base)    {b:8.1f} us/tick")
+        print(f"    Session overhead    {s - b:8.1f} us/tick   ratio Session / bare loop {s / b:.2f}x")
     return 0
 
 

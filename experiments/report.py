@@ -132,6 +132,15 @@ def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, st
     return made
 
 
+def preload() -> None:
+    """Import what the statistics and the figures will need (scipy's statistics: 1.5-2 s;
+    matplotlib: ~1 s), so that a process that does it while its episodes run elsewhere, and the
+    processes it forks to draw, do not wait for them once the sweep is over."""
+    import scipy.stats  # noqa: F401
+
+    import sim.analysis.plots  # noqa: F401
+
+
 def draw(figure: Figure) -> None:
     """Draw one figure (matplotlib is imported here, by the process that draws)."""
     from sim.analysis import plots

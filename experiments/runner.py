@@ -20,6 +20,7 @@ import fnmatch
 import json
 import os
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -449,10 +450,24 @@ def cache_folder(design: Design, out: Path) -> str | None:
     return str(Path(design.llm_cache) if isinstance(design.llm_cache, str) else out / "llm-cache")
 
 
+def start_preload() -> threading.Thread:
+    """Import the statistics' and the figures' modules (``experiments.report.preload``) on a
+    thread of this process, while its episodes run on other processes."""
+    from experiments.report import preload
+
+    thread = threading.Thread(target=preload, name="tom-arena-preload", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs: int = 2, resume: bool = False,
               backend: str = "local", address: str | None = None, quiet: bool = False,
-              limit: int | None = None, concurrent: int = 1) -> RunResult:
-    """Run (or finish) the sweep; ``limit`` stops after that many new episodes (for tests)."""
+              limit: int | None = None, concurrent: int = 1, preload: bool = False) -> RunResult:
+    """Run (or finish) the sweep; ``limit`` stops after that many new episodes (for tests).
+    ``preload``: when the episodes run on other processes (local workers, Ray), this process,
+    which only waits for their results, imports meanwhile what the statistics and the report
+    need (``start_preload``), once the workers are running (a fork never copies a thread in the
+    middle of an import); the sweep returns when that is done too."""
     from tqdm import tqdm
 
     from experiments.backends import make_backend
@@ -483,6 +498,9 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
                            warm=(prepare_worker, warm_tasks(todo))) if todo else None)
     start = time.perf_counter()
     hits = misses = 0
+    # the episodes run on other processes: this one waits for their results
+    elsewhere = runner is not None and (backend != "local" or (jobs > 1 and len(todo) > 1))
+    preloading: threading.Thread | None = None
     bar = tqdm(total=len(tasks), initial=len(done), desc=design.experiment,
                unit="ep", disable=quiet or None, file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
     try:
@@ -493,12 +511,16 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
                 hits += result["info"]["llm_cache_hits"]
                 misses += result["info"]["llm_cache_misses"]
                 bar.update(1)
+                if preload and elsewhere and preloading is None:  # the first result: the workers run
+                    preloading = start_preload()
     finally:
         bar.close()
         if runner is not None:
             runner.close()
         results.close()
     seconds = time.perf_counter() - start
+    if preloading is not None:
+        preloading.join()
     records = [done[t.key] for t in tasks if t.key in done]
     if len(records) == len(tasks):
         results.finalize(records)
@@ -539,7 +561,7 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
         design = load_design(path)
         out_dir = Path(out or Path("runs") / design.experiment)
         result = run_sweep(design, out_dir, seeds=seeds, jobs=jobs, resume=resume, backend=backend,
-                           address=address, quiet=quiet, concurrent=concurrent)
+                           address=address, quiet=quiet, concurrent=concurrent, preload=True)
         # the statistics (scipy: 1.5-2 s) and the report, imported once the sweep is over: a
         # design, a scenario or a pre-check that fails is reported without waiting for them
         from experiments.report import write_report

@@ -35,6 +35,8 @@ from sim.text import count_tokens, count_words
 from sim.world import AgentId, World
 
 Listener = Callable[[Event], None]
+#: the events ``Session.metrics`` counts
+_COUNTED = (ErrorEvent, FeedbackEvent, TeamEvent, MessageEvent, LLMCallEvent)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,6 +71,8 @@ class Session:
         if refusal:
             raise ValueError(refusal)
         self.world = world
+        #: the world encodes its actions for the stream (the default keeps them as they are)
+        self._encodes = type(world).encode_action is not World.encode_action
         self.seats = dict(seats)
         self.seed = int(seed)
         self.scenario = scenario
@@ -96,6 +100,8 @@ class Session:
             self._state = step.state
             prefix_states.append(step.state)
         self._pending: dict[AgentId, Any] = {}
+        #: a state the world said is not done (``advance`` need not ask again), or None
+        self._not_done: Any = None
         self._observed: set[AgentId] = set()
         self._finished = False
         self._started = False
@@ -176,7 +182,9 @@ class Session:
     def _publish(self, event: Event) -> None:
         event = scrub_event(event)
         self.events.append(event)
-        if isinstance(event, ErrorEvent):
+        if not isinstance(event, _COUNTED):  # steps, observations, beliefs...: nothing to count
+            pass
+        elif isinstance(event, ErrorEvent):
             self.counters["errors"] += 1
         elif isinstance(event, FeedbackEvent):
             self.counters["feedback"] += 1
@@ -231,9 +239,13 @@ class Session:
         """Advance one world step if every active seat has an action."""
         if self._finished:
             return TickStatus.DONE
-        self.start()
+        if not self._started:
+            self.start()
         world, state = self.world, self._state
-        if world.done(state) or (self.max_ticks is not None and self.tick >= self.max_ticks):
+        # the step that made ``state`` asked the world already whether it ended the episode
+        done = self._not_done is not state and world.done(state)
+        t = self.tick
+        if done or (self.max_ticks is not None and t >= self.max_ticks):
             self._finish()
             return TickStatus.DONE
 
@@ -241,7 +253,7 @@ class Session:
         for agent_id in active:
             if agent_id in self._pending:
                 continue
-            action = self._ask(agent_id, state)
+            action = self._ask(agent_id, state, t)
             if action is PENDING:
                 continue
             self._pending[agent_id] = action
@@ -251,13 +263,15 @@ class Session:
         joint = {a: self._pending[a] for a in active}
         self._pending.clear()
         self._observed.clear()
-        t = self.tick
         step = step_in_rounds(world, state, joint, self.seed, self.round, self.rounds)
         result = step.result
         self._state = result.state
-        self.emit(StepEvent(tick=t, joint_action={a: world.encode_action(x) for a, x in joint.items()},
-                            state_hash=world.state_hash(result.state),
-                            world_events=[e.to_dict() for e in result.events]))
+        self._not_done = None if step.round_over else result.state
+        # the Session's own events are no snapshots: straight to the stream (``emit`` checks those)
+        self._publish(StepEvent(tick=t, joint_action=({a: world.encode_action(x) for a, x in joint.items()}
+                                                      if self._encodes else dict(joint)),
+                                state_hash=world.state_hash(result.state),
+                                world_events=[e.to_dict() for e in result.events]))
         for m in result.messages:
             self.emit(MessageEvent(tick=t, sender=m.sender, recipients=list(m.recipients), text=m.text,
                                    chars=len(m.text), words=count_words(m.text), tokens=count_tokens(m.text),
@@ -296,18 +310,19 @@ class Session:
         self.round += 1
         self._state = following
 
-    def _ask(self, agent_id: AgentId, state: Any) -> Any:
+    def _ask(self, agent_id: AgentId, state: Any, tick: int) -> Any:
+        """``agent_id``'s action in ``state`` (the episode's tick ``tick``), or PENDING."""
         world = self.world
         obs = world.observe(state, agent_id)
         if agent_id not in self._observed:
             self._observed.add(agent_id)
-            self.emit(ObservationEvent(tick=self.tick, agent=agent_id,
-                                       digest=world.observation_digest(obs)))
+            self._publish(ObservationEvent(tick=tick, agent=agent_id,
+                                           digest=world.observation_digest(obs)))
         legal = world.legal_actions(state, agent_id)
         try:
             action = self.seats[agent_id].act(obs, legal)
         except Exception as exc:  # a broken mind must not end the episode
-            self.emit(ErrorEvent(tick=self.tick, source=agent_id, kind="agent_crash",
+            self.emit(ErrorEvent(tick=tick, source=agent_id, kind="agent_crash",
                                  message=f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=4)}"))
             return world.fallback_action(state, agent_id)
         if action is PENDING:
@@ -321,7 +336,7 @@ class Session:
             return PENDING
         if reason is not None:
             fallback = world.fallback_action(state, agent_id)
-            self.emit(ErrorEvent(tick=self.tick, source=agent_id, kind="illegal_action",
+            self.emit(ErrorEvent(tick=tick, source=agent_id, kind="illegal_action",
                                  message=f"{action!r} is not legal: {reason}; took {fallback!r} instead"))
             return fallback
         return action

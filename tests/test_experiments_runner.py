@@ -124,6 +124,30 @@ def test_speedup_is_the_ratio_of_mean_lengths_and_speedup_ratios_is_matched_by_s
         assert r["values"]["length"] == r["metrics"]["ticks"]
 
 
+def test_a_sweep_on_workers_imports_the_report_modules_meanwhile_and_writes_the_same_file(tmp_path, monkeypatch):
+    """With the episodes on 2 worker processes, this process imports the statistics' and the
+    figures' modules while it waits (once the workers run) and the sweep returns after that;
+    the results file is the one a sweep in this process writes."""
+    import threading
+
+    import experiments.report
+
+    design = load_design(write_design(tmp_path, scenarios=["protom-01-open-hall", "protom-13-on-the-way"],
+                                      seeds={"count": 1, "first": 42}))
+    calls = []
+    real = experiments.report.preload
+    monkeypatch.setattr(experiments.report, "preload", lambda: (calls.append(threading.current_thread().name),
+                                                                real()))
+    here = run_sweep(design, tmp_path / "here", jobs=1, quiet=True, preload=True)
+    assert calls == []  # the episodes ran in this process: nothing to overlap
+    workers = run_sweep(design, tmp_path / "workers", jobs=2, quiet=True, preload=True)
+    assert calls == ["tom-arena-preload"]
+    assert not any(t.name == "tom-arena-preload" for t in threading.enumerate())
+    assert {"scipy.stats", "sim.analysis.plots"} <= set(sys.modules)
+    assert len(here.records) == len(workers.records) == 2 * 4
+    assert (tmp_path / "here" / RESULTS).read_bytes() == (tmp_path / "workers" / RESULTS).read_bytes()
+
+
 def test_other_worlds_run_through_the_same_runner(tmp_path):
     """A design on the kitchen world with a team mechanism: no ProToM hooks, default seats."""
     path = tmp_path / "kitchen.json"

@@ -28,6 +28,15 @@ def wrapped(text: str, width_inches: float, fontsize: float = 12.0) -> str:
     return "\n".join(textwrap.wrap(text, per_line)) or text
 
 
+def tight_layout(fig: Any) -> None:
+    """``fig.tight_layout()`` without the placeholder layout engine it leaves on the figure,
+    for which ``savefig`` lays the figure out once more (a whole draw without rendering) before
+    the draw that writes the file: the same layout and the same PNG, one draw fewer."""
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    TightLayoutEngine().execute(fig)
+
+
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
 
 
@@ -77,7 +86,7 @@ def metric_figure(path: str | Path, title: str, conditions: Sequence[str],
     for ax, (key, label) in zip(axes[0], metrics):
         bar_panel(ax, label, conditions, values[key], p_values.get(key), reference)
     fig.suptitle(wrapped(title, fig.get_figwidth()))
-    fig.tight_layout()
+    tight_layout(fig)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
@@ -96,7 +105,7 @@ def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]],
             bar_panel(axes[row][col], f"{group_label}: {label}", conditions, values[group][key],
                       p_values.get(group, {}).get(key), reference)
     fig.suptitle(wrapped(title, fig.get_figwidth()))
-    fig.tight_layout()
+    tight_layout(fig)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -129,7 +138,7 @@ def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]
         ax.set_ylim(-0.7, len(mine) - 0.3)
     fig.suptitle(wrapped(f"{title} (mean difference, {confidence:.0%} bootstrap interval)", fig.get_figwidth(), 10),
                  fontsize=10)
-    fig.tight_layout()
+    tight_layout(fig)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
@@ -154,7 +163,7 @@ def paired_figure(path: str | Path, title: str, conditions: Sequence[str],
     ax.set_title(wrapped(title, fig.get_figwidth(), 10), fontsize=10)
     ax.legend(frameon=False, fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
-    fig.tight_layout()
+    tight_layout(fig)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
