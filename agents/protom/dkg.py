@@ -282,7 +282,7 @@ class DKGAdapter(ProToMAdapter):
         return self.rollouts.run(state, tuple(self._gem_item[g] for g in goals), self._extra(candidate))
 
     def cost(self, state: DKGState, goals: tuple[Goal, ...], candidate: Candidate | None) -> float:
-        return float(self.rollout(state, goals, candidate).length)
+        return float(self.rollouts.length(state, tuple(self._gem_item[g] for g in goals), self._extra(candidate)))
 
     # ------------------------------------------------------------ templates
 

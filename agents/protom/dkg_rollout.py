@@ -56,6 +56,9 @@ class DKGRollouts:
         # key -> (the agents' modes at the first event, which feedback task is still pending then,
         # whether the rollout ended without reaching its horizon): see _shifted
         self._first: dict[tuple, tuple[tuple, tuple[bool, ...], bool]] = {}
+        # key -> the keys in ``_first`` whose rollout walked the agent whose turn it was one step
+        # into ``key``'s cells (the candidates ``_shifted`` checks): see _remember_first
+        self._successors: dict[tuple, list[tuple]] = {}
         # (items, doors) -> (agent, cell, task...) -> mode: see _modes
         self._situations: dict[tuple, dict[tuple, tuple]] = {}
         # event state -> (finish ticks from it, tick of its last event, tick of the event past the
@@ -83,6 +86,25 @@ class DKGRollouts:
         """Roll out from ``state`` with goal gem item indices ``goals`` (one per agent) and an
         optional ``(agent index, task)`` that agent carries out first. The horizon is the
         ticks left in the episode (``t_max - state.t``)."""
+        # Simulated with the full t_max horizon (so the cache ignores the clock); cap to what is left.
+        return Rollout(self._finish(state, goals, extra), self.horizon).capped(max(0, self.world.t_max - state.t))
+
+    def length(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None = None) -> int:
+        """``run(state, goals, extra).length``, without making the ``Rollout``."""
+        finish = self._finish(state, goals, extra)
+        budget = max(0, self.world.t_max - state.t)
+        horizon = self.horizon
+        if budget < horizon:
+            horizon = budget
+            if any(f is None or f > budget for f in finish):
+                return budget
+        elif None in finish:
+            return horizon
+        return max(finish, default=0)  # type: ignore[type-var]  # no None left
+
+    def _finish(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None
+                ) -> tuple[int | None, ...]:
+        """The finish ticks of ``run``, with the full ``t_max`` horizon."""
         key = (state.turn, state.agent_cells, state.item_locs, state.open_doors, goals, extra)
         finish = self._cache.get(key)
         if finish is None:
@@ -92,11 +114,11 @@ class DKGRollouts:
             if len(self._cache) >= self._max_cached:
                 self._cache.clear()
                 self._first.clear()
+                self._successors.clear()
             self._cache[key] = finish
         else:
             self.stats["hits"] += 1
-        # Simulated with the full t_max horizon (so the cache ignores the clock); cap to what is left.
-        return Rollout(finish, self.horizon).capped(max(0, self.world.t_max - state.t))
+        return finish
 
     # ------------------------------------------------------------- walking
 
@@ -165,10 +187,7 @@ class DKGRollouts:
         happens, and from there on both rollouts are the same: every finish tick is one less."""
         n = len(state.agent_cells)
         m = (state.turn - 1) % n
-        here = state.agent_cells[m]
-        for _, prev_cell in self.world.neighbors[here]:
-            cells = state.agent_cells[:m] + (prev_cell,) + state.agent_cells[m + 1:]
-            prev_key = ((state.turn - 1) % n, cells) + key[2:]
+        for prev_key in self._successors.get(key, ()):
             info = self._first.get(prev_key)
             if info is None:
                 continue
@@ -177,15 +196,36 @@ class DKGRollouts:
                 continue
             modes, pending, whole = info
             mode = modes[m]
-            if not whole or mode[0] != _WALK or mode[2] < 1 \
-                    or self._next_hops(mode[1].end_cell, state.open_doors)[prev_cell] != here:
-                continue
             now_modes, now_pending = self._first_event(state, goals, extra)
             if now_pending == pending and now_modes == modes[:m] + ((_WALK, mode[1], mode[2] - 1),) + modes[m + 1:]:
-                self._first[key] = (now_modes, now_pending, True)
+                self._remember_first(key, now_modes, now_pending, True)
                 self.stats["shifted"] += 1
                 return tuple(f - 1 if f else f for f in finish)
         return None
+
+    def _remember_first(self, key: tuple, modes: tuple, pending: tuple[bool, ...], whole: bool) -> None:
+        """Keep a rollout's first-event modes for ``_shifted``; when it ran to its end and walked
+        the agent whose turn it is (``m``) towards its first macro's end cell (distance d >= 1),
+        index it under the key of the state one tick later with ``m`` one step along that walk
+        (the one state from which ``_shifted`` may read it off)."""
+        self._first[key] = (modes, pending, whole)
+        if not whole:
+            return
+        m = key[0]
+        mode = modes[m]
+        if mode[0] != _WALK or mode[2] < 1:
+            return
+        cells = key[1]
+        nxt = self._next_hops(mode[1].end_cell, key[3])[cells[m]]
+        if nxt < 0:
+            return
+        n = len(cells)
+        succ = ((m + 1) % n, cells[:m] + (nxt,) + cells[m + 1:]) + key[2:]
+        found = self._successors.get(succ)
+        if found is None:
+            self._successors[succ] = [key]
+        else:
+            found.append(key)
 
     def _first_event(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None
                      ) -> tuple[tuple, tuple[bool, ...]]:
@@ -347,7 +387,13 @@ class DKGRollouts:
                 off = (j - turn) % n
                 turns = 0 if tau <= off else -(-(tau - off) // n)  # own turns strictly before tick tau
                 if kind == _WALK:
-                    new_cells[j] = self._walk(cells[j], self._next_hops(mode[1].end_cell, doors), min(turns, mode[2]))
+                    d = mode[2]
+                    if turns == 0 or d == 0:
+                        continue
+                    if turns >= d:  # all the way: d is the end cell's distance, each hop one nearer
+                        new_cells[j] = mode[1].end_cell
+                    else:
+                        new_cells[j] = self._walk(cells[j], self._next_hops(mode[1].end_cell, doors), turns)
                 else:
                     new_cells[j] = self._walk(cells[j], self._descents(mode[1], doors), turns)
             moved = tuple(new_cells)
@@ -390,7 +436,7 @@ class DKGRollouts:
         if not whole:
             finish = [f if f is not None and f <= horizon else None for f in finish]
         if not first and key is not None:
-            self._first[key] = (first_modes, first_pending, whole)
+            self._remember_first(key, first_modes, first_pending, whole)
         return tuple(finish)
 
     def _apply(self, world: DKGWorld, a: int, cells: tuple[int, ...], locs: tuple[int, ...], doors: int,
