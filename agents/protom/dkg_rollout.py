@@ -235,28 +235,29 @@ class DKGRollouts:
         pending: list[Task | None] = [None] * n
         if extra is not None:
             pending[extra[0]] = extra[1]
-        s = DKGState(t=0, turn=state.turn, agent_cells=state.agent_cells, item_locs=state.item_locs,
-                     open_doors=state.open_doors, reached_at=state.reached_at)
-        modes = self._modes(s, goals, self._holds_for(goals), pending)[0]
+        modes = self._modes(0, state.turn, state.agent_cells, state.item_locs, state.open_doors, state.reached_at,
+                            goals, self._holds_for(goals), pending)[0]
         return tuple(modes), tuple(p is not None for p in pending)
 
-    def _modes(self, s: DKGState, goals: tuple[int, ...], holds: list[Task], pending: list[Task | None]
+    def _modes(self, t: int, turn: int, cells: tuple[int, ...], locs: tuple[int, ...], doors: int,
+               reached: tuple[int, ...], goals: tuple[int, ...], holds: list[Task], pending: list[Task | None]
                ) -> tuple[list[tuple], int, float]:
-        """Every agent's mode in ``s`` (idle, stuck towards a cell, or walking d steps to its first
-        macro's end cell), dropping pending tasks that are done or impossible; and the agent that
-        acts first with the tick of its structural action (-1, INF: none).
+        """Every agent's mode in the state s of these fields (idle, stuck towards a cell, or
+        walking d steps to its first macro's end cell), dropping pending tasks that are done or
+        impossible; and the agent that acts first with the tick of its structural action (-1,
+        INF: none).
 
         An agent's mode depends only on the items and doors, its own cell, its task and (for a
         handover) the recipient's cell, so it is memoized per (items, doors) situation; a stuck
-        agent's target (where its goal gem lies, or who holds it) is read off ``s`` every time."""
-        cells, locs, doors = s.agent_cells, s.item_locs, s.open_doors
+        agent's target (where its goal gem lies, or who holds it) is read off s every time. The
+        ``DKGState`` is made only when the planner is asked."""
+        s: DKGState | None = None
         situation = self._situations.get((locs, doors))
         if situation is None:
             if len(self._situations) >= self._max_cached:
                 self._situations.clear()
             situation = self._situations[(locs, doors)] = {}
         n = len(goals)
-        turn = s.turn
         modes: list[tuple] = []
         best_i, best_tau = -1, INF
         for i in range(n):
@@ -266,6 +267,9 @@ class DKGRollouts:
                 key = (i, cells[i], task, cells[task.to] if task.kind == "give" else -1)
                 found = situation.get(key)
                 if found is None:
+                    if s is None:
+                        s = DKGState(t=t, turn=turn, agent_cells=cells, item_locs=locs, open_doors=doors,
+                                     reached_at=reached)
                     found = situation[key] = self._task_mode(s, i, task, True)
                 if found is _DROP:
                     pending[i] = None
@@ -279,6 +283,9 @@ class DKGRollouts:
                 key = (i, cells[i], g)
                 mode = situation.get(key)
                 if mode is None:
+                    if s is None:
+                        s = DKGState(t=t, turn=turn, agent_cells=cells, item_locs=locs, open_doors=doors,
+                                     reached_at=reached)
                     mode = situation[key] = self._task_mode(s, i, holds[i], False)
                 if mode is _NO_PLAN:  # its target as DKGPlanner._task_cell gives it: the gem's cell or holder's
                     loc = locs[g]
@@ -341,9 +348,10 @@ class DKGRollouts:
         if extra is not None:
             pending[extra[0]] = extra[1]
         finish: list[int | None] = [0 if state.item_locs[g] == -1 - i else None for i, g in enumerate(goals)]
-        # The clock restarts at 0 so that legality checks never see the episode's own t_max.
-        s = DKGState(t=0, turn=state.turn, agent_cells=state.agent_cells, item_locs=state.item_locs,
-                     open_doors=state.open_doors, reached_at=state.reached_at)
+        # The state's fields (no DKGState is made but for the world's own steps). The clock
+        # restarts at 0 so that legality checks never see the episode's own t_max.
+        t, turn, cells, locs, doors, reached = 0, state.turn, state.agent_cells, state.item_locs, state.open_doors, \
+            state.reached_at
         now = 0
         holds = self._holds_for(goals)
         first = True
@@ -353,9 +361,8 @@ class DKGRollouts:
         suffixes = self._suffixes
         left = finish.count(None)  # agents still without their gem
         while left:
-            cells, locs, doors = s.agent_cells, s.item_locs, s.open_doors
             if not first:
-                here_key = (s.turn, cells, locs, doors, goals, tuple(pending))
+                here_key = (turn, cells, locs, doors, goals, tuple(pending))
                 known = suffixes.get(here_key)
                 if known is not None and (known[2] is None or horizon - now < known[2]):
                     self.stats["suffixes"] += 1
@@ -366,7 +373,7 @@ class DKGRollouts:
                     cut = None if rest_cut is None else now + rest_cut
                     break
                 trail.append((here_key, now))
-            modes, best_i, best_tau = self._modes(s, goals, holds, pending)
+            modes, best_i, best_tau = self._modes(t, turn, cells, locs, doors, reached, goals, holds, pending)
             if first and key is not None:
                 first_modes, first_pending = tuple(modes), tuple(p is not None for p in pending)
             first = False
@@ -378,7 +385,6 @@ class DKGRollouts:
             self.stats["events"] += 1
             tau = int(best_tau)
             new_cells = list(cells)
-            turn = s.turn
             for j in range(n):
                 mode = modes[j]
                 kind = mode[0]
@@ -400,20 +406,21 @@ class DKGRollouts:
             action = modes[best_i][1].action
             applied = self._apply(world, best_i, moved, locs, doors, action)
             if applied is not None:
-                s = DKGState(t=s.t + tau + 1, turn=(best_i + 1) % n, agent_cells=moved, item_locs=applied[0],
-                             open_doors=applied[1], reached_at=s.reached_at)
+                t, turn, cells, new_locs, doors = t + tau + 1, (best_i + 1) % n, moved, applied[0], applied[1]
             else:
-                mid = DKGState(t=s.t + tau, turn=best_i, agent_cells=moved, item_locs=locs,
-                               open_doors=doors, reached_at=s.reached_at)
+                mid = DKGState(t=t + tau, turn=best_i, agent_cells=moved, item_locs=locs,
+                               open_doors=doors, reached_at=reached)
                 name = agents[best_i]
                 try:  # the step checks legality as legal_actions would, without listing every action
                     s = world.step(mid, {name: action}).state
                 except IllegalAction:
                     s = world.step(mid, {name: self._catch_up(world, mid, best_i, action)}).state
+                t, turn, cells, new_locs, doors, reached = s.t, s.turn, s.agent_cells, s.item_locs, s.open_doors, \
+                    s.reached_at
             now += tau + 1
             last = now
-            new_locs = s.item_locs
             if new_locs is not locs:
+                locs = new_locs
                 for i, g in enumerate(goals):
                     if finish[i] is None and new_locs[g] == -1 - i:
                         finish[i] = now
