@@ -343,6 +343,7 @@ class DKGRollouts:
         world = self._world_for(goals)
         agents = world.agents
         n = len(agents)
+        plates = bool(world.plate_doors)  # a step may open a door: only the world's own step says
         horizon = self.horizon
         pending: list[Task | None] = [None] * n
         if extra is not None:
@@ -407,6 +408,11 @@ class DKGRollouts:
             applied = self._apply(world, best_i, moved, locs, doors, action)
             if applied is not None:
                 t, turn, cells, new_locs, doors = t + tau + 1, (best_i + 1) % n, moved, applied[0], applied[1]
+            elif not plates:  # refused: the catch-up step, which moves no item and opens no door
+                here = moved[best_i]
+                there = self._catch_up_cell(world, moved, doors, best_i, action)
+                t, turn, new_locs = t + tau + 1, (best_i + 1) % n, locs
+                cells = moved if there == here else moved[:best_i] + (there,) + moved[best_i + 1:]
             else:
                 mid = DKGState(t=t + tau, turn=best_i, agent_cells=moved, item_locs=locs,
                                open_doors=doors, reached_at=reached)
@@ -510,6 +516,16 @@ class DKGRollouts:
             i, b = world.item_index.get(item_id), world.agent_index.get(other)
             return ("other",) if i is None or b is None else ("handover", i, b)
         return ("other",)
+
+    def _catch_up_cell(self, world: DKGWorld, cells: tuple[int, ...], doors: int, agent: int, action: str) -> int:
+        """Where ``_catch_up``'s step leaves ``agent`` (``world.step`` refuses ``action`` whenever
+        ``_apply`` does: the same checks)."""
+        verb, _, rest = action.partition(" ")
+        if verb == "handover":
+            nxt = self._next_hops(cells[world.agent_index[rest.split(" ")[1]]], doors)[cells[agent]]
+            if nxt >= 0:
+                return nxt
+        return cells[agent]
 
     def _catch_up(self, world: DKGWorld, state: DKGState, agent: int, action: str) -> str:
         """A handover whose recipient walked away: step towards the recipient instead."""
