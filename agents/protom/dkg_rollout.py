@@ -340,7 +340,9 @@ class DKGRollouts:
         later rollout reaching it reads the rest off (cut to its own horizon) instead of
         simulating it again."""
         self.stats["rollouts"] += 1
-        world = self._world_for(goals)
+        # The layout's rules (items, doors, handovers) do not depend on the goals: the world with
+        # these goals is needed only for its own steps.
+        world = self.world
         agents = world.agents
         n = len(agents)
         plates = bool(world.plate_doors)  # a step may open a door: only the world's own step says
@@ -417,10 +419,11 @@ class DKGRollouts:
                 mid = DKGState(t=t + tau, turn=best_i, agent_cells=moved, item_locs=locs,
                                open_doors=doors, reached_at=reached)
                 name = agents[best_i]
+                goal_world = self._world_for(goals)
                 try:  # the step checks legality as legal_actions would, without listing every action
-                    s = world.step(mid, {name: action}).state
+                    s = goal_world.step(mid, {name: action}).state
                 except IllegalAction:
-                    s = world.step(mid, {name: self._catch_up(world, mid, best_i, action)}).state
+                    s = goal_world.step(mid, {name: self._catch_up(goal_world, mid, best_i, action)}).state
                 t, turn, cells, new_locs, doors, reached = s.t, s.turn, s.agent_cells, s.item_locs, s.open_doors, \
                     s.reached_at
             now += tau + 1
