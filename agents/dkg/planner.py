@@ -99,6 +99,8 @@ class DKGPlanner:
         self._dist: dict[tuple[frozenset[int], int], list[float]] = {}
         self._plans: dict[tuple, Plan] = {}
         self._openable: dict[tuple, int] = {}
+        # (items' locations, -1 - agent) -> (keys it holds, mask of the keys on the floor): see plan
+        self._keys: dict[tuple[tuple[int, ...], int], tuple[tuple[int, ...], int]] = {}
         self._max_cached_plans = max_cached_plans
         self.key_items = tuple(i for i, it in enumerate(world.items) if it.kind == "key")
         self.stats = {"searches": 0, "plan_hits": 0, "bfs": 0, "expanded": 0, "refused": 0}
@@ -177,11 +179,17 @@ class DKGPlanner:
         """An optimal plan for ``agent`` to achieve ``task`` from ``state`` on its own."""
         me = -1 - agent
         locs = state.item_locs
-        held = tuple(i for i in self.key_items if locs[i] == me)
-        floor = 0
-        for bit, i in enumerate(self.key_items):
-            if locs[i] >= 0:
-                floor |= 1 << bit
+        keys = self._keys.get((locs, me))
+        if keys is None:
+            if len(self._keys) >= self._max_cached_plans:
+                self._keys.clear()
+            held = tuple(i for i in self.key_items if locs[i] == me)
+            floor = 0
+            for bit, i in enumerate(self.key_items):
+                if locs[i] >= 0:
+                    floor |= 1 << bit
+            keys = self._keys[(locs, me)] = (held, floor)
+        held, floor = keys
         target_loc = locs[task.item] if task.item >= 0 else 0
         recipient_cell = state.agent_cells[task.to] if task.kind == "give" else -1
         # ``target_loc == me``: an item held by agent a is done for a but out of reach for anyone else.
