@@ -94,13 +94,13 @@ class DKGRollouts:
         finish = self._finish(state, goals, extra)
         budget = max(0, self.world.t_max - state.t)
         horizon = self.horizon
-        if budget < horizon:
-            horizon = budget
-            if any(f is None or f > budget for f in finish):
-                return budget
-        elif None in finish:
-            return horizon
-        return max(finish, default=0)  # type: ignore[type-var]  # no None left
+        last = 0
+        for f in finish:
+            if f is None:
+                return min(budget, horizon)
+            if f > last:
+                last = f
+        return budget if last > budget else last  # cut by the ticks left: one never gets there
 
     def _finish(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None
                 ) -> tuple[int | None, ...]:
