@@ -337,8 +337,12 @@ def _check(world: DKGWorld, seed: int, walks: int, length: int) -> dict:
                            and rng.random() < 0.5 else Task.give(rng.randrange(len(world.items)), rng.randrange(n))))
             for goals in (kept, draw()):
                 for extra in extras:
-                    got, want = new.run(state, goals, extra), ref.run(state, goals, extra)
+                    want = ref.run(state, goals, extra)
+                    if checked % 2:  # ``length`` first, or after ``run`` (then read off the cache)
+                        assert new.length(state, goals, extra) == want.length, (world.name, state, goals, extra)
+                    got = new.run(state, goals, extra)
                     assert got == want, (world.name, state, goals, extra)
+                    assert new.length(state, goals, extra) == want.length, (world.name, state, goals, extra)
                     checked += 1
     return {**new.stats, "checked": checked}
 
@@ -364,7 +368,7 @@ def test_rollouts_equal_the_reference(name: str) -> None:
 
 def test_the_caches_are_exercised() -> None:
     stats = _check(_world("team-01-six"), seed=3, walks=1, length=24)
-    assert stats["suffixes"] > 0
+    assert stats["suffixes"] > 0 and stats["shifted"] > 0
 
 
 def test_a_facilitators_cached_rollouts_equal_the_reference() -> None:

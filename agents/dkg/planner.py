@@ -99,6 +99,8 @@ class DKGPlanner:
         self._dist: dict[tuple[frozenset[int], int], list[float]] = {}
         self._plans: dict[tuple, Plan] = {}
         self._openable: dict[tuple, int] = {}
+        # (items' locations, -1 - agent) -> (keys it holds, mask of the keys on the floor): see plan
+        self._keys: dict[tuple[tuple[int, ...], int], tuple[tuple[int, ...], int]] = {}
         self._max_cached_plans = max_cached_plans
         self.key_items = tuple(i for i, it in enumerate(world.items) if it.kind == "key")
         self.stats = {"searches": 0, "plan_hits": 0, "bfs": 0, "expanded": 0, "refused": 0}
@@ -106,6 +108,9 @@ class DKGPlanner:
         self._door_sides = tuple(frozenset(n for _, n in world.neighbors[d.cell] if not world.walls[n])
                                  for d in world.doors)
         self._all_open = (1 << len(world.doors)) - 1
+        self._single = tuple(frozenset((c,)) for c in range(self.n_cells))  # one per cell, reused
+        self._key_cells = tuple(world._initial.item_locs[i] for i in self.key_items)
+        self._pickup_action = {i: f"pickup {it.id}" for i, it in enumerate(world.items)}
 
     # ------------------------------------------------------------ distances
 
@@ -174,11 +179,17 @@ class DKGPlanner:
         """An optimal plan for ``agent`` to achieve ``task`` from ``state`` on its own."""
         me = -1 - agent
         locs = state.item_locs
-        held = tuple(i for i in self.key_items if locs[i] == me)
-        floor = 0
-        for bit, i in enumerate(self.key_items):
-            if locs[i] >= 0:
-                floor |= 1 << bit
+        keys = self._keys.get((locs, me))
+        if keys is None:
+            if len(self._keys) >= self._max_cached_plans:
+                self._keys.clear()
+            held = tuple(i for i in self.key_items if locs[i] == me)
+            floor = 0
+            for bit, i in enumerate(self.key_items):
+                if locs[i] >= 0:
+                    floor |= 1 << bit
+            keys = self._keys[(locs, me)] = (held, floor)
+        held, floor = keys
         target_loc = locs[task.item] if task.item >= 0 else 0
         recipient_cell = state.agent_cells[task.to] if task.kind == "give" else -1
         # ``target_loc == me``: an item held by agent a is done for a but out of reach for anyone else.
@@ -200,48 +211,84 @@ class DKGPlanner:
         self.stats["searches"] += 1
         world = self.world
         items, doors = world.items, world.doors
+        kind = task.kind
 
         # Already achieved?
-        if task.kind == "hold" and target_loc == me:
+        if kind == "hold" and target_loc == me:
             return DONE
-        if task.kind == "open" and open_doors >> task.door & 1:
+        if kind == "open" and open_doors >> task.door & 1:
             return DONE
-        if task.kind == "give" and target_loc == -1 - task.to:
+        if kind == "give" and target_loc == -1 - task.to:
             return DONE  # already in the recipient's hands
-        if task.kind in ("hold", "give") and (target_loc == CONSUMED or (target_loc < 0 and target_loc != me)):
+        if kind in ("hold", "give") and (target_loc == CONSUMED or (target_loc < 0 and target_loc != me)):
             return NO_PLAN  # used up, or in someone else's hands
         forbidden = {i for a, i in world.forbidden if a == -1 - me}
-        if task.kind in ("hold", "give") and (task.item in forbidden or (task.kind == "give" and (
+        if kind in ("hold", "give") and (task.item in forbidden or (kind == "give" and (
                 task.to, task.item) in world.forbidden)):
             return NO_PLAN  # the agent (or the recipient) may not take that item
-        give_cells = frozenset()
-        if task.kind == "give":
+        give_cells: frozenset[int] = frozenset()
+        if kind == "give":
             give_cells = world.handover_cells(recipient_cell)
 
         # The relaxation (module docstring): doors the agent could ever open in this search.
         # Later nodes only lose keys and open doors of these colours, so distances under this
         # mask are lower bounds at every node, and INF means the target is out of reach.
         relaxed = self.openable_doors(start, held, open_doors, floor) if self.relaxation else self._all_open
-
-        def to(cells: frozenset[int], cell: int) -> float:
-            return self.distances(cells, relaxed)[cell]
+        distances, single = self.distances, self._single
+        # The heuristic's distance maps, fetched the first time each is needed.
+        maps: dict[str, list[float]] = {}
 
         def heuristic(cell: int, held_target: bool) -> float:
-            if task.kind == "open":
-                return to(self._door_sides[task.door], cell) + 1
-            if task.kind == "hold" or not held_target:
+            if kind == "open":
+                dist = maps.get("door")
+                if dist is None:
+                    dist = maps["door"] = distances(self._door_sides[task.door], relaxed)
+                return dist[cell] + 1
+            if kind == "hold" or not held_target:
                 if target_loc < 0:
                     return 0
-                h = to(frozenset((target_loc,)), cell) + 1
-                if task.kind == "give":
-                    h += 1 if h == INF or not give_cells or not self.relaxation else \
-                        self.distances(give_cells, relaxed)[target_loc] + 1
+                dist = maps.get("target")
+                if dist is None:
+                    dist = maps["target"] = distances(single[target_loc], relaxed)
+                h = dist[cell] + 1
+                if kind == "give":
+                    if h == INF or not give_cells or not self.relaxation:
+                        h += 1
+                    else:
+                        dist = maps.get("give")
+                        if dist is None:
+                            dist = maps["give"] = distances(give_cells, relaxed)
+                        h += dist[target_loc] + 1
                 return h
-            return to(give_cells, cell) + 1
+            dist = maps.get("give")
+            if dist is None:
+                dist = maps["give"] = distances(give_cells, relaxed)
+            return dist[cell] + 1
 
         if self.relaxation and heuristic(start, target_loc == me) == INF:
             self.stats["refused"] += 1
             return NO_PLAN  # out of reach even with every door it could ever open: no search
+
+        passable = world.passable
+        key_cells = self._key_cells
+        pickup = self._pickup_action
+
+        def walk(cells: frozenset[int], od_walk: int, cell: int) -> tuple[float, int] | None:
+            """The cost of walking from ``cell`` to ``cells`` and acting there, and the cell of
+            ``cells`` the walk ends on (the nearest, then the lowest-numbered); None when out of
+            reach. For one cell, that cell (a target that can be walked to is passable)."""
+            dist = distances(cells, od_walk)
+            d = dist[cell]
+            if d == INF:
+                return None
+            end = cell
+            if d > 0:
+                if len(cells) == 1:
+                    (end,) = cells
+                else:
+                    end = min((c for c in cells if passable(c, od_walk)),
+                              key=lambda c: (distances(single[c], od_walk)[cell], c))
+            return d + 1, end
 
         # Search state: (cell, held keys, open doors, floor-key mask, holds task item)
         start_node = (start, held, open_doors, floor, target_loc == me)
@@ -254,71 +301,62 @@ class DKGPlanner:
             if g > g_best.get(node, INF):
                 continue
             cell, hk, od, fl, has_item = node
-            if node[0] == -1:  # goal sentinel
+            if cell == -1:  # goal sentinel
                 return Plan(g, self._unwind(parents, node))
             self.stats["expanded"] += 1
             successors: list[tuple[tuple, Macro, float]] = []
 
-            def walk(cells: frozenset[int], action: str, od_walk: int, cell: int = cell) -> tuple[float, int] | None:
-                dist = self.distances(cells, od_walk)
-                if dist[cell] == INF:
-                    return None
-                end = cell
-                if dist[cell] > 0:  # the cell of ``cells`` the walk ends on
-                    end = min((c for c in cells if world.passable(c, od_walk)),
-                              key=lambda c: (self.distances(frozenset((c,)), od_walk)[cell], c))
-                return dist[cell] + 1, end
-
             # Finish the task.
-            if task.kind == "hold" and target_loc >= 0:
-                w = walk(frozenset((target_loc,)), f"pickup {items[task.item].id}", od)
+            if kind == "hold" and target_loc >= 0:
+                w = walk(single[target_loc], od, cell)
                 if w:
-                    successors.append(((-1, (), 0, 0, True), Macro(frozenset((target_loc,)), od,
-                                                                     f"pickup {items[task.item].id}", w[1]), w[0]))
-            elif task.kind == "give":
+                    successors.append(((-1, (), 0, 0, True), Macro(single[target_loc], od,
+                                                                     pickup[task.item], w[1]), w[0]))
+            elif kind == "give":
                 if has_item:
                     act = f"handover {items[task.item].id} {world.agents[task.to]}"
-                    w = walk(give_cells, act, od)
+                    w = walk(give_cells, od, cell)
                     if w:
                         successors.append(((-1, (), 0, 0, True), Macro(give_cells, od, act, w[1]), w[0]))
                 elif target_loc >= 0 and items[task.item].kind != "key":
-                    act = f"pickup {items[task.item].id}"
-                    w = walk(frozenset((target_loc,)), act, od)
+                    w = walk(single[target_loc], od, cell)
                     if w:
-                        successors.append(((w[1], hk, od, fl, True), Macro(frozenset((target_loc,)), od, act, w[1]), w[0]))
+                        successors.append(((w[1], hk, od, fl, True), Macro(single[target_loc], od, pickup[task.item],
+                                                                           w[1]), w[0]))
             # Pick up a key from the floor (the task's key included).
             for bit, i in enumerate(self.key_items):
                 if fl >> bit & 1 and i not in forbidden:
-                    kcell = world._initial.item_locs[i]
-                    act = f"pickup {items[i].id}"
-                    w = walk(frozenset((kcell,)), act, od)
+                    kcell = key_cells[bit]
+                    w = walk(single[kcell], od, cell)
                     if w:
                         new_held = tuple(sorted(hk + (i,)))
                         successors.append(((kcell, new_held, od, fl & ~(1 << bit),
-                                            has_item or i == task.item), Macro(frozenset((kcell,)), od, act, kcell), w[0]))
+                                            has_item or i == task.item), Macro(single[kcell], od, pickup[i], kcell),
+                                           w[0]))
             # Unlock a door with a held key of its colour: the lowest-numbered one, except the
             # key the task is to give, which is kept (another key of the colour is named instead).
-            for d, door in enumerate(doors):
-                if od >> d & 1:
-                    continue
-                matching = [i for i in hk if items[i].color == door.color]
-                usable = [i for i in matching if not (task.kind == "give" and i == task.item)]
-                if not usable:
-                    continue
-                key = usable[0]
-                act = f"unlock {door.id}" if key == matching[0] else f"unlock {door.id} {items[key].id}"
-                new_held = tuple(i for i in hk if i != key)
-                new_od = od | 1 << d
-                if task.kind == "open" and d == task.door:
-                    w = walk(self._door_sides[d], act, od)
-                    if w:
-                        successors.append(((-1, (), 0, 0, True), Macro(self._door_sides[d], od, act, w[1]), w[0]))
-                    continue
-                for side in self._door_sides[d]:  # each side leads on differently
-                    w = walk(frozenset((side,)), act, od)
-                    if w:
-                        successors.append(((side, new_held, new_od, fl, has_item),
-                                           Macro(frozenset((side,)), od, act, side), w[0]))
+            if hk:
+                for d, door in enumerate(doors):
+                    if od >> d & 1:
+                        continue
+                    matching = [i for i in hk if items[i].color == door.color]
+                    usable = [i for i in matching if not (kind == "give" and i == task.item)]
+                    if not usable:
+                        continue
+                    key = usable[0]
+                    act = f"unlock {door.id}" if key == matching[0] else f"unlock {door.id} {items[key].id}"
+                    new_held = tuple(i for i in hk if i != key)
+                    new_od = od | 1 << d
+                    if kind == "open" and d == task.door:
+                        w = walk(self._door_sides[d], od, cell)
+                        if w:
+                            successors.append(((-1, (), 0, 0, True), Macro(self._door_sides[d], od, act, w[1]), w[0]))
+                        continue
+                    for side in self._door_sides[d]:  # each side leads on differently
+                        w = walk(single[side], od, cell)
+                        if w:
+                            successors.append(((side, new_held, new_od, fl, has_item),
+                                               Macro(single[side], od, act, side), w[0]))
 
             for nxt, macro, cost in successors:
                 g2 = g + cost

@@ -421,7 +421,7 @@ def counted_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.n
 
 #: joint hypotheses enumerated with numpy at most (beyond, goal by goal in Python)
 _VECTOR_LIMIT = 500_000
-_PERMUTATIONS: dict[tuple[int, int], np.ndarray] = {}
+_PERMUTATIONS: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
 
 
 def _assignments(goals: int, agents: int) -> int:
@@ -435,20 +435,24 @@ def _exclusive_hypotheses(goals: Sequence[Goal], posts: Sequence[np.ndarray], pr
     hypotheses in the same (lexicographic) order with bit-identical weights. Each weight is the
     running product from agent 0 on, as ``math.prod`` computes it; the total is summed in order."""
     n, m = len(posts), len(goals)
-    perms = _PERMUTATIONS.get((m, n))
-    if perms is None:
-        perms = _PERMUTATIONS[(m, n)] = np.array(list(itertools.permutations(range(m), n)),
-                                                  dtype=np.intp).reshape(-1, n)
+    cached = _PERMUTATIONS.get((m, n))
+    if cached is None:
+        perms = np.array(list(itertools.permutations(range(m), n)), dtype=np.intp).reshape(-1, n)
+        # agents x hypotheses: where each agent's factor lies in the flattened agents x goals table
+        where = np.ascontiguousarray((perms + np.arange(n) * m).T)
+        cached = _PERMUTATIONS[(m, n)] = (perms, where)
+    perms, where = cached
     table = np.asarray(posts, dtype=float)  # agents x goals
-    factors = table[np.arange(n), perms]  # hypotheses x agents
-    keep = (factors > 0).all(axis=1)  # a goal with probability 0 is never enumerated
-    if not keep.all():
-        perms, factors = perms[keep], factors[keep]
+    factors = table.ravel()[where]  # agents x hypotheses
+    if not (table > 0).all():
+        keep = (factors > 0).all(axis=0)  # a goal with probability 0 is never enumerated
+        if not keep.all():
+            perms, factors = perms[keep], factors[:, keep]
     if not len(perms):
         return [], 0
-    w = factors[:, 0].copy()
+    w = factors[0].copy()
     for i in range(1, n):
-        w *= factors[:, i]
+        w *= factors[i]
     total = sum(w.tolist())
     if total <= 0:
         return [], 0

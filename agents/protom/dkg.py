@@ -96,6 +96,8 @@ class DKGAdapter(ProToMAdapter):
         self.stale = float(stale)
         self.gems: tuple[str, ...] = world.gem_ids
         self._gem_item = {g: world.item_index[g] for g in self.gems}
+        self._goal_items: dict[tuple[Goal, ...], tuple[int, ...]] = {}
+        self._extras: dict[int, tuple[Candidate, tuple[int, Task]]] = {}
         self._policy_cache: dict[tuple, np.ndarray] = {}
         self._agreement_cache: dict[tuple, float] = agreements_for(world)
 
@@ -274,15 +276,33 @@ class DKGAdapter(ProToMAdapter):
     # ----------------------------------------------------------------- cost
 
     def _extra(self, candidate: Candidate | None) -> tuple[int, Task] | None:
+        """The candidate's target and task, kept per candidate object (candidates are never
+        changed once made; the object is held, so its id is not reused while kept)."""
         if candidate is None:
             return None
-        return self.world.agent_index[candidate.target], task_from_feedback(self.world, candidate.payload)
+        found = self._extras.get(id(candidate))
+        if found is not None and found[0] is candidate:
+            return found[1]
+        extra = self.world.agent_index[candidate.target], task_from_feedback(self.world, candidate.payload)
+        if len(self._extras) >= 4096:
+            self._extras.clear()
+        self._extras[id(candidate)] = (candidate, extra)
+        return extra
+
+    def _items(self, goals: tuple[Goal, ...]) -> tuple[int, ...]:
+        """The gems' item indices (memoized per goal tuple)."""
+        items = self._goal_items.get(goals)
+        if items is None:
+            if len(self._goal_items) >= 100_000:
+                self._goal_items.clear()
+            items = self._goal_items[goals] = tuple(self._gem_item[g] for g in goals)
+        return items
 
     def rollout(self, state: DKGState, goals: tuple[Goal, ...], candidate: Candidate | None) -> Rollout:
-        return self.rollouts.run(state, tuple(self._gem_item[g] for g in goals), self._extra(candidate))
+        return self.rollouts.run(state, self._items(goals), self._extra(candidate))
 
     def cost(self, state: DKGState, goals: tuple[Goal, ...], candidate: Candidate | None) -> float:
-        return float(self.rollout(state, goals, candidate).length)
+        return float(self.rollouts.length(state, self._items(goals), self._extra(candidate)))
 
     # ------------------------------------------------------------ templates
 

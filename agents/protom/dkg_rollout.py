@@ -56,6 +56,9 @@ class DKGRollouts:
         # key -> (the agents' modes at the first event, which feedback task is still pending then,
         # whether the rollout ended without reaching its horizon): see _shifted
         self._first: dict[tuple, tuple[tuple, tuple[bool, ...], bool]] = {}
+        # key -> the keys in ``_first`` whose rollout walked the agent whose turn it was one step
+        # into ``key``'s cells (the candidates ``_shifted`` checks): see _remember_first
+        self._successors: dict[tuple, list[tuple]] = {}
         # (items, doors) -> (agent, cell, task...) -> mode: see _modes
         self._situations: dict[tuple, dict[tuple, tuple]] = {}
         # event state -> (finish ticks from it, tick of its last event, tick of the event past the
@@ -83,6 +86,25 @@ class DKGRollouts:
         """Roll out from ``state`` with goal gem item indices ``goals`` (one per agent) and an
         optional ``(agent index, task)`` that agent carries out first. The horizon is the
         ticks left in the episode (``t_max - state.t``)."""
+        # Simulated with the full t_max horizon (so the cache ignores the clock); cap to what is left.
+        return Rollout(self._finish(state, goals, extra), self.horizon).capped(max(0, self.world.t_max - state.t))
+
+    def length(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None = None) -> int:
+        """``run(state, goals, extra).length``, without making the ``Rollout``."""
+        finish = self._finish(state, goals, extra)
+        budget = max(0, self.world.t_max - state.t)
+        horizon = self.horizon
+        last = 0
+        for f in finish:
+            if f is None:
+                return min(budget, horizon)
+            if f > last:
+                last = f
+        return budget if last > budget else last  # cut by the ticks left: one never gets there
+
+    def _finish(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None
+                ) -> tuple[int | None, ...]:
+        """The finish ticks of ``run``, with the full ``t_max`` horizon."""
         key = (state.turn, state.agent_cells, state.item_locs, state.open_doors, goals, extra)
         finish = self._cache.get(key)
         if finish is None:
@@ -92,11 +114,11 @@ class DKGRollouts:
             if len(self._cache) >= self._max_cached:
                 self._cache.clear()
                 self._first.clear()
+                self._successors.clear()
             self._cache[key] = finish
         else:
             self.stats["hits"] += 1
-        # Simulated with the full t_max horizon (so the cache ignores the clock); cap to what is left.
-        return Rollout(finish, self.horizon).capped(max(0, self.world.t_max - state.t))
+        return finish
 
     # ------------------------------------------------------------- walking
 
@@ -165,10 +187,7 @@ class DKGRollouts:
         happens, and from there on both rollouts are the same: every finish tick is one less."""
         n = len(state.agent_cells)
         m = (state.turn - 1) % n
-        here = state.agent_cells[m]
-        for _, prev_cell in self.world.neighbors[here]:
-            cells = state.agent_cells[:m] + (prev_cell,) + state.agent_cells[m + 1:]
-            prev_key = ((state.turn - 1) % n, cells) + key[2:]
+        for prev_key in self._successors.get(key, ()):
             info = self._first.get(prev_key)
             if info is None:
                 continue
@@ -177,15 +196,36 @@ class DKGRollouts:
                 continue
             modes, pending, whole = info
             mode = modes[m]
-            if not whole or mode[0] != _WALK or mode[2] < 1 \
-                    or self._next_hops(mode[1].end_cell, state.open_doors)[prev_cell] != here:
-                continue
             now_modes, now_pending = self._first_event(state, goals, extra)
             if now_pending == pending and now_modes == modes[:m] + ((_WALK, mode[1], mode[2] - 1),) + modes[m + 1:]:
-                self._first[key] = (now_modes, now_pending, True)
+                self._remember_first(key, now_modes, now_pending, True)
                 self.stats["shifted"] += 1
                 return tuple(f - 1 if f else f for f in finish)
         return None
+
+    def _remember_first(self, key: tuple, modes: tuple, pending: tuple[bool, ...], whole: bool) -> None:
+        """Keep a rollout's first-event modes for ``_shifted``; when it ran to its end and walked
+        the agent whose turn it is (``m``) towards its first macro's end cell (distance d >= 1),
+        index it under the key of the state one tick later with ``m`` one step along that walk
+        (the one state from which ``_shifted`` may read it off)."""
+        self._first[key] = (modes, pending, whole)
+        if not whole:
+            return
+        m = key[0]
+        mode = modes[m]
+        if mode[0] != _WALK or mode[2] < 1:
+            return
+        cells = key[1]
+        nxt = self._next_hops(mode[1].end_cell, key[3])[cells[m]]
+        if nxt < 0:
+            return
+        n = len(cells)
+        succ = ((m + 1) % n, cells[:m] + (nxt,) + cells[m + 1:]) + key[2:]
+        found = self._successors.get(succ)
+        if found is None:
+            self._successors[succ] = [key]
+        else:
+            found.append(key)
 
     def _first_event(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None
                      ) -> tuple[tuple, tuple[bool, ...]]:
@@ -195,28 +235,29 @@ class DKGRollouts:
         pending: list[Task | None] = [None] * n
         if extra is not None:
             pending[extra[0]] = extra[1]
-        s = DKGState(t=0, turn=state.turn, agent_cells=state.agent_cells, item_locs=state.item_locs,
-                     open_doors=state.open_doors, reached_at=state.reached_at)
-        modes = self._modes(s, goals, self._holds_for(goals), pending)[0]
+        modes = self._modes(0, state.turn, state.agent_cells, state.item_locs, state.open_doors, state.reached_at,
+                            goals, self._holds_for(goals), pending)[0]
         return tuple(modes), tuple(p is not None for p in pending)
 
-    def _modes(self, s: DKGState, goals: tuple[int, ...], holds: list[Task], pending: list[Task | None]
+    def _modes(self, t: int, turn: int, cells: tuple[int, ...], locs: tuple[int, ...], doors: int,
+               reached: tuple[int, ...], goals: tuple[int, ...], holds: list[Task], pending: list[Task | None]
                ) -> tuple[list[tuple], int, float]:
-        """Every agent's mode in ``s`` (idle, stuck towards a cell, or walking d steps to its first
-        macro's end cell), dropping pending tasks that are done or impossible; and the agent that
-        acts first with the tick of its structural action (-1, INF: none).
+        """Every agent's mode in the state s of these fields (idle, stuck towards a cell, or
+        walking d steps to its first macro's end cell), dropping pending tasks that are done or
+        impossible; and the agent that acts first with the tick of its structural action (-1,
+        INF: none).
 
         An agent's mode depends only on the items and doors, its own cell, its task and (for a
         handover) the recipient's cell, so it is memoized per (items, doors) situation; a stuck
-        agent's target (where its goal gem lies, or who holds it) is read off ``s`` every time."""
-        cells, locs, doors = s.agent_cells, s.item_locs, s.open_doors
+        agent's target (where its goal gem lies, or who holds it) is read off s every time. The
+        ``DKGState`` is made only when the planner is asked."""
+        s: DKGState | None = None
         situation = self._situations.get((locs, doors))
         if situation is None:
             if len(self._situations) >= self._max_cached:
                 self._situations.clear()
             situation = self._situations[(locs, doors)] = {}
         n = len(goals)
-        turn = s.turn
         modes: list[tuple] = []
         best_i, best_tau = -1, INF
         for i in range(n):
@@ -226,6 +267,9 @@ class DKGRollouts:
                 key = (i, cells[i], task, cells[task.to] if task.kind == "give" else -1)
                 found = situation.get(key)
                 if found is None:
+                    if s is None:
+                        s = DKGState(t=t, turn=turn, agent_cells=cells, item_locs=locs, open_doors=doors,
+                                     reached_at=reached)
                     found = situation[key] = self._task_mode(s, i, task, True)
                 if found is _DROP:
                     pending[i] = None
@@ -239,6 +283,9 @@ class DKGRollouts:
                 key = (i, cells[i], g)
                 mode = situation.get(key)
                 if mode is None:
+                    if s is None:
+                        s = DKGState(t=t, turn=turn, agent_cells=cells, item_locs=locs, open_doors=doors,
+                                     reached_at=reached)
                     mode = situation[key] = self._task_mode(s, i, holds[i], False)
                 if mode is _NO_PLAN:  # its target as DKGPlanner._task_cell gives it: the gem's cell or holder's
                     loc = locs[g]
@@ -293,17 +340,21 @@ class DKGRollouts:
         later rollout reaching it reads the rest off (cut to its own horizon) instead of
         simulating it again."""
         self.stats["rollouts"] += 1
-        world = self._world_for(goals)
+        # The layout's rules (items, doors, handovers) do not depend on the goals: the world with
+        # these goals is needed only for its own steps.
+        world = self.world
         agents = world.agents
         n = len(agents)
+        plates = bool(world.plate_doors)  # a step may open a door: only the world's own step says
         horizon = self.horizon
         pending: list[Task | None] = [None] * n
         if extra is not None:
             pending[extra[0]] = extra[1]
         finish: list[int | None] = [0 if state.item_locs[g] == -1 - i else None for i, g in enumerate(goals)]
-        # The clock restarts at 0 so that legality checks never see the episode's own t_max.
-        s = DKGState(t=0, turn=state.turn, agent_cells=state.agent_cells, item_locs=state.item_locs,
-                     open_doors=state.open_doors, reached_at=state.reached_at)
+        # The state's fields (no DKGState is made but for the world's own steps). The clock
+        # restarts at 0 so that legality checks never see the episode's own t_max.
+        t, turn, cells, locs, doors, reached = 0, state.turn, state.agent_cells, state.item_locs, state.open_doors, \
+            state.reached_at
         now = 0
         holds = self._holds_for(goals)
         first = True
@@ -313,9 +364,8 @@ class DKGRollouts:
         suffixes = self._suffixes
         left = finish.count(None)  # agents still without their gem
         while left:
-            cells, locs, doors = s.agent_cells, s.item_locs, s.open_doors
             if not first:
-                here_key = (s.turn, cells, locs, doors, goals, tuple(pending))
+                here_key = (turn, cells, locs, doors, goals, tuple(pending))
                 known = suffixes.get(here_key)
                 if known is not None and (known[2] is None or horizon - now < known[2]):
                     self.stats["suffixes"] += 1
@@ -326,7 +376,7 @@ class DKGRollouts:
                     cut = None if rest_cut is None else now + rest_cut
                     break
                 trail.append((here_key, now))
-            modes, best_i, best_tau = self._modes(s, goals, holds, pending)
+            modes, best_i, best_tau = self._modes(t, turn, cells, locs, doors, reached, goals, holds, pending)
             if first and key is not None:
                 first_modes, first_pending = tuple(modes), tuple(p is not None for p in pending)
             first = False
@@ -338,7 +388,6 @@ class DKGRollouts:
             self.stats["events"] += 1
             tau = int(best_tau)
             new_cells = list(cells)
-            turn = s.turn
             for j in range(n):
                 mode = modes[j]
                 kind = mode[0]
@@ -347,27 +396,40 @@ class DKGRollouts:
                 off = (j - turn) % n
                 turns = 0 if tau <= off else -(-(tau - off) // n)  # own turns strictly before tick tau
                 if kind == _WALK:
-                    new_cells[j] = self._walk(cells[j], self._next_hops(mode[1].end_cell, doors), min(turns, mode[2]))
+                    d = mode[2]
+                    if turns == 0 or d == 0:
+                        continue
+                    if turns >= d:  # all the way: d is the end cell's distance, each hop one nearer
+                        new_cells[j] = mode[1].end_cell
+                    else:
+                        new_cells[j] = self._walk(cells[j], self._next_hops(mode[1].end_cell, doors), turns)
                 else:
                     new_cells[j] = self._walk(cells[j], self._descents(mode[1], doors), turns)
             moved = tuple(new_cells)
             action = modes[best_i][1].action
             applied = self._apply(world, best_i, moved, locs, doors, action)
             if applied is not None:
-                s = DKGState(t=s.t + tau + 1, turn=(best_i + 1) % n, agent_cells=moved, item_locs=applied[0],
-                             open_doors=applied[1], reached_at=s.reached_at)
+                t, turn, cells, new_locs, doors = t + tau + 1, (best_i + 1) % n, moved, applied[0], applied[1]
+            elif not plates:  # refused: the catch-up step, which moves no item and opens no door
+                here = moved[best_i]
+                there = self._catch_up_cell(world, moved, doors, best_i, action)
+                t, turn, new_locs = t + tau + 1, (best_i + 1) % n, locs
+                cells = moved if there == here else moved[:best_i] + (there,) + moved[best_i + 1:]
             else:
-                mid = DKGState(t=s.t + tau, turn=best_i, agent_cells=moved, item_locs=locs,
-                               open_doors=doors, reached_at=s.reached_at)
+                mid = DKGState(t=t + tau, turn=best_i, agent_cells=moved, item_locs=locs,
+                               open_doors=doors, reached_at=reached)
                 name = agents[best_i]
+                goal_world = self._world_for(goals)
                 try:  # the step checks legality as legal_actions would, without listing every action
-                    s = world.step(mid, {name: action}).state
+                    s = goal_world.step(mid, {name: action}).state
                 except IllegalAction:
-                    s = world.step(mid, {name: self._catch_up(world, mid, best_i, action)}).state
+                    s = goal_world.step(mid, {name: self._catch_up(goal_world, mid, best_i, action)}).state
+                t, turn, cells, new_locs, doors, reached = s.t, s.turn, s.agent_cells, s.item_locs, s.open_doors, \
+                    s.reached_at
             now += tau + 1
             last = now
-            new_locs = s.item_locs
             if new_locs is not locs:
+                locs = new_locs
                 for i, g in enumerate(goals):
                     if finish[i] is None and new_locs[g] == -1 - i:
                         finish[i] = now
@@ -390,7 +452,7 @@ class DKGRollouts:
         if not whole:
             finish = [f if f is not None and f <= horizon else None for f in finish]
         if not first and key is not None:
-            self._first[key] = (first_modes, first_pending, whole)
+            self._remember_first(key, first_modes, first_pending, whole)
         return tuple(finish)
 
     def _apply(self, world: DKGWorld, a: int, cells: tuple[int, ...], locs: tuple[int, ...], doors: int,
@@ -457,6 +519,16 @@ class DKGRollouts:
             i, b = world.item_index.get(item_id), world.agent_index.get(other)
             return ("other",) if i is None or b is None else ("handover", i, b)
         return ("other",)
+
+    def _catch_up_cell(self, world: DKGWorld, cells: tuple[int, ...], doors: int, agent: int, action: str) -> int:
+        """Where ``_catch_up``'s step leaves ``agent`` (``world.step`` refuses ``action`` whenever
+        ``_apply`` does: the same checks)."""
+        verb, _, rest = action.partition(" ")
+        if verb == "handover":
+            nxt = self._next_hops(cells[world.agent_index[rest.split(" ")[1]]], doors)[cells[agent]]
+            if nxt >= 0:
+                return nxt
+        return cells[agent]
 
     def _catch_up(self, world: DKGWorld, state: DKGState, agent: int, action: str) -> str:
         """A handover whose recipient walked away: step towards the recipient instead."""
