@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -97,6 +96,13 @@ def run_chunk(fn: Callable[[Any], Any], chunk: list[Any], concurrent: int) -> li
     return list(done.values())
 
 
+def timed_chunk(fn: Callable[[Any], Any], chunk: list[Any], concurrent: int = 1) -> tuple[list[Any], float]:
+    """A chunk's results in its order (``concurrent`` episodes at once) and the seconds it took."""
+    started = time.perf_counter()
+    results = run_chunk(fn, chunk, concurrent) if concurrent > 1 else [fn(task) for task in chunk]
+    return results, time.perf_counter() - started
+
+
 class LocalBackend:
     """``jobs`` worker processes (forked where the platform allows); 1 runs in this process.
     The workers end with the process that started them (``exit_with_parent``)."""
@@ -130,31 +136,39 @@ class LocalBackend:
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context(method),
                                          initializer=exit_with_parent, initargs=(os.getpid(),))
-        # With several episodes at once in each worker, a worker takes them in chunks of that size
-        # and runs a chunk's episodes on threads (their results come back together).
-        size = self.concurrent
-        chunks = [tasks[i:i + size] for i in range(0, len(tasks), size)]
-        call: Callable[[Any], Any] = partial(run_chunk, fn, concurrent=size) if size > 1 else fn
-        # A bounded window of submitted tasks: memory stays flat for big sweeps, order stays close
-        # to the plan (slow scenarios first), and an interrupt leaves little to cancel.
-        window = 4 * self.workers
-        queue = iter(chunks if size > 1 else tasks)
-        running: set[Future[Any]] = set()
+        # Tasks go in chunks of consecutive episodes, sized as Ray's are (``chunk_size``: one each
+        # at first, then about ``RAY_CHUNK_SECONDS`` of work at the seconds per episode measured so
+        # far): consecutive episodes share a scenario, so a worker reuses what its memos learnt
+        # from the one before (plans, rollouts, ProToM's plan agreements), where episodes handed
+        # out one by one would make every worker learn every scenario. One chunk per worker is in
+        # flight, so memory stays flat, the order stays close to the plan (slow scenarios first),
+        # and an interrupt leaves little to cancel. With several episodes at once in each worker,
+        # a chunk's episodes run on threads.
+        queue = list(tasks)
+        queue.reverse()  # popped from the end: in plan order
+        seconds = episodes = 0.0
+        running: set[Future[tuple[list[Any], float]]] = set()
+
+        def submit() -> None:
+            if not queue:
+                return
+            size = (self.concurrent if not episodes else
+                    max(self.concurrent, chunk_size(seconds / episodes, len(queue), self.workers)))
+            chunk = [queue.pop() for _ in range(min(size, len(queue)))]
+            running.add(self._pool.submit(timed_chunk, fn, chunk, self.concurrent))  # type: ignore[union-attr]
+
         try:
-            for task in queue:
-                running.add(self._pool.submit(call, task))
-                if len(running) >= window:
-                    break
+            for _ in range(self.workers):
+                submit()
             while running:
-                finished, running = wait(running, return_when=FIRST_COMPLETED)
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                running.difference_update(finished)
                 for future in finished:
-                    if size > 1:
-                        yield from future.result()
-                    else:
-                        yield future.result()
-                    task = next(queue, None)
-                    if task is not None:
-                        running.add(self._pool.submit(call, task))
+                    results, took = future.result()
+                    seconds += took
+                    episodes += len(results)
+                    submit()  # the next chunk goes out before these results are written
+                    yield from results
         finally:
             self.close()
 
@@ -230,9 +244,7 @@ class _EpisodeWorker:
         fn(arg)
 
     def run(self, fn: Callable[[Any], Any], chunk: list[Any], concurrent: int = 1) -> tuple[list[Any], float]:
-        started = time.perf_counter()
-        results = run_chunk(fn, chunk, concurrent) if concurrent > 1 else [fn(task) for task in chunk]
-        return results, time.perf_counter() - started
+        return timed_chunk(fn, chunk, concurrent)
 
 
 def chunk_size(episode_seconds: float, remaining: int, workers: int) -> int:
