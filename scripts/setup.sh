@@ -9,9 +9,9 @@ cd "$(dirname "$0")/.."
 extras="${1:-}"
 
 # Qt's xcb platform and a virtual display for the desktop app and its tests; bubblewrap, the sandbox in which the team room runs
-# submitted code (sim/teamroom/sandbox.py).
+# submitted code (sim/teamroom/sandbox.py), and libseccomp, which builds the sandbox's seccomp filter (through pyseccomp).
 apt_packages=(
-  bubblewrap
+  bubblewrap libseccomp2
   xvfb fonts-dejavu-core
   libegl1 libgl1 libglx0 libglvnd0 libfontconfig1 libfreetype6 libdbus-1-3 libglib2.0-0
   libxkbcommon0 libxkbcommon-x11-0 libx11-6 libx11-xcb1 libxcb1 libxcb-cursor0 libxcb-glx0

@@ -115,7 +115,9 @@ for root, dirs, files in os.walk("/"):
     found += [os.path.join(root, name) for name in files
               if not os.path.join(root, name).startswith(allowed)
               or (os.path.join(root, name).startswith("/sandbox/")
-                  and name not in ("child.py", "solution.py"))]
+                  and name not in ("child.py", "solution.py", "python"))]
+if os.path.realpath("/sandbox/python") != os.path.realpath(sys.executable):
+    found.append("/sandbox/python is not the interpreter")
 return "blocked" if not found else str(found)[:200]
 """)
     assert report.outcomes == ("pass",), report.problem

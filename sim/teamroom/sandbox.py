@@ -5,16 +5,28 @@
 
 - new user, PID, network, IPC, UTS and cgroup namespaces: no network at all, no process of the
   machine to see or signal, a user that owns nothing outside;
+- a seccomp filter (built with libseccomp through ``pyseccomp``, exported as BPF and loaded by
+  bubblewrap) that refuses with ``EPERM`` the key-management calls (so no keyring of the user's is
+  readable), ``ptrace`` and the calls that read or write another process's memory, ``io_uring``,
+  ``bpf``, ``perf_event_open``, ``userfaultfd``, and sockets of any family but ``AF_UNIX`` (no
+  ``AF_VSOCK``, which a network namespace does not confine); calls of another architecture's
+  table (32-bit ``int 0x80``, x32) kill the box;
 - an empty environment (not one variable of the app's: no API key);
 - a filesystem that holds the interpreter (its binary, the standard library without
   ``site-packages``, the shared libraries they load), the submission as a read-only file, a small
-  ``/proc`` and ``/dev`` of the box's own, and one writable scratch folder in memory
-  (``/scratch``, 16 MiB); no ``/etc``, no home, no project, no scenario files;
+  ``/proc`` (without ``/proc/keys``) and ``/dev`` of the box's own, and one writable scratch
+  folder in memory (``/scratch``, 16 MiB); every other mount is read-only; no ``/etc``, no home,
+  no project, no scenario files; the box's first process shows no path of the machine's (its
+  options reach bubblewrap on a file descriptor, the interpreter is started as
+  ``/sandbox/python``);
 - the whole process tree dies with the box: the parent kills the box at a case's time limit, and
   with it every process started inside, ``setsid`` or not (PID namespace);
 - limits: CPU seconds, address space per process, file size, open files, and the number of
   processes (a pids cgroup where this process may make one, as root usually can; otherwise
-  ``RLIMIT_NPROC``, which counts the box's own processes under its own user).
+  ``RLIMIT_NPROC``, which counts the box's own processes under its own user); the memory of the
+  whole box (its processes, its scratch files, the kernel's memory on its behalf) in a memory
+  cgroup where this process may make one (``whole_box_memory()`` says whether it can); otherwise
+  only the address space per process times the number of processes bounds it.
 
 The verdict is made outside the box. The box gets the test *inputs* one at a time, on a pipe,
 each with an id drawn fresh by the parent, and answers each with a value under that id (lines
@@ -22,7 +34,10 @@ under any other id, such as answers the code wrote in advance, count for nothing
 keeps the clock (a case that does not answer in time is
 a timeout, and the box is killed and started afresh for the next case) and compares the answers
 with the expected values, which never enter the box. Whatever the code prints or forges, it can
-only ever give an answer to the input in front of it.
+only ever give an answer to the input in front of it. Reading the box's output is total: a line
+that is not JSON, not UTF-8, nested beyond the parser's depth, larger than
+``MAX_ANSWER_BYTES``, or not a test result ends the case as an error with the reason, never as
+an exception in the parent.
 
 Where bubblewrap cannot run (not installed, or user namespaces disabled), model-written code is
 not run: ``run_tests`` reports every case as an error that says why, and worlds that run code
@@ -38,6 +53,7 @@ come back as lists) with an optional ``"tolerance"`` for numbers, or ``{"args": 
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import math
@@ -46,6 +62,7 @@ import re
 import secrets
 import selectors
 import shutil
+import socket
 import subprocess
 import sys
 import sysconfig
@@ -68,7 +85,17 @@ UNSAFE_ENV = "TOM_ARENA_UNSAFE_SANDBOX"
 BOX_UID = 65534
 #: where the box sees the submission and the child
 BOX_FOLDER = "/sandbox"
-PIDS_CGROUP_ROOT = Path("/sys/fs/cgroup/pids")
+#: the interpreter inside the box: a link to the base interpreter, so that no path of the machine
+#: shows on the command line of the box's processes
+BOX_PYTHON = f"{BOX_FOLDER}/python"
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+#: system calls the box's seccomp filter refuses with EPERM: the keyrings, other processes'
+#: memory, io_uring, eBPF, perf events and userfaultfd
+DENIED_CALLS = ("add_key", "request_key", "keyctl", "ptrace", "process_vm_readv", "process_vm_writev",
+                "pidfd_getfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "bpf",
+                "perf_event_open", "userfaultfd")
+#: system calls refused unless their first argument (the address family) is AF_UNIX
+UNIX_ONLY_CALLS = ("socket", "socketpair")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +108,9 @@ class Limits:
     startup_seconds: float = 10.0
     #: processes (and threads) alive at once in the box, the child included
     processes: int = 16
+    #: memory of the whole box (every process, its scratch files, kernel memory on its behalf),
+    #: where a memory cgroup can be made (``whole_box_memory()``)
+    box_memory_mb: int = 384
 
     def cpu_seconds(self, cases: int) -> int:
         return int(math.ceil(self.case_seconds * (cases + 1))) + 1
@@ -216,21 +246,106 @@ def interpreter() -> Interpreter:
     return Interpreter(executable, tuple(sorted({executable, *stdlib, *libraries})), tuple(hidden), library_path)
 
 
-def _pids_cgroup(processes: int) -> Path | None:
-    """A fresh pids cgroup allowing ``processes``, where this process may make one."""
-    if not os.access(PIDS_CGROUP_ROOT, os.W_OK):
-        return None
+@functools.cache
+def seccomp_policy() -> bytes:
+    """The box's seccomp filter as BPF (libseccomp's export): ``DENIED_CALLS`` and sockets of a
+    family other than ``AF_UNIX`` fail with EPERM, calls of another architecture kill the box,
+    everything else is allowed. Raises OSError when libseccomp or its binding is missing."""
     try:
-        folder = Path(tempfile.mkdtemp(prefix="tom-arena-box-", dir=PIDS_CGROUP_ROOT))
-        (folder / "pids.max").write_text(str(processes + 2))  # + the box's own init and its shell
-        return folder
+        import pyseccomp
+    except (ImportError, OSError) as exc:  # the binding raises at import when libseccomp is missing
+        raise OSError(f"libseccomp's Python binding cannot be loaded ({exc}); install pyseccomp and the "
+                      "Debian package libseccomp2") from exc
+    policy = pyseccomp.SyscallFilter(pyseccomp.ALLOW)
+    policy.set_attr(pyseccomp.Attr.ACT_BADARCH, pyseccomp.KILL_PROCESS)
+    refuse = pyseccomp.ERRNO(errno.EPERM)
+    for call in DENIED_CALLS:
+        policy.add_rule(refuse, call)
+    for call in UNIX_ONLY_CALLS:
+        policy.add_rule(refuse, call, pyseccomp.Arg(0, pyseccomp.NE, socket.AF_UNIX))
+    with tempfile.TemporaryFile() as file:
+        policy.export_bpf(file)
+        file.seek(0)
+        return file.read()
+
+
+@dataclass(frozen=True, slots=True)
+class _CgroupParent:
+    """Where the box's cgroups of one hierarchy are made: ``version`` 1 (one controller) or 2."""
+
+    folder: Path
+    version: int
+
+
+def _cgroup_parents() -> dict[str, _CgroupParent]:
+    """For ``memory`` and ``pids``: the cgroup of this process under which this process may make
+    the box's, by controller (cgroup v2 where the controller is enabled below this process's
+    cgroup, else the v1 hierarchy of the controller)."""
+    try:
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
     except OSError:
+        return {}
+    found: dict[str, _CgroupParent] = {}
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        relative = path.lstrip("/")
+        if controllers == "":
+            mount = CGROUP_ROOT if (CGROUP_ROOT / "cgroup.controllers").exists() else CGROUP_ROOT / "unified"
+            folder = mount / relative
+            try:
+                enabled = (folder / "cgroup.subtree_control").read_text().split()
+            except OSError:
+                continue
+            for controller in ("memory", "pids"):
+                if controller in enabled and os.access(folder, os.W_OK):
+                    found[controller] = _CgroupParent(folder, 2)
+        else:
+            for controller in ("memory", "pids"):
+                folder = CGROUP_ROOT / controller / relative
+                if controller in controllers.split(",") and controller not in found and os.access(folder, os.W_OK):
+                    found[controller] = _CgroupParent(folder, 1)
+    return found
+
+
+def _box_cgroups(limits: Limits) -> list[Path]:
+    """Fresh cgroups for one box, where this process may make them: the memory of the whole box
+    capped at ``box_memory_mb`` (no swap), ``processes`` processes (+ bubblewrap's two)."""
+    memory = limits.box_memory_mb * 1024 * 1024
+    settings = {"memory": {1: [("memory.limit_in_bytes", memory), ("memory.memsw.limit_in_bytes", memory)],
+                           2: [("memory.max", memory), ("memory.swap.max", 0)]},
+                "pids": {1: [("pids.max", limits.processes + 2)], 2: [("pids.max", limits.processes + 2)]}}
+    made: dict[Path, Path] = {}
+    for controller, parent in _cgroup_parents().items():
+        try:
+            if parent.folder not in made:
+                made[parent.folder] = Path(tempfile.mkdtemp(prefix="tom-arena-box-", dir=parent.folder))
+            for name, value in settings[controller][parent.version]:
+                file = made[parent.folder] / name
+                if file.exists() or name in ("memory.limit_in_bytes", "memory.max", "pids.max"):
+                    file.write_text(str(value))
+        except OSError:
+            continue
+    return list(made.values())
+
+
+@functools.cache
+def whole_box_memory() -> str | None:
+    """How the whole box's memory is capped here: ``memory cgroup (v1)``/``(v2)``, or None when
+    no memory cgroup can be made (then the address space per process times the number of
+    processes is the bound)."""
+    parent = _cgroup_parents().get("memory")
+    if parent is None:
         return None
+    made = _box_cgroups(Limits())
+    try:
+        ok = any((folder / name).exists() for folder in made for name in ("memory.limit_in_bytes", "memory.max"))
+    finally:
+        for folder in made:
+            _remove_cgroup(folder)
+    return f"memory cgroup (v{parent.version})" if ok else None
 
 
-def _remove_cgroup(folder: Path | None) -> None:
-    if folder is None:
-        return
+def _remove_cgroup(folder: Path) -> None:
     for _ in range(50):  # the kernel empties it as the box's processes are reaped
         try:
             folder.rmdir()
@@ -239,28 +354,40 @@ def _remove_cgroup(folder: Path | None) -> None:
             time.sleep(0.01)
 
 
-def box_command(folder: str, cgroup: Path | None) -> list[str]:
-    """The bubblewrap command that starts the child on the submission in ``folder``."""
+def box_options(folder: str, seccomp_fd: int) -> list[str]:
+    """bubblewrap's options for a box on the submission in ``folder`` (they reach bubblewrap on a
+    file descriptor, ``--args``, so that they do not show on its command line inside the box)."""
     found = interpreter()
-    bwrap = shutil.which("bwrap") or "bwrap"
-    command = [bwrap, "--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
+    options = ["--unshare-all", "--die-with-parent", "--new-session", "--clearenv",
                "--unshare-user", "--uid", str(BOX_UID), "--gid", str(BOX_UID), "--disable-userns",
-               "--cap-drop", "ALL", "--hostname", "sandbox"]
+               "--cap-drop", "ALL", "--hostname", "sandbox", "--seccomp", str(seccomp_fd)]
     for path in found.binds:
-        command += ["--ro-bind", path, path]
+        options += ["--ro-bind", path, path]
     for path in found.hidden:
-        command += ["--tmpfs", path]
-    command += ["--proc", "/proc", "--dev", "/dev",
-                "--size", str(SCRATCH_BYTES), "--perms", "0700", "--tmpfs", "/scratch",
+        options += ["--tmpfs", path, "--remount-ro", path]
+    options += ["--proc", "/proc", "--dev", "/dev"]
+    for path in ("/proc/keys", "/proc/key-users"):  # the machine's keys by name: not the box's business
+        if os.path.exists(path):
+            options += ["--ro-bind", "/dev/null", path]
+    options += ["--size", str(SCRATCH_BYTES), "--perms", "0700", "--tmpfs", "/scratch",
                 "--ro-bind", str(Path(folder) / "solution.py"), f"{BOX_FOLDER}/solution.py",
                 "--ro-bind", str(CHILD), f"{BOX_FOLDER}/child.py",
+                "--symlink", found.executable, BOX_PYTHON,
                 "--remount-ro", "/dev", "--remount-ro", "/",  # the scratch folder stays writable
                 "--chdir", "/scratch",
                 "--setenv", "LANG", "C.UTF-8", "--setenv", "PYTHONHASHSEED", "0",
-                "--setenv", "LD_LIBRARY_PATH", found.library_path,
-                found.executable, "-S", "-s", "-B", "-P", "-u", f"{BOX_FOLDER}/child.py"]
-    if cgroup is not None:  # joins the cgroup first, so that every process of the box is counted
-        command = ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', str(cgroup), *command]
+                "--setenv", "LD_LIBRARY_PATH", found.library_path]
+    return options
+
+
+def box_command(options_fd: int, cgroups: Sequence[Path]) -> list[str]:
+    """The command that starts the box, its options read from ``options_fd``: first into the
+    box's cgroups (so that every process of the box is counted), then bubblewrap."""
+    command = [shutil.which("bwrap") or "bwrap", "--args", str(options_fd),
+               BOX_PYTHON, "-S", "-s", "-B", "-P", "-u", f"{BOX_FOLDER}/child.py"]
+    if cgroups:
+        join = 'n=$0; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"'
+        command = ["/bin/sh", "-c", join, str(len(cgroups)), *(str(g) for g in cgroups), *command]
     return command
 
 
@@ -285,6 +412,10 @@ def _probe() -> str | None:
         interpreter()
     except (OSError, subprocess.SubprocessError) as exc:
         return f"the interpreter's libraries cannot be listed: {exc}"
+    try:
+        seccomp_policy()
+    except OSError as exc:
+        return f"the box's seccomp filter cannot be built: {exc}"
     with tempfile.TemporaryDirectory(prefix="tom-arena-sandbox-") as folder:
         _write_submission(folder, "def probe():\n    return 1\n")
         try:
@@ -319,11 +450,12 @@ def isolation() -> str:
 class _Box:
     """One running child, in the box or not: send a line, read a line before a deadline."""
 
-    def __init__(self, command: list[str], folder: str, cgroup: Path | None) -> None:
-        self.cgroup = cgroup
+    def __init__(self, command: list[str], folder: str, cgroups: Sequence[Path] = (),
+                 pass_fds: Sequence[int] = ()) -> None:
+        self.cgroups = list(cgroups)
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE, cwd=folder, env=_bare_env(),
-                                        start_new_session=True)
+                                        start_new_session=True, pass_fds=tuple(pass_fds))
         self.selector = selectors.DefaultSelector()
         assert self.process.stdout is not None
         os.set_blocking(self.process.stdout.fileno(), False)
@@ -366,7 +498,7 @@ class _Box:
             return "too large"
         try:
             answer = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested past the parser's depth
             return {}  # answers no question
         return answer if isinstance(answer, dict) else {}
 
@@ -395,7 +527,8 @@ class _Box:
                     stream.close()
             except OSError:
                 pass
-        _remove_cgroup(self.cgroup)
+        for folder in self.cgroups:
+            _remove_cgroup(folder)
 
 
 def _bare_env() -> dict[str, str]:
@@ -403,11 +536,41 @@ def _bare_env() -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
 
 
+def _memory_file(name: str, data: bytes) -> int:
+    """A file descriptor of an in-memory file holding ``data``, read from its start."""
+    fd = os.memfd_create(name)
+    try:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _start_box(folder: str, limits: Limits) -> _Box:
+    """A box on the submission in ``folder``: the seccomp filter and bubblewrap's options are
+    handed over on in-memory files, which bubblewrap reads and closes."""
+    policy = _memory_file("seccomp", seccomp_policy())
+    options = -1
+    try:
+        options = _memory_file("options", b"".join(o.encode() + b"\0" for o in box_options(folder, policy)))
+        cgroups = _box_cgroups(limits)
+        try:
+            return _Box(box_command(options, cgroups), folder, cgroups, pass_fds=(policy, options))
+        except BaseException:
+            for cgroup in cgroups:
+                _remove_cgroup(cgroup)
+            raise
+    finally:
+        for fd in (policy, options):
+            if fd >= 0:
+                os.close(fd)
+
+
 @contextmanager
 def _box(folder: str, limits: Limits, isolated: bool) -> Iterator[_Box]:
-    cgroup = _pids_cgroup(limits.processes) if isolated else None
-    command = box_command(folder, cgroup) if isolated else unsafe_command()
-    box = _Box(command, folder, cgroup)
+    box = _start_box(folder, limits) if isolated else _Box(unsafe_command(), folder)
     try:
         yield box
     finally:
@@ -465,7 +628,8 @@ def _answer_problem(answer: Any, box: _Box) -> str:
 
 def _load_problem(load: Any, box: _Box) -> str:
     if isinstance(load, dict):
-        return str(load.get("load"))[:300]
+        problem = load.get("load")
+        return problem[:300] if isinstance(problem, str) else "the test process failed: a load answer that is not text"
     if load == "timeout":
         return "the code did not load in time"
     return f"the test process failed: {_answer_problem(load, box)}"
