@@ -360,3 +360,304 @@ def test_where_the_box_cannot_run_the_room_refuses_unless_told_otherwise(tmp_pat
                              timeout=300)
     assert allowed.returncode == 0, allowed.stderr[-2000:]
     assert (tmp_path / "out" / "metrics.csv").exists()
+
+
+# ------------------------------------------------------------ the kernel's surface (seccomp)
+
+
+def _call(name: str) -> int:
+    """The number of a system call on this machine (libseccomp's table)."""
+    import pyseccomp
+
+    return pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name)
+
+
+KEY_PLANTER = r"""
+import ctypes, json, sys
+sys.path.insert(0, ".")
+from sim.teamroom.sandbox import Limits, run_tests
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = int(sys.argv[1]), int(sys.argv[2])
+# a session keyring of this process's own, so that the key planted in it touches no other process
+assert libc.syscall(keyctl, 1, None) > 0, "KEYCTL_JOIN_SESSION_KEYRING failed"
+payload = b"sk-keyring-0123456789"
+serial = libc.syscall(add_key, b"user", b"tom-arena-planted-key", payload, len(payload), ctypes.c_long(-3))
+assert serial > 0, "add_key failed"
+buffer = ctypes.create_string_buffer(100)
+assert libc.syscall(keyctl, 11, serial, buffer, 100) == len(payload)  # KEYCTL_READ works here
+code, function = sys.stdin.read(), "escape"
+report = run_tests(code, function, [{"args": [serial], "expected": "blocked"}], Limits(startup_seconds=20.0))
+print(json.dumps({"outcomes": report.outcomes, "problem": report.problem}))
+"""
+
+
+def test_a_key_in_the_parents_session_keyring_cannot_be_read():
+    """A key planted in the session keyring of the process that starts the box: neither its
+    payload (keyctl read, by its serial), nor the keyrings (keyctl, request_key), nor even its
+    name (/proc/keys) can be had inside."""
+    import json
+
+    body = f"""
+found = []
+serial = args[0]
+buffer = ctypes.create_string_buffer(100)
+if libc.syscall({_call('keyctl')}, 11, serial, buffer, 100) > 0:   # KEYCTL_READ
+    found.append("payload " + repr(buffer.raw))
+if libc.syscall({_call('keyctl')}, 0, ctypes.c_long(-3), 0) > 0:   # KEYCTL_GET_KEYRING_ID of the session
+    found.append("the session keyring")
+if libc.syscall({_call('request_key')}, b"user", b"tom-arena-planted-key", None, 0) > 0:
+    found.append("request_key")
+for name in ("/proc/keys", "/proc/key-users"):
+    try:
+        text = open(name).read()
+    except OSError:
+        continue
+    if "tom-arena-planted" in text or text.strip():
+        found.append(name)
+return "blocked" if not found else str(found)[:300]
+"""
+    code = UNGUARD + "\ndef escape(*args):\n" + "".join(f"    {line}\n" for line in body.strip().splitlines())
+    root = Path(__file__).resolve().parents[1]
+    run = subprocess.run([sys.executable, "-c", KEY_PLANTER, str(_call("add_key")), str(_call("keyctl"))],
+                         input=code, capture_output=True, text=True, cwd=root, timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["outcomes"] == ["pass"], report["problem"]
+
+
+def test_the_box_runs_under_a_seccomp_filter():
+    report = attempt("""
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+return "blocked" if status["Seccomp"].strip() == "2" else "Seccomp: " + status["Seccomp"].strip()
+""")
+    assert report.outcomes == ("pass",), report.problem
+
+
+def test_no_socket_but_a_unix_one_not_vsock():
+    """AF_VSOCK reaches the host of a virtual machine whatever the network namespace; no family
+    but AF_UNIX can be had, by socket() or socketpair()."""
+    report = attempt("""
+import errno, socket
+made = []
+for family, kind in ((40, socket.SOCK_STREAM), (socket.AF_INET, socket.SOCK_STREAM), (socket.AF_INET6, socket.SOCK_DGRAM),
+                     (socket.AF_NETLINK, socket.SOCK_RAW), (socket.AF_PACKET, socket.SOCK_RAW), (38, socket.SOCK_SEQPACKET)):
+    fd = libc.socket(family, kind, 0)
+    if fd >= 0 or ctypes.get_errno() != errno.EPERM:
+        made.append((family, fd, ctypes.get_errno()))
+pair = (ctypes.c_int * 2)()
+if libc.socketpair(40, socket.SOCK_STREAM, 0, pair) == 0 or ctypes.get_errno() != errno.EPERM:
+    made.append(("socketpair", 40))
+if libc.socketpair(socket.AF_UNIX, socket.SOCK_STREAM, 0, pair) != 0:
+    made.append("no unix socketpair, which ordinary code may use")
+return "blocked" if not made else str(made)
+""")
+    assert report.outcomes == ("pass",), report.problem
+
+
+def test_ptrace_io_uring_bpf_userfaultfd_perf_events_are_refused():
+    """Each with EPERM, so that code gets a clean error; ptrace of the box's first process (which
+    would stop it) first of all."""
+    calls = {name: _call(name) for name in ("ptrace", "io_uring_setup", "bpf", "userfaultfd", "perf_event_open",
+                                            "process_vm_readv", "keyctl", "add_key")}
+    report = attempt(f"""
+import errno
+calls = {calls!r}
+params = ctypes.create_string_buffer(256)
+attempts = {{"ptrace": (16, 1, 0, 0), "io_uring_setup": (8, params), "bpf": (0, params, 128),
+             "userfaultfd": (0,), "perf_event_open": (params, 0, -1, -1, 0),
+             "process_vm_readv": (1, params, 1, params, 1, 0), "keyctl": (0, ctypes.c_long(-3), 0),
+             "add_key": (b"user", b"x", b"y", 1, ctypes.c_long(-3))}}
+allowed = []
+for name, arguments in attempts.items():
+    result = libc.syscall(calls[name], *arguments)
+    if result >= 0 or ctypes.get_errno() != errno.EPERM:
+        allowed.append((name, result, ctypes.get_errno()))
+return "blocked" if not allowed else str(allowed)
+""")
+    assert report.outcomes == ("pass",), report.problem
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="the x32 system call table is x86-64's")
+def test_another_architectures_system_calls_kill_the_box():
+    """The filter is for the machine's own table: a socket() through the x32 table (which the
+    filter would otherwise not see by name) ends the box; it never yields a socket."""
+    report = attempt("""
+fd = libc.syscall(0x40000000 | 41, 40, 1, 0)   # x32's socket(AF_VSOCK, SOCK_STREAM)
+return "blocked" if fd < 0 else f"socket {fd}"
+""")
+    assert report.outcomes in (("error",), ("pass",)), report
+    assert report.outcomes == ("pass",) or "killed" in report.problem or "no answer" in report.problem, report
+
+
+# ------------------------------------------------------------ mounts, command lines, memory
+
+
+def test_no_writable_mount_takes_more_than_the_scratch_cap():
+    """Every mount point of the box (and /tmp, /dev/shm) is written with files of 3 MiB until it
+    refuses: none takes more than /scratch's 16 MiB."""
+    cap = sandbox.SCRATCH_BYTES
+    report = attempt(f"""
+mounts = [line.split()[4] for line in open("/proc/self/mountinfo")] + ["/tmp", "/dev/shm", "/sandbox"]
+chunk = b"x" * (3 * 1024 * 1024)
+taken = {{}}
+for mount in sorted(set(mounts)):
+    if mount.startswith(("/proc", "/sys")) or not os.path.isdir(mount):
+        continue
+    written = 0
+    for k in range(30):
+        path = os.path.join(mount, f"fill-{{k}}")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+        except OSError:
+            break
+        try:
+            written += os.write(fd, chunk)
+        except OSError:
+            break
+        finally:
+            os.close(fd)
+    if written:
+        taken[mount] = written
+for mount in taken:
+    for k in range(30):
+        try:
+            os.unlink(os.path.join(mount, f"fill-{{k}}"))
+        except OSError:
+            pass
+over = {{m: n for m, n in taken.items() if n > {cap}}}
+return "blocked" if not over and set(taken) <= {{"/scratch"}} else str(taken)
+""", limits=Limits(case_seconds=10.0, startup_seconds=20.0))
+    assert report.outcomes == ("pass",), report.problem
+
+
+def test_no_command_line_in_the_box_shows_a_path_of_the_machine(tmp_path):
+    """Not the first process's (bubblewrap's options arrive on a file descriptor) nor the
+    child's (the interpreter runs as /sandbox/python)."""
+    project = str(Path(__file__).resolve().parents[1])
+    report = attempt(f"""
+found = []
+for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+    try:
+        words = open(f"/proc/{{pid}}/cmdline", "rb").read().split(b"\\0")
+    except OSError:
+        continue
+    for word in words:
+        text = word.decode(errors="replace")
+        if ("/" in text and not text.startswith(("/sandbox/", "/scratch", "-")) and "://" not in text) \\
+                or {project!r} in text or "tom-arena-sandbox" in text or "cgroup" in text:
+            found.append((pid, text))
+first = open("/proc/1/cmdline", "rb").read().split(b"\\0")
+if b"--args" not in first:
+    found.append(("1", "bubblewrap's options on its command line"))
+return "blocked" if not found else str(found)[:300]
+""")
+    assert report.outcomes == ("pass",), report.problem
+
+
+@pytest.mark.skipif(sandbox.whole_box_memory() is None,
+                    reason="no memory cgroup can be made here: the address space per process times the "
+                           "number of processes bounds the box")
+def test_the_whole_box_holds_no_more_memory_than_its_cap():
+    """Six processes of 150 MiB each (each under the per-process limit, together 900 MiB) in a box
+    capped at 384 MiB: no more than two of them get to hold their memory."""
+    report = attempt("""
+import time
+read, write = os.pipe()
+children = []
+for _ in range(6):
+    pid = libc.fork()
+    if pid == 0:
+        os.close(read)
+        with open("/proc/self/oom_score_adj", "w") as fh:
+            fh.write("1000")   # the kernel takes these first, not the child that answers
+        block = b"\\x01" * (150 * 1024 * 1024)
+        os.write(write, b"1")
+        time.sleep(3)
+        os._exit(0)
+    children.append(pid)
+os.close(write)
+time.sleep(2.5)
+os.set_blocking(read, False)
+try:
+    held = len(os.read(read, 64))
+except BlockingIOError:
+    held = 0
+return "blocked" if held * 150 < 384 else f"{held} processes held 150 MiB each"
+""", limits=Limits(case_seconds=10.0, startup_seconds=20.0))
+    assert report.outcomes == ("pass",), report.problem
+
+
+# ------------------------------------------------------------ what the box writes back
+
+
+HOSTILE_LINES = """
+hostile = [b"[" * 200000 + b"\\n", b"{\\"id\\": " + b"[" * 200000 + b"\\n", b"\\xff\\xfe\\x80 not utf-8 \\xc3\\x28\\n",
+           b'{"load": ' + b'{"a": ' * 100000 + b'\\n', b'{"value": 3}\\n', b'{"id": 1e999999, "value": NaN}\\n',
+           b'{"id": "' + b"9" * 5000 + b'", "value": 1' + b"0" * 5000 + b'}\\n']
+def flood():
+    for fd in range(32):
+        for line in hostile:
+            try:
+                os.write(fd, line)
+            except OSError:
+                pass
+flood()
+"""
+
+
+def test_hostile_lines_from_the_box_never_raise_in_the_parent():
+    """Lines nested 200,000 deep (once a RecursionError in the parent), invalid UTF-8, numbers
+    past every limit, written to every descriptor at load and in every case: each case of a wrong
+    function fails, and ``run_tests`` returns a report."""
+    code = UNGUARD + HOSTILE_LINES + """
+def add(a, b):
+    flood()
+    return -1
+"""
+    cases = [{"args": [1, 2], "expected": 3}, {"args": [3, 4], "expected": 7}]
+    report = run_tests(code, "add", cases, FAST)
+    assert report.outcomes == ("fail", "fail"), report
+
+
+def test_forged_verdicts_under_the_right_id_are_still_judged_outside():
+    """Code that finds the request's id in the child's frames can answer under it, but only with a
+    value of its own: forged there nested past the parser's depth, nested 500 deep, or as a
+    load answer that is not text, the parent judges and never raises."""
+    code = UNGUARD + """
+import json, sys
+def _frame_value(name):
+    frame = sys._getframe(1)
+    while frame is not None:
+        if name in frame.f_locals and isinstance(frame.f_locals[name], dict):
+            return frame.f_locals[name]
+        frame = frame.f_back
+    return None
+header = _frame_value("header")
+deep = "[" * 500 + "]" * 500
+answers = sys._getframe(0).f_back.f_locals["answers"].fileno()   # the child's main()
+if FORGE_LOAD:
+    os.write(answers, (f'{{"id": "{header["id"]}", "load": {deep}}}\\n').encode())
+def add(a, b):
+    case = _frame_value("case")
+    os.write(answers, (f'{{"id": "{case["id"]}", "value": ' + "[" * 200000 + "\\n").encode())
+    os.write(answers, (f'{{"id": "{case["id"]}", "value": {deep}}}\\n').encode())
+    return -1
+"""
+    cases = [{"args": [1, 2], "expected": 3}, {"args": [2, 2], "expected": [[4]]}]
+    report = run_tests("FORGE_LOAD = False\n" + code, "add", cases, FAST)
+    assert report.outcomes == ("fail", "fail"), report
+    report = run_tests("FORGE_LOAD = True\n" + code, "add", cases, FAST)
+    assert report.outcomes == ("error", "error"), report
+    assert "load answer that is not text" in report.problem, report
+
+
+def test_an_endless_line_ends_the_case_as_an_error():
+    code = UNGUARD + """
+def add(a, b):
+    answers = sys._getframe(2).f_locals["answers"].fileno()   # the child's main()
+    while True:
+        os.write(answers, b"[" * 65536)
+"""
+    report = run_tests(code, "add", [{"args": [1, 2], "expected": 3}], FAST)
+    assert report.outcomes == ("error",), report
+    assert f"{sandbox.MAX_ANSWER_BYTES:,}" in report.problem

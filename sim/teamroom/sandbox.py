@@ -383,7 +383,7 @@ def box_options(folder: str, seccomp_fd: int) -> list[str]:
 def box_command(options_fd: int, cgroups: Sequence[Path]) -> list[str]:
     """The command that starts the box, its options read from ``options_fd``: first into the
     box's cgroups (so that every process of the box is counted), then bubblewrap."""
-    command = [shutil.which("bwrap") or "bwrap", "--args", str(options_fd),
+    command = ["bwrap", "--args", str(options_fd),  # found on the PATH of _bare_env()
                BOX_PYTHON, "-S", "-s", "-B", "-P", "-u", f"{BOX_FOLDER}/child.py"]
     if cgroups:
         join = 'n=$0; while [ "$n" -gt 0 ]; do echo $$ > "$1/cgroup.procs" || exit 125; shift; n=$((n-1)); done; exec "$@"'
@@ -532,8 +532,11 @@ class _Box:
 
 
 def _bare_env() -> dict[str, str]:
-    """The environment of the box's first process (bubblewrap clears it again inside)."""
-    return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+    """The environment of the box's first process (bubblewrap clears it again inside): a PATH
+    on which ``bwrap`` is found, so that the box's first process is named by no path."""
+    bwrap = shutil.which("bwrap")
+    folders = [os.path.dirname(bwrap)] if bwrap else []
+    return {"PATH": ":".join(dict.fromkeys([*folders, "/usr/bin", "/bin"])), "LANG": "C.UTF-8"}
 
 
 def _memory_file(name: str, data: bytes) -> int:
