@@ -658,3 +658,9 @@ def add(a, b):
     report = run_tests(code, "add", [{"args": [1, 2], "expected": 3}], FAST)
     assert report.outcomes == ("error",), report
     assert f"{sandbox.MAX_ANSWER_BYTES:,}" in report.problem
+
+
+def test_an_answer_past_every_float_against_a_tolerance_fails_without_raising():
+    report = run_tests("def half(x):\n    return 10 ** 4000\n", "half",
+                       [{"args": [3], "expected": 1.5, "tolerance": 1e-9}], FAST)
+    assert report.outcomes == ("fail",), report

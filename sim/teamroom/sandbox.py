@@ -155,7 +155,12 @@ def matches(value: Any, expected: Any, tolerance: float | None = None) -> bool:
     if isinstance(expected, bool) or isinstance(value, bool):
         return isinstance(expected, bool) and isinstance(value, bool) and value == expected
     if isinstance(expected, (int, float)) and isinstance(value, (int, float)):
-        return abs(value - expected) <= tolerance if tolerance is not None else value == expected
+        if tolerance is None:
+            return value == expected
+        try:
+            return abs(value - expected) <= tolerance
+        except OverflowError:  # an integer past every float, against a float
+            return False
     if isinstance(expected, list) and isinstance(value, list):
         return len(value) == len(expected) and all(matches(v, e, tolerance) for v, e in zip(value, expected))
     if isinstance(expected, dict) and isinstance(value, dict):
