@@ -8,7 +8,7 @@
 - a seccomp filter (built with libseccomp through ``pyseccomp``, exported as BPF and loaded by
   bubblewrap) that refuses with ``EPERM`` the key-management calls (so no keyring of the user's is
   readable), ``ptrace`` and the calls that read or write another process's memory, ``io_uring``,
-  ``bpf``, ``perf_event_open``, ``userfaultfd``, and sockets of any family but ``AF_UNIX`` (no
+  ``bpf``, ``perf_event_open``, ``userfaultfd``, System V shared memory, and sockets of any family but ``AF_UNIX`` (no
   ``AF_VSOCK``, which a network namespace does not confine); calls of another architecture's
   table (32-bit ``int 0x80``, x32) kill the box;
 - an empty environment (not one variable of the app's: no API key);
@@ -90,10 +90,11 @@ BOX_FOLDER = "/sandbox"
 BOX_PYTHON = f"{BOX_FOLDER}/python"
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 #: system calls the box's seccomp filter refuses with EPERM: the keyrings, other processes'
-#: memory, io_uring, eBPF, perf events and userfaultfd
+#: memory, io_uring, eBPF, perf events, userfaultfd, and System V shared memory (segments that
+#: outlive every process's address space, so that no per-process limit counts them)
 DENIED_CALLS = ("add_key", "request_key", "keyctl", "ptrace", "process_vm_readv", "process_vm_writev",
                 "pidfd_getfd", "io_uring_setup", "io_uring_enter", "io_uring_register", "bpf",
-                "perf_event_open", "userfaultfd")
+                "perf_event_open", "userfaultfd", "shmget")
 #: system calls refused unless their first argument (the address family) is AF_UNIX
 UNIX_ONLY_CALLS = ("socket", "socketpair")
 
