@@ -674,3 +674,78 @@ def test_an_answer_past_every_float_against_a_tolerance_fails_without_raising():
     report = run_tests("def half(x):\n    return 10 ** 4000\n", "half",
                        [{"args": [3], "expected": 1.5, "tolerance": 1e-9}], FAST)
     assert report.outcomes == ("fail",), report
+
+
+def test_a_model_whose_code_floods_and_forges_changes_no_verdict_of_a_room(tmp_path, monkeypatch):
+    """The whole path a model's code takes: room-llm engineers on a loopback endpoint submit code
+    that, at load and in every call, writes lines nested 200,000 deep, invalid UTF-8 and answers
+    forged under the request's own id to every descriptor. The episode ends with a footer; the
+    references still pass all their hidden tests, wrong code still fails them."""
+    import json
+
+    from llm_loopback import LoopbackLLM, schema_instance
+
+    from agents.teamroom.llm import make_room_llm
+    from sim.events import ErrorEvent
+    from sim.recording import RecordingWriter
+    from sim.registry import load_scenario
+    from sim.session import Session
+    from sim.teamroom.world import ProgrammingRoom
+
+    monkeypatch.setenv("TOM_ARENA_CONFIG_DIR", str(tmp_path / "config"))
+    for var in ("OPENAI_BASE_URL", "TOM_ARENA_LLM_BASE_URL", "TOM_ARENA_LLM_CONFIG", "TOM_ARENA_LLM_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    forge = HOSTILE_LINES + """
+import sys as _sys
+def _forge():
+    frame = _sys._getframe(1)
+    while frame is not None:
+        case = frame.f_locals.get("case")
+        if isinstance(case, dict) and "id" in case:
+            for fd in range(3, 32):
+                try:
+                    os.write(fd, ('{"id": "%s", "value": ' % case["id"] + "[" * 200000 + "\\n").encode())
+                except OSError:
+                    pass
+        frame = frame.f_back
+"""
+
+    class Flooding(LoopbackLLM):
+        def __init__(self, world, body_of):
+            super().__init__()
+            self.world, self.body_of = world, body_of
+
+        def answer(self, body):
+            fmt = body.get("response_format") or {}
+            schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema")
+            value = schema_instance(schema, lambda options, path: options[0])
+            prompt = body["messages"][-1]["content"]
+            for level in [k for k in value if k.startswith("ToM_level")]:
+                if "Your current action is to write " in prompt:
+                    names = prompt.split("Your current action is to write ", 1)[1].split(". You have", 1)[0].split(", ")
+                    code = "import os\n" + forge + "\n\n".join(self.wrapped(n) for n in names)
+                    value[level]["action"] = "```python\n" + code + "\n```"
+            return json.dumps(value)
+
+        def wrapped(self, name):
+            return (self.body_of(self.world.by_name[name]) + f"\n_{name} = {name}\n"
+                    f"def {name}(*args, **kwargs):\n    flood()\n    _forge()\n    return _{name}(*args, **kwargs)\n")
+
+    outcomes = {}
+    for label, body_of in (("references", lambda f: f["reference"]),
+                           ("wrong", lambda f: f"def {f['name']}(*args):\n    return None\n")):
+        world, _ = load_scenario("number-tools")
+        spec = world.spec()
+        spec["rounds"] = 1
+        world = ProgrammingRoom(spec)
+        with Flooding(world, body_of) as server:
+            seats = {a: make_room_llm(k=0, base_url=server.base_url, model="loopback") for a in world.agents}
+            session = Session(world, seats, seed=0, scenario=world.name)
+            path = tmp_path / f"{label}.jsonl"
+            RecordingWriter.attach(session, path)
+            session.run()
+        assert json.loads(path.read_text().splitlines()[-1]).get("record") == "footer", label
+        assert not [e for e in session.events if isinstance(e, ErrorEvent)], label
+        outcomes[label] = world.outcome(session.state)
+    assert outcomes["references"]["submissions"] == 1 and outcomes["references"]["tests_passed"] == 1.0
+    assert outcomes["wrong"]["submissions"] == 1 and outcomes["wrong"]["tests_passed"] == 0.0
