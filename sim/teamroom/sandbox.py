@@ -109,9 +109,13 @@ class Limits:
     startup_seconds: float = 10.0
     #: processes (and threads) alive at once in the box, the child included
     processes: int = 16
-    #: memory of the whole box (every process, its scratch files, kernel memory on its behalf),
-    #: where a memory cgroup can be made (``whole_box_memory()``)
-    box_memory_mb: int = 384
+    #: memory of the whole box (every process and its scratch files), where a memory cgroup can
+    #: be made (``whole_box_memory()``); None: ``memory_mb`` + 128 (the scratch folder, bubblewrap
+    #: and room for a few small processes beside the child)
+    box_memory_mb: int | None = None
+
+    def whole_box_mb(self) -> int:
+        return self.box_memory_mb if self.box_memory_mb is not None else self.memory_mb + 128
 
     def cpu_seconds(self, cases: int) -> int:
         return int(math.ceil(self.case_seconds * (cases + 1))) + 1
@@ -315,8 +319,8 @@ def _cgroup_parents() -> dict[str, _CgroupParent]:
 
 def _box_cgroups(limits: Limits) -> list[Path]:
     """Fresh cgroups for one box, where this process may make them: the memory of the whole box
-    capped at ``box_memory_mb`` (no swap), ``processes`` processes (+ bubblewrap's two)."""
-    memory = limits.box_memory_mb * 1024 * 1024
+    capped at ``whole_box_mb()`` (no swap), ``processes`` processes (+ bubblewrap's two)."""
+    memory = limits.whole_box_mb() * 1024 * 1024
     settings = {"memory": {1: [("memory.limit_in_bytes", memory), ("memory.memsw.limit_in_bytes", memory)],
                            2: [("memory.max", memory), ("memory.swap.max", 0)]},
                 "pids": {1: [("pids.max", limits.processes + 2)], 2: [("pids.max", limits.processes + 2)]}}
