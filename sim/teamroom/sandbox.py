@@ -24,9 +24,9 @@
 - limits: CPU seconds, address space per process, file size, open files, and the number of
   processes (a pids cgroup where this process may make one, as root usually can; otherwise
   ``RLIMIT_NPROC``, which counts the box's own processes under its own user); the memory of the
-  whole box (its processes, its scratch files, the kernel's memory on its behalf) in a memory
-  cgroup where this process may make one (``whole_box_memory()`` says whether it can); otherwise
-  only the address space per process times the number of processes bounds it.
+  whole box (its processes and its scratch files) in a memory cgroup where this process may make
+  one (``whole_box_memory()`` says whether it can); otherwise only the address space per process
+  times the number of processes bounds it.
 
 The verdict is made outside the box. The box gets the test *inputs* one at a time, on a pipe,
 each with an id drawn fresh by the parent, and answers each with a value under that id (lines
@@ -34,12 +34,13 @@ under any other id, such as answers the code wrote in advance, count for nothing
 keeps the clock (a case that does not answer in time is
 a timeout, and the box is killed and started afresh for the next case) and compares the answers
 with the expected values, which never enter the box. Whatever the code prints or forges, it can
-only ever give an answer to the input in front of it. Reading the box's output is total: a line
-that is not JSON, not UTF-8, nested beyond the parser's depth, larger than
-``MAX_ANSWER_BYTES``, or not a test result ends the case as an error with the reason, never as
-an exception in the parent.
+only ever give an answer to the input in front of it. Reading the box's output is total: lines
+that are not JSON, not UTF-8 or nested beyond the parser's depth answer nothing and are passed
+over; a line larger than ``MAX_ANSWER_BYTES`` or an answer that is not a test result ends the
+case as an error with the reason; nothing the box writes raises in the parent.
 
-Where bubblewrap cannot run (not installed, or user namespaces disabled), model-written code is
+Where bubblewrap cannot run (not installed, user namespaces disabled, or libseccomp or its binding
+missing), model-written code is
 not run: ``run_tests`` reports every case as an error that says why, and worlds that run code
 say so before an episode starts (``unavailable()``). ``allow_unsafe()`` (the command line's
 ``--unsafe-sandbox``, or ``TOM_ARENA_UNSAFE_SANDBOX=1``) runs the same child without the box:
