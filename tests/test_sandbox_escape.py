@@ -749,3 +749,18 @@ def _forge():
         outcomes[label] = world.outcome(session.state)
     assert outcomes["references"]["submissions"] == 1 and outcomes["references"]["tests_passed"] == 1.0
     assert outcomes["wrong"]["submissions"] == 1 and outcomes["wrong"]["tests_passed"] == 0.0
+
+
+def test_where_no_cgroup_can_be_made_the_box_still_runs_under_its_filter(tmp_path, monkeypatch):
+    """As for a desktop user without a delegated cgroup: bubblewrap is started directly (no shell
+    to join cgroups), the filter and the per-process limits hold."""
+    monkeypatch.setattr(sandbox, "CGROUP_ROOT", tmp_path / "no-cgroups")
+    assert sandbox._cgroup_parents() == {}
+    report = attempt("""
+status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines() if ":" in line)
+first = open("/proc/1/cmdline", "rb").read().split(b"\\0")
+if status["Seccomp"].strip() != "2" or first[:2] != [b"bwrap", b"--args"]:
+    return f"Seccomp {status['Seccomp'].strip()}, first process {first[:3]}"
+return "blocked"
+""")
+    assert report.outcomes == ("pass",), report.problem
