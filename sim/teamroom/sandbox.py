@@ -54,6 +54,7 @@ come back as lists) with an optional ``"tolerance"`` for numbers, or ``{"args": 
 
 from __future__ import annotations
 
+import collections
 import errno
 import functools
 import json
@@ -471,7 +472,8 @@ class _Box:
         assert self.process.stdout is not None
         os.set_blocking(self.process.stdout.fileno(), False)
         self.selector.register(self.process.stdout, selectors.EVENT_READ)
-        self.buffer = b""
+        self.lines: collections.deque[bytes] = collections.deque()  # read, not yet looked at
+        self.partial = b""  # the start of the line being read
 
     def send(self, message: Mapping[str, Any]) -> bool:
         assert self.process.stdin is not None
@@ -494,8 +496,8 @@ class _Box:
 
     def _line(self, deadline: float) -> dict[str, Any] | str:
         assert self.process.stdout is not None
-        while b"\n" not in self.buffer:
-            if len(self.buffer) > MAX_ANSWER_BYTES:
+        while not self.lines:  # each chunk is split once: many short lines cost linear time
+            if len(self.partial) > MAX_ANSWER_BYTES:
                 return "too large"
             left = deadline - time.monotonic()
             if left <= 0 or not self.selector.select(left):
@@ -503,8 +505,9 @@ class _Box:
             chunk = self.process.stdout.read(65536)
             if not chunk:
                 return "closed"
-            self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
+            *complete, self.partial = (self.partial + chunk).split(b"\n")
+            self.lines.extend(complete)
+        line = self.lines.popleft()
         if len(line) > MAX_ANSWER_BYTES:
             return "too large"
         try:
