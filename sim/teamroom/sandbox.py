@@ -328,15 +328,17 @@ def _box_cgroups(limits: Limits) -> list[Path]:
                 "pids": {1: [("pids.max", limits.processes + 2)], 2: [("pids.max", limits.processes + 2)]}}
     made: dict[Path, Path] = {}
     for controller, parent in _cgroup_parents().items():
+        folder = made.get(parent.folder)
         try:
-            if parent.folder not in made:
-                made[parent.folder] = Path(tempfile.mkdtemp(prefix="tom-arena-box-", dir=parent.folder))
+            if folder is None:
+                folder = made[parent.folder] = Path(tempfile.mkdtemp(prefix="tom-arena-box-", dir=parent.folder))
             for name, value in settings[controller][parent.version]:
-                file = made[parent.folder] / name
-                if file.exists() or name in ("memory.limit_in_bytes", "memory.max", "pids.max"):
-                    file.write_text(str(value))
-        except OSError:
-            continue
+                if (folder / name).exists() or name in ("memory.limit_in_bytes", "memory.max", "pids.max"):
+                    (folder / name).write_text(str(value))
+        except OSError:  # a cgroup whose limit cannot be set is not used at all
+            if folder is not None:
+                made.pop(parent.folder, None)
+                _remove_cgroup(folder)
     return list(made.values())
 
 
