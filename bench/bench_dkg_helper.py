@@ -11,6 +11,10 @@ imports in its tests, one human with a goal and one helper without:
 - each two-agent problem of ``tests/fixtures/dkg_reference`` (a map read twice, as a .pddl and
   as its ASCII twin, counts once).
 
+With ``--reference FOLDER ...`` the problems are instead every two-agent problem with one
+goal-less helper that ``dkg import`` imports from the reference folders (one per .pddl, and maps
+without a twin), read by their loaders' rules.
+
 n counts problems (the agents are deterministic: one episode each). For each problem:
 
 - *alone*: the human is the planner agent and the helper waits throughout;
@@ -70,6 +74,26 @@ def helper_problems() -> list[tuple[str, dict[str, Any]]]:
             continue
         seen.add(key)
         out.append((path.relative_to(FIXTURES).as_posix(), spec))
+    return out
+
+
+def reference_problems(folders: list[Path]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, validated spec) of every two-agent problem with one goal-less helper that ``dkg
+    import`` imports from the reference ``folders`` (the files it reads, by their loaders'
+    rules; those it refuses or leaves without a goal are not problems here)."""
+    from sim.dkg.cli import _sources
+    from sim.dkg.reference import load_reference
+    from sim.registry import ScenarioError
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    for folder in folders:
+        for path in _sources(folder)[0]:
+            try:
+                spec, _ = load_reference(path)
+            except ScenarioError:
+                continue
+            if len(spec["options"]["turn_order"]) == 2 and len(spec["goals"]) == 1:
+                out.append((f"{folder.name}/{path.name}", spec))
     return out
 
 
@@ -158,9 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cap", type=int, default=400_000, help="A* nodes per joint optimum (default 400000)")
     parser.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    parser.add_argument("--reference", nargs="+", type=Path, metavar="FOLDER",
+                        help="instead: every two-agent problem 'dkg import' imports from these reference folders "
+                             "(e.g. CLIPS.jl's dataset/problems, Plinf's domains/multi-agent and Assistive)")
     args = parser.parse_args(argv)
     rows = []
-    for name, spec in helper_problems():
+    for name, spec in (reference_problems(args.reference) if args.reference else helper_problems()):
         alone, helped = play(spec, False), play(spec, True)
         optimum = joint_optimum(spec, args.cap)
         row = {"problem": name, "alone": alone["length"], "helped": helped["length"], "joint_optimum": optimum}
