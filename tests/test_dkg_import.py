@@ -478,6 +478,6 @@ def test_the_reference_repositories_folders_as_their_loaders_read_them(tmp_path,
         problem = clips / "problems" / f"{plan.name.split('.')[0]}.pddl"
         assert main(["dkg", "plan", str(problem), str(clips / "plans" / "observed" / plan.name), str(plan)]) == 0
         assert capsys.readouterr().out.splitlines()[-1].endswith(": reached)"), plan
-    for plan in sorted((plinf / "Assistive" / "plans").glob("p*.pddl")):  # pN is the observed start of problem N
+    for plan in sorted((plinf / "Assistive" / "plans").glob("p*.pddl")):  # pN replays on problem N
         for suffix in (".txt", ".pddl"):
             load_plan(plinf / "Assistive" / f"{plan.stem[1:]}{suffix}", plan)

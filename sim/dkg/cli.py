@@ -1,9 +1,10 @@
 """``python main.py dkg import SRC [--out DIR]``: reference Doors-Keys-Gems problems -> scenarios.
 
 SRC is a PDDL problem (.pddl), an ASCII map (.txt), or a folder of them (a .txt map beside a
-.pddl of the same name is the same problem and is skipped, and so is a PDDL domain file). Every
-file gets one line: the scenario written, or why it was not (file, line), with notes on how it
-was read (which goal rule applied); the command fails (exit 1) when any problem did.
+.pddl of the same name is the same problem and is skipped, and so are PDDL domain files and plan
+files). Every file gets one line: the scenario written, or why it was not (file, line), with notes
+on how it was read (which loader and goal rule applied); the command fails (exit 1) when any
+problem did, a problem of a folder that names no goal aside (the reference leaves it open).
 
 ``python main.py dkg plan PROBLEM PLAN [PLAN ...] [--record FILE]`` replays reference plan files.
 """
@@ -27,15 +28,16 @@ def add_parser(sub: Any) -> None:
     dsub = dkg.add_subparsers(dest="dkg_command", metavar="SUBCOMMAND", required=True)
     imp = dsub.add_parser("import", help="write scenarios from PDDL problems and ASCII maps of the reference projects",
                           description="Read Doors-Keys-Gems problems as the planning projects publish them (PDDL "
-                                      "problems, ASCII maps: W wall, . empty, r b y e p keys, R B Y E P doors, g gem, "
-                                      "G the human's goal gem, h human, m robot) and write one scenario JSON per "
+                                      "problems; ASCII maps: W wall, . empty, r b y e p keys, R B Y E P doors, g G "
+                                      "gems, h human, m robot, each map with the goal, robot permissions and alphabet "
+                                      "of its folder's loader, see --loader) and write one scenario JSON per "
                                       "problem. Agents without a goal (the robot) become helpers.")
     imp.add_argument("src", metavar="SRC", help="a .pddl problem, an ASCII map (.txt), or a folder of them")
     imp.add_argument("--out", metavar="DIR", default="scenarios/dkg/imported",
                      help="folder for the scenarios (default scenarios/dkg/imported, so 'list' shows them)")
     imp.add_argument("--goal", action="append", metavar="AGENT=GEM",
-                     help="a goal as the file names it (e.g. human=gem4), replacing the file's own; needed for "
-                          "ASCII maps without a 'G'")
+                     help="a goal as the file names it (e.g. human=gem4), replacing the file's own; needed where "
+                          "neither the file nor its map's loader names one")
     imp.add_argument("--loader", choices=LOADER_NAMES, metavar="NAME",
                      help="read ASCII maps as this reference loader does (" + ", ".join(LOADER_NAMES) + "); default: "
                           "by the map's folder (multi-agent, Assistive, Reasoning: Plinf's), else CLIPS.jl's for a "
