@@ -432,6 +432,12 @@ def test_plinfs_plan_files_replay_with_its_action_names(tmp_path, capsys):
         assert steps[-1] == ("human", "pickup gem1", 18)
     assert main(["dkg", "plan", str(FIXTURES / "plinf" / "multi-agent" / "m1.txt"), str(plan)]) == 0
     assert capsys.readouterr().out.splitlines()[-1].endswith("human holds gem1 (its goal gem1: reached)")
+    # a map whose loader names no goal: the plan's last pickup names it
+    goalless = tmp_path / "multi-agent" / "m2.txt"
+    goalless.parent.mkdir()
+    goalless.write_text((FIXTURES / "plinf" / "multi-agent" / "m2.txt").read_text())
+    spec, _, notes = load_plan(goalless, plan)
+    assert spec["goals"] == {"human": "gem1"} and any("the plan's last action picks up" in n for n in notes)
     bad = tmp_path / "bad.pddl"
     for line, message in (("(pickupr human key1)", "pickupr is the robot's action in Plinf's domain, not human's"),
                           ("(pickupr robot gem2)", "pickupr takes a key in Plinf's domain")):

@@ -648,8 +648,9 @@ PLAN_LINE = re.compile(r"\(\s*([a-z][a-z-]*)((?:\s+[^()\s]+)*)\s*\)", re.IGNOREC
 
 def plan_goal(texts: Sequence[str], pb: Problem) -> tuple[str, str] | None:
     """(agent, gem as the file names it) when the last action of the plans is an agent with a goal
-    picking up a gem: the goal of a stimulus as CLIPS.jl reads it (its extract_goal: the completed
-    plan ends by picking the goal up); None otherwise."""
+    (or, in a problem that names none, an agent that may take it) picking up a gem: the goal of a
+    stimulus as CLIPS.jl reads it (its extract_goal: the completed plan ends by picking the goal
+    up); None otherwise."""
     last = None
     for text in texts:
         for raw in text.splitlines():
@@ -660,8 +661,12 @@ def plan_goal(texts: Sequence[str], pb: Problem) -> tuple[str, str] | None:
     if m is None:
         return None
     verb, args = m.group(1).lower(), m.group(2).lower().split()
-    if verb in ("pickup", "pickuph") and len(args) == 2 and args[0] in pb.goals and args[1] in pb.gems:
-        return args[0], args[1]
+    if verb not in ("pickup", "pickuph") or len(args) != 2 or args[0] not in pb.agents or args[1] not in pb.gems:
+        return None
+    agent, gem = args
+    # an agent with a goal in the problem, or any agent the gem is not forbidden to when the problem names none
+    if agent in pb.goals or (not pb.goals and gem not in pb.forbidden.get(agent, [])):
+        return agent, gem
     return None
 
 
