@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -160,7 +161,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.episodes < 1:
         return _fail("--episodes must be at least 1")
     out = Path(args.out or Path("runs") / name)
-    problem = None if args.out else output_problem(out)  # an explicit --out was checked before
+    keep_table = not args.no_record or bool(args.out)  # --no-record without --out writes nothing
+    problem = None if args.out or not keep_table else output_problem(out)  # an explicit --out was checked before
     if problem:
         return _fail(f"output folder {out}: {problem}; choose another with --out")
     longest = f"{name}-seed{args.seed + args.episodes - 1}.jsonl.gz"
@@ -169,20 +171,23 @@ def cmd_run(args: argparse.Namespace) -> int:
                      "expected a shorter name")
     suffix = ".jsonl.gz" if args.gzip else ".jsonl"
     table_path = out / "metrics.csv"
-    targets = [table_path] + ([] if args.no_record else
+    targets = ([table_path] if keep_table else []) + ([] if args.no_record else
                               [out / f"{name}-seed{args.seed + i}{suffix}" for i in range(min(args.episodes, 10_000))])
     for k, target in enumerate(targets):  # a folder standing where a file goes, a read-only file: before any episode
         problem = file_problem(target, probe_folder=k == 0)
         if problem:
             return _fail(f"cannot write {target}: {problem}")
-    out.mkdir(parents=True, exist_ok=True)
     rows = []
     columns = ["scenario", "seed", "agents", "mechanisms", "success", "length", "ticks", "feedback", "team_changes",
                "messages", "message_words", "errors", "recording"]
-    table = open(table_path, "w", newline="", encoding="utf-8")  # one row per episode as it ends, flushed
-    writer = DictWriter(table, fieldnames=columns)  # scrubbed: a spec may hold an endpoint's credentials
-    writer.writeheader()
-    table.flush()
+    table: Any = contextlib.nullcontext()
+    writer = None
+    if keep_table:
+        out.mkdir(parents=True, exist_ok=True)
+        table = open(table_path, "w", newline="", encoding="utf-8")  # one row per episode as it ends, flushed
+        writer = DictWriter(table, fieldnames=columns)  # scrubbed: a spec may hold an endpoint's credentials
+        writer.writeheader()
+        table.flush()
     bar = tqdm(range(args.episodes), desc=f"{name}", unit="ep", disable=args.quiet or None,
                file=sys.stderr, dynamic_ncols=True)
     with table:
@@ -211,16 +216,18 @@ def cmd_run(args: argparse.Namespace) -> int:
                    "message_words": metrics["message_words"],
                    "errors": metrics["errors"], "recording": str(path) if path else ""}
             rows.append(row)
-            writer.writerow(row)
-            table.flush()
-            os.fsync(table.fileno())  # a killed run keeps every finished episode's row
+            if writer is not None:
+                writer.writerow(row)
+                table.flush()
+                os.fsync(table.fileno())  # a killed run keeps every finished episode's row
     if not args.quiet:
         print(format_table(rows, ["seed", "success", "length", "ticks", "feedback", "errors"]))
         successes = sum(bool(r["success"]) for r in rows)
         lengths = [r["length"] for r in rows if r["length"] is not None]
         mean = f"{sum(lengths) / len(lengths):.1f}" if lengths else "-"
         print(f"\n{name}: {successes}/{len(rows)} successful, mean length {mean} ticks")
-        print(f"metrics: {table_path}" + ("" if args.no_record else f"\nrecordings: {out}/"))
+        print((f"metrics: {table_path}" if keep_table else "metrics: not written (--no-record without --out)")
+              + ("" if args.no_record else f"\nrecordings: {out}/"))
     return 0
 
 
@@ -350,7 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run episodes headless, write recordings and a metrics table",
                          description="Run episodes of a scenario without a window. Writes one recording "
-                                     "per episode and metrics.csv into --out, and prints a summary.")
+                                     "per episode and metrics.csv into --out (default runs/<scenario>), and "
+                                     "prints a summary. With --no-record it writes no recordings, and "
+                                     "metrics.csv only when --out is given.")
     run.add_argument("scenario", help="scenario name (see 'list') or path to a scenario file")
     run.add_argument("--format", metavar="NAME",
                      help="the scenario file's format: json, or a world's level format (kitchen, gym-cooking); "
@@ -377,7 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "default 1)")
     run.add_argument("--out", metavar="DIR", help="output folder (default runs/<scenario>)")
     run.add_argument("--gzip", action="store_true", help="compress recordings (.jsonl.gz)")
-    run.add_argument("--no-record", action="store_true", help="write no recordings, only metrics.csv")
+    run.add_argument("--no-record", action="store_true", help="write no recordings; metrics.csv only into an --out given (without --out nothing "
+                          "is written, only the summary is printed)")
     run.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     run.add_argument("--unsafe-sandbox", action="store_true",
                      help="where the team room's sandbox (bubblewrap) cannot run, run submitted code "

@@ -11,6 +11,10 @@ imports in its tests, one human with a goal and one helper without:
 - each two-agent problem of ``tests/fixtures/dkg_reference`` (a map read twice, as a .pddl and
   as its ASCII twin, counts once).
 
+With ``--reference FOLDER ...`` the problems are instead every two-agent problem with one
+goal-less helper that ``dkg import`` imports from the reference folders (one per .pddl, and maps
+without a twin), read by their loaders' rules.
+
 n counts problems (the agents are deterministic: one episode each). For each problem:
 
 - *alone*: the human is the planner agent and the helper waits throughout;
@@ -19,9 +23,13 @@ n counts problems (the agents are deterministic: one episode each). For each pro
   both agents' actions chosen together (A* over joint states, turn-taking, an admissible
   bound on the human's remaining walk; given up after ``--cap`` expanded nodes).
 
+- *helper optimum*: the fewest ticks when the human is the planner agent as in *helped* and
+  only the helper's actions are chosen freely (uniform-cost search, same cap): the best any
+  helper can do with this human, who plans for its own gem and does not wait for help.
+
 Figures: problems where helped is slower than alone (must be 0), helped faster than alone,
-and the share of problems whose helped length equals the joint optimum (among those whose
-optimum was found within the cap).
+the share of problems whose helped length equals the joint optimum (among those whose
+optimum was found within the cap), and how many reach the helper optimum.
 """
 
 from __future__ import annotations
@@ -70,6 +78,26 @@ def helper_problems() -> list[tuple[str, dict[str, Any]]]:
             continue
         seen.add(key)
         out.append((path.relative_to(FIXTURES).as_posix(), spec))
+    return out
+
+
+def reference_problems(folders: list[Path]) -> list[tuple[str, dict[str, Any]]]:
+    """(name, validated spec) of every two-agent problem with one goal-less helper that ``dkg
+    import`` imports from the reference ``folders`` (the files it reads, by their loaders'
+    rules; those it refuses or leaves without a goal are not problems here)."""
+    from sim.dkg.cli import _sources
+    from sim.dkg.reference import load_reference
+    from sim.registry import ScenarioError
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    for folder in folders:
+        for path in _sources(folder)[0]:
+            try:
+                spec, _ = load_reference(path)
+            except ScenarioError:
+                continue
+            if len(spec["options"]["turn_order"]) == 2 and len(spec["goals"]) == 1:
+                out.append((f"{folder.name}/{path.name}", spec))
     return out
 
 
@@ -154,19 +182,66 @@ def joint_optimum(spec: dict[str, Any], cap: int = 400_000) -> int | None:
     return None
 
 
+def helper_optimum(spec: dict[str, Any], cap: int = 400_000) -> int | None:
+    """Fewest ticks to every goal held when each agent with a goal is the planner agent (its
+    action a function of the state) and only the helper's actions are chosen freely: the best any
+    helper can do with this human (uniform-cost search; None past ``cap`` expanded nodes)."""
+    from agents.dkg.agents import planner_action, planner_for
+    from agents.dkg.planner import Task
+    from sim.dkg.world import DKGWorld
+
+    world = DKGWorld(spec)
+    planner = planner_for(world)
+    start = world.reset(0)
+    key = lambda s: (s.turn, s.agent_cells, s.item_locs, s.open_doors)  # noqa: E731
+    frontier = [(0, 0, start)]
+    best_g = {key(start): 0}
+    counter = expanded = 0
+    while frontier:
+        g, _, s = heapq.heappop(frontier)
+        if g > best_g.get(key(s), 10**9):
+            continue
+        if world.done(s):
+            if all(world.holds_goal(s, a) for a in world.goal_agents):
+                return g
+            continue
+        expanded += 1
+        if expanded > cap:
+            return None
+        a = s.turn
+        agent = world.agents[a]
+        goal = world.goal_item[a]
+        if goal is not None:
+            actions = [planner_action(world, planner, s, a, Task.hold(goal))]
+        else:
+            actions = [x for x in world.legal_actions(s, agent) if not (x.startswith("unlock ") and x.count(" ") == 2)]
+        for action in actions:
+            nxt = world.step(s, {agent: action}).state
+            if g + 1 < best_g.get(key(nxt), 10**9):
+                best_g[key(nxt)] = g + 1
+                counter += 1
+                heapq.heappush(frontier, (g + 1, counter, nxt))
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cap", type=int, default=400_000, help="A* nodes per joint optimum (default 400000)")
     parser.add_argument("--json", metavar="FILE", help="write the rows as JSON")
+    parser.add_argument("--reference", nargs="+", type=Path, metavar="FOLDER",
+                        help="instead: every two-agent problem 'dkg import' imports from these reference folders "
+                             "(e.g. CLIPS.jl's dataset/problems, Plinf's domains/multi-agent and Assistive)")
     args = parser.parse_args(argv)
     rows = []
-    for name, spec in helper_problems():
+    for name, spec in (reference_problems(args.reference) if args.reference else helper_problems()):
         alone, helped = play(spec, False), play(spec, True)
         optimum = joint_optimum(spec, args.cap)
-        row = {"problem": name, "alone": alone["length"], "helped": helped["length"], "joint_optimum": optimum}
+        best = helper_optimum(spec, args.cap)
+        row = {"problem": name, "alone": alone["length"], "helped": helped["length"], "joint_optimum": optimum,
+               "helper_optimum": best}
         rows.append(row)
-        print(f"{name:40s} alone {row['alone']!s:>5}  helped {row['helped']!s:>5}  joint optimum {optimum!s:>5}",
-              flush=True)
+        print(f"{name:40s} alone {row['alone']!s:>5}  helped {row['helped']!s:>5}  joint optimum {optimum!s:>5}"
+              f"  helper optimum {best!s:>5}", flush=True)
     inf = float("inf")
     slower = [r for r in rows if (r["helped"] or inf) > (r["alone"] or inf)]
     faster = [r for r in rows if (r["helped"] or inf) < (r["alone"] or inf)]
@@ -176,6 +251,11 @@ def main(argv: list[str] | None = None) -> int:
           f"equal: {len(rows) - len(slower) - len(faster)}")
     print(f"helped at the joint optimum: {len(optimal)} of {len(known)} problems whose optimum was found "
           f"({100 * len(optimal) / max(len(known), 1):.0f}%)")
+    reach = [r for r in rows if r["helper_optimum"] is not None]
+    at_reach = [r for r in reach if r["helped"] == r["helper_optimum"]]
+    within = [r for r in known if r["helper_optimum"] == r["joint_optimum"]]
+    print(f"helped at the helper optimum (the best any helper does with this human): {len(at_reach)} of "
+          f"{len(reach)}; the helper optimum is the joint optimum on {len(within)} of {len(known)}")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
     return 1 if slower else 0

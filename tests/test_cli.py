@@ -119,6 +119,14 @@ def test_run_options_gzip_no_record_and_named_seats(tmp_path, capsys):
     assert capsys.readouterr().out == ""  # --quiet
 
 
+def test_run_no_record_without_out_writes_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "two-rooms", "--no-record", "--episodes", "2"]) == 0
+    assert list(tmp_path.iterdir()) == []  # no runs/<name>/metrics.csv in the working directory
+    out = capsys.readouterr().out
+    assert "two-rooms: 2/2 successful" in out and "metrics: not written (--no-record without --out)" in out
+
+
 def test_run_a_scenario_file_and_replay_it_without_the_file(tmp_path, capsys):
     scenario = tmp_path / "tiny.json"
     scenario.write_text(json.dumps({

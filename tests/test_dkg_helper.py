@@ -54,3 +54,24 @@ def test_the_helper_helps_when_it_shortens_the_way():
     policy = choose_help(world, planner_for(world), world.reset(0), world.agent_index["robot"], None)
     assert policy not in (STAY,) and (policy == GREEDY or policy[0] == "task")
     assert play(spec, helped=True)["length"] < play(spec, helped=False)["length"]
+
+
+def test_a_chain_works_on_its_tasks_in_turn():
+    import dataclasses
+
+    from agents.dkg.agents import policy_task
+    from agents.dkg.planner import Task
+
+    spec, _ = load_reference("tests/fixtures/dkg_reference/clips/1.pddl")
+    world = DKGWorld(spec)
+    planner, robot, human = planner_for(world), world.agent_index["robot"], world.agent_index["human"]
+    start = world.reset(0)
+    key = world.item_index["key1"]
+    first, second = Task.give(key, human), Task.open(0)
+    chain = ("task", first, second)
+    assert policy_task(world, planner, start, robot, chain) == first  # the first task while it is to do
+    handed = dataclasses.replace(start, item_locs=tuple(-1 - human if i == key else loc
+                                                        for i, loc in enumerate(start.item_locs)))
+    assert policy_task(world, planner, handed, robot, chain) is None  # done, and the second can no longer be
+    opened = dataclasses.replace(start, open_doors=1)
+    assert policy_task(world, planner, opened, robot, ("task", second, first)) == first  # the first is done

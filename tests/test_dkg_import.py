@@ -4,6 +4,8 @@ load as scenarios and play; a helper without a goal helps a human-like agent."""
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -120,7 +122,7 @@ def test_the_robot_without_a_goal_helps_the_human_to_success(tmp_path, seed):
 def test_a_map_without_a_goal_asks_for_one_and_goal_flag_gives_it(tmp_path):
     # a single-agent map (no robot) takes the 'G' marker; without one it asks
     path = write(tmp_path, "p2.txt", ASCII.replace("G", "g").replace("m", "."))
-    with pytest.raises(ScenarioError, match=r"p2.txt: no goal.*gem1, gem2.*--goal"):
+    with pytest.raises(ScenarioError, match=r"p2.txt: no goal.*gem1 \(row 1, column 7\), gem2 .*--goal"):
         load_reference(path)
     spec, _ = load_reference(path, goals={"human": "gem1"})
     assert spec["goals"] == {"human": "gem1"}
@@ -208,11 +210,21 @@ EXPECTED = {
     "plinf/p2.txt": ({"human": "gem2"}, "the last gem (gem2)"),  # a robot, no 'G'
     "plinf/p3.pddl": ({"human": "gem2"}, "the problem's (:goal ...)"),  # single agent, (has gem2)
     "plinf/p4.txt": ({"human": "gem1"}, "the gem marked 'G' (gem1)"),  # no robot: the marker
-    "plinf/p5.txt": "no goal: the problem names no (has AGENT GEM) goal and the map marks no 'G'",
+    "plinf/p5.txt": "no goal: the single-agent ascii_to_pddl names no goal on this map (it marks no 'G'); the gems: gem1",
     "plinf/p6.txt": ({"human": "gem2"}, "2 gems are written 'G' (gem1, gem2), the last one counts"),
     "plinf/p7.txt": "line 1, column 4: character 'Q'",
     "plinf/social.pddl": ({"human": "gem1"}, "the problem's (:goal ...)"),
     "clips/domain.pddl": "a PDDL domain '(define (domain ...) ...)', not a problem",
+    # Plinf's folders, each read by its own loader (docs/dkg.md): multi-agent takes the last 'G'
+    "plinf/multi-agent/m1.txt": ({"human": "gem1"}, "the gem marked 'G' (gem1); the last gem (gem3) is not the goal"),
+    "plinf/multi-agent/m1.pddl": ({"human": "gem1"}, "the problem's (:goal ...)"),
+    "plinf/multi-agent/m2.txt": "no goal: Plinf's multi-agent/ascii.jl names no goal on this map (it marks no 'G'); "
+                                "the gems: gem1 (row 1, column 1), gem2 (row 1, column 7), gem3 (row 3, column 7)",
+    "plinf/multi-agent/domain.pddl": "a PDDL domain '(define (domain ...) ...)', not a problem",  # opens commented out
+    "plinf/Assistive/a1.txt": ({"human": "gem2"}, "the last gem (gem2), 'g' or 'G'; the 'G' on gem1 is not the goal"),
+    "plinf/Assistive/a1.pddl": ({"human": "gem2"}, "the problem's (:goal ...)"),
+    "plinf/Reasoning/r1.txt": ({"human": "gem3"}, "the last gem (gem3)"),  # 'c' gems, 'g'/'G' green key and door
+    "plinf/Reasoning/r1.pddl": ({"human": "gem3"}, "the problem's (:goal ...)"),  # doors-keys-goals, goal3
 }
 
 
@@ -331,3 +343,147 @@ def test_a_reference_plan_replays_observed_then_completed(tmp_path, capsys):
     with pytest.raises(ScenarioError, match=r"line 1: an action of robot, but it is human's turn"):
         load_plan(problem, bad)
     assert main(["dkg", "plan", str(problem), str(bad)]) == 2
+
+
+# ----------------------------------------------------------------- each folder by its own loader
+
+PAIRS = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*.txt") if p.with_suffix(".pddl").is_file())
+
+
+def test_the_fixtures_have_a_twin_in_each_folder():
+    assert PAIRS == ["clips/1.txt", "plinf/Assistive/a1.txt", "plinf/Reasoning/r1.txt", "plinf/multi-agent/m1.txt"]
+
+
+@pytest.mark.parametrize("name", PAIRS)
+def test_each_map_and_its_pddl_twin_give_the_same_goal_cell_permissions_and_optimum(name):
+    from bench.bench_dkg_helper import joint_optimum
+    from bench.bench_dkg_reference import reading
+
+    a, b = reading(FIXTURES / name), reading((FIXTURES / name).with_suffix(".pddl"))
+    assert a["goal"] == b["goal"] and a["forbidden"] == b["forbidden"]
+    if len(a["spec"]["options"]["turn_order"]) == 2:
+        assert joint_optimum(a["spec"]) == joint_optimum(b["spec"]) is not None
+
+
+def test_the_robot_takes_no_gem_under_clips_nor_plinfs_domain_and_the_loader_can_be_chosen():
+    for name in ("clips/1.txt", "clips/1.pddl", "plinf/multi-agent/m1.txt", "plinf/multi-agent/m1.pddl",
+                 "plinf/Assistive/a1.txt", "plinf/Assistive/a1.pddl"):
+        spec, notes = load_reference(FIXTURES / name)
+        gems = sorted(g for g in spec["options"]["forbidden"]["robot"])
+        assert gems == [f"gem{i + 1}" for i in range(len(gems))] and gems, name
+    _, notes = load_reference(FIXTURES / "plinf" / "Assistive" / "a1.pddl")
+    assert any("pickupr takes a key" in n for n in notes)
+    from sim.dkg.cli import LOADER_NAMES
+    from sim.dkg.reference import LOADERS
+    assert LOADER_NAMES == tuple(LOADERS)  # the command line offers every loader
+    # the same map under another folder's loader: CLIPS.jl's takes the last gem
+    spec, notes = load_reference(FIXTURES / "plinf" / "multi-agent" / "m1.txt", loader="clips")
+    assert spec["goals"] == {"human": "gem3"} and notes[0].startswith("read as CLIPS.jl's ascii_to_pddl")
+    with pytest.raises(ScenarioError, match=r"r1.txt: line 1, column 1: character 'c'.*Plinf's multi-agent"):
+        load_reference(FIXTURES / "plinf" / "Reasoning" / "r1.txt", loader="plinf-multi-agent")
+
+
+def test_reasonings_alphabet_c_gems_and_green_g(tmp_path):
+    spec, notes = load_reference(FIXTURES / "plinf" / "Reasoning" / "r1.txt")
+    world = DKGWorld(spec)
+    assert world.agents == ("human",) and [d.color for d in world.doors] == ["green", "red"]
+    assert [it.color for it in world.items if it.kind == "key"] == ["green", "red"]
+    # outside a folder named Reasoning a map with 'c' is still Reasoning's
+    moved = write(tmp_path, "r1.txt", (FIXTURES / "plinf" / "Reasoning" / "r1.txt").read_text())
+    assert load_reference(moved)[0]["goals"] == {"human": "gem3"}
+
+
+def test_plinfs_folders_import_whole(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["dkg", "import", str(FIXTURES / "plinf" / "multi-agent"), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "domain.pddl: a PDDL domain, not a problem: skipped" in captured.out
+    assert "m2.txt: no goal: Plinf's multi-agent/ascii.jl names no goal" in captured.out  # no failure: left open
+    assert "1 of 2 imported" in captured.out and "1 with no goal" in captured.out and captured.err == ""
+    assert main(["dkg", "import", str(FIXTURES / "plinf" / "multi-agent" / "m2.txt"), "--out", str(out)]) == 1
+    assert "gem1 (row 1, column 1)" in capsys.readouterr().err  # the one file asked for: an error
+    for folder in ("Assistive", "Reasoning"):
+        assert main(["dkg", "import", str(FIXTURES / "plinf" / folder), "--out", str(out)]) == 0
+        assert "1 of 1 imported" in capsys.readouterr().out
+    assert json.loads((out / "r1.json").read_text())["goals"] == {"human": "gem3"}
+
+
+def test_a_domain_opening_with_a_long_commented_copy_and_a_plan_file_are_skipped(tmp_path, capsys):
+    src = tmp_path / "folder"
+    src.mkdir()
+    commented = "".join(f"; (:action a{i} :parameters (?a - agent) :effect (done ?a))\n" for i in range(200))
+    write(src, "domain.pddl", commented + "(define (domain doors-keys-gems) (:requirements :adl))\n")
+    write(src, "1.pddl", PDDL)
+    write(src, "plan.txt", "; I need the red key\n(left human)\n(noop robot)\n")
+    assert len(commented) > 8192
+    assert main(["dkg", "import", str(src), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    assert "domain.pddl: a PDDL domain, not a problem: skipped" in out
+    assert "plan.txt: a plan file, not a problem: skipped" in out and "1 of 1 imported" in out
+
+
+def test_plinfs_plan_files_replay_with_its_action_names(tmp_path, capsys):
+    from sim.dkg.reference import load_plan
+
+    plan = FIXTURES / "plinf" / "multi-agent" / "plans" / "m1.pddl"
+    for problem in ("m1.txt", "m1.pddl"):
+        spec, steps, _ = load_plan(FIXTURES / "plinf" / "multi-agent" / problem, plan)
+        assert ("robot", "wait", 3) in steps and ("robot", "pickup key1", 9) in steps
+        assert steps[-1] == ("human", "pickup gem1", 18)
+    assert main(["dkg", "plan", str(FIXTURES / "plinf" / "multi-agent" / "m1.txt"), str(plan)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("human holds gem1 (its goal gem1: reached)")
+    # a map whose loader names no goal: the plan's last pickup names it
+    goalless = tmp_path / "multi-agent" / "m2.txt"
+    goalless.parent.mkdir()
+    goalless.write_text((FIXTURES / "plinf" / "multi-agent" / "m2.txt").read_text())
+    spec, _, notes = load_plan(goalless, plan)
+    assert spec["goals"] == {"human": "gem1"} and any("the plan's last action picks up" in n for n in notes)
+    bad = tmp_path / "bad.pddl"
+    for line, message in (("(pickupr human key1)", "pickupr is the robot's action in Plinf's domain, not human's"),
+                          ("(pickupr robot gem2)", "pickupr takes a key in Plinf's domain")):
+        bad.write_text(f"{line}\n")
+        with pytest.raises(ScenarioError, match=re.escape(message)):
+            load_plan(FIXTURES / "plinf" / "multi-agent" / "m1.pddl", bad)
+
+
+def test_dkg_plan_says_which_gem_the_human_holds_and_checks_the_stimulus_goal(tmp_path, capsys):
+    # the problem file names gem1, the completed plan ends by picking up gem2: CLIPS.jl's stimulus goal
+    problem = write(tmp_path, "1.pddl", (FIXTURES / "clips" / "1.pddl").read_text()
+                    .replace("(:goal (has human gem2))", "(:goal (has human gem1))"))
+    assert "(has human gem1)" in problem.read_text()
+    plans = [FIXTURES / "clips" / "plans" / k / "1.1.keys.pddl" for k in ("observed", "completed")]
+    assert main(["dkg", "plan", str(problem), *map(str, plans)]) == 0
+    out = capsys.readouterr().out
+    assert "goal of human: gem2, which the plan's last action picks up" in out and "the problem file says gem1" in out
+    assert out.splitlines()[-1].endswith("human holds gem2 (its goal gem2: reached)")
+    # --goal wins over the plan: the human then holds gem2 but not its goal
+    assert main(["dkg", "plan", str(problem), *map(str, plans), "--goal", "human=gem1"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("human holds gem2 (its goal gem1: not reached)")
+
+
+REFERENCE = os.environ.get("TOM_ARENA_DKG_REFERENCE", "")
+
+
+@pytest.mark.skipif(not REFERENCE, reason="TOM_ARENA_DKG_REFERENCE names no folder with the CLIPS.jl and Plinf.jl "
+                                          "checkouts (docs/testing.md)")
+def test_the_reference_repositories_folders_as_their_loaders_read_them(tmp_path, capsys):
+    from bench.bench_dkg_reference import compare
+    from sim.dkg.reference import load_plan
+
+    root = Path(REFERENCE)
+    clips = root / "CLIPS.jl" / "doors-keys-gems" / "dataset"
+    plinf = root / "Plinf.jl" / "domains"
+    folders = [clips / "problems", plinf / "multi-agent", plinf / "Assistive", plinf / "Reasoning"]
+    for folder in folders:
+        assert main(["dkg", "import", str(folder), "--out", str(tmp_path / folder.name)]) == 0, folder
+        _, pairs, bad = compare(folder, optimum=False, cap=0)
+        assert pairs and bad == 0, folder
+    capsys.readouterr()
+    completed = sorted((clips / "plans" / "completed").glob("*.pddl"))
+    for plan in completed:  # each stimulus replays to its own goal
+        problem = clips / "problems" / f"{plan.name.split('.')[0]}.pddl"
+        assert main(["dkg", "plan", str(problem), str(clips / "plans" / "observed" / plan.name), str(plan)]) == 0
+        assert capsys.readouterr().out.splitlines()[-1].endswith(": reached)"), plan
+    for plan in sorted((plinf / "Assistive" / "plans").glob("p*.pddl")):  # pN replays on problem N
+        for suffix in (".txt", ".pddl"):
+            load_plan(plinf / "Assistive" / f"{plan.stem[1:]}{suffix}", plan)

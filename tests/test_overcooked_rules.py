@@ -132,6 +132,8 @@ def test_a_world_under_overcooked_rules_plays_and_reports(tmp_path: Path):
     ("{'grid': 'XXPXX\\nO  2O\\nX1  X\\nXDXSX', 'cook_time': 3, 'recipe_times': [1]}", "not both"),
     ("{'grid': 'XXPXX\\nO  2O\\nX1  X\\nXDXSX', 'start_all_orders': [{'ingredients': ['fish']}]}",
      "start_all_orders', entry 1: expected 1 to 3 of 'onion' and 'tomato'"),
+    ("{'grid': 'XXPXX\\nO  2O\\nX1  X\\nXDXSX', 'old_dynamics': True}",
+     "field 'old_dynamics': True; overcooked_ai 1.1.0 ignores this field"),
     ("{'grid': __import__('os').getcwd()}", "expected a literal"),
     ("{'grid': 'XX'", "not a Python literal dict"),
     ("['grid']", "expected a dict"),
@@ -165,6 +167,14 @@ def test_a_mutated_layout_loads_or_gets_one_clear_error(tmp_path_factory: pytest
     state = world.reset(0)
     for _ in range(5):
         state = world.step(state, {a: "interact" for a in world.agents}).state
+
+
+def test_old_dynamics_false_is_read_as_overcooked_ai_1_1_0_reads_any_layout(tmp_path: Path):
+    # 1.1.0 passes the field on unused; false is also what the repository's later code plays as 1.1.0 does
+    text = (FIXTURES / "layouts" / "cramped_room.layout").read_text().rstrip().rstrip("}") + ', "old_dynamics": False}'
+    path = tmp_path / "cramped_room.layout"
+    path.write_text(text)
+    assert load_spec(path)[1]["layout"]["old_dynamics"] is False
 
 
 def test_a_layout_is_recognised_by_its_content(tmp_path: Path):
@@ -219,7 +229,8 @@ def test_the_recordings_are_what_overcooked_ai_produces(tmp_path: Path):
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr[-2000:]
     made = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
-    kept = sorted(p.relative_to(FIXTURES) for p in FIXTURES.rglob("*") if p.is_file() and p.name != "README.md")
+    kept = sorted(p.relative_to(FIXTURES) for p in FIXTURES.rglob("*")
+                  if p.is_file() and p.name not in ("README.md", "LICENSE"))
     assert made == kept
     for rel in made:
         assert (out / rel).read_bytes() == (FIXTURES / rel).read_bytes(), rel

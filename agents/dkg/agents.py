@@ -132,20 +132,29 @@ def planner_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, a: int
     return action if action in legal else "wait"
 
 
-#: a helper's policies (``choose_help``): stay out of the way; the greedy choice each turn; or one
-#: task ("open"/"give") carried out by the planner, then stay
+#: a helper's policies (``choose_help``): stay out of the way; the greedy choice each turn; or
+#: ("task", T1, ...): tasks ("open"/"give") carried out by the planner in turn, then stay
 STAY: tuple = ("stay",)
 GREEDY: tuple = ("greedy",)
 
 
-def helper_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, policy: tuple) -> str:
-    """The action of a helper following ``policy`` in ``state`` (a function of the state alone)."""
+def policy_task(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, policy: tuple) -> Task | None:
+    """The task a helper following ``policy`` works on in ``state`` (a function of the state
+    alone): for a list of tasks, the first one neither done nor impossible; None to stay out of
+    the way (nothing helps now, or every task is done or can no longer be)."""
     if policy == STAY:
-        return "wait"
-    task = help_task(world, planner, state, helper) if policy == GREEDY else policy[1]
-    if task is None or planner.plan(state, helper, task).cost in (0, INF):
-        return "wait"  # nothing helps now, or the task is done (or can no longer be): stay out of the way
-    return planner_action(world, planner, state, helper, task)
+        return None
+    tasks = [help_task(world, planner, state, helper)] if policy == GREEDY else list(policy[1:])
+    for task in tasks:
+        if task is not None and planner.plan(state, helper, task).cost not in (0, INF):
+            return task
+    return None
+
+
+def helper_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, policy: tuple) -> str:
+    """The action of a helper following ``policy`` in ``state``: the planner's step for its task."""
+    task = policy_task(world, planner, state, helper, policy)
+    return "wait" if task is None else planner_action(world, planner, state, helper, task)
 
 
 _ROLLOUTS: "weakref.WeakKeyDictionary[DKGWorld, dict]" = weakref.WeakKeyDictionary()
@@ -182,8 +191,9 @@ def rollout(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, 
 def choose_help(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int,
                 current: tuple | None) -> tuple:
     """The helper's policy from ``state``: the one whose rollout ends soonest (every goal held
-    earliest; ``rollout``), over staying out of the way, the greedy choice, and each single
-    unlock or key delivery for an agent with a goal. Staying wins ties, and the policy it
+    earliest; ``rollout``), over staying out of the way, the greedy choice, each single unlock or
+    key delivery for an agent with a goal, and each ordered pair of them (the first, then the
+    second: a chain). Staying wins ties, then single tasks before pairs, and the policy it
     follows (``current``) is left only for a strictly better one.
 
     So, by construction, a planner helper never makes the others slower than without it when
@@ -194,13 +204,16 @@ def choose_help(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: i
     options: list[tuple] = [STAY]
     if current is not None and current not in options:
         options.append(current)
+    singles: list[Task] = []
     for b in world.goal_agents:
         if b == helper or world.holds_goal(state, b):
             continue
         for task in help_candidates(world, state, helper, b):
             cost = planner.plan(state, helper, task).cost
-            if cost != INF and cost > 0 and ("task", task) not in options:
-                options.append(("task", task))
+            if cost != INF and cost > 0 and task not in singles:
+                singles.append(task)
+    options += [("task", t) for t in singles if ("task", t) not in options]
+    options += [("task", t, u) for t in singles for u in singles if u != t and ("task", t, u) not in options]
     options.append(GREEDY)
     values = {policy: rollout(world, planner, state, helper, policy) for policy in options}
     best = min(options, key=lambda p: values[p])  # the first of equals: staying, then the current one
@@ -264,12 +277,7 @@ class DKGPlanningAgent(Agent):
                 return self.feedback_task
         if self.goal is None:
             self.help_policy = choose_help(self.world, self.planner, state, self.index, self.help_policy)
-            if self.help_policy == STAY:
-                return None
-            if self.help_policy == GREEDY:
-                return help_task(self.world, self.planner, state, self.index)
-            task = self.help_policy[1]
-            return None if self.planner.plan(state, self.index, task).cost in (0, INF) else task
+            return policy_task(self.world, self.planner, state, self.index, self.help_policy)
         return self.goal
 
     # ----------------------------------------------------------- snapshots

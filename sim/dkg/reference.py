@@ -6,21 +6,24 @@ Two formats, as the reference projects (Plinf, CLIPS) publish them:
   wall matrix (``(= (walls) (new-bit-matrix false H W))`` and ``(set-index walls true Y X)``
   facts, or ``(transpose (bit-mat (bit-vec ...) ...))``), ``(= (xloc O) X)`` /
   ``(= (yloc O) Y)`` positions (1-based, x = column, y = row), ``(iscolor O C)``,
-  ``(locked D)``, ``(has A I)``, turn order by ``(active A)`` and ``(next-turn A B)`` or by
-  ``(= (agentcode A) N)`` and ``(= (turn) N)``, and ``(:goal (has A G))`` (or an ``and`` of
-  such facts, one gem per agent).
-- **ASCII maps** (``.txt``): ``W`` wall, ``.`` empty, lowercase keys and uppercase doors
-  (``r`` red, ``b`` blue, ``y`` yellow, ``e`` green, ``p`` pink), ``g`` a gem, ``G`` the
-  human's goal gem, ``h`` the human, ``m`` the robot. Gems take the reference's colours by
-  number (gem1 red, gem2 yellow, gem3 blue, gem4 green, then the other colours).
+  ``(locked D)``, ``(has A I)``, ``(forbidden A I)``, turn order by ``(active A)`` and
+  ``(next-turn A B)`` (CLIPS.jl) or by ``(= (agentcode A) N)`` and ``(= (turn) N)`` (Plinf, whose
+  domain lets its robot pick up keys only: the robot is forbidden every gem here), and
+  ``(:goal (has A G))`` (or an ``and`` of such facts, one gem per agent; ``(true)`` names none).
+  Plinf's ``doors-keys-goals`` problems name their gems ``goal1``, ``goal2``...; single-agent
+  problems (``xpos``/``ypos``) play with one seat.
+- **ASCII maps** (``.txt``), read as the loader of the folder they come from reads them
+  (``LOADERS``, ``ascii_loader``): which gem is the goal, whether the robot may take gems, and
+  the alphabet (Reasoning's ``c`` gems and ``g``/``G`` green key and door) are that loader's.
+  Gems take the reference's colours by number (gem1 red, gem2 yellow, gem3 blue, gem4 green,
+  then the other colours).
 
 Agents without a goal in the problem are helpers (the reference's robot, which assists the
-human). Facts this world has no rule for are reported, never dropped silently: ``forbidden``
-(the robot may not take gems; a helper here never plans to) is a note, anything else an
-error naming the file and line. Keys, doors and gems are renumbered in reading order as this
-world numbers them; a note says when a name of the file means another object here.
-Single-agent problems (``xpos``/``ypos``, ``s`` starts) are refused: this world needs two or
-more agents.
+human). Facts this world has no rule for are errors naming the file and line; every rule
+applied is reported in the notes. Keys, doors and gems are renumbered in reading order as this
+world numbers them; a note says when a name of the file means another object here. Plan files
+(one action a line, CLIPS.jl's names and Plinf's ``noop``, ``pickuph``, ``pickupr``, ``unlockh``,
+``unlockr``) replay on their problem (``load_plan``).
 """
 
 from __future__ import annotations
@@ -47,6 +50,24 @@ KEY_CHAR["pink"], KEY_CHAR["cyan"] = "p", "c"
 DOOR_CHAR = {c: k.upper() for c, k in KEY_CHAR.items()}
 GEM_CHAR = dict(zip(GEM_COLORS, "$+*%&@!?"))
 AGENT_CHARS = "hmabdfgijk"
+# The ASCII loaders of the reference folders (docs/dkg.md, "Reference problems"): name -> how it reads a map.
+LOADERS = {
+    "clips": "CLIPS.jl's ascii_to_pddl: the last gem ('g' or 'G') is the human's goal, the robot is forbidden every gem",
+    "plinf-multi-agent": "Plinf's multi-agent/ascii.jl: the last 'G' is the human's goal (no 'G': no goal); the "
+                         "robot picks up keys only (its domain's pickupr)",
+    "plinf-assistive": "Plinf's Assistive/ascii.jl: the last gem ('g' or 'G') is the human's goal; the robot picks up "
+                       "keys only (its domain's pickupr)",
+    "plinf-reasoning": "Plinf's Reasoning/ascii.jl: 'c' gems (the last one is the goal), 'g'/'G' the green key and "
+                       "door, 'h' the only agent",
+    "single-agent": "the single-agent ascii_to_pddl: the gem marked 'G' is the goal ('s' or 'h' the agent, 'k' keys "
+                    "and 'D' doors without colour)",
+}
+FOLDER_LOADERS = {"multi-agent": "plinf-multi-agent", "assistive": "plinf-assistive", "reasoning": "plinf-reasoning"}
+REASONING_KEYS = {"r": "red", "b": "blue", "y": "yellow", "g": "green", "p": "pink"}
+
+
+class NoGoalError(ScenarioError):
+    """A problem whose file (or its map's loader) names no goal: the reference leaves it open."""
 
 
 @dataclass
@@ -69,6 +90,7 @@ class Problem:
     notes: list[str] = field(default_factory=list)
     forbidden: dict[str, list[str]] = field(default_factory=dict)  # agent -> items it may not take
     goal_rule: str = "file"  # "file" (PDDL :goal), "last gem" or "marker" (ASCII maps)
+    loader: str = ""  # the ASCII loader whose rules read the map (LOADERS), "" for PDDL
     ids: dict[str, str] = field(default_factory=dict)  # file's object name -> this world's id (after to_scenario)
 
 
@@ -148,8 +170,9 @@ def read_pddl(text: str, source: str) -> Problem:
     sections = {_words(n[0])[0]: n for n in define[0][1:] if isinstance(n[0], list) and n[0]}
     if ":domain" in sections:
         domain = _words(sections[":domain"][0])[1] if len(sections[":domain"][0]) > 1 else ""
-        if domain != "doors-keys-gems":
-            raise ScenarioError(f"{source}: line {sections[':domain'][1]}: domain {domain!r}; expected doors-keys-gems")
+        if domain not in ("doors-keys-gems", "doors-keys-goals"):
+            raise ScenarioError(f"{source}: line {sections[':domain'][1]}: domain {domain!r}; expected "
+                                "doors-keys-gems (or Plinf's doors-keys-goals)")
     if ":init" not in sections:
         raise ScenarioError(f"{source}: no (:init ...) section")
     types: dict[str, str] = {}
@@ -233,6 +256,8 @@ def read_pddl(text: str, source: str) -> Problem:
                                 f"{'y' if name in xs else 'x'}loc")
         (x, line), (y, _) = xs[name], ys[name]
         kind = types.get(name) or re.sub(r"\d+$", "", name)
+        if kind == "goal":
+            kind = "gem"  # Plinf's doors-keys-goals problems: their goal objects are this world's gems
         if kind in ("agent", "human", "robot"):
             target = pb.agents
         elif kind in kinds:
@@ -287,6 +312,8 @@ def read_pddl(text: str, source: str) -> Problem:
         facts = goal[0][1:] if isinstance(goal[0], list) and goal[0] and goal[0][0][0] == "and" else [goal]
         for fact, line in facts:
             words = _words(fact) if isinstance(fact, list) else [fact]
+            if words == ["true"]:
+                continue  # (:goal (true)): what the reference loaders write for a map that names no goal
             if len(words) == 2 and words[0] == "has" and SINGLE_AGENT in pb.agents:
                 words = ["has", SINGLE_AGENT, words[1]]  # the single-agent domain: (has GEM)
             if len(words) != 3 or words[0] != "has":
@@ -302,6 +329,15 @@ def read_pddl(text: str, source: str) -> Problem:
         if pb.goals:
             pb.notes.append("goal: " + ", ".join(f"(has {a} {g})" for a, g in pb.goals.items()) +
                             ", the problem's (:goal ...)")
+    robots = [a for a in pb.agents if a not in pb.goals
+              and (types.get(a) == "robot" or (a == "robot" and types.get(a) in (None, "agent")))]
+    if code and robots and pb.gems and not forbidden:
+        # agentcode/turn problems are those of Plinf's multi-agent domain, whose robot picks up keys only
+        # (pickupr takes a key): it never takes a gem, which is this world's forbidden
+        for robot in robots:
+            pb.forbidden[robot] = list(pb.gems)
+        pb.notes.append(f"{', '.join(robots)} picks up keys only, as Plinf's multi-agent domain (the agentcode/turn "
+                        "problems) lets its robot (pickupr takes a key): forbidden every gem here")
     return pb
 
 
@@ -353,15 +389,32 @@ def _walls(pb: Problem, rhs, where: str, source: str) -> None:
                             "(docs/limits.md)")
 
 
-def read_ascii(text: str, source: str) -> Problem:
-    """An ASCII map, read as the reference loader of its kind reads it.
+def ascii_loader(path: Path, text: str) -> tuple[str, str]:
+    """(loader, why) for an ASCII map: the loader of the reference folder it lies in (a folder named
+    multi-agent, Assistive or Reasoning, as Plinf names them), Reasoning's when the map has its gem 'c',
+    else CLIPS.jl's for a map with a robot 'm' and the single-agent one without."""
+    folder = FOLDER_LOADERS.get(path.parent.name.lower())
+    if folder:
+        return folder, f"the map lies in a folder named {path.parent.name}"
+    if "c" in text:
+        return "plinf-reasoning", "the map holds 'c', the gem of Reasoning's alphabet"
+    if "m" in text:
+        return "clips", "a map with a robot 'm' outside Plinf's folders"
+    return "single-agent", "a map without a robot outside Plinf's folders"
 
-    A map with a robot (``m``) is a multi-agent map of CLIPS.jl and Plinf's multi-agent sets: their
-    loaders make the *last gem* in reading order the human's goal, whether it is written ``g`` or
-    ``G``, and forbid the robot every gem. A map without a robot is a single-agent map (``s`` or
-    ``h`` the agent, ``k`` keys and ``D`` doors without colour): its loaders take the gem marked
-    ``G``. A second ``h``, ``m``, ``s`` or ``G`` replaces the first, as the loaders overwrite it;
-    every such choice is reported in the notes."""
+
+def read_ascii(text: str, source: str, loader: str | None = None) -> Problem:
+    """An ASCII map, read as the reference loader ``loader`` (LOADERS) reads it (by default the one
+    ``ascii_loader`` names for it). Every loader reads ``W`` walls, ``.`` floor, keys and doors by
+    colour letter and ``h`` the human; a second ``h``, ``m`` or ``s`` replaces the first, as the loaders
+    overwrite it. Which gem is the goal, the robot's permissions and the alphabet are the loader's;
+    the rule that applied is reported in the notes."""
+    if loader is None:
+        loader, why = ascii_loader(Path(source), text)
+    else:
+        why = "as asked"
+    if loader not in LOADERS:
+        raise ScenarioError(f"{source}: loader {loader!r}; expected one of {', '.join(LOADERS)}")
     rows = [row.strip() for row in text.splitlines()]
     first = next((i for i, r in enumerate(rows) if r), 0)
     rows = rows[first:]
@@ -369,10 +422,14 @@ def read_ascii(text: str, source: str) -> Problem:
         rows.pop()
     if not rows:
         raise ScenarioError(f"{source}: the file holds no map")
-    pb = Problem(source, height=len(rows), width=max(len(r) for r in rows))
+    pb = Problem(source, height=len(rows), width=max(len(r) for r in rows), loader=loader)
     if pb.height > MAX_MAP_SIDE or pb.width > MAX_MAP_SIDE:
         raise ScenarioError(f"{source}: a {pb.width} x {pb.height} map; expected at most {MAX_MAP_SIDE} on a side")
-    multi = any("m" in row for row in rows)
+    reasoning = loader == "plinf-reasoning"
+    single = loader == "single-agent"
+    keys = REASONING_KEYS if reasoning else ASCII_KEYS
+    gem_chars = "c" if reasoning else "gG"
+    agent_chars = {"h": "human"} if reasoning else {**ASCII_AGENTS, **({"s": "human"} if single else {})}
     counts = {"door": 0, "key": 0, "gem": 0}
     marked: list[str] = []  # gems written 'G'
     seen: dict[str, list[str]] = {}  # agent -> positions written (for the note on repeats)
@@ -386,27 +443,30 @@ def read_ascii(text: str, source: str) -> Problem:
                 continue
             if ch == "W":
                 pb.walls.add((r, c))
-            elif ch.lower() in ASCII_KEYS or (ch in "kD" and not multi):
+            elif ch.lower() in keys or (ch in "kD" and single):
                 kind = "key" if ch.islower() else "door"
                 counts[kind] += 1
                 name = f"{kind}{counts[kind]}"
                 (pb.keys if kind == "key" else pb.doors)[name] = (r, c)
-                pb.colors[name] = ASCII_KEYS.get(ch.lower(), PLAIN_COLOR)
+                pb.colors[name] = keys.get(ch.lower(), PLAIN_COLOR)
                 plain = plain or ch in "kD"
-            elif ch in "gG":
+            elif ch in gem_chars:
                 counts["gem"] += 1
                 name = f"gem{counts['gem']}"
                 pb.gems[name] = (r, c)
                 if ch == "G":
                     marked.append(name)
-            elif ch in ASCII_AGENTS or (ch == "s" and not multi):
-                name = ASCII_AGENTS.get(ch, "human")
+            elif ch in agent_chars:
+                name = agent_chars[ch]
                 seen.setdefault(name, []).append(f"line {first + r + 1}, column {c + 1} ({ch!r})")
                 pb.agents[name] = (r, c)
             else:
-                expected = ("W . r b y e p (keys), R B Y E P (doors), g G (gems), h m (human, robot)" if multi else
-                            "W . r b y e p k (keys), R B Y E P D (doors), g G (gems), h or s (the agent), m (a robot)")
-                raise ScenarioError(f"{where}, column {c + 1}: character {ch!r}; expected {expected}")
+                expected = {"plinf-reasoning": "W . r b y g p (keys), R B Y G P (doors), c (gems), h (the agent)",
+                            "single-agent": "W . r b y e p k (keys), R B Y E P D (doors), g G (gems), h or s (the "
+                                            "agent), m (a robot)"}.get(
+                    loader, "W . r b y e p (keys), R B Y E P (doors), g G (gems), h m (human, robot)")
+                raise ScenarioError(f"{where}, column {c + 1}: character {ch!r}; expected {expected} "
+                                    f"({LOADERS[loader].split(':')[0]}: {why})")
     for agent, places in seen.items():
         if len(places) > 1:
             pb.notes.append(f"{agent} is written {len(places)} times ({'; '.join(places)}); the last one counts, as "
@@ -414,31 +474,33 @@ def read_ascii(text: str, source: str) -> Problem:
     if plain:
         pb.notes.append(f"keys 'k' and doors 'D' have no colour in the single-agent domain (any key opens any door): "
                         f"they are all {PLAIN_COLOR} here")
-    if multi:
-        if pb.gems:
-            last = list(pb.gems)[-1]
-            pb.goals["human"] = last
-            rule = (f"goal: the last gem ({last}), as the multi-agent reference loaders (CLIPS.jl, Plinf) read a map "
-                    "with a robot")
-            other = [g for g in marked if g != last]
+    gems = list(pb.gems)
+    if loader in ("clips", "plinf-assistive", "plinf-reasoning"):
+        pb.goal_rule = "last gem"
+        if gems:
+            pb.goals["human"] = gems[-1]
+            rule = f"goal: the last gem ({gems[-1]})" + ("" if reasoning else ", 'g' or 'G'")
+            other = [g for g in marked if g != gems[-1]]
             if other:
                 rule += f"; the 'G' on {', '.join(other)} is not the goal under this rule"
-            elif len(marked) > 1:
-                rule += f"; {len(marked)} gems are written 'G'"
             pb.notes.append(rule)
-        pb.goal_rule = "last gem"
-        pb.forbidden = {"robot": list(pb.gems)} if "robot" in pb.agents else {}
-        pb.order = [a for a in ("human", "robot") if a in pb.agents]
     else:
+        pb.goal_rule = "marker"
         if marked:
             pb.goals["human"] = marked[-1]
-            rule = (f"goal: the gem marked 'G' ({marked[-1]}), as the single-agent reference loaders read a map "
-                    "without a robot")
+            rule = f"goal: the gem marked 'G' ({marked[-1]})"
             if len(marked) > 1:
                 rule += f"; {len(marked)} gems are written 'G' ({', '.join(marked)}), the last one counts"
+            if marked[-1] != gems[-1]:
+                rule += f"; the last gem ({gems[-1]}) is not the goal under this rule"
             pb.notes.append(rule)
-        pb.goal_rule = "marker"
-        pb.order = [a for a in ("human",) if a in pb.agents]
+    if "robot" in pb.agents and gems and loader != "single-agent":
+        pb.forbidden = {"robot": gems}
+        pb.notes.append("the robot is forbidden every gem" + (" (the loader's (forbidden robot GEM) facts)"
+                                                              if loader == "clips" else
+                                                              " (it picks up keys only: its domain's pickupr)"))
+    pb.order = [a for a in ("human", "robot") if a in pb.agents]
+    pb.notes.insert(0, f"read as {LOADERS[loader].split(':')[0]} reads it ({why}; --loader chooses another)")
     return pb
 
 
@@ -451,8 +513,10 @@ def to_scenario(pb: Problem, name: str, goals: dict[str, str] | None = None, t_m
     source = pb.source
     goals = dict(pb.goals if goals is None else goals)
     if not goals:
-        raise ScenarioError(f"{source}: no goal: the problem names no (has AGENT GEM) goal and the map marks no "
-                            f"'G'; choose one of {', '.join(pb.gems) or 'no gems'} (dkg import --goal AGENT=GEM)")
+        gems = ", ".join(f"{g} (row {r + 1}, column {c + 1})" for g, (r, c) in pb.gems.items()) or "no gems"
+        why = (f"{LOADERS[pb.loader].split(':')[0]} names no goal on this map (it marks no 'G')" if pb.loader else
+               "the problem names no (has AGENT GEM) goal")
+        raise NoGoalError(f"{source}: no goal: {why}; the gems: {gems}; choose one with --goal human=GEM")
     for agent, gem in goals.items():
         if agent not in pb.agents:
             raise ScenarioError(f"{source}: goal of {agent!r}: not an agent of the problem ({', '.join(pb.agents)})")
@@ -539,30 +603,32 @@ def scenario_name(path: Path, prefix: str = "") -> str:
     return stem[:64]
 
 
-def read_problem(path: str | Path) -> Problem:
+def read_problem(path: str | Path, loader: str | None = None) -> Problem:
+    """A problem file: PDDL (``loader`` does not apply), or an ASCII map read by ``loader`` (by
+    default the one ``ascii_loader`` names)."""
     path = Path(path)
     text = read_text(path, ScenarioError, kind="PDDL problem or ASCII map")
     if path.suffix.lower() == ".pddl" or text.lstrip().startswith(("(", ";")):
         return read_pddl(text, str(path))
-    return read_ascii(text, str(path))
+    return read_ascii(text, str(path), loader)
 
 
 def import_reference(path: str | Path, name: str | None = None, goals: dict[str, str] | None = None,
-                     t_max: int = 80) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
+                     t_max: int = 80, loader: str | None = None) -> tuple[dict[str, Any], dict[str, Any], list[str]]:
     """(scenario file data, its validated spec, notes) for a reference problem file (.pddl, or
-    an ASCII map)."""
+    an ASCII map read by ``loader``)."""
     from sim.dkg.scenario import validate_dkg
 
     path = Path(path)
-    pb = read_problem(path)
+    pb = read_problem(path, loader)
     data = to_scenario(pb, name or scenario_name(path), goals, t_max)
     return data, validate_dkg(data, str(path)), pb.notes
 
 
 def load_reference(path: str | Path, name: str | None = None, goals: dict[str, str] | None = None,
-                   t_max: int = 80) -> tuple[dict[str, Any], list[str]]:
+                   t_max: int = 80, loader: str | None = None) -> tuple[dict[str, Any], list[str]]:
     """(validated spec, notes) for a reference problem file (.pddl, or an ASCII map)."""
-    _, spec, notes = import_reference(path, name, goals, t_max)
+    _, spec, notes = import_reference(path, name, goals, t_max, loader)
     return spec, notes
 
 
@@ -573,6 +639,46 @@ def read_pddl_scenario(path: Path) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------- plan files
+
+# Plinf's multi-agent domain: action -> (this world's action, the agent type it belongs to)
+PLINF_VERBS = {"pickuph": ("pickup", "human"), "pickupr": ("pickup", "robot"),
+               "unlockh": ("unlock", "human"), "unlockr": ("unlock", "robot")}
+PLAN_LINE = re.compile(r"\(\s*([a-z][a-z-]*)((?:\s+[^()\s]+)*)\s*\)", re.IGNORECASE)
+
+
+def plan_goal(texts: Sequence[str], pb: Problem) -> tuple[str, str] | None:
+    """(agent, gem as the file names it) when the last action of the plans is an agent with a goal
+    (or, in a problem that names none, an agent that may take it) picking up a gem: the goal of a
+    stimulus as CLIPS.jl reads it (its extract_goal: the completed plan ends by picking the goal
+    up); None otherwise."""
+    last = None
+    for text in texts:
+        for raw in text.splitlines():
+            line = raw.strip()
+            if line and not line.startswith(";"):
+                last = line
+    m = PLAN_LINE.fullmatch(last or "")
+    if m is None:
+        return None
+    verb, args = m.group(1).lower(), m.group(2).lower().split()
+    if verb not in ("pickup", "pickuph") or len(args) != 2 or args[0] not in pb.agents or args[1] not in pb.gems:
+        return None
+    agent, gem = args
+    # an agent with a goal in the problem, or any agent the gem is not forbidden to when the problem names none
+    if agent in pb.goals or (not pb.goals and gem not in pb.forbidden.get(agent, [])):
+        return agent, gem
+    return None
+
+
+def is_plan_text(text: str) -> bool:
+    """A plan file (one action in parentheses a line, ';' lines utterances), not a problem: its first
+    line that is neither blank nor a comment is an action such as ``(left human)``."""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line and not line.startswith(";"):
+            m = PLAN_LINE.fullmatch(line)
+            return m is not None and m.group(1).lower() != "define"
+    return False
 
 
 def parse_plan(text: str, source: str, pb: Problem, agents: tuple[str, ...]) -> list[tuple[str, str, int]]:
@@ -605,8 +711,16 @@ def parse_plan(text: str, source: str, pb: Problem, agents: tuple[str, ...]) -> 
                 raise ScenarioError(f"{where}: {name!r} is not a key, gem or locked door of the problem")
             return ids[name]
 
-        if verb in ("up", "down", "left", "right", "wait") and not rest:
-            action = verb
+        if verb in PLINF_VERBS:  # Plinf's multi-agent domain names the human's and the robot's actions apart
+            base, who = PLINF_VERBS[verb]
+            if agent != who:
+                raise ScenarioError(f"{where}: {line!r}: {verb} is the {who}'s action in Plinf's domain, not "
+                                    f"{agent}'s")
+            if verb == "pickupr" and rest and not rest[0].startswith("key"):
+                raise ScenarioError(f"{where}: {line!r}: pickupr takes a key in Plinf's domain")
+            verb = base
+        if verb in ("up", "down", "left", "right", "wait", "noop") and not rest:
+            action = "wait" if verb == "noop" else verb
         elif verb == "pickup" and len(rest) == 1:
             action = f"pickup {obj(rest[0])}"
         elif verb == "unlock" and len(rest) == 2:
@@ -614,31 +728,43 @@ def parse_plan(text: str, source: str, pb: Problem, agents: tuple[str, ...]) -> 
         elif verb == "handover" and len(rest) == 2 and rest[0] in agents:
             action = f"handover {obj(rest[1])} {rest[0]}"
         else:
-            raise ScenarioError(f"{where}: {line!r}; expected (up|down|left|right|wait AGENT), (pickup AGENT ITEM), "
-                                "(unlock AGENT KEY DOOR) or (handover AGENT OTHER ITEM)")
+            raise ScenarioError(f"{where}: {line!r}; expected (up|down|left|right|wait|noop AGENT), (pickup AGENT "
+                                "ITEM), (unlock AGENT KEY DOOR), (handover AGENT OTHER ITEM), or Plinf's pickuph, "
+                                "pickupr, unlockh, unlockr")
         steps.append((agent, action, number))
     return steps
 
 
 def load_plan(problem: str | Path, plan: str | Path | list[str | Path], goals: dict[str, str] | None = None,
-              t_max: int = 80) -> tuple[dict[str, Any], list[tuple[str, str, int]], list[str]]:
+              t_max: int = 80, loader: str | None = None) -> tuple[dict[str, Any], list[tuple[str, str, int]], list[str]]:
     """(validated spec, plan steps, notes) for a reference problem and a plan of it: one plan
     file, or several played one after the other (the reference's observed plan, then its
     completion, which starts where the observed one ends). Each step is checked against the rules
     in turn (whose turn it is, and that the action is legal); a step that is not names its file
-    and line."""
+    and line. Without ``goals``, a plan whose last action picks up a gem gives that agent's goal
+    (the stimulus's own goal, as CLIPS.jl's extract_goal reads a completed plan), else the
+    problem's goal holds."""
     from sim.dkg.scenario import validate_dkg
     from sim.dkg.world import DKGWorld
     from sim.world import IllegalAction
 
     problem = Path(problem)
     plans = [Path(p) for p in (plan if isinstance(plan, list) else [plan])]
-    pb = read_problem(problem)
+    pb = read_problem(problem, loader)
+    texts = [read_text(path, ScenarioError, kind="PDDL plan") for path in plans]
+    if goals is None:
+        found = plan_goal(texts, pb)
+        if found is not None:
+            agent, gem = found
+            said = pb.goals.get(agent)
+            goals = {**pb.goals, agent: gem}
+            pb.notes.append(f"goal of {agent}: {gem}, which the plan's last action picks up (the stimulus's own "
+                            "goal, as CLIPS.jl's extract_goal reads it)"
+                            + ("" if said in (None, gem) else f"; the problem file says {said}"))
     data = to_scenario(pb, scenario_name(problem), goals, t_max)
     spec = validate_dkg(data, str(problem))
     world = DKGWorld(spec)
-    parts = [(path, parse_plan(read_text(path, ScenarioError, kind="PDDL plan"), str(path), pb, world.agents))
-             for path in plans]
+    parts = [(path, parse_plan(text, str(path), pb, world.agents)) for path, text in zip(plans, texts)]
     steps = [step for _, part in parts for step in part]
     if len(steps) > world.t_max:
         spec["options"]["t_max"] = len(steps)  # the plan is longer than the episode limit: let it finish

@@ -222,7 +222,17 @@ class Layout:
     """A checked layout: terrain, starts, orders, recipe values and times, shaping."""
 
     def __init__(self, layout: Mapping[str, Any], source: str) -> None:
+        if "old_dynamics" in layout:
+            # overcooked_ai 1.1.0 passes the field on unused (its soups start cooking on an interact); the
+            # repository's later code starts a pot of three by itself when it is true, a rule not played here
+            if layout["old_dynamics"] is not False:
+                raise ScenarioError(f"{source}: field 'old_dynamics': {layout['old_dynamics']!r}; overcooked_ai "
+                                    "1.1.0 ignores this field (a soup starts cooking on an interact) and these "
+                                    "rules are 1.1.0's, so only false is read; the later rule it asks for (a pot "
+                                    "of three starts cooking by itself) is not played here")
         for key in layout:
+            if key == "old_dynamics":
+                continue
             if key not in LAYOUT_FIELDS:
                 hint = f" (overcooked_ai 0.x's field; 1.1.0 reads {OLD_FIELDS[key]})" if OLD_FIELDS.get(key) else ""
                 raise ScenarioError(f"{source}: field {key!r}: not a field of an overcooked_ai 1.1.0 layout"
