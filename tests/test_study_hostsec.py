@@ -84,9 +84,10 @@ def host(tmp_path):
     assert "Traceback" not in text and "internal error" not in text, text[-3000:]
 
 
-def _join(port: int, code: str, source: str = "127.0.0.1") -> tuple[RawSocket, Any]:
-    """A participant's connection: hello with ``code``; the socket and what came back."""
-    sock = RawSocket(port, source, timeout=10)
+def _join(port: int, code: str, source: str = "127.0.0.1", *, url: bool = False) -> tuple[RawSocket, Any]:
+    """A participant's connection: hello with ``code`` (with ``url``, the code in the handshake's URL
+    first, as the participant's app opens it); the socket and what came back."""
+    sock = RawSocket(port, source, timeout=10, path=f"/?code={code}" if url else "/")
     sock.hello(code)
     reply = sock.read(60, until=lambda r: "welcome" in r.kinds() or r.refusals())
     return sock, reply
@@ -207,7 +208,8 @@ def test_an_oversize_frame_closes_its_connection_unbuffered(host):
 @pytest.mark.slow
 def test_a_dozen_idle_connections_do_not_keep_participants_out(host):
     """Twelve idle connections from the participants' own address, each opened again the moment
-    the host closes it; every join with a valid code still gets in."""
+    the host closes it: every join with a valid code the way the participant's app joins (the code
+    in the handshake's URL) gets in, and so does every plain ``hello`` from another address."""
     stop = threading.Event()
     opened = [0]
 
@@ -229,10 +231,15 @@ def test_a_dozen_idle_connections_do_not_keep_participants_out(host):
         poll(lambda: opened[0] >= 12, "the idle connections", [host.app])
         joined = 0
         for n in range(20):
-            sock, reply = _join(host.port, CODES[n % 2])
+            sock, reply = _join(host.port, CODES[n % 2], url=True)
             joined += "welcome" in reply.kinds()
             sock.close()
         assert joined == 20
+        for n in range(10):
+            sock, reply = _join(host.port, CODES[n % 2], "127.0.2.1")
+            joined += "welcome" in reply.kinds()
+            sock.close()
+        assert joined == 30
         assert opened[0] > 12  # the host closed idle ones to let the participants in, and they came back
     finally:
         stop.set()
@@ -319,16 +326,19 @@ def _play_through(port: int, codes: tuple[str, str], source: str = "127.0.0.1", 
     while not all(done):
         assert time.monotonic() < deadline, [p.reply.messages[-5:] for p in people]
         for k, sock in enumerate(people):
+            if done[k]:
+                continue
             reply = sock.read(0.05)
-            assert not reply.closed, reply.messages[-5:]
             now = next((m for m in reversed(reply.messages) if m["type"] in ("page", "frame")), None)
-            if now is None or done[k]:
+            if now is not None and now["type"] == "page" and now["page"]["kind"] == "done":
+                done[k] = True  # the host ends with the study (headless) and closes the connection
+                continue
+            assert not reply.closed, reply.messages[-5:]
+            if now is None:
                 continue
             if now["type"] == "page":
                 page = now["page"]
-                if page["kind"] == "done":
-                    done[k] = True
-                elif page["kind"] != "wait" and acted[k] != ("page", page["id"]):
+                if page["kind"] != "wait" and acted[k] != ("page", page["id"]):
                     acted[k] = ("page", page["id"])
                     if page["kind"] == "questionnaire":
                         sock.send_json({"v": 1, "type": "answer", "page_id": page["id"],

@@ -401,11 +401,14 @@ class StudyHost(QObject):
             slot.socket.sendTextMessage(encode(kind, **fields))
 
     def _close(self, sock: QWebSocket, reason: str) -> None:
-        """Tell a connection why (a ``refused`` message) and close it."""
+        """Tell a connection why (a ``refused`` message) and close it; a seat it held is free at once."""
         self._strangers.forget(sock)
         self._closing.setdefault(id(sock), (sock, self.clock()))
         sock.sendTextMessage(encode("refused", reason=reason))
         sock.close(QWebSocketProtocol.CloseCode.CloseCodePolicyViolated, reason[:100])
+        slot = self._slot_of(sock)
+        if slot is not None:
+            self._dropped(slot)
 
     def _on_text(self, sock: QWebSocket, text: str) -> None:
         if id(sock) in self._closing or sock not in self._sockets:
@@ -503,8 +506,11 @@ class StudyHost(QObject):
         self._closing.pop(id(sock), None)
         self._heard.pop(id(sock), None)
         sock.deleteLater()
-        if slot is None:
-            return
+        if slot is not None:
+            self._dropped(slot)
+
+    def _dropped(self, slot: Slot) -> None:
+        """``slot``'s connection is gone: the seat waits for its participant to join again."""
         slot.socket = None
         self.logged.emit(f"participant {slot.index + 1} ({slot.participant}) dropped")
         stage = self.stage
@@ -764,7 +770,8 @@ class StudyHost(QObject):
             self.runner = None
         for sock in self._sockets:  # quietly: nothing is told of these drops any more
             sock.blockSignals(True)
-            sock.abort()
+            sock.flush()  # what was sent last (the study's last page) still goes out
+            sock.close(QWebSocketProtocol.CloseCode.CloseCodeGoingAway, "the study host stopped")
         self._sockets.clear()
         self._peers.clear()
         self._closing.clear()
