@@ -533,3 +533,58 @@ def test_wss_with_a_certificate_file(qtbot, tmp_path, capsys):
     assert "--codes: expected two different join codes" in capsys.readouterr().err
     assert main(["study", "host", str(path), "--listen", "not-an-address"]) == 2
     assert "--listen: 'not-an-address' is not an IP address" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ a seat that went silent
+
+
+def test_a_silent_seat_is_dropped_so_its_participant_can_join_again(qtbot, tmp_path):
+    """A seat's connection is pinged; one that answers nothing for SILENT_SECONDS (a pulled cable
+    leaves such a connection open) is dropped, and its code joins again; one that answers stays."""
+    from PyQt6.QtNetwork import QHostAddress
+
+    from ui.net import host as host_module
+    from ui.net.client import SeatClient
+    from ui.net.host import StudyHost
+    from ui.net.study import load_study
+
+    path = write_study(tmp_path, tutorial=False)
+    host = StudyHost(load_study(path), path, tmp_path / "out", port=0,
+                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=CODES)
+    now = [time.monotonic()]
+    host.clock = lambda: now[0]
+    lines: list[str] = []
+    host.logged.connect(lines.append)
+    joined: dict[str, Any] = {}
+
+    def silent() -> None:  # a raw connection that joins and then never answers a ping
+        sock = RawSocket(host.port, answer_pings=False, path=f"/?code={CODES[0]}")
+        joined["reply"] = sock.read(30, until=lambda r: "welcome" in r.kinds())
+        joined["sock"] = sock
+
+    worker = threading.Thread(target=silent, daemon=True)
+    worker.start()
+    answering = SeatClient("127.0.0.1", host.port, CODES[1])
+    rejoining = SeatClient("127.0.0.1", host.port, CODES[0])
+    try:
+        answering.open()
+        qtbot.waitUntil(lambda: not worker.is_alive() and answering.welcome is not None, timeout=60_000)
+        assert "welcome" in joined["reply"].kinds() and all(s.socket is not None for s in host.slots)
+        pongs = []
+        host.slots[1].socket.pong.connect(lambda *a: pongs.append(a))
+        now[0] += host_module.PING_SECONDS
+        host._sweep()  # pings both seats
+        qtbot.waitUntil(lambda: bool(pongs), timeout=30_000)
+        now[0] += host_module.SILENT_SECONDS - host_module.PING_SECONDS + 1
+        host._sweep()
+        qtbot.waitUntil(lambda: host.slots[0].socket is None, timeout=30_000)
+        assert host.slots[1].socket is not None  # it answered the ping
+        assert any("no answer for 30 s" in line for line in lines)
+        rejoining.open()
+        qtbot.waitUntil(lambda: rejoining.welcome is not None, timeout=60_000)
+    finally:
+        answering.drop()
+        rejoining.drop()
+        if "sock" in joined:
+            joined["sock"].close()
+        host.shutdown()
