@@ -60,8 +60,8 @@ def host_tls(cert: str | Path, key: str | Path) -> QSslConfiguration:
     chain = _certificates(cert, "certificate file")
     private = _private_key(key)
     if chain[0].publicKey().algorithm() != private.algorithm():
-        raise TLSError(f"{key}: a {private.algorithm().name} key, but {cert} holds a "
-                       f"{chain[0].publicKey().algorithm().name} certificate; expected the certificate's own key")
+        raise TLSError(f"{key}: an {private.algorithm().name.upper()} key, for a certificate ({cert}) of an "
+                       f"{chain[0].publicKey().algorithm().name.upper()} key; expected the certificate's own key")
     config = QSslConfiguration.defaultConfiguration()
     config.setLocalCertificateChain(chain)
     config.setPrivateKey(private)
