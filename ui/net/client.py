@@ -1,6 +1,7 @@
 """The joining side: a QWebSocket to the study host, for one seat.
 
-``SeatClient`` says hello with the join code, checks every frame it receives with the protocol's
+``SeatClient`` opens the host's URL with the join code in it (``?code=CODE``: the host seats it in
+the handshake) and says hello with the code, checks every frame it receives with the protocol's
 strict reader, keeps every message it received (``received``: what this computer was ever told,
 which the tests inspect for hidden state), and sends the person's keys, answers to suggestions and
 pages. A dropped connection can be opened again with the same code (``reconnect``). With ``tls``

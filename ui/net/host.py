@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from PyQt6.QtCore import QObject, QTimer, QUrl, QUrlQuery, pyqtSignal
-from PyQt6.QtNetwork import QHostAddress, QSslConfiguration
+from PyQt6.QtNetwork import QAbstractSocket, QHostAddress, QSslConfiguration
 from PyQt6.QtWebSockets import QWebSocket, QWebSocketProtocol, QWebSocketServer
 
 from agents.human import HumanAgent
@@ -305,6 +305,8 @@ class StudyHost(QObject):
         for sock, since in list(self._closing.values()):
             if now - since > CLOSING_SECONDS:
                 sock.abort()
+                if id(sock) in self._closing and sock.state() == QAbstractSocket.SocketState.UnconnectedState:
+                    self._on_disconnected(sock)  # gone without a word: forget it all the same
         ping = now - self._pinged >= PING_SECONDS
         if ping:
             self._pinged = now
