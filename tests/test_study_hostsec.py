@@ -53,14 +53,14 @@ class HeadlessHost:
     """``main.py study host STUDY --listen 127.0.0.1 --codes 1111-1111 2222-2222`` with no display:
     how a lab server runs it."""
 
-    def __init__(self, tmp_path: Path, *, trials: int = 1) -> None:
+    def __init__(self, tmp_path: Path, *, trials: int = 1, extra: tuple[str, ...] = ()) -> None:
         study = write_study(tmp_path, trials=trials, max_ticks=3, tutorial=False, conditions=RANDOM_OR_NONE)
         self.port = _free_port()
         self.out = tmp_path / "out"
         env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
         env.update(SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1")
         self.app = AppProcess(["study", "host", str(study), "--port", str(self.port), "--listen", "127.0.0.1",
-                               "--out", str(self.out), "--codes", *CODES], env, tmp_path / "host.out")
+                               "--out", str(self.out), "--codes", *CODES, *extra], env, tmp_path / "host.out")
         poll(lambda: f"on port {self.port}" in self.app.text() or not self.alive(), "the host to listen", [self.app])
         assert self.alive(), self.app.text()
 
@@ -533,6 +533,31 @@ def test_wss_with_a_certificate_file(qtbot, tmp_path, capsys):
     assert "--codes: expected two different join codes" in capsys.readouterr().err
     assert main(["study", "host", str(path), "--listen", "not-an-address"]) == 2
     assert "--listen: 'not-an-address' is not an IP address" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_study_host_serves_wss_with_cert_and_key(qtbot, tmp_path):
+    """``study host --cert FILE --key FILE`` (headless, its own process) prints the wss:// join
+    command, and a participant trusting the certificate joins."""
+    from ui.net.client import SeatClient
+    from ui.net.tls import seat_tls, tls_missing
+
+    if shutil.which("openssl") is None or tls_missing():
+        pytest.skip(tls_missing() or "needs openssl to make the test's certificate")
+    cert, key = _certificate(tmp_path)
+    running = HeadlessHost(tmp_path, extra=("--cert", str(cert), "--key", str(key)))
+    client = SeatClient("127.0.0.1", running.port, CODES[1].lower().replace("-", ""), tls=seat_tls(cert))
+    try:
+        text = running.app.text()
+        assert "(wss://)" in text
+        assert f"join wss://127.0.0.1:{running.port} --code {CODES[1]} --ca host.crt" in text
+        client.open()
+        qtbot.waitUntil(lambda: client.welcome is not None, timeout=60_000)
+        assert any(m["type"] == "page" for m in client.received)
+    finally:
+        client.drop()
+        running.stop()
+    assert "Traceback" not in running.app.text()
 
 
 # ------------------------------------------------------------------ a seat that went silent
