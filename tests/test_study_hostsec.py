@@ -15,9 +15,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +44,6 @@ CODES = ("1111-1111", "2222-2222")
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
@@ -405,13 +405,16 @@ def _frames(draw: Any) -> bytes:
                  length=draw(st.one_of(st.none(), st.sampled_from([0, 125, 126, 65535, 65536, 17000, 1 << 40]))))
 
 
-_CONVERSATIONS = st.tuples(st.integers(1, 8), st.booleans(), st.lists(_frames(), min_size=1, max_size=5))
+_CONVERSATIONS = st.tuples(st.integers(1, 8), st.booleans(), st.lists(_frames(), min_size=1, max_size=5),
+                           st.one_of(st.none(), _CODES.map(str)),
+                           st.one_of(st.none(), st.none(), st.none(), st.binary(max_size=300)))
 
 
 @pytest.mark.slow
 def test_fuzzed_frames_and_messages_then_a_whole_study(tmp_path):
     """Hypothesis sends frames and messages (bounded: 150 conversations of up to 5 frames, each read
-    for at most 0.3 s) from eight loopback addresses, some joining a seat first with a valid code;
+    for at most 0.3 s; some with any code in the handshake's URL, some no handshake but bytes) from
+    eight loopback addresses, some joining a seat first with a valid code;
     the host answers only with messages of the protocol, never refuses a join code with anything but
     the one reply, and afterwards two participants with valid codes play the whole study."""
     running = HeadlessHost(tmp_path, trials=1)
@@ -419,10 +422,17 @@ def test_fuzzed_frames_and_messages_then_a_whole_study(tmp_path):
         @settings(max_examples=150, deadline=None, database=None, derandomize=True,
                   suppress_health_check=list(HealthCheck))
         @given(_CONVERSATIONS)
-        def converse(conversation: tuple[int, bool, list[bytes]]) -> None:
-            source, seated, frames = conversation
+        def converse(conversation: tuple[int, bool, list[bytes], str | None, bytes | None]) -> None:
+            source, seated, frames, url_code, garbage = conversation
+            if garbage is not None:  # bytes that are no WebSocket handshake at all
+                with socket.create_connection(("127.0.0.1", running.port), timeout=30,
+                                              source_address=(f"127.0.9.{source}", 0)) as raw:
+                    raw.sendall(garbage)
+                assert running.alive()
+                return
+            path = "/" if url_code is None else "/?code=" + urllib.parse.quote(url_code, safe="")
             try:
-                sock = RawSocket(running.port, f"127.0.9.{source}", timeout=30)
+                sock = RawSocket(running.port, f"127.0.9.{source}", timeout=30, path=path)
             except (ConnectionError, OSError):
                 assert running.alive()
                 return
