@@ -318,6 +318,8 @@ class StudyHost(QObject):
                 self.logged.emit(f"participant {slot.index + 1} ({slot.participant}): no answer for "
                                  f"{SILENT_SECONDS:g} s; counted as dropped")
                 sock.abort()
+                if slot.socket is sock:  # Qt told nothing of the end: the seat is free all the same
+                    self._on_disconnected(sock)
             elif ping:
                 sock.ping()
         for limit in (self._stranger_log, *self._seat_logs):
