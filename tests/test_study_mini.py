@@ -22,12 +22,12 @@ def test_two_pair_mini_study_end_to_end(qtbot, tmp_path, capsys):
     out = tmp_path / "study"
     for pair in (1, 2):
         host = StudyHost(study, path, out, port=0, address=QHostAddress(QHostAddress.SpecialAddress.LocalHost),
-                         codes=(f"{pair}1111", f"{pair}2222"))
+                         codes=(f"{pair}111-1111", f"{pair}222-2222"))
         try:
             assert host.pair == pair
             assert [(t.condition, t.scenario) for t in host.trials] == \
                 [(t.condition, t.scenario) for t in draw_trials(study, pair)]
-            people = [Participant(qtbot, host.port, f"{pair}1111"), Participant(qtbot, host.port, f"{pair}2222")]
+            people = [Participant(qtbot, host.port, f"{pair}111-1111"), Participant(qtbot, host.port, f"{pair}222-2222")]
             wait(qtbot, lambda people=people: all(p.client.welcome is not None for p in people))
             games = play_study(qtbot, people, [{i: 6 for i in ITEMS}, {i: 3 + pair for i in ITEMS}])
             assert games == study.trials

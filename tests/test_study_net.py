@@ -29,7 +29,7 @@ from tests.study_support import (
     wait,
     write_study,
 )
-from ui.net.host import StudyHost
+from ui.net.host import NOT_ACCEPTED, StudyHost
 from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode, encode
 from ui.net.seat_view import experimenter_frame, seat_frame
 from ui.net.study import ANSWER_COLUMNS, load_study
@@ -38,13 +38,13 @@ from ui.net.study import ANSWER_COLUMNS, load_study
 def _host(tmp_path: Path, **kw) -> StudyHost:
     path = write_study(tmp_path, **kw)
     return StudyHost(load_study(path), path, tmp_path / "out", port=0,
-                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("111111", "222222"))
+                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("1111-1111", "2222-2222"))
 
 
 def _join_both(qtbot, host: StudyHost) -> tuple[Participant, Participant]:
     """The two participants of the study's codes, once both are welcome."""
-    a = Participant(qtbot, host.port, "111111")
-    b = Participant(qtbot, host.port, "222222")
+    a = Participant(qtbot, host.port, "1111-1111")
+    b = Participant(qtbot, host.port, "2222-2222")
     wait(qtbot, lambda: a.client.welcome is not None and b.client.welcome is not None)
     return a, b
 
@@ -227,13 +227,13 @@ def test_host_and_two_joining_apps_under_xvfb(tmp_path):
     port = _free_port()
     with virtual_display(1600, 1000, 24) as display:
         env = display_env(display)
-        host = AppProcess(["study", "host", str(study), "--port", str(port), "--out", str(out),
-                           "--codes", "111111", "222222"], env, tmp_path / "host.out")
+        host = AppProcess(["study", "host", str(study), "--port", str(port), "--listen", "127.0.0.1", "--out", str(out),
+                           "--codes", "1111-1111", "2222-2222"], env, tmp_path / "host.out")
         apps: list[AppProcess] = [host]
         try:
             poll(lambda: f"on port {port}" in host.text(), "the host to listen", apps)
-            a = JoiningApp(port, "111111", env, tmp_path)
-            b = JoiningApp(port, "222222", env, tmp_path)
+            a = JoiningApp(port, "1111-1111", env, tmp_path)
+            b = JoiningApp(port, "2222-2222", env, tmp_path)
             apps += [a, b]
             both = [a, b]
             poll(lambda: a.last("welcome") is not None and b.last("welcome") is not None, "both welcomes", apps)
@@ -333,12 +333,12 @@ def test_feedback_reaches_only_its_seat_and_the_reveal_lists_its_status(qtbot, t
     out = tmp_path / "out"
     try:
         a, b = _join_both(qtbot, host)
-        stranger = Participant(qtbot, host.port, "999999")
+        stranger = Participant(qtbot, host.port, "9999-9999")
         wait(qtbot, lambda: stranger.last("refused") is not None)
-        assert "unknown join code" in stranger.last("refused")["reason"]
-        twin = Participant(qtbot, host.port, "111111")
+        assert stranger.last("refused")["reason"] == NOT_ACCEPTED
+        twin = Participant(qtbot, host.port, "1111-1111")
         wait(qtbot, lambda: twin.last("refused") is not None)
-        assert "in use" in twin.last("refused")["reason"] and twin.client.welcome is None
+        assert twin.last("refused")["reason"] == NOT_ACCEPTED and twin.client.welcome is None  # the same reply
         reveals: list[tuple] = []
         play_study(qtbot, [a, b], [{i: 7 for i in ITEMS}, {i: 1 for i in ITEMS}], reveals=reveals)
     finally:
@@ -460,10 +460,10 @@ def test_the_received_log_holds_every_message_scrubbed(qtbot, tmp_path, monkeypa
     edited["consent"]["text"] = f"Do you agree? ({secret})"
     path.write_text(json.dumps(edited))
     host = StudyHost(load_study(path), path, tmp_path / "out", port=0,
-                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("111111", "222222"))
+                     address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("1111-1111", "2222-2222"))
     log = tmp_path / "received.jsonl"
     log.write_text('{"earlier": "lines are kept"}\n')
-    client = SeatClient("127.0.0.1", host.port, "111111", log_path=log)
+    client = SeatClient("127.0.0.1", host.port, "1111-1111", log_path=log)
     try:
         client.open()
         wait(qtbot, lambda: any(m["type"] == "page" for m in client.received))
@@ -479,7 +479,7 @@ def test_the_received_log_holds_every_message_scrubbed(qtbot, tmp_path, monkeypa
 
     capsys.readouterr()
     missing = tmp_path / "no-such-folder" / "log.jsonl"
-    assert main(["join", "127.0.0.1:8765", "--code", "111111", "--log-received", str(missing)]) == 2
+    assert main(["join", "127.0.0.1:8765", "--code", "1111-1111", "--log-received", str(missing)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("error: --log-received: cannot write") and str(missing) in err[0]
 

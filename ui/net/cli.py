@@ -1,10 +1,11 @@
 """The command line of human studies:
 
-    python main.py study host STUDY [--port P] [--out DIR] [--codes A B]   host one pair (a window, or headless)
-    python main.py study check STUDY [--pairs N]                           validate; print the drawn orders
-    python main.py study analyze DIR [--out DIR]                           the analysis (experiments/study_analysis.py)
-    python main.py join HOST:PORT --code CODE [--log-received FILE]        a participant's window
-    python main.py gui --host PORT [--study STUDY]                         the same as 'study host'
+    python main.py study host STUDY [--port P] [--listen ADDRESS] [--out DIR] [--codes A B]
+                              [--cert FILE --key FILE]            host one pair (a window, or headless)
+    python main.py study check STUDY [--pairs N]                     validate; print the drawn orders
+    python main.py study analyze DIR [--out DIR]                     the analysis (experiments/study_analysis.py)
+    python main.py join [wss://]HOST:PORT --code CODE [--ca FILE] [--log-received FILE]   a participant's window
+    python main.py gui --host PORT [--study STUDY]                   the same as 'study host'
 """
 
 from __future__ import annotations
@@ -40,8 +41,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
     host.add_argument("study", nargs="?", default=DEFAULT_STUDY,
                       help=f"a study file or a shipped study's name (default {DEFAULT_STUDY})")
     host.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help=f"TCP port (default {DEFAULT_PORT})")
+    host.add_argument("--listen", metavar="ADDRESS",
+                      help="listen on this address of the host only (default: every network interface)")
     host.add_argument("--out", metavar="DIR", help="the study folder (default runs/studies/<study>)")
-    host.add_argument("--codes", nargs=2, metavar="CODE", help="the two join codes (default: drawn at random)")
+    host.add_argument("--codes", nargs=2, metavar="CODE",
+                      help="the two join codes, 8 letters and digits each, e.g. 7KQM-X4PA (default: drawn at random)")
+    host.add_argument("--cert", metavar="FILE",
+                      help="serve wss:// (encrypted) with this PEM certificate (chain); needs --key (docs/study.md)")
+    host.add_argument("--key", metavar="FILE", help="the certificate's private key (PEM, without a pass phrase)")
     host.set_defaults(func=cmd_study_host)
     check = actions.add_parser("check", help="validate a study file and print each pair's drawn trials",
                                description="Read a study file as strictly as 'study host' does and print the trial "
@@ -52,8 +59,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
     join = sub.add_parser("join", help="join a hosted study as a participant",
                           description="Open a participant's window connected to a study host on the network. "
                                       "It shows only what the host sends for this seat.")
-    join.add_argument("address", metavar="HOST:PORT", help="the host's address, e.g. 192.168.1.20:8765")
-    join.add_argument("--code", required=True, help="your join code (the host window shows it)")
+    join.add_argument("address", metavar="HOST:PORT",
+                      help="the host's address, e.g. 192.168.1.20:8765, or wss://192.168.1.20:8765 for a host "
+                           "serving wss://")
+    join.add_argument("--code", required=True,
+                      help="your join code (the host window shows it; case and dashes do not matter)")
+    join.add_argument("--ca", metavar="FILE",
+                      help="with wss://: trust only this certificate (the host's own, or its authority's) instead "
+                           "of the system's authorities")
     join.add_argument("--log-received", metavar="FILE",
                       help="append every message received from the host to FILE as it arrives (one JSON object a "
                            "line, secrets scrubbed): an audit of what this computer was told")
@@ -96,23 +109,45 @@ def _quit_on_signals(app: Any) -> Any:
 
 
 def cmd_study_host(args: argparse.Namespace) -> int:
-    return host_study(args.study, args.port, args.out, tuple(args.codes) if args.codes else None)
+    return host_study(args.study, args.port, args.out, tuple(args.codes) if args.codes else None,
+                      listen=args.listen, cert=args.cert, key=args.key)
 
 
-def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | None) -> int:
+def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | None, *,
+               listen: str | None = None, cert: str | None = None, key: str | None = None) -> int:
+    from ui.net.protocol import read_join_code
     from ui.net.study import StudyError, find_study, load_study
 
     if not 1 <= port <= 65535:
         return _fail(f"--port must be between 1 and 65535, got {port}")
-    if codes is not None and (len(set(codes)) != 2 or not all(c.isdigit() and 4 <= len(c) <= 12 for c in codes)):
-        return _fail(f"--codes: expected two different codes of 4 to 12 digits, got {' '.join(codes)}")
+    if codes is not None:
+        keys = [read_join_code(c) for c in codes]
+        if None in keys or len(set(keys)) != 2:
+            return _fail(f"--codes: expected two different join codes of 8 letters and digits (Crockford's base32, "
+                         f"e.g. 7KQM-X4PA), got {' '.join(repr(c)[:40] for c in codes)}")
+    if (cert is None) != (key is None):
+        return _fail("--cert and --key go together: the certificate file and its private key")
     try:
         path = find_study(name)
         study = load_study(path)
     except StudyError as exc:
         return _fail(str(exc))
     folder = Path(out) if out else Path("runs") / "studies" / study.study
-    from PyQt6.QtNetwork import QAbstractSocket, QNetworkInterface
+    from PyQt6.QtNetwork import QAbstractSocket, QHostAddress, QNetworkInterface
+
+    address = None
+    if listen is not None:
+        address = QHostAddress()
+        if not address.setAddress(listen.strip()):
+            return _fail(f"--listen: {listen!r:.80} is not an IP address of this computer; expected e.g. 192.168.1.20")
+    tls = None
+    if cert is not None and key is not None:
+        from ui.net.tls import TLSError, host_tls
+
+        try:
+            tls = host_tls(cert, key)
+        except TLSError as exc:
+            return _fail(f"--cert/--key: {exc}")
 
     from ui.app import display_available
 
@@ -127,15 +162,22 @@ def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | N
     from ui.net.host import StudyHost
 
     try:
-        host = StudyHost(study, path, folder, port=port, codes=codes)
+        host = StudyHost(study, path, folder, port=port, codes=codes, address=address, tls=tls)
     except (StudyError, OSError) as exc:
         return _fail(str(exc))
     addresses = [a.toString() for a in QNetworkInterface.allAddresses()
                  if a.protocol() == QAbstractSocket.NetworkLayerProtocol.IPv4Protocol and not a.isLoopback()]
-    print(f"hosting {study.title} for {host.pair_name} on port {host.port}; study folder {folder}")
+    if address is not None and not address.isEqual(QHostAddress(QHostAddress.SpecialAddress.AnyIPv4)):
+        addresses = [address.toString()]
+    where = addresses[0] if addresses else "THIS-COMPUTER"
+    print(f"hosting {study.title} for {host.pair_name} on port {host.port} ({host.scheme}://); study folder {folder}",
+          flush=True)
     for k, slot in enumerate(host.slots):
-        where = addresses[0] if addresses else "THIS-COMPUTER"
-        print(f"participant {k + 1}: python main.py join {where}:{host.port} --code {slot.code}")
+        if tls is None:
+            print(f"participant {k + 1}: python main.py join {where}:{host.port} --code {slot.code}", flush=True)
+        else:
+            print(f"participant {k + 1}: python main.py join wss://{where}:{host.port} --code {slot.code} "
+                  f"--ca {Path(str(cert)).name}", flush=True)
     host.logged.connect(lambda line: print(line, flush=True))
     window = None
     if display_available():
@@ -156,15 +198,27 @@ def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | N
 
 def cmd_join(args: argparse.Namespace) -> int:
     from ui.app import display_available
-    from ui.net.client import parse_address
+    from ui.net.client import parse_url
+    from ui.net.protocol import read_join_code, show_join_code
 
     try:
-        address, port = parse_address(args.address)
+        secure, address, port = parse_url(args.address)
     except ValueError as exc:
         return _fail(str(exc))
-    code = args.code.strip()
-    if not code or len(code) > 64:
-        return _fail("--code: expected the join code the host shows, e.g. 482913")
+    code = read_join_code(args.code)
+    if code is None:
+        return _fail(f"--code: {args.code!r:.40} is not a join code; expected the 8 letters and digits the host "
+                     "shows, e.g. 7KQM-X4PA")
+    if args.ca is not None and not secure:
+        return _fail("--ca is for a host serving wss://: give the address as wss://HOST:PORT")
+    tls = None
+    if secure:
+        from ui.net.tls import TLSError, seat_tls
+
+        try:
+            tls = seat_tls(args.ca)
+        except TLSError as exc:
+            return _fail(f"--ca: {exc}" if args.ca else str(exc))
     if not display_available():
         return _fail("no display to open the participant's window on (set DISPLAY, or run under xvfb-run)")
     log = Path(args.log_received) if args.log_received else None
@@ -179,7 +233,7 @@ def cmd_join(args: argparse.Namespace) -> int:
     from ui.net.windows import SeatWindow
 
     app = application()
-    client = SeatClient(address, port, code, log_path=log)
+    client = SeatClient(address, port, show_join_code(code), log_path=log, tls=tls)
     window = SeatWindow(client)
     window.show()
     client.open()

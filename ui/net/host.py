@@ -9,6 +9,17 @@ ends when both answered it. During an episode the host sends each seat only its 
 its keys and its answers to feedback; everything else stays here (the whole state goes only to the
 host's own window, through the ``watched`` signal).
 
+Connections from the network are held to the limits of the threat model (docs/study.md; the rules
+themselves in ``ui.net.guard``): a frame or message longer than ``MAX_SEAT_MESSAGE_BYTES`` is refused
+by Qt's frame reader before it is buffered, a binary frame is refused, a connection that has not
+joined must say a valid ``hello`` first and within ``HELLO_SECONDS`` or it is closed, idle
+connections past the per-address cap make room for new ones (a connection whose URL carries its join
+code, as the participant's app opens it, joins as it connects, so it is never one of those), wrong
+join codes are counted per
+address, and every join code that is not let in (wrong, or its seat connected, or the other seat's
+on a joined connection) gets the same reply, ``NOT_ACCEPTED``. Lines about connections that did not
+join are rate-limited. With ``tls`` (``ui.net.tls.host_tls``) the host speaks ``wss://``.
+
 A dropped connection pauses the episode (keys are refused until both are back; the Session simply
 waits for the missing seat's action); the participant rejoins with the same code and gets the
 current page or frame and any suggestion still open. Episodes are recorded by the session runner
@@ -18,15 +29,17 @@ flushed (``ui.net.study.AppendCSV``), so a crash or a drop loses nothing written
 
 from __future__ import annotations
 
+import math
 import secrets
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PyQt6.QtCore import QObject, QTimer, pyqtSignal
-from PyQt6.QtNetwork import QHostAddress
+from PyQt6.QtCore import QObject, QTimer, QUrl, QUrlQuery, pyqtSignal
+from PyQt6.QtNetwork import QAbstractSocket, QHostAddress, QSslConfiguration
 from PyQt6.QtWebSockets import QWebSocket, QWebSocketProtocol, QWebSocketServer
 
 from agents.human import HumanAgent
@@ -35,7 +48,18 @@ from sim.inputs import read_json
 from sim.registry import load_scenario
 from sim.session import Session
 from ui import catalog
-from ui.net.protocol import MAX_MESSAGE_BYTES, SEAT_MESSAGES, ProtocolError, decode, encode
+from ui.net.guard import Guesses, LogLimit, Strangers, address_key
+from ui.net.protocol import (
+    JOIN_QUERY,
+    MAX_SEAT_MESSAGE_BYTES,
+    SEAT_MESSAGES,
+    ProtocolError,
+    decode,
+    encode,
+    new_join_code,
+    read_join_code,
+    show_join_code,
+)
 from ui.net.seat_view import experimenter_frame, seat_frame
 from ui.net.study import (
     ANSWER_COLUMNS,
@@ -54,9 +78,19 @@ from ui.runner import Batch, SessionRunner
 #: participants per pair (the kitchen's two cooks)
 SEATS = 2
 #: seconds a connection may stay open without saying hello with a join code
-HELLO_SECONDS = 10.0
-#: connections open at once that have not said hello; more are closed at once
-MAX_STRANGERS = 8
+HELLO_SECONDS = 5.0
+#: milliseconds the WebSocket handshake (and the TLS one, with wss://) may take
+HANDSHAKE_MS = 3000
+#: seconds between pings to a joined seat; one silent for SILENT_SECONDS counts as dropped
+PING_SECONDS = 5.0
+SILENT_SECONDS = 30.0
+#: seconds a closed connection may take to go; then it is cut
+CLOSING_SECONDS = 2.0
+#: bytes Qt reads ahead from one connection (a seat's message is at most MAX_SEAT_MESSAGE_BYTES)
+READ_BUFFER_BYTES = 4 * MAX_SEAT_MESSAGE_BYTES
+#: the one reply to every join code that is not let in: wrong, mistyped, or its seat connected
+NOT_ACCEPTED = ("join code not accepted: it is mistyped or already in use on another computer; check it with "
+                "the researcher (after a dropped connection, wait half a minute and join again)")
 
 
 @dataclass
@@ -64,7 +98,7 @@ class Slot:
     """One participant: their join code, anonymous id, connection and the page they still owe."""
 
     index: int
-    code: str
+    code: str  #: as shown (``7KQM-X4PA``)
     participant: str
     socket: QWebSocket | None = None
     joined: bool = False
@@ -84,9 +118,10 @@ class Stage:
     tutorial: bool = False
 
 
-def join_code() -> str:
-    """A six-digit join code."""
-    return f"{secrets.randbelow(900000) + 100000}"
+def _plain(text: str, limit: int = 300) -> str:
+    """Text from the network as a log line may hold it: ASCII, one line, at most ``limit`` characters."""
+    text = text.encode("ascii", "backslashreplace").decode("ascii").replace("\n", "\\n").replace("\r", "\\r")
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class StudyHost(QObject):
@@ -99,13 +134,22 @@ class StudyHost(QObject):
 
     def __init__(self, study: Study, study_path: Path, out: Path, *, port: int = 0,
                  address: QHostAddress | None = None, codes: tuple[str, ...] | None = None,
-                 speed: float = 20.0, parent: QObject | None = None) -> None:
+                 speed: float = 20.0, tls: QSslConfiguration | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        codes = codes or tuple(join_code() for _ in range(SEATS))
-        if len(codes) != SEATS or len(set(codes)) != SEATS:
-            raise StudyError(f"expected {SEATS} distinct join codes, got {list(codes)}")
-        self.server = QWebSocketServer("tom-arena-study", QWebSocketServer.SslMode.NonSecureMode, self)
+        codes = codes or tuple(new_join_code() for _ in range(SEATS))
+        keys = [read_join_code(c) for c in codes]
+        if len(codes) != SEATS or None in keys or len(set(keys)) != SEATS:
+            raise StudyError(f"expected {SEATS} different join codes of 8 letters and digits (e.g. 7KQM-X4PA), got "
+                             f"{' '.join(repr(c)[:40] for c in codes)}")
+        #: the time now, in seconds (the limits on strangers count with it)
+        self.clock: Callable[[], float] = time.monotonic
+        mode = QWebSocketServer.SslMode.SecureMode if tls is not None else QWebSocketServer.SslMode.NonSecureMode
+        self.scheme = "wss" if tls is not None else "ws"
+        self.server = QWebSocketServer("tom-arena-study", mode, self)
+        if tls is not None:
+            self.server.setSslConfiguration(tls)
         self.server.setMaxPendingConnections(8)
+        self.server.setHandshakeTimeout(HANDSHAKE_MS)
         if not self.server.listen(address or QHostAddress(QHostAddress.SpecialAddress.Any), port):
             raise StudyError(f"cannot listen on port {port}: {self.server.errorString()}")
         self.port = self.server.serverPort()
@@ -115,7 +159,8 @@ class StudyHost(QObject):
         self.pair_name = f"pair-{self.pair:02d}"
         (self.out / "recordings" / self.pair_name).mkdir(parents=True, exist_ok=True)
         self.trials = draw_trials(study, self.pair)
-        self.slots = [Slot(k, codes[k], participant_id()) for k in range(SEATS)]
+        self.slots = [Slot(k, show_join_code(str(keys[k])), participant_id()) for k in range(SEATS)]
+        self._keys = [str(key) for key in keys]
         self.speed = speed
         self.answers = AppendCSV(self.out / "answers.csv", ANSWER_COLUMNS)
         self.episodes = AppendCSV(self.out / "episodes.csv", EPISODE_COLUMNS)
@@ -131,12 +176,21 @@ class StudyHost(QObject):
         self.paused = False
         self.finished = False
         self._sockets: list[QWebSocket] = []
-        self._opened: dict[int, float] = {}  # id(socket) -> when it connected
+        self._peers: dict[int, tuple[str, str]] = {}  # id(socket) -> (the address limits count against, as shown)
+        self._strangers: Strangers[QWebSocket] = Strangers()
+        self._guesses = Guesses()
+        self._closing: dict[int, tuple[QWebSocket, float]] = {}  # id(socket) -> (it, when it was closed)
+        self._heard: dict[int, float] = {}  # id(a seat's socket) -> when it last sent anything (a pong too)
+        self._pinged = self.clock()
+        self._stranger_log = LogLimit(about="connections that did not join")
+        self._seat_logs = [LogLimit(about=f"participant {k + 1}'s refused messages", by=None) for k in range(SEATS)]
         self._sweeper = QTimer(self)
-        self._sweeper.setInterval(2000)
+        self._sweeper.setInterval(1000)
         self._sweeper.timeout.connect(self._sweep)
         self._sweeper.start()
         self.server.newConnection.connect(self._on_connection)
+        self.server.serverError.connect(self._on_server_error)
+        self.server.acceptError.connect(self._on_server_error)
         self._advance()
 
     # ------------------------------------------------------------------ setup
@@ -207,29 +261,136 @@ class StudyHost(QObject):
             if sock is None:
                 return
             sock.setParent(self)
-            sock.setMaxAllowedIncomingMessageSize(MAX_MESSAGE_BYTES)
-            sock.setMaxAllowedIncomingFrameSize(MAX_MESSAGE_BYTES)
-            strangers = [s for s in self._sockets if self._slot_of(s) is None]
-            if len(strangers) >= MAX_STRANGERS:
-                sock.abort()
-                sock.deleteLater()
-                continue
+            sock.setMaxAllowedIncomingFrameSize(MAX_SEAT_MESSAGE_BYTES)
+            sock.setMaxAllowedIncomingMessageSize(MAX_SEAT_MESSAGE_BYTES)
+            sock.setReadBufferSize(READ_BUFFER_BYTES)
+            shown = _plain(sock.peerAddress().toString() or "an unknown address", 80)
+            key = address_key(shown)
+            now = self.clock()
             self._sockets.append(sock)
-            self._opened[id(sock)] = time.monotonic()
+            self._peers[id(sock)] = (key, shown)
             sock.textMessageReceived.connect(self._on_socket_text)
+            sock.binaryMessageReceived.connect(self._on_socket_binary)
+            sock.pong.connect(self._on_socket_pong)
+            sock.aboutToClose.connect(self._on_socket_closing)
             sock.disconnected.connect(self._on_socket_disconnected)
+            wait = self._guesses.wait(key, now)
+            if wait > 0:
+                self._log_stranger(key, f"refused a connection from {shown}: too many wrong join codes from there")
+                self._close(sock, self._locked_out(wait))
+                continue
+            query = QUrlQuery(sock.requestUrl())
+            if query.hasQueryItem(JOIN_QUERY):  # the code came with the handshake: no time as a stranger
+                self._claim(sock, query.queryItemValue(JOIN_QUERY, QUrl.ComponentFormattingOption.FullyDecoded))
+                continue
+            for old in self._strangers.admit(sock, key, now):
+                old_shown = self._peers.get(id(old), ("", "?"))[1]
+                self._log_stranger(key, f"closed a connection from {old_shown} that had not joined, to make room "
+                                        "for a new one")
+                self._close(old, "closed to make room for a new connection: join with your code at once")
+
+    @staticmethod
+    def _locked_out(wait: float) -> str:
+        return (f"too many wrong join codes from this computer; try again in {math.ceil(wait)} s "
+                "(check the code with the researcher)")
 
     def _sweep(self) -> None:
-        """Close connections that did not say hello with a join code in time."""
-        now = time.monotonic()
-        for sock in list(self._sockets):
-            if self._slot_of(sock) is None and now - self._opened.get(id(sock), now) > HELLO_SECONDS:
+        """Once a second: close connections that did not say hello in time and cut those that take
+        too long to close; ping the seats and drop one that went silent; write the log's summaries."""
+        now = self.clock()
+        for sock in self._strangers.older_than(now - HELLO_SECONDS):
+            key, shown = self._peers.get(id(sock), ("?", "?"))
+            self._log_stranger(key, f"closed a connection from {shown}: no hello within {HELLO_SECONDS:g} s")
+            self._close(sock, f"no hello with a join code within {HELLO_SECONDS:g} s")
+        for sock, since in list(self._closing.values()):
+            if now - since > CLOSING_SECONDS:
                 sock.abort()
+                if id(sock) in self._closing and sock.state() == QAbstractSocket.SocketState.UnconnectedState:
+                    self._on_disconnected(sock)  # gone without a word: forget it all the same
+        ping = now - self._pinged >= PING_SECONDS
+        if ping:
+            self._pinged = now
+        for slot in self.slots:
+            sock = slot.socket
+            if sock is None:
+                continue
+            if now - self._heard.get(id(sock), now) > SILENT_SECONDS:
+                self.logged.emit(f"participant {slot.index + 1} ({slot.participant}): no answer for "
+                                 f"{SILENT_SECONDS:g} s; counted as dropped")
+                sock.abort()
+                if slot.socket is sock:  # Qt told nothing of the end: the seat is free all the same
+                    self._on_disconnected(sock)
+            elif ping:
+                sock.ping()
+        for limit in (self._stranger_log, *self._seat_logs):
+            summary = limit.summary(now)
+            if summary:
+                self.logged.emit(summary)
+
+    def _log_stranger(self, key: str, line: str) -> None:
+        """A line about a connection that has not joined, if the log's rate allows it now."""
+        now = self.clock()
+        summary = self._stranger_log.summary(now)
+        if summary:
+            self.logged.emit(summary)
+        if self._stranger_log.line(key, now):
+            self.logged.emit(line)
+
+    def _log_seat(self, slot: Slot, line: str) -> None:
+        limit, now = self._seat_logs[slot.index], self.clock()
+        summary = limit.summary(now)
+        if summary:
+            self.logged.emit(summary)
+        if limit.line(slot.participant, now):
+            self.logged.emit(line)
+
+    def _on_server_error(self, *error: Any) -> None:
+        """A connection that failed before it was one: its WebSocket or TLS handshake."""
+        self._log_stranger("?", f"a connection failed its handshake: {_plain(self.server.errorString())}")
 
     def _on_socket_text(self, text: str) -> None:
         sock = self.sender()
-        if isinstance(sock, QWebSocket):
+        if not isinstance(sock, QWebSocket):
+            return
+        try:
             self._on_text(sock, text)
+        except Exception as exc:  # noqa: BLE001 - the last guard: no message may end the host
+            key, shown = self._peers.get(id(sock), ("?", "?"))
+            self._log_stranger(key, f"internal error on a message from {shown}: {type(exc).__name__}: "
+                                    f"{_plain(str(exc))}; its connection is closed")
+            self._close(sock, "the host could not handle this message")
+
+    def _on_socket_binary(self, data: Any) -> None:
+        sock = self.sender()
+        if not isinstance(sock, QWebSocket) or id(sock) in self._closing:
+            return
+        slot = self._slot_of(sock)
+        reason = "a binary frame; expected text frames holding JSON messages"
+        if slot is None:
+            key, shown = self._peers.get(id(sock), ("?", "?"))
+            self._strangers.forget(sock)
+            self._log_stranger(key, f"closed a connection from {shown}: {reason}")
+            self._close(sock, reason)
+        else:
+            self._heard[id(sock)] = self.clock()
+            self._log_seat(slot, f"participant {slot.index + 1} ({slot.participant}): refused {reason}")
+            self._send(slot, "refused", reason=reason)
+
+    def _on_socket_pong(self, *_: Any) -> None:
+        sock = self.sender()
+        if isinstance(sock, QWebSocket) and self._slot_of(sock) is not None:
+            self._heard[id(sock)] = self.clock()
+
+    def _on_socket_closing(self) -> None:
+        """A connection closes. Closed by Qt (a frame too long or not of the WebSocket protocol) or
+        by the other end, it is cut at once: what it still has in flight is never read (Qt would
+        otherwise go on reading a closed connection's rest, freezing the host for a minute and
+        more). Closed by the host (``_close``), it may take CLOSING_SECONDS to deliver the reason."""
+        sock = self.sender()
+        if isinstance(sock, QWebSocket) and sock in self._sockets and id(sock) not in self._closing:
+            self._strangers.forget(sock)
+            self._closing[id(sock)] = (sock, self.clock())
+            sock.abort()
 
     def _on_socket_disconnected(self) -> None:
         sock = self.sender()
@@ -243,35 +404,90 @@ class StudyHost(QObject):
         if slot.socket is not None:
             slot.socket.sendTextMessage(encode(kind, **fields))
 
-    def _refuse(self, sock: QWebSocket, reason: str, close: bool = False) -> None:
+    def _close(self, sock: QWebSocket, reason: str) -> None:
+        """Tell a connection why (a ``refused`` message) and close it; a seat it held is free at once."""
+        self._strangers.forget(sock)
+        self._closing.setdefault(id(sock), (sock, self.clock()))
         sock.sendTextMessage(encode("refused", reason=reason))
-        if close:
-            sock.close(QWebSocketProtocol.CloseCode.CloseCodePolicyViolated, reason[:100])
+        sock.close(QWebSocketProtocol.CloseCode.CloseCodePolicyViolated, reason[:100])
+        slot = self._slot_of(sock)
+        if slot is not None:
+            self._dropped(slot)
 
     def _on_text(self, sock: QWebSocket, text: str) -> None:
-        try:
-            message = decode(text, "message from a participant", SEAT_MESSAGES)
-        except ProtocolError as exc:
-            self.logged.emit(str(exc))
-            self._refuse(sock, str(exc))
-            return
+        if id(sock) in self._closing or sock not in self._sockets:
+            return  # closed already: what it still sends is not read
         slot = self._slot_of(sock)
-        if message["type"] == "hello":
-            self._hello(sock, message["code"].strip())
-            return
         if slot is None:
-            self._refuse(sock, "say hello with your join code first", close=True)
+            self._on_stranger_text(sock, text)
+            return
+        self._heard[id(sock)] = self.clock()
+        source = f"message from participant {slot.index + 1}"
+        try:
+            message = decode(text, source, SEAT_MESSAGES, limit=MAX_SEAT_MESSAGE_BYTES)
+        except ProtocolError as exc:
+            self._log_seat(slot, f"participant {slot.index + 1} ({slot.participant}): refused {_plain(str(exc))}")
+            self._send(slot, "refused", reason=str(exc))
+            return
+        if message["type"] == "hello":  # one connection, one seat: its own code again is nothing new
+            if self._seat_of_code(message["code"]) is not slot:
+                key, shown = self._peers.get(id(sock), ("?", "?"))
+                self._guesses.wrong(key, self.clock())
+                self._log_seat(slot, f"participant {slot.index + 1} ({slot.participant}): said hello with another "
+                                     "join code; closed")
+                self._close(sock, NOT_ACCEPTED)
             return
         getattr(self, "_on_" + message["type"])(slot, message)
 
-    def _hello(self, sock: QWebSocket, code: str) -> None:
-        slot = next((s for s in self.slots if secrets.compare_digest(s.code, code)), None)
-        if slot is None:
-            self._refuse(sock, "unknown join code; ask the researcher for yours", close=True)
+    def _seat_of_code(self, code: Any) -> Slot | None:
+        """The slot whose join code ``code`` spells, or None (the same work for every code)."""
+        key = read_join_code(code) or "-" * len(self._keys[0])
+        found = None
+        for slot, expected in zip(self.slots, self._keys):
+            if secrets.compare_digest(key.encode("ascii"), expected.encode("ascii")):
+                found = slot
+        return found
+
+    def _on_stranger_text(self, sock: QWebSocket, text: str) -> None:
+        """The first message of a connection that has not joined: a valid ``hello`` with a join code
+        whose seat is free joins it; anything else closes the connection."""
+        key, shown = self._peers.get(id(sock), ("?", "?"))
+        try:
+            message = decode(text, f"message from {shown}", SEAT_MESSAGES, limit=MAX_SEAT_MESSAGE_BYTES)
+        except ProtocolError as exc:
+            self._log_stranger(key, f"closed a connection from {shown}: {_plain(str(exc))}")
+            self._close(sock, str(exc))
             return
-        if slot.socket is not None and slot.socket is not sock:
-            self._refuse(sock, "this join code is in use on another computer", close=True)
+        if message["type"] != "hello":
+            self._log_stranger(key, f"closed a connection from {shown}: a {message['type']} message before hello")
+            self._close(sock, "say hello with your join code first")
             return
+        self._claim(sock, message["code"])
+
+    def _claim(self, sock: QWebSocket, code: Any) -> None:
+        """A connection that has not joined gives a join code (in its ``hello``, or in the URL it
+        opened): it joins that code's seat if the seat is free, or is refused with ``NOT_ACCEPTED``
+        and closed; while its address has no wrong codes left, the code is not even read."""
+        key, shown = self._peers.get(id(sock), ("?", "?"))
+        now = self.clock()
+        wait = self._guesses.wait(key, now)
+        if wait > 0:
+            self._log_stranger(key, f"refused a join code from {shown} unread: too many wrong ones from there")
+            self._close(sock, self._locked_out(wait))
+            return
+        slot = self._seat_of_code(code)
+        if slot is None or slot.socket is not None:
+            self._guesses.wrong(key, now)
+            self._log_stranger(key, f"refused a join code from {shown} ({self._guesses.left(key, now)} more tries "
+                                    "before it must wait)")
+            self._close(sock, NOT_ACCEPTED)
+            return
+        self._strangers.forget(sock)
+        self._join(slot, sock)
+
+    def _join(self, slot: Slot, sock: QWebSocket) -> None:
+        """``sock`` gave ``slot``'s code: it holds that seat (again, after a drop)."""
+        self._heard[id(sock)] = self.clock()
         rejoin = slot.joined
         slot.socket, slot.joined = sock, True
         self.logged.emit(f"participant {slot.index + 1} ({slot.participant}) {'re' if rejoin else ''}joined")
@@ -289,10 +505,16 @@ class StudyHost(QObject):
         slot = self._slot_of(sock)
         if sock in self._sockets:
             self._sockets.remove(sock)
-            self._opened.pop(id(sock), None)
+        self._peers.pop(id(sock), None)
+        self._strangers.forget(sock)
+        self._closing.pop(id(sock), None)
+        self._heard.pop(id(sock), None)
         sock.deleteLater()
-        if slot is None:
-            return
+        if slot is not None:
+            self._dropped(slot)
+
+    def _dropped(self, slot: Slot) -> None:
+        """``slot``'s connection is gone: the seat waits for its participant to join again."""
         slot.socket = None
         self.logged.emit(f"participant {slot.index + 1} ({slot.participant}) dropped")
         stage = self.stage
@@ -551,10 +773,12 @@ class StudyHost(QObject):
             self.runner.stop(10.0)
             self.runner = None
         for sock in self._sockets:  # quietly: nothing is told of these drops any more
-            sock.disconnected.disconnect(self._on_socket_disconnected)
-            sock.textMessageReceived.disconnect(self._on_socket_text)
-            sock.abort()
+            sock.blockSignals(True)
+            sock.flush()  # what was sent last (the study's last page) still goes out
+            sock.close(QWebSocketProtocol.CloseCode.CloseCodeGoingAway, "the study host stopped")
         self._sockets.clear()
+        self._peers.clear()
+        self._closing.clear()
         for slot in self.slots:
             slot.socket = None
         self.server.close()

@@ -2,21 +2,64 @@
 
 Every message is an object ``{"v": PROTOCOL_VERSION, "type": ..., ...}``. A received frame is read
 with the project's strict reader (``sim.inputs.parse_json``: no duplicate keys, no NaN, bounded
-depth), refused when longer than ``MAX_MESSAGE_BYTES``, and checked against the fields its type
-takes (``HOST_MESSAGES`` from the host, ``SEAT_MESSAGES`` from a seat): a missing, unknown or
-wrongly typed field is a ``ProtocolError`` naming it. Nothing in a message is ever evaluated.
+depth), refused when longer than its side's limit (``MAX_MESSAGE_BYTES`` from the host,
+``MAX_SEAT_MESSAGE_BYTES`` from a seat), and checked against the fields its type takes
+(``HOST_MESSAGES`` from the host, ``SEAT_MESSAGES`` from a seat): a missing, unknown or wrongly
+typed field is a ``ProtocolError`` naming it. Nothing in a message is ever evaluated.
+
+Join codes (``new_join_code``, ``read_join_code``) are 8 characters of Crockford's base32, 40 bits,
+shown as two groups of four (``7KQM-X4PA``) and read case-insensitively, with or without
+separators, ``O`` as ``0`` and ``I``/``L`` as ``1``. A seat gives its code in its first message,
+``hello``; the participant's app also puts it in the URL it opens (``ws://HOST:PORT/?code=CODE``,
+``JOIN_QUERY``), so the host seats it during the WebSocket handshake, before any stranger can
+push the connection out (the ``hello`` that follows is then nothing new).
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any
 
 from sim.inputs import InputError, parse_json
 
 PROTOCOL_VERSION = 1
-#: the longest frame either side accepts (a kitchen frame is about 2 KiB)
+#: the longest message the host sends and a seat accepts (a kitchen frame is about 2 KiB)
 MAX_MESSAGE_BYTES = 256 * 1024
+#: the longest message a seat sends and the host accepts (a questionnaire's answers are well under 2 KiB)
+MAX_SEAT_MESSAGE_BYTES = 16 * 1024
+
+#: the URL query item that carries the join code in the WebSocket handshake
+JOIN_QUERY = "code"
+#: Crockford's base32: digits and letters without I, L, O and U
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+#: characters of a join code: 8 x 5 bits = 40 bits
+CODE_LENGTH = 8
+_CODE_READING = str.maketrans({"O": "0", "I": "1", "L": "1"})
+_CODE_SEPARATORS = " -_."
+
+
+def new_join_code() -> str:
+    """A join code drawn at random (40 bits), as it is shown: ``7KQM-X4PA``."""
+    return show_join_code("".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH)))
+
+
+def show_join_code(code: str) -> str:
+    """A join code (as ``read_join_code`` returns it) in two groups of four, to read aloud."""
+    half = len(code) // 2
+    return f"{code[:half]}-{code[half:]}"
+
+
+def read_join_code(text: object) -> str | None:
+    """The join code ``text`` spells (upper case, separators dropped, ``O`` read as ``0`` and
+    ``I``/``L`` as ``1``), or None when it is not one: anything but a short ASCII string of
+    ``CODE_LENGTH`` base32 characters."""
+    if not isinstance(text, str) or len(text) > 4 * CODE_LENGTH or not text.isascii():
+        return None
+    code = "".join(ch for ch in text.upper() if ch not in _CODE_SEPARATORS).translate(_CODE_READING)
+    if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
+        return None
+    return code
 
 
 class ProtocolError(InputError):
@@ -52,10 +95,14 @@ def encode(kind: str, **fields: Any) -> str:
     return json.dumps({"v": PROTOCOL_VERSION, "type": kind, **fields}, ensure_ascii=False, separators=(",", ":"))
 
 
-def decode(text: str, source: str, kinds: dict[str, dict[str, tuple[type, ...]]]) -> dict[str, Any]:
-    """A received frame as a checked message, or ProtocolError with one line."""
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
-        raise ProtocolError(f"{source}: a message longer than {MAX_MESSAGE_BYTES // 1024} KiB; expected a shorter one")
+def decode(text: str, source: str, kinds: dict[str, dict[str, tuple[type, ...]]], *,
+           limit: int = MAX_MESSAGE_BYTES) -> dict[str, Any]:
+    """A received frame as a checked message, or ProtocolError with one line (``limit``: the
+    longest message in bytes of UTF-8)."""
+    if not isinstance(text, str):
+        raise ProtocolError(f"{source}: a {type(text).__name__} frame; expected a text frame holding a JSON object")
+    if len(text) > limit or len(text.encode("utf-8", "surrogatepass")) > limit:
+        raise ProtocolError(f"{source}: a message longer than {limit // 1024} KiB; expected a shorter one")
     data = parse_json(text, source, ProtocolError)
     if not isinstance(data, dict):
         raise ProtocolError(f"{source}: expected a JSON object, got {type(data).__name__}")
