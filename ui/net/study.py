@@ -211,7 +211,54 @@ def _check_parts(study: Study, source: str) -> None:
                 try:
                     make_mechanism(spec, world.family)
                 except (ValueError, LookupError) as exc:
-                    raise StudyError(f"{source}: field '{field_name}': {exc}") from None
+                    hint = ""
+                    if _llm_settings(spec) is not None:
+                        hint = ("; this condition's assistant is a language model: install the embedded model "
+                                "(bash scripts/setup.sh llm, or bash scripts/run.sh, which installs it), or name "
+                                "another in llm.toml, with OPENAI_BASE_URL and TOM_ARENA_LLM_MODEL, or in the spec "
+                                "(llm:base_url=...,model=...; docs/llm.md)")
+                    raise StudyError(f"{source}: field '{field_name}': {exc}{hint}") from None
+
+
+def _llm_settings(spec: str) -> Any:
+    """The settings an ``llm`` mechanism spec resolves to (spec parameters, the config file, the
+    environment), or None for another spec or settings that do not resolve."""
+    from agents.llm.agent import SETTING_PARAMS, settings_from_params
+    from agents.registry import parse_agent_spec
+
+    try:
+        kind, params = parse_agent_spec(spec)
+        if kind != "llm":
+            return None
+        return settings_from_params({k: params[k] for k in SETTING_PARAMS if k in params}, params.get("config"))
+    except (ValueError, LookupError, InputError):
+        return None
+
+
+def model_lines(study: Study) -> list[str]:
+    """For every condition whose assistant is a language model: which model answers for it and how
+    to choose another (``study host`` and ``study check`` print them when the study loads)."""
+    from agents.llm.server import embedded_missing
+
+    lines = []
+    for c in study.conditions:
+        for spec in c.mechanisms:
+            settings = _llm_settings(spec)
+            if settings is None:
+                continue
+            who = f"condition {c.name}" + (f" ({c.codename})" if c.codename else "")
+            if settings.uses_embedded:
+                where = (f"the embedded model {settings.model_name} (llama.cpp on this computer"
+                         + (f", {settings.embedded.model_path}" if settings.embedded.model_path else ", Gemma 3 270M")
+                         + ")")
+                missing = embedded_missing() if not settings.embedded.model_path else None
+                state = " - not installed here: bash scripts/setup.sh llm" if missing else ""
+            else:
+                where, state = f"{settings.model_name} at {settings.public_dict()['base_url']}", ""
+            lines.append(f"{who}: the LLM facilitator answers with {where}{state}. Another model: base_url and "
+                         "model in llm.toml, OPENAI_BASE_URL and TOM_ARENA_LLM_MODEL, or llm:base_url=...,model=... "
+                         "in the study file (docs/llm.md)")
+    return lines
 
 
 # ---------------------------------------------------------------------- the order of a pair's trials
@@ -325,7 +372,7 @@ STATUS_WORDS = {"completed": "Completed", "ignored": "Ignored", "not_executable"
 def reveal(events: list[Any], outcome: dict[str, Any], seat: str, agents: tuple[str, ...],
            goals: dict[str, str] | None = None) -> dict[str, Any]:
     """What ``seat`` is shown when an episode ends: the other's goal, whether the episode was
-    completed, and every feedback given (to anyone) with its final status. ``goals``: the
+    completed and every player's outcome (``outcomes``, the same for every seat), and every feedback given (to anyone) with its final status. ``goals``: the
     world's, where its outcome does not name them (Doors, Keys and Gems); "delivered" is a
     kitchen's dish delivered, or a gem held at the end."""
     from sim.events import FeedbackEvent, FeedbackStatusEvent
@@ -339,13 +386,17 @@ def reveal(events: list[Any], outcome: dict[str, Any], seat: str, agents: tuple[
     for e in events:
         if isinstance(e, FeedbackStatusEvent):
             status[e.feedback_id] = e.status
-    history = [{"id": e.feedback_id, "tick": e.tick, "to": e.target, "text": e.text,
+    history = [{"id": e.feedback_id, "tick": e.tick, "to": e.target, "text": e.text, "payload": dict(e.feedback),
                 "explanation": e.explanation, "status": STATUS_WORDS.get(status.get(e.feedback_id, "sent"),
                                                                           status.get(e.feedback_id, "sent"))}
                for e in events if isinstance(e, FeedbackEvent)]
     others = [a for a in agents if a != seat]
+    ticks = dict(outcome.get("delivered") or {})
     return {"seat": seat, "own_goal": goals.get(seat, ""),
             "others": [{"name": a, "goal": goals.get(a, ""), "delivered": delivered.get(a, False)}
                        for a in others],
+            # every player's outcome in the level's order (the same list whoever is shown it)
+            "outcomes": [{"name": a, "wanted": bool(goals.get(a)), "delivered": delivered.get(a, False),
+                          "tick": ticks.get(a)} for a in agents],
             "completed": bool(outcome.get("success")), "ticks": int(outcome.get("ticks", 0) or 0),
             "stopped": bool(outcome.get("stopped")), "feedback": history}
