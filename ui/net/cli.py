@@ -71,8 +71,12 @@ def cmd_study_check(args: argparse.Namespace) -> int:
         study = load_study(path)
     except StudyError as exc:
         return _fail(str(exc))
+    from ui.net.study import model_lines
+
     print(f"{path}: {study.title}: {len(study.conditions)} conditions x {study.trials_per_condition} trials, "
           f"order {study.order.draw} (seed {study.order.seed})")
+    for line in model_lines(study):
+        print(line)
     for pair in range(1, args.pairs + 1):
         trials = draw_trials(study, pair)
         print(f"pair-{pair:02d}: " + ", ".join(f"{t.condition}@{t.scenario.rsplit('/', 1)[-1]}" for t in trials))
@@ -132,7 +136,11 @@ def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | N
         return _fail(str(exc))
     addresses = [a.toString() for a in QNetworkInterface.allAddresses()
                  if a.protocol() == QAbstractSocket.NetworkLayerProtocol.IPv4Protocol and not a.isLoopback()]
+    from ui.net.study import model_lines
+
     print(f"hosting {study.title} for {host.pair_name} on port {host.port}; study folder {folder}")
+    for line in model_lines(study):
+        print(line)
     for k, slot in enumerate(host.slots):
         where = addresses[0] if addresses else "THIS-COMPUTER"
         print(f"participant {k + 1}: python main.py join {where}:{host.port} --code {slot.code}")
