@@ -41,6 +41,7 @@ from sim.inputs import read_json
 from sim.registry import load_scenario
 from sim.session import Session
 from ui import catalog
+from ui.belief_words import kitchen_recipe_words
 from ui.net.protocol import MAX_MESSAGE_BYTES, SEAT_MESSAGES, ProtocolError, decode, encode
 from ui.net.seat_view import experimenter_frame, seat_frame
 from ui.net.study import (
@@ -432,10 +433,10 @@ class StudyHost(QObject):
         else:
             goal, who = "dish", "cook"
             finished = "The episode was completed: both dishes were delivered."
-        lines = [f"You were {seat}; your {goal}: {shown['own_goal'] or 'none'}."]
+        lines = [f"You were {seat}; your {goal}: {self._goal_words(shown['own_goal']) or 'none'}."]
         if rv.other_goal:
             lines += [f"The other {who}, {o['name']}, had to " + ("make" if who == "cook" else "get") +
-                      f": {o['goal'] or 'nothing (a helper)'}." for o in shown["others"]]
+                      f": {self._goal_words(o['goal']) or 'nothing (a helper)'}." for o in shown["others"]]
         outcomes = [self._outcome_words(o, world.family) for o in shown["outcomes"]] if rv.completion else []
         if rv.completion:
             # both outcomes, every player in the level's order, in the same words on both screens
@@ -458,6 +459,15 @@ class StudyHost(QObject):
         return {"title": "The episode is over", "text": "\n".join(lines), "feedback": shown_fb,
                 "other_goals": {o["name"]: o["goal"] for o in shown["others"]} if rv.other_goal else {},
                 "completed": shown["completed"] if rv.completion else None, "outcomes": outcomes}
+
+    def _goal_words(self, goal: str) -> str:
+        """A goal in words: "the onion dish", "the pink gem (gem2)"."""
+        assert self.session is not None
+        world = self.session.world
+        if world.family == "dkg":
+            i = world.item_index.get(goal)
+            return f"the {world.items[i].color} gem ({goal})" if i is not None else goal
+        return kitchen_recipe_words(goal)
 
     @staticmethod
     def _outcome_words(outcome: dict[str, Any], family: str) -> str:

@@ -34,6 +34,7 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
+from ui.belief_words import kitchen_recipe_words
 from ui.net.client import SeatClient
 from ui.net.seat_view import DKG_KEYS, KEY_ACTIONS, dkg_action, seat_world
 
@@ -118,6 +119,7 @@ class PageView(QWidget):
         self.title = QLabel()
         self.title.setStyleSheet("font-size: 18px; font-weight: bold")
         self.text = QLabel()
+        self.text.setStyleSheet("font-size: 15px")
         self.text.setWordWrap(True)
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.items = QWidget()
@@ -201,16 +203,11 @@ KITCHEN_MOVES = ("Arrow keys or W/A/S/D: walk; walking into a counter, cutting b
                  "they hold and the dish they want (the other cook's dish is yours to find out).</small>")
 
 
-def dish_words(goal: str) -> str:
-    """A kitchen goal in words: ``SimpleOnion`` "the onion dish"."""
-    return "the " + goal.removeprefix("Simple").lower() + " dish" if goal.startswith("Simple") else goal
-
-
 def wait_words(seat: str, players: list[str], assistant: str, seconds: int, partner: str = "") -> str:
     """Whom the game waits for, as ``seat``'s cue says it (empty: nobody); ``partner``: the other
     player's name."""
     if assistant:
-        return f"{assistant} is thinking... {seconds} s"
+        return f"{assistant} is thinking... {seconds} s (both moves are in; the game goes on when it is done)"
     others = [p for p in players if p != seat]
     if not players:
         return ""
@@ -294,7 +291,7 @@ class GameView(QWidget):
             self.canvas.set_frame(frame)
             return
         done = "   (delivered!)" if frame["delivered"] else ""
-        self.header.setText(f"You are {frame['seat']}. Your dish: {dish_words(frame['goal'])}{done}   "
+        self.header.setText(f"You are {frame['seat']}. Your dish: {kitchen_recipe_words(frame['goal'])}{done}   "
                             f"Step {frame['tick']} of {frame['t_max']}{assistant}")
         self.moves.setText(KITCHEN_MOVES)
         self.canvas.hide()
