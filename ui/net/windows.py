@@ -487,7 +487,7 @@ class SeatWindow(QWidget):
             return
         if name in KEY_ACTIONS:
             if self.client.key(KEY_ACTIONS[name]):
-                self.say(f"{KEY_ACTIONS[name]}: sent; the game moves on when the other player has moved too")
+                self.say(f"{KEY_ACTIONS[name]}: sent")  # the waiting cue says what the game waits for now
             return
         super().keyPressEvent(event)
 
