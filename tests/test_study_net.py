@@ -362,7 +362,7 @@ def test_feedback_reaches_only_its_seat_and_the_reveal_lists_its_status(qtbot, t
                 assert words == p.window.game.popup_text.text() and not COORDINATES.search(words), words
                 view = p.window.game.view
                 view.render_frame()
-                assert view.overlays.feedback == payload and view.overlays.viewer == p.frame_seat()
+                assert view.overlays.feedback["at"] == payload["at"] and view.overlays.viewer == p.frame_seat()
                 ringed.append((tuple(payload["at"]), view.renderer.feedback_spots))
                 p.press(Qt.Key.Key_Return if n == 0 else Qt.Key.Key_Escape)
             p.press(KEYS[key % len(KEYS)])
@@ -639,6 +639,23 @@ def test_a_seat_draws_its_frame_as_the_app_draws_the_kitchen_with_its_eyes():
         assert views  # the walks were drawn
     with pytest.raises(ValueError, match="not a kitchen seat's frame"):
         seat_world({"seat": "alice", "cooks": ["bob"], "layout": ["..."]})
+    frame = seat_frame(world, world.reset(0), world.agents[0])
+    for broken in ({**frame, "agents": [{**frame["agents"][0], "row": 99}]}, {**frame, "stations": [{"row": 0, "col": 0,
+                                                                                                     "holds": "Gold"}]},
+                   {**frame, "layout": frame["layout"][:-1] + ["x"]}, {**frame, "tick": "soon"},
+                   {**frame, "layout": ["." * 100] * 100}):
+        with pytest.raises(ValueError, match="not a kitchen seat's frame"):
+            seat_world(broken)
+    # a suggestion's data from the network is drawn only when it fits the kitchen
+    from ui.net.windows import suggestion_places
+
+    good = {"type": "pass", "agent": world.agents[0], "item": "FreshOnion", "at": [0, 1], "to": world.agents[1],
+            "via": [1, 0]}
+    assert suggestion_places(good, world) == good
+    for bad in ({**good, "at": ["a", "b"]}, {**good, "at": "ab"}, {**good, "agent": "nobody"}, {**good, "at": [99, 0]},
+                {**good, "type": "launch"}, [1, 2], None):
+        assert suggestion_places(bad, world) is None
+    assert "via" not in suggestion_places({**good, "via": [True, 0]}, world)
 
 
 @pytest.mark.slow

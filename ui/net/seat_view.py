@@ -25,6 +25,8 @@ from typing import Any
 from sim.world import World
 
 NETWORKED_FAMILIES = ("kitchen", "dkg")
+#: the largest kitchen a seat rebuilds from a frame (``seat_world``; the study kitchens have about 100 cells)
+MAX_SEAT_CELLS = 2500
 #: the keys a participant presses and the kitchen action each sends
 KEY_ACTIONS = {"Up": "up", "W": "up", "Down": "down", "S": "down", "Left": "left", "A": "left",
                "Right": "right", "D": "right", "Space": "stay"}
@@ -111,12 +113,17 @@ def seat_world(frame: dict[str, Any]) -> tuple[Any, Any]:
         seat, names, layout = str(frame["seat"]), [str(n) for n in frame["cooks"]], [str(r) for r in frame["layout"]]
         if seat not in names or not layout or len({len(r) for r in layout}) != 1:
             raise ValueError("the seat, its cooks or its layout do not fit together")
+        if len(layout) * len(layout[0]) > MAX_SEAT_CELLS or len(names) > 16:
+            raise ValueError(f"a kitchen larger than {MAX_SEAT_CELLS} cells or with more than 16 cooks")
         seen = {str(a["name"]): (int(a["row"]), int(a["col"]), str(a["holds"])) for a in frame["agents"]}
         here = seen[seat]
         spec = {"name": "seat", "t_max": int(frame["t_max"]), "collisions": "block", "rules": int(frame["rules"]),
                 "map": layout, "agents": [{"name": n, "start": list(seen.get(n, here)[:2]), "goal": frame["goal"]}
                                           for n in names]}
         world = KitchenWorld(spec)
+        if not all(0 <= r < world.height and 0 <= c < world.width and world.walkable[world.cell(r, c)]
+                   for r, c, _ in seen.values()):
+            raise ValueError("a cook off the floor")
         look = world.cell(here[0], here[1])
         hidden = next((c for c in range(world.height * world.width)
                        if world.walkable[c] and not world.view[c] & world.view[look]), look)
@@ -127,10 +134,11 @@ def seat_world(frame: dict[str, Any]) -> tuple[Any, Any]:
             contents[world.station_at[world.cell(int(s["row"]), int(s["col"]))]] = ITEM_CODE[str(s["holds"])]
         delivered = tuple(int(frame.get("delivered_at", -1)) if n == seat and frame["delivered"] else -1
                           for n in names)
+        state = KitchenState(t=int(frame["tick"]), positions=positions, held=held, contents=tuple(contents),
+                             delivered=delivered)
     except (KeyError, TypeError, ValueError, IndexError, AssertionError, AttributeError) as exc:
         raise ValueError(f"not a kitchen seat's frame: {exc}") from None
-    return world, KitchenState(t=int(frame["tick"]), positions=positions, held=held, contents=tuple(contents),
-                               delivered=delivered)
+    return world, state
 
 
 def experimenter_frame(world: Any, state: Any, *, max_ticks: int | None = None) -> dict[str, Any]:

@@ -203,6 +203,33 @@ KITCHEN_MOVES = ("Arrow keys or W/A/S/D: walk; walking into a counter, cutting b
                  "they hold and the dish they want (the other cook's dish is yours to find out).</small>")
 
 
+def suggestion_places(payload: Any, world: Any) -> dict[str, Any] | None:
+    """A kitchen suggestion's data as the kitchen view draws it (who, what, the station it is on,
+    where to leave it, for whom), checked against ``world``; None for anything else, so that a
+    malformed message from the network draws nothing rather than failing."""
+    if not isinstance(payload, dict) or world is None or payload.get("type") not in ("pickup", "pass"):
+        return None
+
+    def place(value: Any) -> list[int] | None:
+        if (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                for v in value)
+                and 0 <= value[0] < world.height and 0 <= value[1] < world.width):
+            return [value[0], value[1]]
+        return None
+
+    at, agent = place(payload.get("at")), payload.get("agent")
+    if at is None or agent not in world.agent_index:
+        return None
+    shown: dict[str, Any] = {"type": payload["type"], "agent": agent, "at": at, "item": str(payload.get("item", ""))}
+    if payload["type"] == "pass":
+        if payload.get("to") in world.agent_index:
+            shown["to"] = payload["to"]
+        via = place(payload.get("via"))
+        if via is not None:
+            shown["via"] = via
+    return shown
+
+
 def wait_words(seat: str, players: list[str], assistant: str, seconds: int, partner: str = "") -> str:
     """Whom the game waits for, as ``seat``'s cue says it (empty: nobody); ``partner``: the other
     player's name."""
@@ -290,17 +317,17 @@ class GameView(QWidget):
             self.canvas.show()
             self.canvas.set_frame(frame)
             return
-        done = "   (delivered!)" if frame["delivered"] else ""
-        self.header.setText(f"You are {frame['seat']}. Your dish: {kitchen_recipe_words(frame['goal'])}{done}   "
-                            f"Step {frame['tick']} of {frame['t_max']}{assistant}")
-        self.moves.setText(KITCHEN_MOVES)
-        self.canvas.hide()
-        self.view.show()
         try:
             world, state = seat_world(frame)
         except ValueError as exc:
             self.window_.say(str(exc))
             return
+        done = "   (delivered!)" if frame["delivered"] else ""
+        self.header.setText(f"You are {frame['seat']}. Your dish: {kitchen_recipe_words(str(frame['goal']))}{done}   "
+                            f"Step {frame['tick']} of {frame['t_max']}{assistant}")
+        self.moves.setText(KITCHEN_MOVES)
+        self.canvas.hide()
+        self.view.show()
         key = (tuple(frame["layout"]), tuple(frame["cooks"]), frame["rules"], frame["t_max"], frame["goal"])
         previous = self.state
         if key != self._view_key:
@@ -326,9 +353,9 @@ class GameView(QWidget):
         players, _assistant, _s, _t = self.waiting
         mine = seat in players and not frame["done"]
         payload = self.window_.open_feedback[0][2] if self.window_.open_feedback else None
-        self.view.set_overlays(Overlays(viewer=seat, human=seat if mine else None,
-                                        legal=tuple(frame["actions"]) if mine else (),
-                                        feedback=payload if isinstance(payload, dict) else None))
+        legal = tuple(a for a in frame.get("actions", ()) if isinstance(a, str)) if mine else ()
+        self.view.set_overlays(Overlays(viewer=seat, human=seat if mine else None, legal=legal,
+                                        feedback=suggestion_places(payload, self.world)))
 
     def set_waiting(self, players: list[str], assistant: str, seconds: int) -> None:
         self.waiting = (players, assistant, seconds, time.monotonic())
@@ -371,7 +398,7 @@ class SeatWindow(QWidget):
         #: suggestions shown and not yet answered, oldest first: (id, text, data or None)
         self.open_feedback: list[tuple[int, str, Any]] = []
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.resize(760, 560)
+        self.resize(1180, 720)  # the kitchen view needs room; fits a 1366 x 768 screen
         client.message.connect(self.on_message)
         client.problem.connect(self.say)
         client.disconnected.connect(lambda: self.say("the connection to the host dropped: press F5 to join again "
