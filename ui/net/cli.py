@@ -145,6 +145,9 @@ def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | N
         where = addresses[0] if addresses else "THIS-COMPUTER"
         print(f"participant {k + 1}: python main.py join {where}:{host.port} --code {slot.code}")
     host.logged.connect(lambda line: print(line, flush=True))
+    from ui.net.study import start_embedded_model
+
+    start_embedded_model(study, lambda line: print(line, flush=True))
     window = None
     if display_available():
         from ui.net.windows import HostWindow

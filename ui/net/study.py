@@ -235,6 +235,31 @@ def _llm_settings(spec: str) -> Any:
         return None
 
 
+def start_embedded_model(study: Study, say: Any) -> bool:
+    """Start the embedded model in the background when a condition's assistant uses it, so that the
+    first trial with it does not wait for the server to start (its first answer still takes what
+    it takes); ``say`` gets one line for the log (a failure too). True when it was started."""
+    import threading
+
+    from agents.llm.server import embedded_missing, shared_pool
+
+    embedded = [settings for c in study.conditions for spec in c.mechanisms
+                if (settings := _llm_settings(spec)) is not None and settings.uses_embedded]
+    if not embedded or (embedded_missing() and not embedded[0].embedded.model_path):
+        return False
+
+    def start() -> None:
+        try:
+            shared_pool(embedded[0].embedded).start()
+            say("the embedded model is ready")
+        except Exception as exc:  # noqa: BLE001 - reported; the trial will say it again when it asks
+            say(f"the embedded model did not start: {exc}")
+
+    say("starting the embedded model in the background (the LLM condition's assistant)")
+    threading.Thread(target=start, name="tom-arena-study-model", daemon=True).start()
+    return True
+
+
 def model_lines(study: Study) -> list[str]:
     """For every condition whose assistant is a language model: which model answers for it and how
     to choose another (``study host`` and ``study check`` print them when the study loads)."""
