@@ -746,3 +746,22 @@ def test_the_shipped_doors_keys_and_gems_study_loads_and_plays(qtbot, tmp_path, 
     with open(tmp_path / "out" / "answers.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert {r["condition"] for r in rows} == {"protom", "llm"} and len(rows) == 2 * 2 * len(ITEMS)
+
+
+def test_a_study_whose_llm_condition_has_no_model_says_how_to_get_one(monkeypatch, capsys, tmp_path):
+    """Without the embedded model and without an endpoint, the shipped study is refused at load in
+    one line naming the condition's field and the ways to give it a model."""
+    import importlib.util
+
+    from main import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llama_cpp" else real(name, *a))
+    for name in ("TOM_ARENA_LLM_BASE_URL", "OPENAI_BASE_URL", "TOM_ARENA_LLM_CONFIG", "TOM_ARENA_LLM_MODEL_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TOM_ARENA_CONFIG_DIR", str(tmp_path))  # no llm.toml of the user's
+    capsys.readouterr()
+    assert main(["study", "check", "protom-kitchen-human"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "field 'conditions[1].mechanisms'" in err[0]
+    assert "bash scripts/run.sh installs the embedded one" in err[0] and "OPENAI_BASE_URL" in err[0]
