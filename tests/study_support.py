@@ -131,6 +131,10 @@ class Participant(Received):
     def press(self, key: Qt.Key) -> None:
         QTest.keyClick(self.window, key)
 
+    def frame_seat(self) -> str:
+        """The seat this participant played (from the frames received)."""
+        return next(m["frame"]["seat"] for m in reversed(self.received) if m["type"] == "frame")
+
 
 def wait(qtbot: Any, condition: Any, timeout: int = 60_000) -> None:
     qtbot.waitUntil(condition, timeout=timeout)

@@ -61,7 +61,8 @@ class HeadlessHost:
         env.update(SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PYTHONUNBUFFERED="1")
         self.app = AppProcess(["study", "host", str(study), "--port", str(self.port), "--listen", "127.0.0.1",
                                "--out", str(self.out), "--codes", *CODES, *extra], env, tmp_path / "host.out")
-        poll(lambda: f"on port {self.port}" in self.app.text() or not self.alive(), "the host to listen", [self.app])
+        # the host is ready once it printed the last participant's join command (after its listening line)
+        poll(lambda: "participant 2: " in self.app.text() or not self.alive(), "the host to listen", [self.app])
         assert self.alive(), self.app.text()
 
     def alive(self) -> bool:

@@ -29,9 +29,19 @@ def test_two_pair_mini_study_end_to_end(qtbot, tmp_path, capsys):
                 [(t.condition, t.scenario) for t in draw_trials(study, pair)]
             people = [Participant(qtbot, host.port, f"{pair}111-1111"), Participant(qtbot, host.port, f"{pair}222-2222")]
             wait(qtbot, lambda people=people: all(p.client.welcome is not None for p in people))
-            games = play_study(qtbot, people, [{i: 6 for i in ITEMS}, {i: 3 + pair for i in ITEMS}])
+            reveals: list[tuple] = []
+            games = play_study(qtbot, people, [{i: 6 for i in ITEMS}, {i: 3 + pair for i in ITEMS}], reveals=reveals)
             assert games == study.trials
             wait(qtbot, lambda host=host: host.finished)
+            # each seat's board was the app's own kitchen view, drawn with that seat's eyes
+            for p in people:
+                view = p.window.game.view
+                assert type(view.renderer).__name__ == "KitchenRenderer" and view.overlays.viewer == p.frame_seat()
+            # every reveal shows both players' outcomes, in the same words on both screens
+            assert len(reveals) == study.trials
+            for shown in reveals:
+                assert shown[0]["outcomes"] == shown[1]["outcomes"] and len(shown[0]["outcomes"]) == 2
+                assert all(line in page["text"] for page in shown for line in shown[0]["outcomes"])
         finally:
             host.shutdown()
     # the Latin square: the two pairs play the conditions in opposite orders

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -16,10 +17,12 @@ from sim.recording import load_recording
 from sim.replay import Replay
 from tests.study_support import (
     ITEMS,
+    KEYS,
     RANDOM_OR_NONE,
     AppProcess,
     JoiningApp,
     Participant,
+    _play_steps,
     apps_pass_page,
     apps_play_steps,
     pass_page,
@@ -33,6 +36,9 @@ from ui.net.host import NOT_ACCEPTED, StudyHost
 from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode, encode
 from ui.net.seat_view import experimenter_frame, seat_frame
 from ui.net.study import ANSWER_COLUMNS, load_study
+
+#: grid coordinates as suggestions used to give them: "(3, 12)"
+COORDINATES = re.compile(r"\(\s*\d+\s*,\s*\d+\s*\)")
 
 
 def _host(tmp_path: Path, **kw) -> StudyHost:
@@ -134,12 +140,15 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
                 wait(qtbot, lambda: a.frame() is not None and b.frame() is not None)
                 played = play_steps(qtbot, [a, b], 2)
                 # the host's window draws the whole state: both cooks, every station, both goals
-                shown = host_window.canvas.frame
+                shown = host_window.frame
                 assert shown is watched[-1] and shown["tick"] == a.frame()["tick"] == b.frame()["tick"]
                 assert {x["name"] for x in shown["agents"]} == {a.frame()["seat"], b.frame()["seat"]}
                 assert len(shown["stations"]) >= max(len(a.frame()["stations"]), len(b.frame()["stations"]))
                 assert set(shown["goals"].values()) == {a.frame()["goal"], b.frame()["goal"]}
                 assert "Step" in host_window.game_header.text() and not host_window.grab().isNull()
+                # the host's window draws the host's own state with the app's kitchen view
+                assert type(host_window.view.renderer).__name__ == "KitchenRenderer"
+                assert host_window.view.state == host._last_state
                 if not dropped:
                     dropped = True
                     b.client.drop()
@@ -156,6 +165,9 @@ def test_two_seats_play_drop_rejoin_and_answer(qtbot, tmp_path):
             assert kind == "reveal", kind
             page = a.page()
             assert page["other_goals"] and page["completed"] in (True, False)
+            # both outcomes, worded the same on both screens (neither is told only of the other)
+            assert page["outcomes"] == b.page()["outcomes"] and len(page["outcomes"]) == 2
+            assert all(line in p.page()["text"] for p in (a, b) for line in page["outcomes"])
             assert all(f["status"] in ("Completed", "Ignored", "Not Executable", "Accepted, not finished",
                                        "Not answered") for f in page["feedback"])
             pass_page(qtbot, [a, b], "reveal")
@@ -340,9 +352,34 @@ def test_feedback_reaches_only_its_seat_and_the_reveal_lists_its_status(qtbot, t
         wait(qtbot, lambda: twin.last("refused") is not None)
         assert twin.last("refused")["reason"] == NOT_ACCEPTED and twin.client.welcome is None  # the same reply
         reveals: list[tuple] = []
-        play_study(qtbot, [a, b], [{i: 7 for i in ITEMS}, {i: 1 for i in ITEMS}], reveals=reveals)
+        ringed: list[tuple] = []
+
+        def press(p: Participant, n: int, key: int) -> None:
+            """A suggestion shown: its words carry no grid coordinates, and the seat's map (the app's
+            kitchen view) rings the places it names; the first follows it, the second ignores it."""
+            if p.window.open_feedback:
+                _fid, words, payload = p.window.open_feedback[0]
+                assert words == p.window.game.popup_text.text() and not COORDINATES.search(words), words
+                view = p.window.game.view
+                view.render_frame()
+                assert view.overlays.feedback["at"] == payload["at"] and view.overlays.viewer == p.frame_seat()
+                ringed.append((tuple(payload["at"]), view.renderer.feedback_spots))
+                p.press(Qt.Key.Key_Return if n == 0 else Qt.Key.Key_Escape)
+            p.press(KEYS[key % len(KEYS)])
+
+        def play() -> None:
+            _play_steps([a, b], 10_000, 0, lambda condition, _what: wait(qtbot, condition), press)
+
+        play_study(qtbot, [a, b], [{i: 7 for i in ITEMS}, {i: 1 for i in ITEMS}], play=play, reveals=reveals)
     finally:
         host.shutdown()
+    assert ringed and all(list(at) == list(spots[0]) for at, spots in ringed)
+    for p in (a, b):  # every suggestion in plain words, with the data its places are ringed from
+        for m in p.client.received:
+            if m["type"] == "feedback":
+                assert not COORDINATES.search(m["text"]) and "please" in m["text"] and m["payload"]["at"]
+            if m["type"] == "page" and m["page"]["kind"] == "reveal":
+                assert not COORDINATES.search(m["page"]["text"])
     recording = next(r for r in _episode_recordings(out) if "-random-" in r.name)
     events = load_recording(recording).events
     given = [e for e in events if type(e).__name__ == "FeedbackEvent"]
@@ -484,12 +521,43 @@ def test_the_received_log_holds_every_message_scrubbed(qtbot, tmp_path, monkeypa
     assert len(err) == 1 and err[0].startswith("error: --log-received: cannot write") and str(missing) in err[0]
 
 
+DKG_PRESS = {"up": Qt.Key.Key_Up, "down": Qt.Key.Key_Down, "left": Qt.Key.Key_Left, "right": Qt.Key.Key_Right,
+             "wait": Qt.Key.Key_Space, "pickup": Qt.Key.Key_P, "unlock": Qt.Key.Key_U, "handover": Qt.Key.Key_H}
+
+
+def _play_turns(qtbot, a: Participant, b: Participant, turns: set[str], host_window=None) -> None:
+    """Play a Doors, Keys and Gems game by turns: the one whose turn it is presses a key that is
+    legal now (P to pick up, or a move); the other's key is answered that it is not their turn."""
+    from ui.net.seat_view import DKG_KEYS, dkg_action
+
+    while a.frame() is not None and not a.frame()["done"]:
+        frame = a.frame()
+        mover = next(p for p in (a, b) if p.frame()["seat"] == frame["turn"])
+        other = b if mover is a else a
+        other.press(Qt.Key.Key_Right)  # not their turn: the window says so and sends nothing
+        assert "other player's turn" in other.window.status.text()
+        for p in (a, b):
+            while p.window.open_feedback:
+                p.press(Qt.Key.Key_Escape)
+        legal = mover.frame()["actions"]
+        kind = next(k for k in ("pickup", "right", "down", "left", "up", "wait")
+                    if dkg_action(k, legal) is not None)
+        assert DKG_KEYS[{"pickup": "P", "right": "Right", "down": "Down", "left": "Left", "up": "Up",
+                         "wait": "Space"}[kind]] == kind
+        turns.add(mover.frame()["seat"])
+        mover.press(DKG_PRESS[kind])
+        tick = frame["tick"]
+        wait(qtbot, lambda tick=tick: all(p.past_tick(tick) for p in (a, b)))
+        if host_window is not None:
+            whole = host_window.frame  # the experimenter's view: both goals
+            assert whole["world"] == "dkg" and len(whole["goals"]) == 2 and whole["tick"] > tick
+
+
 @pytest.mark.slow
 def test_two_seats_play_doors_keys_and_gems(qtbot, tmp_path):
     """A Doors, Keys and Gems study: the players take turns (the one whose turn it is presses a key
     that is legal now: P to pick up, or a move), each window sees the whole map but only its own
     goal gem, the host's window sees both, and the reveal names the other's gem."""
-    from ui.net.seat_view import DKG_KEYS, dkg_action
     from ui.net.windows import HostWindow
 
     host = _host(tmp_path, conditions=RANDOM_OR_NONE, max_ticks=8, tutorial=False,
@@ -497,33 +565,11 @@ def test_two_seats_play_doors_keys_and_gems(qtbot, tmp_path):
     host_window = HostWindow(host)
     qtbot.addWidget(host_window)
     out = tmp_path / "out"
-    keys = {"up": Qt.Key.Key_Up, "down": Qt.Key.Key_Down, "left": Qt.Key.Key_Left, "right": Qt.Key.Key_Right,
-            "wait": Qt.Key.Key_Space, "pickup": Qt.Key.Key_P, "unlock": Qt.Key.Key_U, "handover": Qt.Key.Key_H}
     reveals: list[tuple] = []
     turns: set[str] = set()
 
     def play_turns() -> None:
-        """Play a game by turns: the one whose turn it is presses a key that is legal now."""
-        while a.frame() is not None and not a.frame()["done"]:
-            frame = a.frame()
-            mover = next(p for p in (a, b) if p.frame()["seat"] == frame["turn"])
-            other = b if mover is a else a
-            other.press(Qt.Key.Key_Right)  # not their turn: the window says so and sends nothing
-            assert "other player's turn" in other.window.status.text()
-            for p in (a, b):
-                while p.window.open_feedback:
-                    p.press(Qt.Key.Key_Escape)
-            legal = mover.frame()["actions"]
-            kind = next(k for k in ("pickup", "right", "down", "left", "up", "wait")
-                        if dkg_action(k, legal) is not None)
-            assert DKG_KEYS[{"pickup": "P", "right": "Right", "down": "Down", "left": "Left", "up": "Up",
-                             "wait": "Space"}[kind]] == kind
-            turns.add(mover.frame()["seat"])
-            mover.press(keys[kind])
-            tick = frame["tick"]
-            wait(qtbot, lambda tick=tick: all(p.past_tick(tick) for p in (a, b)))
-            whole = host_window.canvas.frame  # the experimenter's view: both goals
-            assert whole["world"] == "dkg" and len(whole["goals"]) == 2 and whole["tick"] > tick
+        _play_turns(qtbot, a, b, turns, host_window)
 
     try:
         a, b = _join_both(qtbot, host)
@@ -541,8 +587,181 @@ def test_two_seats_play_doors_keys_and_gems(qtbot, tmp_path):
     for page_a, page_b in reveals:
         assert "gem" in page_a["text"] and page_a["other_goals"] and page_b["other_goals"]
         assert set(page_a["other_goals"]).isdisjoint(page_b["other_goals"])
+        assert page_a["outcomes"] == page_b["outcomes"] and len(page_a["outcomes"]) == 2
     with open(out / "answers.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert len(rows) == 2 * len(ITEMS) and {r["condition"] for r in rows} == {"random"}
     from experiments.study_analysis import analyze_study
     assert analyze_study(out, out / "analysis")["pairs"] == 1
+
+
+def _drawn(world, state, viewer):
+    """What the app's view of ``world`` draws of ``state`` with ``viewer``'s eyes: the renderer and the pixels."""
+    import pygame
+
+    from ui.render import Overlays, renderer_for
+    from ui.worldview import init_pygame
+
+    init_pygame()
+    renderer = renderer_for(world)
+    surface = pygame.Surface((900, 560))
+    renderer.draw(surface, state, overlays=Overlays(viewer=viewer))
+    return renderer, pygame.image.tobytes(surface, "RGB")
+
+
+def test_a_seat_draws_its_frame_as_the_app_draws_the_kitchen_with_its_eyes():
+    """``seat_world``: the World and state rebuilt from a seat's frame alone, drawn by the app's
+    kitchen view with the seat's eyes, are the same picture, pixel for pixel, as the real kitchen
+    drawn with those eyes, at every step of walks in which the cooks pick things up and come into
+    and out of each other's view; the other cook's dish is drawn as unknown."""
+    import random
+
+    from sim.registry import load_scenario
+    from ui.net.seat_view import seat_world
+
+    for name in ("protom/kitchen-15-walled-onion", "protom/kitchen-10-onion-for-bob", "protom/kitchen-01-two-kitchens"):
+        world, _ = load_scenario(name)
+        rng = random.Random(7)
+        state = world.reset(0)
+        views = set()
+        for _ in range(30):
+            for seat in world.agents:
+                frame = seat_frame(world, state, seat)
+                rebuilt_world, rebuilt = seat_world(frame)
+                assert rebuilt_world.goals[seat] == world.goals[seat]
+                real_view, real = _drawn(world, state, seat)
+                seat_view, mine = _drawn(rebuilt_world, rebuilt, seat)
+                assert type(seat_view).__name__ == "KitchenRenderer"
+                assert (seat_view.drawn_items, seat_view.drawn_agents) == (real_view.drawn_items, real_view.drawn_agents)
+                assert mine == real, (name, seat, state)
+                views.add(len(real_view.drawn_agents))
+            state = world.step(state, {a: rng.choice(world.legal_actions(state, a)) for a in world.agents}).state
+        assert views  # the walks were drawn
+    with pytest.raises(ValueError, match="not a kitchen seat's frame"):
+        seat_world({"seat": "alice", "cooks": ["bob"], "layout": ["..."]})
+    frame = seat_frame(world, world.reset(0), world.agents[0])
+    for broken in ({**frame, "agents": [{**frame["agents"][0], "row": 99}]}, {**frame, "stations": [{"row": 0, "col": 0,
+                                                                                                     "holds": "Gold"}]},
+                   {**frame, "layout": frame["layout"][:-1] + ["x"]}, {**frame, "tick": "soon"},
+                   {**frame, "layout": ["." * 100] * 100}):
+        with pytest.raises(ValueError, match="not a kitchen seat's frame"):
+            seat_world(broken)
+    # a suggestion's data from the network is drawn only when it fits the kitchen
+    from ui.net.windows import suggestion_places
+
+    good = {"type": "pass", "agent": world.agents[0], "item": "FreshOnion", "at": [0, 1], "to": world.agents[1],
+            "via": [1, 0]}
+    assert suggestion_places(good, world) == good
+    for bad in ({**good, "at": ["a", "b"]}, {**good, "at": "ab"}, {**good, "agent": "nobody"}, {**good, "at": [99, 0]},
+                {**good, "type": "launch"}, [1, 2], None):
+        assert suggestion_places(bad, world) is None
+    assert "via" not in suggestion_places({**good, "via": [True, 0]}, world)
+
+
+@pytest.mark.slow
+def test_the_waiting_cue_names_the_player_or_the_assistant_thinking(qtbot, tmp_path, monkeypatch):
+    """While the game waits, each window says for whom and for how long: after one participant's
+    key the other is told they are waited for and the first whom they wait for; with an assistant
+    whose model takes its time (a real endpoint on loopback that answers after 1.5 s) both are told
+    the assistant is thinking."""
+    from tests.llm_loopback import LoopbackLLM
+
+    conditions = [{"name": "llm", "title": "LLM facilitator", "mechanisms": ["llm"], "codename": "Assistant B"},
+                  {"name": "none", "title": "no facilitator", "mechanisms": []}]
+    with LoopbackLLM("timeout", delay=1.5) as llm:
+        monkeypatch.setenv("TOM_ARENA_LLM_BASE_URL", llm.base_url)
+        monkeypatch.setenv("TOM_ARENA_LLM_MODEL", "loopback")
+        host = _host(tmp_path, conditions=conditions, max_ticks=2, tutorial=False)
+        cues: dict[str, list[str]] = {"players": [], "assistant": []}
+
+        def play() -> None:
+            wait(qtbot, lambda: a.frame() is not None and b.frame() is not None)
+            seat_a, seat_b = a.frame()["seat"], b.frame()["seat"]
+            wait(qtbot, lambda: "Your move" in a.window.game.wait_cue.text())
+            a.press(Qt.Key.Key_Space)
+            wait(qtbot, lambda: f"Waiting for {seat_b} to move" in a.window.game.wait_cue.text()
+                 and f"{seat_a} has moved and is waiting for you" in b.window.game.wait_cue.text())
+            cues["players"] += [a.window.game.wait_cue.text(), b.window.game.wait_cue.text()]
+            assert b.last("waiting")["players"] == [seat_b]
+            tick = a.frame()["tick"]
+            b.press(Qt.Key.Key_Space)
+            if a.frame()["assistant"]:  # the model takes 1.5 s: both are told it is thinking
+                wait(qtbot, lambda: all("Assistant B is thinking" in p.window.game.wait_cue.text() for p in (a, b)))
+                cues["assistant"].append(a.window.game.wait_cue.text())
+                assert a.past_tick(tick) is False  # the step waits for the assistant
+            wait(qtbot, lambda: a.past_tick(tick) and b.past_tick(tick))
+            play_steps(qtbot, [a, b], 10)
+
+        try:
+            a, b = _join_both(qtbot, host)
+            games = play_study(qtbot, [a, b], [{i: 4 for i in ITEMS}, {i: 4 for i in ITEMS}], play=play)
+        finally:
+            host.shutdown()
+        assert games == 2 and len(llm.requests) >= 1
+    assert len(cues["players"]) == 4 and len(cues["assistant"]) == 1
+    assert all(c.endswith(" s") or c.endswith(" s)") for c in cues["players"])
+    assert all("both moves are in" in c for c in cues["assistant"])
+
+
+@pytest.mark.slow
+def test_the_shipped_doors_keys_and_gems_study_loads_and_plays(qtbot, tmp_path, monkeypatch, capsys):
+    """``scenarios/studies/protom-dkg-human.json`` loads, says which model answers for its LLM
+    condition, and a pair plays it through (its trials shortened; the LLM condition answered by a
+    real endpoint on loopback): tutorial, one trial of each condition by turns, questionnaires,
+    reveals with both outcomes."""
+    from main import main
+    from tests.llm_loopback import LoopbackLLM
+    from ui.net.study import find_study
+
+    with LoopbackLLM("ok") as llm:
+        monkeypatch.setenv("TOM_ARENA_LLM_BASE_URL", llm.base_url)
+        monkeypatch.setenv("TOM_ARENA_LLM_MODEL", "loopback")
+        shipped = find_study("protom-dkg-human")
+        study = load_study(shipped)
+        assert [c.name for c in study.conditions] == ["protom", "llm", "none"]
+        capsys.readouterr()
+        assert main(["study", "check", "protom-dkg-human", "--pairs", "3"]) == 0
+        printed = capsys.readouterr().out
+        assert f"condition llm (Assistant B): the LLM facilitator answers with loopback at {llm.base_url}" in printed
+        assert printed.count("pair-0") == 3
+        short = json.loads(shipped.read_text(encoding="utf-8"))
+        short.update(trials_per_condition=1, max_ticks=6)
+        short["tutorial"]["max_ticks"] = 2
+        path = tmp_path / "dkg-short.json"
+        path.write_text(json.dumps(short), encoding="utf-8")
+        host = StudyHost(load_study(path), path, tmp_path / "out", port=0,
+                         address=QHostAddress(QHostAddress.SpecialAddress.LocalHost), codes=("1111-1111", "2222-2222"))
+        reveals: list[tuple] = []
+        turns: set[str] = set()
+        try:
+            a, b = _join_both(qtbot, host)
+            games = play_study(qtbot, [a, b], [{i: 5 for i in ITEMS}, {i: 3 for i in ITEMS}],
+                               play=lambda: _play_turns(qtbot, a, b, turns), reveals=reveals)
+            wait(qtbot, lambda: host.finished)
+        finally:
+            host.shutdown()
+    assert games == 4 and len(turns) == 2 and len(reveals) == 3  # the tutorial has no reveal
+    for page_a, page_b in reveals:
+        assert page_a["outcomes"] == page_b["outcomes"] and "gem" in page_a["text"]
+    with open(tmp_path / "out" / "answers.csv", newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["condition"] for r in rows} == {"protom", "llm"} and len(rows) == 2 * 2 * len(ITEMS)
+
+
+def test_a_study_whose_llm_condition_has_no_model_says_how_to_get_one(monkeypatch, capsys, tmp_path):
+    """Without the embedded model and without an endpoint, the shipped study is refused at load in
+    one line naming the condition's field and the ways to give it a model."""
+    import importlib.util
+
+    from main import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llama_cpp" else real(name, *a))
+    for name in ("TOM_ARENA_LLM_BASE_URL", "OPENAI_BASE_URL", "TOM_ARENA_LLM_CONFIG", "TOM_ARENA_LLM_MODEL_PATH"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TOM_ARENA_CONFIG_DIR", str(tmp_path))  # no llm.toml of the user's
+    capsys.readouterr()
+    assert main(["study", "check", "protom-kitchen-human"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "field 'conditions[1].mechanisms'" in err[0]
+    assert "bash scripts/run.sh installs the embedded one" in err[0] and "OPENAI_BASE_URL" in err[0]

@@ -196,6 +196,7 @@ def test_kitchen_suggestions_name_places_in_words_and_ring_them_on_the_map(qtbot
     window.toast.show_feedback(event, ask=False, world=world)
     assert window.toast.text.text() == text
     assert "the other onion is easier" in window.toast.explanation.text()
+    assert "prepare the tomato dish" in window.toast.explanation.text()  # recipes in words too
 
 
 # ------------------------------------------------------------------------------ household

@@ -305,11 +305,18 @@ def message_words(text: str, namer: Namer) -> str:
 
 
 _KITCHEN_ITEM = re.compile(r"\bthe (?:other )?((?:Fresh|Chopped)[A-Z][a-z]+(?:-Plate)?|Plate)\b")
+_KITCHEN_RECIPE = re.compile(r"\bSimple(Tomato|Lettuce|Onion)\b")
+
+
+def kitchen_recipe_words(recipe: str) -> str:
+    """A kitchen recipe in words: ``SimpleOnion`` "the onion dish"; anything else as it is."""
+    m = _KITCHEN_RECIPE.fullmatch(recipe)
+    return f"the {m.group(1).lower()} dish" if m else recipe
 
 
 def kitchen_explanation_words(world: Any, text: str) -> str:
-    """A kitchen facilitator's explanation with its object names in words ("the other FreshOnion"
-    reads "the other onion"); other worlds' text as it is."""
+    """A kitchen facilitator's explanation with its object and recipe names in words ("the other
+    FreshOnion" reads "the other onion", "SimpleOnion" "the onion dish"); other worlds' text as it is."""
     if getattr(world, "family", "") != "kitchen":
         return text
 
@@ -318,6 +325,7 @@ def kitchen_explanation_words(world: Any, text: str) -> str:
         other = " other" if m.group(0).startswith("the other ") else ""
         return words.replace("the ", f"the{other} ", 1) if words.startswith("the ") else words
 
+    text = _KITCHEN_RECIPE.sub(lambda m: kitchen_recipe_words(m.group(0)), text)
     return _KITCHEN_ITEM.sub(repl, text)
 
 

@@ -1,7 +1,8 @@
 """Helpers for taking screenshots of the real app on a private Xvfb display (``ui/teams_shots.py``).
 
 The documentation's screenshots of the app come from the scripted walk (``python -m ui.walk``);
-the team formation panels after a re-formation from ``python -m ui.teams_shots``.
+the team formation panels after a re-formation from ``python -m ui.teams_shots``; a human study's
+participant windows from ``python -m ui.study_shots``.
 """
 
 from __future__ import annotations

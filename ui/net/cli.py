@@ -84,8 +84,12 @@ def cmd_study_check(args: argparse.Namespace) -> int:
         study = load_study(path)
     except StudyError as exc:
         return _fail(str(exc))
+    from ui.net.study import model_lines
+
     print(f"{path}: {study.title}: {len(study.conditions)} conditions x {study.trials_per_condition} trials, "
           f"order {study.order.draw} (seed {study.order.seed})")
+    for line in model_lines(study):
+        print(line)
     for pair in range(1, args.pairs + 1):
         trials = draw_trials(study, pair)
         print(f"pair-{pair:02d}: " + ", ".join(f"{t.condition}@{t.scenario.rsplit('/', 1)[-1]}" for t in trials))
@@ -170,8 +174,12 @@ def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | N
     if address is not None and not address.isEqual(QHostAddress(QHostAddress.SpecialAddress.AnyIPv4)):
         addresses = [address.toString()]
     where = addresses[0] if addresses else "THIS-COMPUTER"
+    from ui.net.study import model_lines
+
     print(f"hosting {study.title} for {host.pair_name} on port {host.port} ({host.scheme}://); study folder {folder}",
           flush=True)
+    for line in model_lines(study):
+        print(line, flush=True)
     for k, slot in enumerate(host.slots):
         if tls is None:
             print(f"participant {k + 1}: python main.py join {where}:{host.port} --code {slot.code}", flush=True)
@@ -179,6 +187,9 @@ def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | N
             print(f"participant {k + 1}: python main.py join wss://{where}:{host.port} --code {slot.code} "
                   f"--ca {Path(str(cert)).name}", flush=True)
     host.logged.connect(lambda line: print(line, flush=True))
+    from ui.net.study import start_embedded_model
+
+    start_embedded_model(study, lambda line: print(line, flush=True))
     window = None
     if display_available():
         from ui.net.windows import HostWindow

@@ -19,6 +19,11 @@ join codes are counted per
 address, and every join code that is not let in (wrong, or its seat connected, or the other seat's
 on a joined connection) gets the same reply, ``NOT_ACCEPTED``. Lines about connections that did not
 join are rate-limited. With ``tls`` (``ui.net.tls.host_tls``) the host speaks ``wss://``.
+While an episode waits, both seats are told for whom (``waiting``): the players whose move is
+still missing, or, once both moved and the step takes longer than ``ASSISTANT_CUE_SECONDS``, the
+assistant that is thinking (its suggestions are worked out before the step is shown), with the
+seconds waited so far. Suggestions go in the world's words (``WorldRenderer.feedback_words``, as
+the app's pop-up says them) with their data, so that the seat's map rings the places they name.
 
 A dropped connection pauses the episode (keys are refused until both are back; the Session simply
 waits for the missing seat's action); the participant rejoins with the same code and gets the
@@ -48,6 +53,7 @@ from sim.inputs import read_json
 from sim.registry import load_scenario
 from sim.session import Session
 from ui import catalog
+from ui.belief_words import kitchen_recipe_words
 from ui.net.guard import Guesses, LogLimit, Strangers, address_key
 from ui.net.protocol import (
     JOIN_QUERY,
@@ -73,6 +79,7 @@ from ui.net.study import (
     participant_id,
     reveal,
 )
+from ui.render import explanation_words, feedback_words
 from ui.runner import Batch, SessionRunner
 
 #: participants per pair (the kitchen's two cooks)
@@ -91,6 +98,10 @@ READ_BUFFER_BYTES = 4 * MAX_SEAT_MESSAGE_BYTES
 #: the one reply to every join code that is not let in: wrong, mistyped, or its seat connected
 NOT_ACCEPTED = ("join code not accepted: it is mistyped or already in use on another computer; check it with "
                 "the researcher (after a dropped connection, wait half a minute and join again)")
+#: how often the host looks at whom an episode waits for (seconds)
+WAIT_POLL_SECONDS = 0.25
+#: a step that takes longer than this after both moved is announced as the assistant thinking
+ASSISTANT_CUE_SECONDS = 0.5
 
 
 @dataclass
@@ -188,6 +199,14 @@ class StudyHost(QObject):
         self._sweeper.setInterval(1000)
         self._sweeper.timeout.connect(self._sweep)
         self._sweeper.start()
+        #: whom the running episode waits for: (the step, players whose move is missing, the assistant
+        #: thinking), since when, and what the seats were last told
+        self._wait: tuple[int, tuple[str, ...], str] = (0, (), "")
+        self._wait_since = time.monotonic()
+        self._wait_told: tuple[int, tuple[str, ...], str] = (0, (), "")
+        self._waiter = QTimer(self)
+        self._waiter.setInterval(int(WAIT_POLL_SECONDS * 1000))
+        self._waiter.timeout.connect(self._look_at_wait)
         self.server.newConnection.connect(self._on_connection)
         self.server.serverError.connect(self._on_server_error)
         self.server.acceptError.connect(self._on_server_error)
@@ -574,6 +593,8 @@ class StudyHost(QObject):
                 slot.socket.sendTextMessage(text)
             if self.paused:
                 self._send(slot, "paused", reason="waiting for the other participant to join again")
+            else:
+                self._tell_wait(slot)
             return
         page = self._page_for(slot)
         if page is not None:
@@ -628,29 +649,58 @@ class StudyHost(QObject):
         shown = reveal(self.episode_events, self.session.outcome(), seat, agents, goals=dict(world.goals))
         rv = self.study.reveal
         if world.family == "dkg":
-            goal, who, done, missed = "goal gem", "player", "held their gem", "did not hold their gem"
+            goal, who = "goal gem", "player"
             finished = "The episode was completed: both of you held your gems."
         else:
-            goal, who, done, missed = "dish", "cook", "delivered", "did not deliver"
+            goal, who = "dish", "cook"
             finished = "The episode was completed: both dishes were delivered."
-        lines = [f"You were {seat}; your {goal}: {shown['own_goal'] or 'none'}."]
+        lines = [f"You were {seat}; your {goal}: {self._goal_words(shown['own_goal']) or 'none'}."]
         if rv.other_goal:
             lines += [f"The other {who}, {o['name']}, had to " + ("make" if who == "cook" else "get") +
-                      f": {o['goal'] or 'nothing (a helper)'}." for o in shown["others"]]
+                      f": {self._goal_words(o['goal']) or 'nothing (a helper)'}." for o in shown["others"]]
+        outcomes = [self._outcome_words(o, world.family) for o in shown["outcomes"]] if rv.completion else []
         if rv.completion:
-            lines.append(finished if shown["completed"] else
-                         "The episode was not completed: " + ", ".join(
-                             f"{o['name']} {done if o['delivered'] else missed}"
-                             for o in shown["others"]) + ".")
+            # both outcomes, every player in the level's order, in the same words on both screens
+            if shown["completed"]:
+                lines.append(finished)
+            else:
+                limit = self._max_ticks if self._max_ticks is not None else world.t_max
+                why = (" (the game was stopped)" if shown["stopped"] else
+                       f" (the step limit, {min(limit, world.t_max)} steps, was reached)" if shown["ticks"] >= min(limit, world.t_max)
+                       else "")
+                lines.append(f"The episode was not completed{why}:")
+            lines += [f"  {line}" for line in outcomes]
         if rv.feedback_history:
             lines.append("Suggestions in this episode:" if shown["feedback"] else "There were no suggestions.")
-            lines += [f"  step {f['tick']}, to {f['to']}: {f['text']} - {f['status']}" for f in shown["feedback"]]
-            shown_fb = shown["feedback"]
+            shown_fb = [{**f, "text": feedback_words(world, f["payload"], f["text"]),
+                         "explanation": explanation_words(world, f["explanation"])} for f in shown["feedback"]]
+            lines += [f"  step {f['tick']}, to {f['to']}: {f['text']} - {f['status']}" for f in shown_fb]
         else:
             shown_fb = []
         return {"title": "The episode is over", "text": "\n".join(lines), "feedback": shown_fb,
                 "other_goals": {o["name"]: o["goal"] for o in shown["others"]} if rv.other_goal else {},
-                "completed": shown["completed"] if rv.completion else None}
+                "completed": shown["completed"] if rv.completion else None, "outcomes": outcomes}
+
+    def _goal_words(self, goal: str) -> str:
+        """A goal in words: "the onion dish", "the pink gem (gem2)"."""
+        assert self.session is not None
+        world = self.session.world
+        if world.family == "dkg":
+            i = world.item_index.get(goal)
+            return f"the {world.items[i].color} gem ({goal})" if i is not None else goal
+        return kitchen_recipe_words(goal)
+
+    @staticmethod
+    def _outcome_words(outcome: dict[str, Any], family: str) -> str:
+        """One player's outcome, worded the same whoever reads it."""
+        name = outcome["name"]
+        if family == "dkg":
+            if not outcome["wanted"]:
+                return f"{name} had no gem to get (a helper)."
+            return f"{name} held their gem at the end." if outcome["delivered"] else f"{name} did not get their gem."
+        if outcome["delivered"]:
+            return f"{name} delivered their dish" + (f" at step {outcome['tick']}." if outcome["tick"] is not None else ".")
+        return f"{name} did not deliver their dish."
 
     # ------------------------------------------------------------------ episodes
 
@@ -675,11 +725,13 @@ class StudyHost(QObject):
         for slot in self.slots:
             slot.open_feedback.clear()
         self.paused = any(s.socket is None for s in self.slots)
+        self._wait, self._wait_told, self._wait_since = (0, (), ""), (0, (), ""), time.monotonic()
         runner = SessionRunner(session, speed=self.speed, playing=True, recording_path=str(self.recording),
                                parent=self)
         runner.published.connect(self._on_batch)
         self.runner = runner
         runner.start()
+        self._waiter.start()
 
     def _frame(self, index: int, state: Any) -> dict[str, Any]:
         assert self.session is not None
@@ -702,6 +754,7 @@ class StudyHost(QObject):
             self._send(slot, "note", text="waiting for the other player's move")
         else:
             runner.submit_human(seat, action)
+            self._look_at_wait()
 
     def _on_decide(self, slot: Slot, message: dict[str, Any]) -> None:
         runner, session = self.runner, self.session
@@ -722,8 +775,10 @@ class StudyHost(QObject):
                 if event.feedback_id in runner.auto_declined:
                     continue
                 slot = self.slots[agents.index(event.target)]
-                text = encode("feedback", feedback_id=event.feedback_id, text=event.text,
-                              explanation=event.explanation, facilitator=self._assistant or "the assistant")
+                text = encode("feedback", feedback_id=event.feedback_id,
+                              text=feedback_words(session.world, event.feedback, event.text),
+                              explanation=explanation_words(session.world, event.explanation),
+                              facilitator=self._assistant or "the assistant", payload=dict(event.feedback))
                 slot.open_feedback[event.feedback_id] = text
                 if slot.socket is not None:
                     slot.socket.sendTextMessage(text)
@@ -740,10 +795,46 @@ class StudyHost(QObject):
             for slot in self.slots:
                 self._send(slot, "frame", frame=self._frame(slot.index, batch.state))
             self.watched.emit(experimenter_frame(session.world, batch.state, max_ticks=self._max_ticks))
+            self._look_at_wait()
         if batch.finished:
             self._episode_over()
 
+    # ------------------------------------------------------------------ whom the game waits for
+
+    def _wait_now(self) -> tuple[int, tuple[str, ...], str]:
+        """(the step, the players whose move is missing, ""), or (the step, (), the assistant) once
+        both moved and the step is being worked out (a facilitator deciding on its suggestions), or
+        (-1, (), "") when nothing is waited for."""
+        runner, session, state = self.runner, self.session, self._last_state
+        if runner is None or session is None or state is None or self.paused or session.finished:
+            return -1, (), ""
+        world = session.world
+        if world.done(state) or (self._max_ticks is not None and state.t >= self._max_ticks):
+            return -1, (), ""
+        moved = runner.submitted_since_step()
+        players = tuple(a for a in world.active_agents(state) if a not in moved)
+        return (state.t, players, "") if players else (state.t, (), self._assistant)
+
+    def _look_at_wait(self) -> None:
+        """Tell both seats when whom the game waits for changed (an assistant only once it has
+        thought for ``ASSISTANT_CUE_SECONDS``)."""
+        now = time.monotonic()
+        wait = self._wait_now()
+        if wait != self._wait:
+            self._wait, self._wait_since = wait, now
+        told = wait if not wait[2] or now - self._wait_since >= ASSISTANT_CUE_SECONDS else (wait[0], (), "")
+        if told != self._wait_told:
+            self._wait_told = told
+            for slot in self.slots:
+                self._tell_wait(slot)
+
+    def _tell_wait(self, slot: Slot) -> None:
+        _step, players, assistant = self._wait_told
+        seconds = int(time.monotonic() - self._wait_since) if players or assistant else 0
+        self._send(slot, "waiting", players=list(players), assistant=assistant, seconds=seconds)
+
     def _episode_over(self) -> None:
+        self._waiter.stop()
         session, stage = self.session, self.stage
         assert session is not None and stage is not None and stage.trial is not None
         outcome = session.outcome()
@@ -769,6 +860,7 @@ class StudyHost(QObject):
     def shutdown(self) -> None:
         """Stop a running episode (its recording gets its footer) and close every connection."""
         self._sweeper.stop()
+        self._waiter.stop()
         if self.runner is not None:
             self.runner.stop(10.0)
             self.runner = None

@@ -67,18 +67,23 @@ class ProtocolError(InputError):
 
 
 _INT, _STR, _BOOL, _DICT, _LIST = (int,), (str,), (bool,), (dict,), (list,)
+#: a field that may be left out (or null): a newer host's addition an older reader does without
+_OPT_DICT = (dict, type(None))
 
-#: type -> {field: allowed Python types}; every field is required
+#: type -> {field: allowed Python types}; every field is required unless its types allow None
 HOST_MESSAGES: dict[str, dict[str, tuple[type, ...]]] = {
     "welcome": {"participant": _STR, "seat": _STR, "study": _STR, "pair": _INT},
     "page": {"page": _DICT},           # consent, instructions, questionnaire, reveal, wait, done
     "frame": {"frame": _DICT},         # the seat's own view (``seat_view.seat_frame``)
-    "feedback": {"feedback_id": _INT, "text": _STR, "explanation": _STR, "facilitator": _STR},
+    # text and explanation in the world's words; payload: the suggestion's data (the places it names, ringed on the map)
+    "feedback": {"feedback_id": _INT, "text": _STR, "explanation": _STR, "facilitator": _STR, "payload": _OPT_DICT},
     "feedback_status": {"feedback_id": _INT, "status": _STR},
     "message": {"sender": _STR, "text": _STR},
     "paused": {"reason": _STR},
     "resumed": {},
     "note": {"text": _STR},
+    # whose move the game waits for (seat names) or which assistant is thinking, for how many seconds so far
+    "waiting": {"players": _LIST, "assistant": _STR, "seconds": _INT},
     "refused": {"reason": _STR},
 }
 SEAT_MESSAGES: dict[str, dict[str, tuple[type, ...]]] = {
@@ -116,6 +121,8 @@ def decode(text: str, source: str, kinds: dict[str, dict[str, tuple[type, ...]]]
     fields = kinds[kind]
     for name, types in fields.items():
         if name not in data:
+            if type(None) in types:
+                continue
             raise ProtocolError(f"{source}: {kind} message: field '{name}' is missing")
         value = data[name]
         if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):

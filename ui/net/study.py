@@ -211,7 +211,78 @@ def _check_parts(study: Study, source: str) -> None:
                 try:
                     make_mechanism(spec, world.family)
                 except (ValueError, LookupError) as exc:
-                    raise StudyError(f"{source}: field '{field_name}': {exc}") from None
+                    hint = ""
+                    if _llm_settings(spec) is not None:
+                        hint = ("; the study's LLM condition needs a model: bash scripts/run.sh installs the "
+                                "embedded one, or name another with OPENAI_BASE_URL and TOM_ARENA_LLM_MODEL, in "
+                                "llm.toml or as llm:base_url=...,model=... (docs/llm.md)")
+                    raise StudyError(f"{source}: field '{field_name}': {exc}{hint}") from None
+
+
+def _llm_settings(spec: str) -> Any:
+    """The settings an ``llm`` mechanism spec resolves to (spec parameters, the config file, the
+    environment), or None for another spec or settings that do not resolve."""
+    from agents.llm.agent import SETTING_PARAMS, settings_from_params
+    from agents.registry import parse_agent_spec
+
+    try:
+        kind, params = parse_agent_spec(spec)
+        if kind != "llm":
+            return None
+        return settings_from_params({k: params[k] for k in SETTING_PARAMS if k in params}, params.get("config"))
+    except (ValueError, LookupError, InputError):
+        return None
+
+
+def start_embedded_model(study: Study, say: Any) -> bool:
+    """Start the embedded model in the background when a condition's assistant uses it, so that the
+    first trial with it does not wait for the server to start (its first answer still takes what
+    it takes); ``say`` gets one line for the log (a failure too). True when it was started."""
+    import threading
+
+    from agents.llm.server import embedded_missing, shared_pool
+
+    embedded = [settings for c in study.conditions for spec in c.mechanisms
+                if (settings := _llm_settings(spec)) is not None and settings.uses_embedded]
+    if not embedded or (embedded_missing() and not embedded[0].embedded.model_path):
+        return False
+
+    def start() -> None:
+        try:
+            shared_pool(embedded[0].embedded).start()
+            say("the embedded model is ready")
+        except Exception as exc:  # noqa: BLE001 - reported; the trial will say it again when it asks
+            say(f"the embedded model did not start: {exc}")
+
+    say("starting the embedded model in the background (the LLM condition's assistant)")
+    threading.Thread(target=start, name="tom-arena-study-model", daemon=True).start()
+    return True
+
+
+def model_lines(study: Study) -> list[str]:
+    """For every condition whose assistant is a language model: which model answers for it and how
+    to choose another (``study host`` and ``study check`` print them when the study loads)."""
+    from agents.llm.server import embedded_missing
+
+    lines = []
+    for c in study.conditions:
+        for spec in c.mechanisms:
+            settings = _llm_settings(spec)
+            if settings is None:
+                continue
+            who = f"condition {c.name}" + (f" ({c.codename})" if c.codename else "")
+            if settings.uses_embedded:
+                where = (f"the embedded model {settings.model_name} (llama.cpp on this computer"
+                         + (f", {settings.embedded.model_path}" if settings.embedded.model_path else ", Gemma 3 270M")
+                         + ")")
+                missing = embedded_missing() if not settings.embedded.model_path else None
+                state = " - not installed here: bash scripts/setup.sh llm" if missing else ""
+            else:
+                where, state = f"{settings.model_name} at {settings.public_dict()['base_url']}", ""
+            lines.append(f"{who}: the LLM facilitator answers with {where}{state}. Another model: base_url and "
+                         "model in llm.toml, OPENAI_BASE_URL and TOM_ARENA_LLM_MODEL, or llm:base_url=...,model=... "
+                         "in the study file (docs/llm.md)")
+    return lines
 
 
 # ---------------------------------------------------------------------- the order of a pair's trials
@@ -325,7 +396,7 @@ STATUS_WORDS = {"completed": "Completed", "ignored": "Ignored", "not_executable"
 def reveal(events: list[Any], outcome: dict[str, Any], seat: str, agents: tuple[str, ...],
            goals: dict[str, str] | None = None) -> dict[str, Any]:
     """What ``seat`` is shown when an episode ends: the other's goal, whether the episode was
-    completed, and every feedback given (to anyone) with its final status. ``goals``: the
+    completed and every player's outcome (``outcomes``, the same for every seat), and every feedback given (to anyone) with its final status. ``goals``: the
     world's, where its outcome does not name them (Doors, Keys and Gems); "delivered" is a
     kitchen's dish delivered, or a gem held at the end."""
     from sim.events import FeedbackEvent, FeedbackStatusEvent
@@ -339,13 +410,17 @@ def reveal(events: list[Any], outcome: dict[str, Any], seat: str, agents: tuple[
     for e in events:
         if isinstance(e, FeedbackStatusEvent):
             status[e.feedback_id] = e.status
-    history = [{"id": e.feedback_id, "tick": e.tick, "to": e.target, "text": e.text,
+    history = [{"id": e.feedback_id, "tick": e.tick, "to": e.target, "text": e.text, "payload": dict(e.feedback),
                 "explanation": e.explanation, "status": STATUS_WORDS.get(status.get(e.feedback_id, "sent"),
                                                                           status.get(e.feedback_id, "sent"))}
                for e in events if isinstance(e, FeedbackEvent)]
     others = [a for a in agents if a != seat]
+    ticks = dict(outcome.get("delivered") or {})
     return {"seat": seat, "own_goal": goals.get(seat, ""),
             "others": [{"name": a, "goal": goals.get(a, ""), "delivered": delivered.get(a, False)}
                        for a in others],
+            # every player's outcome in the level's order (the same list whoever is shown it)
+            "outcomes": [{"name": a, "wanted": bool(goals.get(a)), "delivered": delivered.get(a, False),
+                          "tick": ticks.get(a)} for a in agents],
             "completed": bool(outcome.get("success")), "ticks": int(outcome.get("ticks", 0) or 0),
             "stopped": bool(outcome.get("stopped")), "feedback": history}

@@ -5,7 +5,8 @@ believed to believe about rooms it cannot see), and a strip with each cook's han
 
 Drawn with one seat's eyes (``Overlays.viewer``) the map shows only what
 ``world.observe(state, viewer)`` reveals: the layout stays, rooms out of view are dimmed, their
-stations show a question mark, and cooks out of view are not drawn.
+stations show a question mark, cooks out of view are not drawn, and the strip shows the other
+cooks' dishes as a question mark (a cook observes its own goal only).
 """
 
 from __future__ import annotations
@@ -493,7 +494,11 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
             wants = self.text(f"served at {state.delivered[i]}" if delivered else "wants", px, (160, 170, 185))
             surface.blit(wants, (x + 4, cy - wants.get_height() // 2))
             x += wants.get_width() + 6
-            surface.blit(self.book.get(item_sprite_name(w.goal_dish[i]), icon), (x, cy - icon // 2))
+            if viewer is not None and agent != viewer:  # with one cook's eyes: another's goal is not known
+                unknown = self.text("?", px, (236, 239, 244))
+                surface.blit(unknown, (x + (icon - unknown.get_width()) // 2, cy - unknown.get_height() // 2))
+            else:
+                surface.blit(self.book.get(item_sprite_name(w.goal_dish[i]), icon), (x, cy - icon // 2))
             x += icon + 18
 
     def _draw_orders(self, surface: pygame.Surface, state: KitchenState, x: int, cy: int, px: int, icon: int) -> int:
