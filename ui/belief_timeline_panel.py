@@ -13,7 +13,15 @@ from typing import Any
 
 from PyQt6.QtCore import QRect, QSize, Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPaintEvent, QPen
-from PyQt6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PyQt6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QStyledItemDelegate,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ui.belief_timeline import BeliefHistory, FalseBelief
 from ui.belief_view import BELIEF, SYMBOLIC
@@ -110,6 +118,28 @@ class BeliefStrip(QWidget):
         return super().event(event)
 
 
+class WrappingDelegate(QStyledItemDelegate):
+    """Rows as tall as their text wrapped at the width of its column (a tree view otherwise sizes
+    a row for one line, however narrow the column)."""
+
+    #: the cell's text margins, both sides
+    MARGIN = 10
+
+    def __init__(self, view: QTreeWidget) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def sizeHint(self, option: Any, index: Any) -> QSize:
+        hint = super().sizeHint(option, index)
+        text = index.data(Qt.ItemDataRole.DisplayRole)
+        if not text or index.column() == 0:
+            return hint
+        width = max(1, self.view.columnWidth(index.column()) - self.MARGIN)
+        wrapped = option.fontMetrics.boundingRect(QRect(0, 0, width, 100_000), int(Qt.TextFlag.TextWordWrap),
+                                                  str(text)).height() + 4
+        return QSize(hint.width(), max(hint.height(), wrapped))
+
+
 class BeliefTimelinePanel(QWidget):
     """Each agent's false beliefs over the episode (module doc)."""
 
@@ -131,7 +161,18 @@ class BeliefTimelinePanel(QWidget):
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(self.COLUMNS))
         self.tree.setHeaderLabels(list(self.COLUMNS))
+        # a narrow dock shows whole sentences, never "sally thinks t…": the belief takes half the
+        # width left of the steps, how it arose and ended a quarter each, and rows are as tall as
+        # their wrapped text; a row's tooltip says it all in one paragraph
         self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.tree.setItemDelegate(WrappingDelegate(self.tree))
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())  # heights follow widths
         self.tree.itemClicked.connect(lambda item, _c: self._clicked(item))
         layout.addWidget(self.tree, 1)
         self.history = BeliefHistory()
@@ -140,8 +181,20 @@ class BeliefTimelinePanel(QWidget):
         #: the rows shown (tests): (agent, FalseBelief)
         self.shown: list[FalseBelief] = []
 
+    #: the shares of the width right of the steps: the belief, how it arose, what ended it
+    SHARES = (0.5, 0.25, 0.25)
+
     def bind_window(self, window: Any) -> None:
         self.window_ = window
+
+    def _fit_columns(self) -> None:
+        room = max(120, self.tree.viewport().width() - self.tree.columnWidth(0))
+        for column, share in enumerate(self.SHARES, start=1):
+            self.tree.setColumnWidth(column, int(room * share))
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._fit_columns()
 
     def seek(self, tick: int) -> None:
         model = getattr(self.window_, "model", None)
@@ -184,7 +237,8 @@ class BeliefTimelinePanel(QWidget):
                 span = f"{b.start}–{b.end}" if b.end is not None else f"{b.start}–"
                 item = QTreeWidgetItem([span, b.text, b.arose, ended])
                 item.setData(0, Qt.ItemDataRole.UserRole, b.start)
-                item.setToolTip(1, b.summary(timeline.num_steps))
+                for column in range(len(self.COLUMNS)):
+                    item.setToolTip(column, b.summary(timeline.num_steps))
                 if b.start > tick:
                     for c in range(len(self.COLUMNS)):
                         item.setForeground(c, QBrush(QColor(150, 150, 160)))
@@ -193,7 +247,7 @@ class BeliefTimelinePanel(QWidget):
                 top.addChild(item)
                 self.shown.append(b)
             top.setExpanded(True)
-        self.tree.resizeColumnToContents(0)
+        self._fit_columns()
 
     def rows(self) -> list[FalseBelief]:
         return list(self.shown)

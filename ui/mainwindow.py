@@ -100,6 +100,8 @@ class MainWindow(QMainWindow):
         # the catalogue is read in the background once the event loop runs, after the first frame
         # of what the command line opens (a recording needs none of it); the panel fills once read
         QTimer.singleShot(0, self._fill_setup_after_frame)
+        #: where the docks are before any remembered layout is applied (View > Reset layout)
+        self.default_layout = self.saveState()
         self._restore_geometry()
         self._update_controls()
 
@@ -488,6 +490,21 @@ class MainWindow(QMainWindow):
     def set_show_plans(self, checked: bool) -> None:
         self.settings.set("show_plans", bool(checked))
         self._update_overlays()
+
+    def reset_layout(self) -> None:
+        """View > Reset layout: every panel back where a fresh window has it (docked, shown, its
+        share of the width), after docks were dragged, floated, stacked or closed."""
+        self.restoreState(self.default_layout)
+        docks = (self.setup_dock, self.minds_dock, self.feedback_dock, self.log_dock)
+        for dock in docks:
+            dock.setFloating(False)
+            dock.show()
+        for dock in self.panels.docks.values():  # the shown world's own docks (a board's controls)
+            dock.setFloating(False)
+            dock.show()
+        third = max(260, self.width() // 4)
+        self.resizeDocks([self.setup_dock, self.minds_dock], [third, third], Qt.Orientation.Horizontal)
+        self.statusBar().showMessage("layout reset", 3000)
 
     # ================================================================== input
 

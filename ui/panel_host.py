@@ -10,7 +10,9 @@ from typing import Any
 from PyQt6.QtCore import QObject, Qt, QTimer
 from PyQt6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QTabWidget, QWidget
 
+from sim.events import LLMCallEvent
 from ui.belief_timeline_panel import BeliefTimelinePanel  # noqa: F401  (registers the belief timeline)
+from ui.catalog import needs_llm
 from ui.model import AppModel
 from ui.panels import PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels, load_plugin_panels
 from ui.teams_panel import level_badges  # noqa: F401  (registers the team panels)
@@ -131,9 +133,21 @@ class PanelHost(QObject):
         for title in list(self.docks):
             self.window.removeDockWidget(self.docks[title])
 
-    def sync(self) -> None:
-        """Add the registered panels whose kind of data the episode now holds."""
+    def uses_model(self) -> bool:
+        """True when a seat or mechanism of the shown episode asks a language model (or its events
+        hold a model call): only then does the Minds dock show the LLM usage tab."""
         timeline = self.model.timeline
+        if timeline is None:
+            return False
+        specs = [*self.model.seat_specs.values(), *self.model.mechanism_specs]
+        return (any(needs_llm((spec or "").split(":", 1)[0].strip()) for spec in specs)
+                or timeline.count_of(LLMCallEvent, timeline.num_steps) > 0)
+
+    def sync(self) -> None:
+        """Add the registered panels whose kind of data the episode now holds; show the LLM usage
+        tab only in an episode that uses a model."""
+        timeline = self.model.timeline
+        self.tabs.setTabVisible(self.tabs.indexOf(self.usage), self.uses_model())
         if timeline is None:
             return
         for kind in PANELS:

@@ -6,6 +6,7 @@ stay with the board (``board.world``, ``board.obs``, ``board.can_act``, ``board.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
@@ -223,6 +224,7 @@ class TradeArea(QGroupBox):
         i_layout.addWidget(self.give_list)
         self.incoming_message = QLabel()
         self.incoming_message.setWordWrap(True)
+        self.incoming_message.setTextFormat(Qt.TextFormat.PlainText)  # a player's or a model's words
         i_layout.addWidget(self.incoming_message)
         answer = QHBoxLayout()
         self.reject_button = QPushButton("Reject")
@@ -316,7 +318,7 @@ class TradeArea(QGroupBox):
         ok = reason is None and board.can_act and board.seat not in board.sent_at
         self.propose_button.setEnabled(ok)
         if reason is not None and (proposal.offer or proposal.request):
-            self.compose_status.setText(f"<span style='color:#b71c1c'>{reason}</span>")
+            self.compose_status.setText(f"<span style='color:#b71c1c'>{html.escape(reason)}</span>")
         elif reason is not None:
             self.compose_status.setText("Choose amounts to offer and/or to request.")
         else:
@@ -496,7 +498,7 @@ class CraftingTable(QGroupBox):
         text = f"cannot craft: {craft}" if isinstance(craft, str) else \
             check_craft(world.rules, to_hand(obs.hand), craft, world.crafting).describe(world.rules)
         color = "#1b5e20" if text.startswith("ok") else "#b71c1c"
-        self.craft_status.setText(f"<span style='color:{color}'>{text}</span>")
+        self.craft_status.setText(f"<span style='color:{color}'>{html.escape(text)}</span>")
         return text
 
 
