@@ -178,11 +178,16 @@ class QuitOnSignal(QObject):
             signal.signal(sig, handler)
 
 
+#: seconds an embedded model server gets to stop when the app quits before it is killed (one
+#: answering a request would otherwise make quitting wait for its whole answer)
+SERVER_GRACE = 0.3
+
+
 def stop_model_servers() -> None:
     """Stop the embedded model servers this process started (only if the LLM layer was used)."""
     server = sys.modules.get("agents.llm.server")
     if server is not None:
-        server.stop_shared_servers()
+        server.stop_shared_servers(SERVER_GRACE)
 
 
 def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilitator: str | None = None,
