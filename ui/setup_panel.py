@@ -349,10 +349,16 @@ class SetupPanel(QWidget):
                 seats = seat_specs(world.agents, list(start.agents))
             except AgentSpecError as exc:
                 problem = f"{source or scenario}: field 'start.agents': {exc}"
-        if start.mechanisms:
-            self.set_mechanisms(start.mechanisms)
-            for role, box in self.mechanism_boxes.items():  # the scenario's own, not the person's choice
-                self._defaults[role] = box.currentText().strip()
+        if start.mechanisms:  # the roles the scenario's file fills (the others as chosen or by default)
+            from agents.registry import mechanism_kinds
+
+            kinds = mechanism_kinds()
+            for role, box in self.mechanism_boxes.items():
+                spec = next((s for s in start.mechanisms
+                             if getattr(kinds.get(s.split(":", 1)[0]), "role", None) == role), None)
+                if spec is not None:
+                    box.setCurrentText(spec)
+                    self._defaults[role] = spec  # the scenario's own, not the person's choice
         if self.takeover_step is None:  # a take-over keeps the recording's rounds
             if start.rounds:
                 self.rounds.setValue(start.rounds)
