@@ -191,18 +191,20 @@ def test_belief_timeline_rows_show_whole_sentences_at_the_default_width(qtbot, w
     tree = panel.tree
     assert panel.rows(), "the false belief is listed"
     fm = QFontMetrics(tree.font())
+    delegate = tree.itemDelegate()
     for k in range(tree.topLevelItemCount()):
         top = tree.topLevelItem(k)
         for j in range(top.childCount()):
-            item = top.child(j)
-            for column in (1, 2, 3):
-                rect = tree.visualItemRect(item)
-                width = tree.columnWidth(column) - 8  # the cell's text margins
-                text = item.text(column)
-                assert item.toolTip(column), column
-                # whole words fit the column, and the row is as tall as the wrapped text
-                assert max(fm.horizontalAdvance(w) for w in text.split()) <= width, (column, text, width)
-                assert rect.height() >= wrapped_height(fm, width, text) - 2, (column, text, rect.height())
+            item, detail = top.child(j), top.child(j).child(0)
+            assert "arose: " in detail.text(0) and item.text(2) in detail.text(0) and item.text(3) in detail.text(0)
+            assert item.toolTip(1) and detail.toolTip(0)
+            for row, column in ((item, 1), (detail, 0)):
+                text = row.text(column)
+                width = delegate.text_width(tree.indexFromItem(row, column))
+                assert width >= 0.5 * tree.viewport().width()  # the sentence has the width
+                # whole words fit, and the row is as tall as the wrapped text
+                assert max(fm.horizontalAdvance(w) for w in text.split()) <= width, (text, width)
+                assert tree.visualItemRect(row).height() >= wrapped_height(fm, width, text), (text, width)
 
 
 def test_the_messages_tab_gives_the_message_the_width(qtbot, window):

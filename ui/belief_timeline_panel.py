@@ -119,8 +119,9 @@ class BeliefStrip(QWidget):
 
 
 class WrappingDelegate(QStyledItemDelegate):
-    """Rows as tall as their text wrapped at the width of its column (a tree view otherwise sizes
-    a row for one line, however narrow the column)."""
+    """Rows as tall as their text wrapped at the width it is drawn in: its column's, or the whole
+    row's for a row whose first column spans the others (a tree view otherwise sizes a row for one
+    line, however narrow the column)."""
 
     #: the cell's text margins, both sides
     MARGIN = 10
@@ -129,14 +130,23 @@ class WrappingDelegate(QStyledItemDelegate):
         super().__init__(view)
         self.view = view
 
+    def text_width(self, index: Any) -> int:
+        """The width the text of ``index`` wraps at."""
+        if self.view.isFirstColumnSpanned(index.row(), index.parent()):
+            depth, parent = 1, index.parent()
+            while parent.isValid():
+                depth, parent = depth + 1, parent.parent()
+            return max(1, self.view.viewport().width() - self.view.indentation() * depth - self.MARGIN)
+        return max(1, self.view.columnWidth(index.column()) - self.MARGIN)
+
     def sizeHint(self, option: Any, index: Any) -> QSize:
         hint = super().sizeHint(option, index)
         text = index.data(Qt.ItemDataRole.DisplayRole)
-        if not text or index.column() == 0:
+        spanned = self.view.isFirstColumnSpanned(index.row(), index.parent())
+        if not text or (index.column() == 0 and not spanned):
             return hint
-        width = max(1, self.view.columnWidth(index.column()) - self.MARGIN)
-        wrapped = option.fontMetrics.boundingRect(QRect(0, 0, width, 100_000), int(Qt.TextFlag.TextWordWrap),
-                                                  str(text)).height() + 4
+        wrapped = option.fontMetrics.boundingRect(QRect(0, 0, self.text_width(index), 100_000),
+                                                  int(Qt.TextFlag.TextWordWrap), str(text)).height() + 4
         return QSize(hint.width(), max(hint.height(), wrapped))
 
 
@@ -147,6 +157,8 @@ class BeliefTimelinePanel(QWidget):
     panel_tooltip = ("Each agent's false beliefs: when each arose and why, how long it lasted and what ended it "
                      "(its own observation, a message, a facilitator's feedback); click one to go to that step")
     COLUMNS = ("steps", "false belief", "arose", "ended by")
+    #: the grey of the line under a belief that says how it arose and what ended it
+    DETAIL = QColor(95, 100, 115)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -161,17 +173,21 @@ class BeliefTimelinePanel(QWidget):
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(self.COLUMNS))
         self.tree.setHeaderLabels(list(self.COLUMNS))
-        # a narrow dock shows whole sentences, never "sally thinks t…": the belief takes half the
-        # width left of the steps, how it arose and ended a quarter each, and rows are as tall as
-        # their wrapped text; a row's tooltip says it all in one paragraph
+        # A narrow dock shows whole sentences, never "sally thinks t…": two columns (the steps and
+        # the belief, which takes the rest of the width) and under each belief a line across the
+        # row that says how it arose and what ended it (the "arose" and "ended by" columns keep
+        # their text, hidden); rows are as tall as their wrapped text, a row's tooltip says it all
         self.tree.setWordWrap(True)
         self.tree.setUniformRowHeights(False)
         self.tree.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.tree.setItemDelegate(WrappingDelegate(self.tree))
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for column in (2, 3):
+            self.tree.setColumnHidden(column, True)
         header = self.tree.header()
         header.setStretchLastSection(False)
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())  # heights follow widths
         self.tree.itemClicked.connect(lambda item, _c: self._clicked(item))
         layout.addWidget(self.tree, 1)
@@ -181,20 +197,8 @@ class BeliefTimelinePanel(QWidget):
         #: the rows shown (tests): (agent, FalseBelief)
         self.shown: list[FalseBelief] = []
 
-    #: the shares of the width right of the steps: the belief, how it arose, what ended it
-    SHARES = (0.5, 0.25, 0.25)
-
     def bind_window(self, window: Any) -> None:
         self.window_ = window
-
-    def _fit_columns(self) -> None:
-        room = max(120, self.tree.viewport().width() - self.tree.columnWidth(0))
-        for column, share in enumerate(self.SHARES, start=1):
-            self.tree.setColumnWidth(column, int(room * share))
-
-    def resizeEvent(self, event: Any) -> None:
-        super().resizeEvent(event)
-        self._fit_columns()
 
     def seek(self, tick: int) -> None:
         model = getattr(self.window_, "model", None)
@@ -236,18 +240,25 @@ class BeliefTimelinePanel(QWidget):
                          if b.end is not None else "still held")
                 span = f"{b.start}–{b.end}" if b.end is not None else f"{b.start}–"
                 item = QTreeWidgetItem([span, b.text, b.arose, ended])
-                item.setData(0, Qt.ItemDataRole.UserRole, b.start)
-                for column in range(len(self.COLUMNS)):
-                    item.setToolTip(column, b.summary(timeline.num_steps))
+                detail = QTreeWidgetItem([f"arose: {b.arose}; ended by: {ended}"])
+                summary = b.summary(timeline.num_steps)
+                for row in (item, detail):
+                    row.setData(0, Qt.ItemDataRole.UserRole, b.start)
+                    for column in range(len(self.COLUMNS)):
+                        row.setToolTip(column, summary)
+                detail.setForeground(0, QBrush(self.DETAIL))
                 if b.start > tick:
                     for c in range(len(self.COLUMNS)):
                         item.setForeground(c, QBrush(QColor(150, 150, 160)))
+                    detail.setForeground(0, QBrush(QColor(150, 150, 160)))
                 elif b.end is None or b.end > tick:
                     item.setForeground(1, QBrush(QColor(170, 30, 30)))
                 top.addChild(item)
+                item.addChild(detail)
+                detail.setFirstColumnSpanned(True)
+                item.setExpanded(True)
                 self.shown.append(b)
             top.setExpanded(True)
-        self._fit_columns()
 
     def rows(self) -> list[FalseBelief]:
         return list(self.shown)

@@ -386,6 +386,9 @@ class SetupPanel(QWidget):
             label = QLabel(f"Seat {agent}")
             label.setToolTip(f"who plays {agent}: a computer player, a language model, or you (human)")
             self.seats_form.addRow(label, box)
+        for box in (*self.mechanism_boxes.values(), *self.seat_boxes.values()):
+            if box.lineEdit() is not None:
+                box.lineEdit().setCursorPosition(0)  # a long spec shows its kind, not its last parameters
         self._update_model_note()
         if problem:
             self.error.setText(problem)
