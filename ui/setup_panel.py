@@ -227,10 +227,12 @@ class SetupPanel(QWidget):
         layout.addLayout(buttons)
         self.error = QLabel()
         self.error.setWordWrap(True)
+        self.error.setTextFormat(Qt.TextFormat.PlainText)  # a message may quote a file's '<...>' as written
         self.error.setStyleSheet("color: #b71c1c;")
         layout.addWidget(self.error)
         self.note = QLabel()
         self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setStyleSheet("color: #6b7280;")
         self.note.hide()
         layout.addWidget(self.note)

@@ -177,7 +177,7 @@ class TradeCraftBoard(QWidget):
 
     def _fill_header(self, obs: TCObservation, live_edge: bool, can_act: bool) -> None:
         world = self.world
-        target = ", ".join(f"{world.rules.display(i)} ×{n}" for i, n in obs.target)
+        target = html.escape(", ".join(f"{world.rules.display(i)} ×{n}" for i, n in obs.target))
         self.target_icon.setPixmap(item_pixmap(obs.target[0][0], 32) if obs.target else item_pixmap("?", 32))
         phase = {PROPOSE: f"proposal by {obs.proposer}", RESPOND: "decision", CRAFT: "craft phase",
                  "over": "game over"}.get(obs.phase, obs.phase)

@@ -287,7 +287,7 @@ class TradeArea(QGroupBox):
         if last is None and obs.history:
             last = obs.history[-1]
         if last is not None and obs.phase != RESPOND:
-            text += "<br><small>last trade: " + trade_line(world, last) + "</small>"
+            text += "<br><small>last trade: " + html.escape(trade_line(world, last)) + "</small>"
         self.last_trade_text = trade_line(world, last) if last is not None else ""
         self.show_idle(text)
 
@@ -554,7 +554,7 @@ class RecipeBrowser(QGroupBox):
             item = world.rules.resolve(name)
         except KeyError:
             self.info_icon.clear()
-            self.info_title.setText(f"<b>{name}</b>: not in rule set {world.rules.name}")
+            self.info_title.setText(f"<b>{html.escape(name)}</b>: not in rule set {html.escape(world.rules.name)}")
             return
         self.info_icon.setPixmap(item_pixmap(item, 32))
-        self.info_title.setText(f"<b>{world.rules.display(item)}</b> <small>{item}</small>")
+        self.info_title.setText(f"<b>{html.escape(world.rules.display(item))}</b> <small>{html.escape(item)}</small>")
