@@ -166,13 +166,14 @@ def test_llm_usage_shows_only_in_episodes_that_use_a_model(qtbot, window):
     tabs, usage = window.panels.tabs, window.panels.usage
     window.start_session(plan("protom-01-open-hall", ["planner", "planner"]), playing=False)
     window.panels.refresh(force=True)
-    assert not tabs.isTabVisible(tabs.indexOf(usage))
+    assert tabs.indexOf(usage) == -1 and tabs.count() == 0
     window.model.describe_seats({"alice": "llm", "bob": "planner"}, ())  # as a session with an LLM seat has
     window.panels.refresh(force=True)
-    assert tabs.isTabVisible(tabs.indexOf(usage))
+    assert tabs.indexOf(usage) == tabs.count() - 1 and tabs.tabText(tabs.indexOf(usage)) == "LLM usage"
+    assert "language model" in tabs.tabToolTip(tabs.indexOf(usage))
     window.close_episode()
     window.panels.refresh(force=True)
-    assert not tabs.isTabVisible(tabs.indexOf(usage))
+    assert tabs.indexOf(usage) == -1
 
 
 def wrapped_height(fm: QFontMetrics, width: int, text: str) -> int:

@@ -19,6 +19,9 @@ from ui.teams_panel import level_badges  # noqa: F401  (registers the team panel
 from ui.timeline import Timeline
 from ui.usage import LLMUsagePanel
 
+USAGE_TIP = ("Calls to a language model by LLM seats and facilitators: how many, the words sent (prompt tokens) "
+             "and received (completion tokens), failures and time, up to the shown step")
+
 
 class PanelHost(QObject):
     """Creates, docks, removes and refreshes the panels of the shown episode."""
@@ -40,11 +43,8 @@ class PanelHost(QObject):
         self.tabs.setUsesScrollButtons(True)
         self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         self.tabs.tabBar().setExpanding(False)
+        #: the LLM usage tab, in the Minds dock (last) only while the shown episode uses a model
         self.usage = LLMUsagePanel()
-        self.tabs.addTab(self.usage, "LLM usage")
-        self.tabs.setTabToolTip(0, "Calls to a language model by LLM seats and facilitators: how many, the words "
-                                   "sent (prompt tokens) and received (completion tokens), failures and time, up "
-                                   "to the shown step")
         self.feedback = FeedbackHistoryPanel()
         self.feedback.setToolTip("Every suggestion a facilitator made, to whom, and what became of it: sent, "
                                  "accepted, Completed, Ignored, Not Executable")
@@ -99,9 +99,9 @@ class PanelHost(QObject):
     def add(self, kind: PanelKind) -> QWidget:
         panel = kind.factory()
         area = getattr(panel, "dock_area", None)  # a panel that wants a dock of its own (a board's controls)
-        if area is None:  # before the LLM usage tab, which stays last; the first mind panel shows
+        if area is None:  # before the LLM usage tab (if shown), which stays last; the first mind panel shows
             showing_usage = self.tabs.currentWidget() is self.usage
-            index = self.tabs.insertTab(self.tabs.indexOf(self.usage), panel, kind.title)
+            index = self.tabs.insertTab(self.tabs.indexOf(self.usage), panel, kind.title)  # -1: at the end
             self.tabs.setTabToolTip(index, kind.tooltip)
             if showing_usage:
                 self.tabs.setCurrentIndex(index)
@@ -147,7 +147,11 @@ class PanelHost(QObject):
         """Add the registered panels whose kind of data the episode now holds; show the LLM usage
         tab only in an episode that uses a model."""
         timeline = self.model.timeline
-        self.tabs.setTabVisible(self.tabs.indexOf(self.usage), self.uses_model())
+        index = self.tabs.indexOf(self.usage)
+        if self.uses_model() and index < 0:
+            self.tabs.setTabToolTip(self.tabs.addTab(self.usage, "LLM usage"), USAGE_TIP)
+        elif index >= 0 and not self.uses_model():
+            self.tabs.removeTab(index)
         if timeline is None:
             return
         for kind in PANELS:
