@@ -249,3 +249,15 @@ def test_view_reset_layout_puts_every_panel_back(qtbot, window):
     for dock in (window.minds_dock, window.feedback_dock, window.log_dock):
         assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea
     assert window.setup_dock.width() >= 200 and window.minds_dock.width() >= 200
+
+
+def test_a_level_opened_with_cooks_keeps_them_in_the_session_panel(qtbot, window):
+    launch(window, targets=[str(LEVEL)], cooks=3, paused=True)
+    setup = window.setup
+    item = setup.tree.currentItem()
+    assert len(setup.world.agents) == 3 and item.text(1) == "3"
+    assert setup.select_scenario("two-rooms")
+    setup.tree.setCurrentItem(item)
+    assert len(setup.world.agents) == 3 and len(setup.seats()) == 3
+    setup.start_button.click()
+    assert setup.error.text() == "" and len(window.model.timeline.world.agents) == 3
