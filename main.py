@@ -268,6 +268,16 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_export(args: argparse.Namespace) -> int:
+    problem = file_problem(args.clip)
+    if problem:
+        return _fail(f"--out {args.clip!r:.200}: {problem}")
+    from ui.export import cli
+
+    return cli(args.recording, args.clip, args.first, args.last, args.view, args.size, args.fps,
+               plans=not args.no_plans)
+
+
 def cmd_experiment(args: argparse.Namespace) -> int:
     from experiments.runner import find_design, known_designs, main as run_experiment
 
@@ -401,6 +411,25 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("file", help="a recording (.jsonl or .jsonl.gz)")
     replay.add_argument("--step", type=int, metavar="K", help="step to show (default: the last)")
     replay.set_defaults(func=cmd_replay)
+
+    export = sub.add_parser("export", help="write a clip of a recording (GIF or MP4) for slides",
+                            description="Draw steps of a recorded episode offscreen, with the app's own renderer "
+                                        "and in the view of your choice (the world as it is, a seat's eyes, or as "
+                                        "a mind believes it), and write them as a GIF (Pillow) or an MP4 (needs "
+                                        "the packages imageio and imageio-ffmpeg). The app's File > Export clip… "
+                                        "does the same. docs/gui.md, \"Clips for slides\".")
+    export.add_argument("recording", metavar="RECORDING", help="a recording (.jsonl or .jsonl.gz)")
+    export.add_argument("--out", dest="clip", required=True, metavar="FILE", help="the clip to write: a name ending in .gif or .mp4")
+    export.add_argument("--from", dest="first", type=int, default=0, metavar="N", help="first step (default 0)")
+    export.add_argument("--to", dest="last", type=int, metavar="M", help="last step (default: the recording's last)")
+    export.add_argument("--view", metavar="VIEW",
+                        help="what the map shows: \"the world as it is\" (default), \"NAME's eyes\" (what a seat "
+                             "sees), or a believed world as the app's View > As X believes it names it, e.g. "
+                             "\"As sally believes it\"; a wrong name lists the recording's views")
+    export.add_argument("--size", default="960x640", metavar="WxH", help="picture size in pixels (default 960x640)")
+    export.add_argument("--fps", type=float, default=4.0, metavar="STEPS", help="steps per second (default 4)")
+    export.add_argument("--no-plans", action="store_true", help="leave out the agents' planned paths")
+    export.set_defaults(func=cmd_export)
 
     lst = sub.add_parser("list", help="list scenarios", description="List the shipped scenarios.")
     lst.add_argument("--agents", action="store_true", help="also list the agent kinds")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.dkg.scenario import validate_dkg
-from sim.registry import ScenarioError
+from sim.registry import ScenarioError, split_start
 
 WIDTH, HEIGHT = 21, 10
 HALL_COLS = range(1, WIDTH - 1)
@@ -58,13 +58,28 @@ def add_agents(legend: dict[str, Any], n: int) -> list[str]:
     return agents
 
 
+#: the seats of the team halls: k-level ToM planners, levels 0, 1, 2 by turn order
+TEAM_AGENTS = ("tom-planner:k=cycle,horizon=3",)
+
+
+def team_start(mechanism: str, rounds: int | None = None, agents: tuple[str, ...] = TEAM_AGENTS) -> dict[str, Any]:
+    """A hall's ``start`` (the seats, mechanism and task rounds the app opens it with): those of
+    the experiment that plays its set (``scenarios/experiments/teams-*.json``)."""
+    start: dict[str, Any] = {"agents": list(agents), "mechanisms": [mechanism]}
+    if rounds is not None:
+        start["rounds"] = rounds
+    return start
+
+
 def hall_scenario(rng: random.Random, *, name: str, title: str, description: str, grid: list[list[str]],
-                  legend: dict[str, Any], goals: dict[str, str], agents: list[str]) -> dict[str, Any]:
+                  legend: dict[str, Any], goals: dict[str, str], agents: list[str],
+                  start: dict[str, Any] | None = None) -> dict[str, Any]:
     """A hall's scenario data, its fields in the order of the shipped files; the turn order is
-    ``agents`` shuffled by ``rng`` and ``t_max`` ``TURNS_PER_AGENT`` turns per agent."""
+    ``agents`` shuffled by ``rng`` and ``t_max`` ``TURNS_PER_AGENT`` turns per agent; ``start``:
+    the seats and mechanisms the app opens it with (``team_start``)."""
     turn_order = agents[:]
     rng.shuffle(turn_order)
-    return {
+    data = {
         "world": "dkg",
         "name": name,
         "title": title,
@@ -74,6 +89,9 @@ def hall_scenario(rng: random.Random, *, name: str, title: str, description: str
         "goals": goals,
         "options": {"t_max": TURNS_PER_AGENT * len(agents), "turn_order": turn_order},
     }
+    if start is not None:
+        data["start"] = start
+    return data
 
 
 def generate_with(scenario_fn: Callable[[int, int, random.Random], dict[str, Any]], script: str, seed: int,
@@ -89,7 +107,8 @@ def generate_with(scenario_fn: Callable[[int, int, random.Random], dict[str, Any
     out = []
     for number, n in zip(range(first, first + count), sizes):
         data = scenario_fn(number, n, rng)
-        validate(data, f"{data['name']} ({script}, seed {seed})")
+        source = f"{data['name']} ({script}, seed {seed})"
+        validate(split_start(data, source)[0], source)  # as the loader reads it (sim.registry.read_scenario)
         out.append(data)
     return out
 

@@ -42,6 +42,7 @@ from generators.common import (
     add_agents,
     hall_cells,
     hall_scenario,
+    team_start,
     walled_hall,
 )
 from sim.dkg.scenario import COLORS
@@ -55,6 +56,9 @@ COUNT = 16
 
 #: the least walking distance between the two plates of a vault
 PLATE_GAP = 6
+#: how the app opens a joint-task hall: as the teams-joint-confirm experiment plays it ("teams"):
+#: two task rounds, the first a warm-up
+JOINT_START = team_start("teams:round_steps=task,window=round,max_size=eta,warmup=1,embedding=features", rounds=2)
 
 
 def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
@@ -112,7 +116,8 @@ def hall(number: int, n: int, rng: random.Random, *, prefix: str = "joint") -> d
         description=(f"{n} agents of mixed ToM levels (levels 0, 1, 2 by turn order with tom-planner:k=cycle); "
                      f"the gems lie in {vaults} vaults behind plate doors, two gems a vault, and a plate door "
                      "opens only while agents stand on both of its plates at once. The team's score is the "
-                     "vaults it opens together; idle agents stand aside. Written by generators/make_joint.py."))
+                     "vaults it opens together; idle agents stand aside. Written by generators/make_joint.py."),
+        start=JOINT_START)
 
 
 RECIPE = Recipe("make_joint", scenario, FOLDER, SEED, FIRST, COUNT, __doc__)

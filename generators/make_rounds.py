@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 
+from generators.common import team_start
 from generators.make_rush import key_rush_cli
 from sim.registry import SCENARIO_DIR
 
@@ -24,9 +25,16 @@ FOLDER = SCENARIO_DIR / "dkg" / "rounds"
 SEED = 43
 
 
+#: how the app opens these halls: as the teams-rounds-confirm experiment plays them ("teams"): five task rounds,
+#: ben and dot unreliable (noise 0.3)
+START = team_start("teams:round_steps=6,max_size=eta,embedding=steps", rounds=5,
+                   agents=("ben=tom-planner:k=cycle,horizon=3,noise=0.3", "dot=tom-planner:k=cycle,horizon=3,noise=0.3",
+                           "tom-planner:k=cycle,horizon=3"))
+
+
 def main(argv: list[str] | None = None) -> int:
     return key_rush_cli(argv, doc=__doc__, script="make_rounds", here=FOLDER, seed=SEED, prefix="rounds",
-                        title="in a key rush, in rounds")
+                        title="in a key rush, in rounds", start=START)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from generators.common import (
     add_agents,
     hall_cells,
     hall_scenario,
+    team_start,
     walled_hall,
 )
 from sim.dkg.scenario import COLORS
@@ -56,9 +57,15 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
     return hall(number, n, rng, keys=n)
 
 
+#: how the app opens a key-rush hall: as the teams-rush-confirm experiment plays it ("teams")
+RUSH_START = team_start("teams:round_steps=6,max_size=eta,embedding=steps")
+
+
 def hall(number: int, n: int, rng: random.Random, *, keys: int, prefix: str = "rush",
-         title: str = "in a key rush", about_keys: str = "one red key per agent") -> dict[str, Any]:
-    """A key-rush hall with ``keys`` red keys, named ``<prefix>-<number>-<n in words>``."""
+         title: str = "in a key rush", about_keys: str = "one red key per agent",
+         start: dict[str, Any] = RUSH_START) -> dict[str, Any]:
+    """A key-rush hall with ``keys`` red keys, named ``<prefix>-<number>-<n in words>``, that the
+    app opens with ``start``."""
     if n not in SIZES:
         raise ValueError(f"a key-rush scenario has 5 to 8 agents, not {n}")
     if not 1 <= keys <= n:
@@ -92,7 +99,8 @@ def hall(number: int, n: int, rng: random.Random, *, keys: int, prefix: str = "r
                      f"each agent's gem lies in a vault behind a red door, and the hall holds {about_keys}: "
                      "any key opens any vault, so teammates who go for the same key get in each other's "
                      "way. The team formed does the task; idle agents stand aside. Written by "
-                     f"scenarios/dkg/{prefix}/make_{prefix}.py."))
+                     f"scenarios/dkg/{prefix}/make_{prefix}.py."),
+        start=start)
 
 
 RECIPE = Recipe("make_rush", scenario, FOLDER, SEED, FIRST, COUNT, __doc__)
@@ -100,11 +108,12 @@ generate, main = RECIPE.generate, RECIPE.main
 
 
 def key_rush_cli(argv: list[str] | None, *, doc: str, script: str, here: Path, seed: int, prefix: str,
-                 title: str) -> int:
+                 title: str, start: dict[str, Any]) -> int:
     """The command line of a generator of key-rush halls (one key per agent) named ``<prefix>-NN-<n>``,
-    for a confirmation that plays them its own way (``generators.make_rounds``, ``generators.make_taskround``)."""
+    for a confirmation that plays them its own way (``generators.make_rounds``, ``generators.make_taskround``),
+    which the app opens with ``start``."""
     def named(number: int, n: int, rng: random.Random) -> dict[str, Any]:
-        return hall(number, n, rng, keys=n, prefix=prefix, title=title)
+        return hall(number, n, rng, keys=n, prefix=prefix, title=title, start=start)
 
     return Recipe(script, named, here, seed, FIRST, COUNT, doc).main(argv)
 

@@ -28,7 +28,7 @@ import random
 import sys
 from typing import Any
 
-from generators.common import SIZES, WORDS, Recipe, add_agents, hall_cells, hall_scenario, walled_hall
+from generators.common import SIZES, WORDS, Recipe, add_agents, hall_cells, hall_scenario, team_start, walled_hall
 from sim.dkg.scenario import COLORS
 from sim.registry import SCENARIO_DIR
 
@@ -98,8 +98,12 @@ def scenario(number: int, n: int, rng: random.Random) -> dict[str, Any]:
         description=(f"{n} agents of mixed ToM levels (levels 0, 1, 2 by turn order with tom-planner:k=cycle); "
                      f"{who} start locked in rooms whose keys lie in the hall, so only a teammate who unlocks "
                      "their door lets them reach their gems. The team formed does the task; idle agents "
-                     "stand aside. Written by scenarios/dkg/teams/make_teams.py."))
+                     "stand aside. Written by scenarios/dkg/teams/make_teams.py."),
+        start=TEAM_HALL_START)
 
+
+#: how the app opens a team hall: as the teams-dkg experiment plays it (its "teams" condition)
+TEAM_HALL_START = team_start("teams:round_steps=6,max_size=eta,embedding=steps")
 
 RECIPE = Recipe("make_teams", scenario, FOLDER, SEED, FIRST, COUNT, __doc__)
 generate, main = RECIPE.generate, RECIPE.main

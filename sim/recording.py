@@ -35,7 +35,7 @@ import threading
 import types
 import typing
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -423,8 +423,14 @@ def _describe(content: bytes, expected_step: int) -> str:
     return f"{kind!s:.30} event" + (f" after step {expected_step - 1}" if expected_step else " before step 0")
 
 
-def load_recording(path: str | os.PathLike) -> Recording:
-    """Read a whole recording. Damage after the header gives warnings, not exceptions."""
+class LoadCancelled(Exception):
+    """Reading a recording was given up (``cancelled`` said so): the reader wants it no more."""
+
+
+def load_recording(path: str | os.PathLike, *, cancelled: Callable[[], bool] | None = None) -> Recording:
+    """Read a whole recording. Damage after the header gives warnings, not exceptions.
+    ``cancelled``: asked every few hundred lines; when it answers True the reading stops with
+    ``LoadCancelled`` (a window closing while a large file loads)."""
     path = Path(path)
     _check_path(path)
     warnings: list[str] = []
@@ -443,6 +449,8 @@ def load_recording(path: str | os.PathLike) -> Recording:
 
     for number, line, has_newline in _lines(path, warnings):
         last_line = number
+        if cancelled is not None and number % 256 == 0 and cancelled():
+            raise LoadCancelled(f"{path}: reading given up at line {number}")
         if header is None:
             header, chain, notes = _parse_header(path, line, has_newline)
             file_version = FORMAT_VERSION if chain is not None else 1

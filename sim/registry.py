@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from sim.inputs import InputError, read_json, read_text
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from sim.inputs import InputError, read_json, read_text, validate_model
 from sim.plugins import WorldPlugin, plugins
 from sim.world import World
 
@@ -36,6 +38,52 @@ def build_world(family: str, spec: dict[str, Any]) -> World:
     return known[family].build(spec)
 
 
+#: a seat or mechanism spec as the command line takes it ("tom-planner:k=cycle", "ben=human")
+Spec = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class StartModel(BaseModel):
+    """The scenario-level field ``start`` of any world's scenario file: the seats and mechanisms
+    the app starts the scenario with, written as ``run --agents``, ``--mechanism`` and ``--rounds``
+    take them."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    agents: list[Spec] = Field(default_factory=list, max_length=16, description=(
+        "seat specs as --agents takes them: one spec for every seat, one per seat in turn order, or name=spec"))
+    mechanisms: list[Spec] = Field(default_factory=list, max_length=8, description=(
+        "mechanism specs as --mechanism takes them (facilitator, teams), e.g. teams:round_steps=6"))
+    rounds: int | None = Field(None, ge=1, le=1000, description="task rounds, as --rounds takes them")
+
+    @field_validator("agents", "mechanisms")
+    @classmethod
+    def _one_word(cls, specs: list[str]) -> list[str]:
+        for spec in specs:
+            if spec != "".join(spec.split()):
+                raise ValueError(f"expected specs without spaces, e.g. 'tom-planner:k=cycle,horizon=3', got {spec!r}")
+        return specs
+
+
+class _StartField(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    start: StartModel
+
+
+@dataclass(frozen=True)
+class Start:
+    """What a scenario file's ``start`` field asks for (empty: the world's defaults)."""
+
+    agents: tuple[str, ...] = ()
+    mechanisms: tuple[str, ...] = ()
+    rounds: int | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.agents or self.mechanisms or self.rounds)
+
+
+#: the field of every scenario file that is read here, not by the world's validator
+START_FIELD = "start"
+
+
 @dataclass(frozen=True)
 class ScenarioInfo:
     name: str
@@ -45,6 +93,8 @@ class ScenarioInfo:
     category: str | None
     agents: tuple[str, ...]
     description: str = ""
+    #: the seats and mechanisms the app starts it with (the file's ``start``; empty: defaults)
+    start: Start = Start()
 
 
 def _read_json(path: Path) -> Any:
@@ -105,6 +155,14 @@ def load_spec(path: str | Path, fmt: str | None = None,
     format by name (``file_formats``); None: by its suffix, else by its content. ``options``:
     reading options (``{"cooks": 3}``) for the formats that take them (a plug-in's
     ``read_options``); None values are left out; another format refuses them."""
+    family, spec, _start = read_scenario(path, fmt, options)
+    return family, spec
+
+
+def read_scenario(path: str | Path, fmt: str | None = None,
+                  options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any], Start]:
+    """``load_spec``, and the file's ``start`` (every world's files may have it; it is checked
+    here, strictly, and kept out of the world's spec)."""
     known = plugins()
     path = Path(path)
     given = {k: v for k, v in (options or {}).items() if v is not None}
@@ -119,7 +177,18 @@ def load_spec(path: str | Path, fmt: str | None = None,
     family = data.get("world")
     if not isinstance(family, str) or family not in known:
         raise ScenarioError(f"{path}: field 'world': expected one of {sorted(known)}, got {family!r}")
-    return family, known[family].validate(data, str(path))
+    data, start = split_start(data, str(path))
+    return family, known[family].validate(data, str(path)), start
+
+
+def split_start(data: dict[str, Any], source: str) -> tuple[dict[str, Any], Start]:
+    """Scenario data without its ``start`` field (for the world's validator), and that field,
+    checked strictly (a ScenarioError names ``source`` and the field)."""
+    if START_FIELD not in data:
+        return data, Start()
+    rest = dict(data)
+    found = validate_model(_StartField, {START_FIELD: rest.pop(START_FIELD)}, source, ScenarioError).start
+    return rest, Start(tuple(found.agents), tuple(found.mechanisms), found.rounds)
 
 
 def scenario_paths() -> list[Path]:
@@ -168,17 +237,25 @@ def find_scenario(name: str) -> Path:
 def load_scenario(name: str, fmt: str | None = None,
                   options: dict[str, Any] | None = None) -> tuple[World, str]:
     """(World, scenario name) from a name or a path (``fmt``, ``options``: see ``load_spec``)."""
+    world, scenario, _start = load_scenario_start(name, fmt, options)
+    return world, scenario
+
+
+def load_scenario_start(name: str, fmt: str | None = None,
+                        options: dict[str, Any] | None = None) -> tuple[World, str, Start]:
+    """``load_scenario`` and the file's ``start`` (the seats and mechanisms the app starts it with)."""
     path = find_scenario(name)
-    family, spec = load_spec(path, fmt, options)
-    return build_world(family, spec), spec["name"]
+    family, spec, start = read_scenario(path, fmt, options)
+    return build_world(family, spec), spec["name"], start
 
 
 def list_scenarios() -> list[ScenarioInfo]:
     infos = []
     for path in scenario_paths():
-        family, spec = load_spec(path)
+        family, spec, start = read_scenario(path)
         world = build_world(family, spec)
         infos.append(ScenarioInfo(name=spec["name"], family=family, path=path,
                                   title=spec.get("title", ""), category=spec.get("category"),
-                                  agents=tuple(world.agents), description=str(spec.get("description", ""))))
+                                  agents=tuple(world.agents), description=str(spec.get("description", "")),
+                                  start=start))
     return infos

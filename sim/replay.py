@@ -14,11 +14,11 @@ from __future__ import annotations
 import bisect
 import json
 from collections import OrderedDict, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from sim.events import BeliefEvent, Event, StepEvent
-from sim.recording import Recording, RecordingError, load_recording
+from sim.recording import LoadCancelled, Recording, RecordingError, load_recording
 from sim.registry import ScenarioError, build_world
 from sim.rounds import check_rounds, step_recorded
 from sim.world import World
@@ -37,9 +37,11 @@ def _json_form(value: Any) -> Any:
 
 class Replay:
     def __init__(self, recording: Recording | str, *, keyframe_every: int = DEFAULT_KEYFRAME_EVERY,
-                 world: World | None = None) -> None:
+                 world: World | None = None, cancelled: Callable[[], bool] | None = None) -> None:
+        """``cancelled``: asked now and then while the file is read and its steps re-simulated;
+        when it answers True, loading stops with ``sim.recording.LoadCancelled``."""
         if not isinstance(recording, Recording):
-            recording = load_recording(recording)
+            recording = load_recording(recording, cancelled=cancelled)
         if keyframe_every < 1:
             raise ValueError("keyframe_every must be at least 1")
         self.recording = recording
@@ -66,6 +68,8 @@ class Replay:
         n_prefix = len(joints) - len(recorded)
         verified = 0
         for i, joint in enumerate(joints):
+            if cancelled is not None and i % 64 == 0 and cancelled():
+                raise LoadCancelled(f"{recording.path}: replay given up at step {i}")
             try:
                 step = step_recorded(world, state, joint, self.seed, round_index, self.rounds)
             except _STEP_ERRORS as exc:

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from sim.inputs import InputError, read_json
-from sim.registry import SCENARIO_DIR, ScenarioError, ScenarioInfo, build_world, load_spec, scenario_paths
+from sim.registry import SCENARIO_DIR, ScenarioError, ScenarioInfo, Start, build_world, read_scenario, scenario_paths
 
 INDEX_FORMAT = "tom-arena-scenario-index"
-INDEX_VERSION = 1
+INDEX_VERSION = 2  # 2: entries keep the file's start (seats and mechanisms)
 SIM_DIR = Path(__file__).resolve().parent
 
 #: the entries of this process: (stamp, path, mtime_ns, size) -> ScenarioInfo or a problem
@@ -93,11 +93,11 @@ def _stamp(scenario_files: set[str]) -> str:
 
 def _info_of(path: Path) -> ScenarioInfo | str:
     try:
-        family, spec = load_spec(path)
+        family, spec, start = read_scenario(path)
         world = build_world(family, spec)
         return ScenarioInfo(name=spec["name"], family=family, path=path, title=spec.get("title", ""),
                             category=spec.get("category"), agents=tuple(world.agents),
-                            description=str(spec.get("description", "")))
+                            description=str(spec.get("description", "")), start=start)
     except (ScenarioError, KeyError, TypeError, ValueError) as exc:
         return str(exc)
 
@@ -114,15 +114,23 @@ def _from_json(entry: Any, path: Path) -> ScenarioInfo | str | None:
             info.get("category") is None or isinstance(info.get("category"), str)) or not (
             isinstance(info.get("agents"), list) and all(isinstance(a, str) for a in info["agents"])):
         return None
+    start = info.get("start")
+    if not (isinstance(start, dict) and all(isinstance(start.get(k), list) and all(isinstance(s, str) for s in start[k])
+                                            for k in ("agents", "mechanisms"))
+            and (start.get("rounds") is None or type(start.get("rounds")) is int)):
+        return None
     return ScenarioInfo(name=info["name"], family=info["family"], path=path, title=info["title"],
-                        category=info["category"], agents=tuple(info["agents"]), description=info["description"])
+                        category=info["category"], agents=tuple(info["agents"]), description=info["description"],
+                        start=Start(tuple(start["agents"]), tuple(start["mechanisms"]), start.get("rounds")))
 
 
 def _to_json(value: ScenarioInfo | str) -> dict[str, Any]:
     if isinstance(value, str):
         return {"problem": value}
     return {"info": {"name": value.name, "family": value.family, "title": value.title, "category": value.category,
-                     "agents": list(value.agents), "description": value.description}}
+                     "agents": list(value.agents), "description": value.description,
+                     "start": {"agents": list(value.start.agents), "mechanisms": list(value.start.mechanisms),
+                               "rounds": value.start.rounds}}}
 
 
 def read_cache(path: Path, stamp: str, form: str = INDEX_FORMAT) -> dict[str, Any]:

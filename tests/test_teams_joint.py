@@ -14,7 +14,7 @@ from experiments.teams import check_team_scenario, vault_score_of
 from generators import make_joint
 from sim.dkg.scenario import validate_dkg
 from sim.dkg.world import DKGWorld
-from sim.registry import ScenarioError, build_world, load_spec
+from sim.registry import ScenarioError, build_world, load_spec, split_start
 from sim.session import Session
 
 # One vault behind a red plate door (row 3, column 4); its two red plates at the hall's two ends.
@@ -149,7 +149,7 @@ def test_the_shipped_joint_halls_are_the_generators_and_follow_the_recipe(capsys
     assert make_joint.main(["--check"]) == 0
     assert "16 of 16 scenarios match seed 71" in capsys.readouterr().out
     for data in make_joint.generate():
-        world = build_world("dkg", validate_dkg(data, data["name"]))
+        world = build_world("dkg", validate_dkg(split_start(data, data["name"])[0], data["name"]))
         n = len(world.agents)
         vaults = world.vault_agents()
         assert len(world.plate_doors) == (n + 1) // 2 and sorted(a for v in vaults.values() for a in v) == \

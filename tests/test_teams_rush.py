@@ -18,7 +18,7 @@ from generators import make_rush, make_scarce
 from sim.dkg.scenario import validate_dkg
 from sim.dkg.world import DKGWorld
 from sim.events import StepEvent, TeamEvent
-from sim.registry import build_world, load_spec
+from sim.registry import build_world, load_spec, split_start
 from sim.session import Session
 from tests.test_rounds import as_run_before
 
@@ -99,7 +99,7 @@ def test_rush_generator_recipe_and_shipped_files():
         assert d["legend"]["a"] == {"door": "red"} and d["legend"]["b"] == {"key": "red"}
         assert sorted(d["goals"].values()) == sorted(f"gem{i + 1}" for i in range(n))
         assert d["options"]["t_max"] == 40 * n
-        world = build_world("dkg", validate_dkg(d, d["name"]))
+        world = build_world("dkg", validate_dkg(split_start(d, d["name"])[0], d["name"]))
         assert check_team_scenario(d["name"], world, d) == {"agents": n, "locked_in": 0}
 
 
@@ -118,7 +118,7 @@ def test_scarce_key_halls_hold_one_key_per_member_of_a_team_of_ceil_half(tmp_pat
         n = len(d["goals"])
         cells = "".join(d["map"])
         assert cells.count("a") == n and cells.count("b") == -(-n // 2)  # a vault per agent, ceil(n/2) keys
-        world = build_world("dkg", validate_dkg(d, d["name"]))
+        world = build_world("dkg", validate_dkg(split_start(d, d["name"])[0], d["name"]))
         assert check_team_scenario(d["name"], world, d) == {"agents": n, "locked_in": 0}
     assert make_scarce.main(["--out", str(tmp_path), "--count", "2", "--seed", "1"]) == 0
     assert make_scarce.main(["--out", str(tmp_path), "--count", "2", "--seed", "1", "--check"]) == 0

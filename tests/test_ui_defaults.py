@@ -42,7 +42,8 @@ def test_launch_gives_a_team_scenario_no_facilitator(qtbot, window):
 
     launch(window, targets=["team-01-six"], agents=["planner"], paused=True)
     assert window.model.timeline.scenario == "team-01-six"
-    assert window.sessions.last_plan.mechanisms == ()
+    # no facilitator; the team mechanism its file declares ("start")
+    assert window.sessions.last_plan.mechanisms == ("teams:round_steps=6,max_size=eta,embedding=steps",)
 
 
 def test_a_speed_given_for_one_run_is_not_remembered_and_one_step_is_singular(qtbot, window):

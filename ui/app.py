@@ -86,8 +86,8 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
     """Open what the command line asked for: a recording, or a scenario (default: the
     default scenario) with its seats, playing by itself unless ``paused``. ``cooks``: how many
     cooks play a gym-cooking level (``--cooks``, a reading option refused by other levels)."""
-    from agents.registry import seat_specs
-    from sim.registry import ScenarioError, load_scenario
+    from agents.registry import AgentSpecError, seat_specs
+    from sim.registry import ScenarioError, find_scenario, load_scenario_start
     from ui import catalog
     from ui.catalog import SessionPlan
 
@@ -110,14 +110,26 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
     if not name:
         raise LaunchError("no scenarios found under scenarios/")
     try:
-        world, scenario = load_scenario(name, None, {"cooks": cooks})
-        seats = seat_specs(world.agents, list(agents) or [catalog.default_agent(world)])
-        if facilitator is None:
-            facilitator = catalog.default_mechanism("facilitator", world.family, catalog.scenario_category(scenario))
+        world, scenario, start = load_scenario_start(name, None, {"cooks": cooks})
+        # what the command line gives, else what the scenario file's "start" asks for, else defaults
+        try:
+            seats = seat_specs(world.agents, list(agents) or list(start.agents) or [catalog.default_agent(world)])
+        except AgentSpecError as exc:
+            if agents:
+                raise
+            raise LaunchError(f"{find_scenario(name)}: field 'start.agents': {exc}") from None
+        if facilitator is None and not mechanisms and start.mechanisms:
+            chosen: tuple[str, ...] = start.mechanisms
+        else:
+            if facilitator is None:
+                facilitator = catalog.default_mechanism("facilitator", world.family,
+                                                        catalog.scenario_category(scenario))
+            chosen = (facilitator, *mechanisms)
         plan = SessionPlan(world=world, scenario=scenario, seats=seats,
-                           mechanisms=tuple(s for s in (facilitator, *mechanisms) if s and s != catalog.NONE),
-                           seed=seed)
-        window.setup.select_scenario(scenario)
+                           mechanisms=tuple(s for s in chosen if s and s != catalog.NONE), seed=seed,
+                           rounds=start.rounds or 1)
+        if not window.setup.select_scenario(scenario):  # a file outside scenarios/: listed as opened
+            window.setup.add_opened(world, scenario, find_scenario(name), start=start)
         window.start_session(plan, playing=not paused)
     except (ScenarioError, ValueError, LookupError) as exc:
         raise LaunchError(str(exc)) from None
@@ -166,11 +178,16 @@ class QuitOnSignal(QObject):
             signal.signal(sig, handler)
 
 
+#: seconds an embedded model server gets to stop when the app quits before it is killed (one
+#: answering a request would otherwise make quitting wait for its whole answer)
+SERVER_GRACE = 0.3
+
+
 def stop_model_servers() -> None:
     """Stop the embedded model servers this process started (only if the LLM layer was used)."""
     server = sys.modules.get("agents.llm.server")
     if server is not None:
-        server.stop_shared_servers()
+        server.stop_shared_servers(SERVER_GRACE)
 
 
 def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilitator: str | None = None,

@@ -13,7 +13,15 @@ from typing import Any
 
 from PyQt6.QtCore import QRect, QSize, Qt, pyqtSignal
 from PyQt6.QtGui import QBrush, QColor, QMouseEvent, QPainter, QPaintEvent, QPen
-from PyQt6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PyQt6.QtWidgets import (
+    QHeaderView,
+    QLabel,
+    QStyledItemDelegate,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ui.belief_timeline import BeliefHistory, FalseBelief
 from ui.belief_view import BELIEF, SYMBOLIC
@@ -110,6 +118,38 @@ class BeliefStrip(QWidget):
         return super().event(event)
 
 
+class WrappingDelegate(QStyledItemDelegate):
+    """Rows as tall as their text wrapped at the width it is drawn in: its column's, or the whole
+    row's for a row whose first column spans the others (a tree view otherwise sizes a row for one
+    line, however narrow the column)."""
+
+    #: the cell's text margins, both sides
+    MARGIN = 10
+
+    def __init__(self, view: QTreeWidget) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def text_width(self, index: Any) -> int:
+        """The width the text of ``index`` wraps at."""
+        if self.view.isFirstColumnSpanned(index.row(), index.parent()):
+            depth, parent = 1, index.parent()
+            while parent.isValid():
+                depth, parent = depth + 1, parent.parent()
+            return max(1, self.view.viewport().width() - self.view.indentation() * depth - self.MARGIN)
+        return max(1, self.view.columnWidth(index.column()) - self.MARGIN)
+
+    def sizeHint(self, option: Any, index: Any) -> QSize:
+        hint = super().sizeHint(option, index)
+        text = index.data(Qt.ItemDataRole.DisplayRole)
+        spanned = self.view.isFirstColumnSpanned(index.row(), index.parent())
+        if not text or (index.column() == 0 and not spanned):
+            return hint
+        wrapped = option.fontMetrics.boundingRect(QRect(0, 0, self.text_width(index), 100_000),
+                                                  int(Qt.TextFlag.TextWordWrap), str(text)).height() + 4
+        return QSize(hint.width(), max(hint.height(), wrapped))
+
+
 class BeliefTimelinePanel(QWidget):
     """Each agent's false beliefs over the episode (module doc)."""
 
@@ -117,6 +157,8 @@ class BeliefTimelinePanel(QWidget):
     panel_tooltip = ("Each agent's false beliefs: when each arose and why, how long it lasted and what ended it "
                      "(its own observation, a message, a facilitator's feedback); click one to go to that step")
     COLUMNS = ("steps", "false belief", "arose", "ended by")
+    #: the grey of the line under a belief that says how it arose and what ended it
+    DETAIL = QColor(95, 100, 115)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -131,7 +173,22 @@ class BeliefTimelinePanel(QWidget):
         self.tree = QTreeWidget()
         self.tree.setColumnCount(len(self.COLUMNS))
         self.tree.setHeaderLabels(list(self.COLUMNS))
+        # A narrow dock shows whole sentences, never "sally thinks t…": two columns (the steps and
+        # the belief, which takes the rest of the width) and under each belief a line across the
+        # row that says how it arose and what ended it (the "arose" and "ended by" columns keep
+        # their text, hidden); rows are as tall as their wrapped text, a row's tooltip says it all
         self.tree.setWordWrap(True)
+        self.tree.setUniformRowHeights(False)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.tree.setItemDelegate(WrappingDelegate(self.tree))
+        self.tree.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for column in (2, 3):
+            self.tree.setColumnHidden(column, True)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.sectionResized.connect(lambda *_: self.tree.doItemsLayout())  # heights follow widths
         self.tree.itemClicked.connect(lambda item, _c: self._clicked(item))
         layout.addWidget(self.tree, 1)
         self.history = BeliefHistory()
@@ -183,17 +240,25 @@ class BeliefTimelinePanel(QWidget):
                          if b.end is not None else "still held")
                 span = f"{b.start}–{b.end}" if b.end is not None else f"{b.start}–"
                 item = QTreeWidgetItem([span, b.text, b.arose, ended])
-                item.setData(0, Qt.ItemDataRole.UserRole, b.start)
-                item.setToolTip(1, b.summary(timeline.num_steps))
+                detail = QTreeWidgetItem([f"arose: {b.arose}; ended by: {ended}"])
+                summary = b.summary(timeline.num_steps)
+                for row in (item, detail):
+                    row.setData(0, Qt.ItemDataRole.UserRole, b.start)
+                    for column in range(len(self.COLUMNS)):
+                        row.setToolTip(column, summary)
+                detail.setForeground(0, QBrush(self.DETAIL))
                 if b.start > tick:
                     for c in range(len(self.COLUMNS)):
                         item.setForeground(c, QBrush(QColor(150, 150, 160)))
+                    detail.setForeground(0, QBrush(QColor(150, 150, 160)))
                 elif b.end is None or b.end > tick:
                     item.setForeground(1, QBrush(QColor(170, 30, 30)))
                 top.addChild(item)
+                item.addChild(detail)
+                detail.setFirstColumnSpanned(True)
+                item.setExpanded(True)
                 self.shown.append(b)
             top.setExpanded(True)
-        self.tree.resizeColumnToContents(0)
 
     def rows(self) -> list[FalseBelief]:
         return list(self.shown)

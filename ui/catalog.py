@@ -253,6 +253,27 @@ def llm_availability() -> str | None:
     return None
 
 
+def embedded_model_note() -> str | None:
+    """Rich text for a person who gives a seat to a language model while the app answers with the
+    embedded Gemma 3 270M model (no endpoint set, no other model file): that model is a smoke test
+    of the plumbing, not a player, and how to point the app at a real one. None otherwise."""
+    try:
+        from agents.llm.config import LLMConfigError, load_settings
+    except ImportError:
+        return None
+    try:
+        settings = load_settings()
+    except LLMConfigError:
+        return None
+    if not settings.uses_embedded or settings.embedded.model_path:
+        return None
+    return ("<b>The embedded model is a smoke test.</b> With no endpoint set, LLM seats ask the Gemma 3 270M "
+            "model shipped with the app: it checks that prompts, answers and the usage tab work, but it does "
+            "not play well (it often repeats one move, up, down, up…). For real play, point the app at an "
+            "OpenAI-compatible endpoint: <i>File &gt; Settings &gt; LLM</i>, set the base URL, model and key "
+            "(or <code>TOM_ARENA_LLM_BASE_URL</code>; docs/llm.md).")
+
+
 def needs_llm(kind: str) -> bool:
     """True for agent and mechanism kinds that ask a language model."""
     return kind == "llm" or kind.startswith("llm-") or kind.endswith("-llm")

@@ -12,6 +12,7 @@ Human keys are routed by the model itself (``AppModel.route_key``): the window f
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import threading
 import time
 from collections.abc import Callable
@@ -22,7 +23,7 @@ from PyQt6.QtCore import QObject, QTimer, pyqtSignal
 
 from agents.human import HumanAgent
 from agents.registry import kind_parameters
-from sim.recording import RecordingError
+from sim.recording import LoadCancelled, RecordingError
 from sim.registry import ScenarioError, ScenarioInfo
 from sim.replay import Replay
 from sim.session import Session
@@ -187,6 +188,29 @@ class SessionController(QObject):
         self._finished_runners = [r for r in self._finished_runners if r.alive]
 
 
+class _Reports(QObject):
+    """The one signal worker threads report through: made once in the GUI thread and never
+    deleted. A worker outlives its window when closing does not wait for it (a recording still
+    loading, the scenario catalogue still read); its report then reaches no one, where emitting a
+    signal of the deleted window's own object would crash the program."""
+
+    #: (the token of the object the report is for, what it reports)
+    report = pyqtSignal(int, object)
+
+
+_REPORTS: _Reports | None = None
+#: tokens of the objects workers report to (never reused, unlike ``id``)
+_TOKENS = itertools.count(1)
+
+
+def worker_reports() -> _Reports:
+    """The reports' signal (made on first use: call it first from the GUI thread)."""
+    global _REPORTS
+    if _REPORTS is None:
+        _REPORTS = _Reports()
+    return _REPORTS
+
+
 class RecordingLoader(QObject):
     """Reads recordings: now (the window waits) or in a worker thread (it does not)."""
 
@@ -196,11 +220,20 @@ class RecordingLoader(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._threads: list[threading.Thread] = []
+        #: set when the window closes: a load under way gives up (``Replay``'s ``cancelled``)
+        self._cancel = threading.Event()
+        self._token = next(_TOKENS)
+        worker_reports().report.connect(self._on_report)  # disconnected when this object is deleted
+
+    def _on_report(self, whom: int, what: Any) -> None:
+        if whom == self._token:
+            self.loaded.emit(*what)
 
     @staticmethod
-    def load(path: Path) -> ReplayTimeline:
-        """Read a recording and rebuild its states (pure: safe in any thread); raises LOAD_ERRORS."""
-        replay = Replay(str(path))
+    def load(path: Path, cancelled: Callable[[], bool] | None = None) -> ReplayTimeline:
+        """Read a recording and rebuild its states (pure: safe in any thread); raises LOAD_ERRORS
+        (and ``LoadCancelled`` once ``cancelled()`` is true)."""
+        replay = Replay(str(path), cancelled=cancelled)
         renderer_for(replay.world)  # a world without a view cannot be shown: say so now
         return ReplayTimeline(replay)
 
@@ -214,22 +247,31 @@ class RecordingLoader(QObject):
     def load_in_background(self, path: Path) -> None:
         """Read ``path`` in a worker thread; ``loaded`` tells when it is done."""
 
-        def work() -> None:
+        cancel, load, whom, reports = self._cancel, self.load, self._token, worker_reports()
+
+        def work() -> None:  # holds nothing of the window: it may outlive it
             begun = time.perf_counter()
             try:
-                result: ReplayTimeline | str = self.load(path)
+                result: ReplayTimeline | str = load(path, cancel.is_set)
+            except LoadCancelled:
+                return  # the window closed: nobody waits for it
             except LOAD_ERRORS as exc:
                 result = f"cannot open {path}: {exc}"
-            self.loaded.emit(path, result, time.perf_counter() - begun)
+            if not cancel.is_set():
+                reports.report.emit(whom, (path, result, time.perf_counter() - begun))
 
         thread = threading.Thread(target=work, name="tom-arena-open", daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
         thread.start()
 
-    def shutdown(self) -> None:
+    def shutdown(self, wait: float = 0.0) -> None:
+        """Cancel the loads under way (closing never waits for a large file to load); wait up to
+        ``wait`` s for their threads to notice (they stop at the next few hundred lines or steps)."""
+        self._cancel.set()
+        deadline = time.monotonic() + wait
         for thread in self._threads:
-            thread.join(30)
-        self._threads.clear()
+            thread.join(max(0.0, deadline - time.monotonic()))
+        self._threads = [t for t in self._threads if t.is_alive()]
 
 
 class CatalogueReader(QObject):
@@ -244,8 +286,14 @@ class CatalogueReader(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._thread: threading.Thread | None = None
-        self._result: tuple[list[ScenarioInfo], list[str]] | None = None
-        self._error: BaseException | None = None
+        #: [result, error] of the reading, written by the worker (which may outlive this object)
+        self._outcome: list[Any] = [None, None]
+        self._token = next(_TOKENS)
+        worker_reports().report.connect(self._on_report)  # disconnected when this object is deleted
+
+    def _on_report(self, whom: int, _what: Any) -> None:
+        if whom == self._token:
+            self.done.emit()
 
     @property
     def started(self) -> bool:
@@ -261,15 +309,14 @@ class CatalogueReader(QObject):
             return
         catalog.plugins()  # the worlds are discovered here, so that the worker only reads them
 
-        def work() -> None:
+        outcome, whom, reports = self._outcome, self._token, worker_reports()
+
+        def work() -> None:  # holds nothing of the window: it may outlive it
             try:
-                self._result = catalog.scan_scenarios()
+                outcome[0] = catalog.scan_scenarios()
             except BaseException as exc:  # noqa: BLE001 - raised again by result(), in the GUI thread
-                self._error = exc
-            try:
-                self.done.emit()
-            except RuntimeError:  # the window is gone
-                pass
+                outcome[1] = exc
+            reports.report.emit(whom, None)
 
         self._thread = threading.Thread(target=work, name="tom-arena-scenarios", daemon=True)
         self._thread.start()
@@ -280,14 +327,17 @@ class CatalogueReader(QObject):
         self.start()
         assert self._thread is not None
         self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._result is not None
-        return self._result
+        result, error = self._outcome
+        if error is not None:
+            raise error
+        assert result is not None
+        return result
 
-    def shutdown(self) -> None:
+    def shutdown(self, wait: float = 0.0) -> None:
+        """Closing does not wait for the catalogue (its index is written atomically: a reading
+        cut short leaves the old index or none, rebuilt next time); ``wait``: at most this long."""
         if self._thread is not None:
-            self._thread.join(30)
+            self._thread.join(wait)
 
 
 class PlaybackClock(QObject):

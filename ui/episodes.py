@@ -5,6 +5,7 @@ live game in progress is ended only if the person agrees. The work itself is the
 
 from __future__ import annotations
 
+import html
 import time
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,9 @@ class EpisodePresenter(QObject):
         w.fill_setup()
         setup = w.setup
         if setup.takeover_step is None:  # the panel shows what is playing, ready to start again
-            setup.select_scenario(plan.scenario)
+            if not (setup.scenario == plan.scenario and setup.world is plan.world) \
+                    and not setup.select_scenario(plan.scenario):
+                setup.add_opened(plan.world, plan.scenario)  # not in the catalogue: listed as opened
             if setup.world is not None and list(setup.world.agents) == list(plan.world.agents):
                 for agent, spec in plan.seats.items():
                     setup.set_seat(agent, spec)
@@ -132,7 +135,7 @@ class EpisodePresenter(QObject):
         if path is not None and path.exists():
             buttons.append(("Open recording", f"replay {path.name} from the start",
                             lambda: (w.card.hide(), self.open_recording_in_background(path))))
-        w.card.show_card("summary", title, "<br>".join(lines), buttons)
+        w.card.show_card("summary", title, "<br>".join(html.escape(line) for line in lines), buttons)
 
     def play_again(self) -> None:
         plan = self.w.sessions.play_again_plan()

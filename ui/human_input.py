@@ -6,6 +6,7 @@ person's answer, and the status bar says who is thinking. The decisions are the 
 
 from __future__ import annotations
 
+import html
 from typing import Any
 
 from PyQt6.QtCore import QObject, QPoint, QRect, Qt, QTimer
@@ -57,13 +58,14 @@ class HumanInput(QObject):
         w, model, renderer = self.w, self.model, self.w.renderer
         human, legal, page = fields["human"], fields["legal"], fields["page"]
         if human and renderer is not None:
-            labels = "   ".join(f"[{k}] {renderer.action_label(x)}" for k, x in renderer.numbered_actions(legal, page))
+            labels = "   ".join(html.escape(f"[{k}] {renderer.action_label(x)}")
+                                 for k, x in renderer.numbered_actions(legal, page))
             pages = renderer.action_pages(legal)
             if pages > 1:
-                labels += f"   <small>(page {page + 1}/{pages}; {renderer.page_key}: next page)</small>"
-            keys = ", ".join(f"{b.keys}: {b.action}" for b in renderer.key_bindings())
+                labels += f"   <small>(page {page + 1}/{pages}; {html.escape(renderer.page_key)}: next page)</small>"
+            keys = html.escape(", ".join(f"{b.keys}: {b.action}" for b in renderer.key_bindings()))
             second = model.second_key_seat()
-            also = (f"<br><b>{second}</b> plays at the same time with {renderer.second_seat_help}; "
+            also = (f"<br><b>{second}</b> plays at the same time with {html.escape(renderer.second_seat_help)}; "
                     "F6 swaps the seats.") if second else ""
             w.action_bar.setText(f"<b>Your turn, {human}.</b>  {labels}<br><small>{keys}</small>{also}")
         w.action_bar.setVisible(bool(human))

@@ -35,14 +35,13 @@ from ui.menus import PLAYBACK_ACTIONS, make_actions, make_menus
 from ui.model import AppModel, is_loading
 from ui.panel_host import PanelHost
 from ui.playback import PlaybackBar
-from ui.render import Overlays, WorldRenderer, renderer_for
+from ui.render import WorldRenderer, renderer_for
 from ui.render.base import ASSET_DIR
 from ui.settings import AppSettings
 from ui.setup_panel import SetupPanel
-from ui.teams_panel import level_badges
 from ui.timeline import LiveTimeline, ReplayTimeline
 from ui.toast import FeedbackToast, InfoCard
-from ui.worldview import WorldView
+from ui.worldview import WorldView, map_overlays
 
 RECORDING_SUFFIXES = (".jsonl", ".gz", ".json")
 #: the first window's size when the screen has room for it (else the screen's available area)
@@ -100,6 +99,8 @@ class MainWindow(QMainWindow):
         # the catalogue is read in the background once the event loop runs, after the first frame
         # of what the command line opens (a recording needs none of it); the panel fills once read
         QTimer.singleShot(0, self._fill_setup_after_frame)
+        #: where the docks are before any remembered layout is applied (View > Reset layout)
+        self.default_layout = self.saveState()
         self._restore_geometry()
         self._update_controls()
 
@@ -340,10 +341,9 @@ class MainWindow(QMainWindow):
         model, renderer = self.model, self.renderer
         if model.timeline is None:
             return
-        fields = model.overlay_fields(renderer, getattr(renderer, "overlay_beliefs", ()))
-        self.view.set_overlays(Overlays(**fields, show_plans=self.actions_by_name["show_plans"].isChecked(),
-                                        phase=self.view.overlays.phase,
-                                        badges=level_badges(model.timeline, model.cursor)))
+        overlays, fields = map_overlays(model, renderer, show_plans=self.actions_by_name["show_plans"].isChecked(),
+                                        phase=self.view.overlays.phase)
+        self.view.set_overlays(overlays)
         self.human.show_turn(fields)
 
     def _update_title(self) -> None:
@@ -359,7 +359,7 @@ class MainWindow(QMainWindow):
 
     def _update_controls(self) -> None:
         acts, playing = self.actions_by_name, self.model.playing
-        for name in (*PLAYBACK_ACTIONS, "take_over", "close"):
+        for name in (*PLAYBACK_ACTIONS, "take_over", "close", "export_clip"):
             if name not in ("faster", "slower"):
                 acts[name].setEnabled(self.model.timeline is not None)
         for name in ("accept_feedback", "ignore_feedback"):  # only while a person must answer
@@ -488,6 +488,21 @@ class MainWindow(QMainWindow):
     def set_show_plans(self, checked: bool) -> None:
         self.settings.set("show_plans", bool(checked))
         self._update_overlays()
+
+    def reset_layout(self) -> None:
+        """View > Reset layout: every panel back where a fresh window has it (docked, shown, its
+        share of the width), after docks were dragged, floated, stacked or closed."""
+        self.restoreState(self.default_layout)
+        docks = (self.setup_dock, self.minds_dock, self.feedback_dock, self.log_dock)
+        for dock in docks:
+            dock.setFloating(False)
+            dock.show()
+        for dock in self.panels.docks.values():  # the shown world's own docks (a board's controls)
+            dock.setFloating(False)
+            dock.show()
+        third = max(260, self.width() // 4)
+        self.resizeDocks([self.setup_dock, self.minds_dock], [third, third], Qt.Orientation.Horizontal)
+        self.statusBar().showMessage("layout reset", 3000)
 
     # ================================================================== input
 

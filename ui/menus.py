@@ -49,6 +49,7 @@ def make_actions(w: Any) -> dict[str, QAction]:
     a("new", "&New session…", QKeySequence.StandardKey.New, w.show_setup)
     a("open", "&Open recording…", QKeySequence.StandardKey.Open, w.dialogs.open_recording, SP.SP_DialogOpenButton)
     a("close", "&Close episode", "Ctrl+W", w.close_episode)
+    a("export_clip", "&Export clip…", "Ctrl+E", lambda: _export_clip(w))
     a("settings", "&Settings…", "Ctrl+,", w.dialogs.show_settings)
     a("quit", "&Quit", QKeySequence.StandardKey.Quit, w.close)
     a("host_study", "&Host a study…", None, lambda: _study_window(w, "host"))
@@ -77,7 +78,15 @@ def make_actions(w: Any) -> dict[str, QAction]:
     a("next_seat", "Give the main keys to the next human seat", "F6", w.human.next_key_seat)
     a("write_message", "Write a message", "Ctrl+M", w.human.focus_message_box)
     a("rate_teammates", "Rate your teammates", "Ctrl+R", w.human.focus_ratings)
+    a("reset_layout", "&Reset layout", "Ctrl+Shift+R", w.reset_layout)
     return acts
+
+
+def _export_clip(w: Any) -> None:
+    """File > Export clip…: the shown episode as a GIF or MP4 (``ui/export_dialog.py``)."""
+    from ui.export_dialog import open_export_dialog
+
+    open_export_dialog(w)
 
 
 def _study_window(w: Any, kind: str) -> None:
@@ -97,6 +106,7 @@ def make_menus(w: Any) -> None:
         menu.addAction(acts[name])
     w.recent_menu = menu.addMenu("Open &recent")
     w.recent_menu.aboutToShow.connect(lambda: fill_recent(w))
+    menu.addAction(acts["export_clip"])
     menu.addSeparator()
     for name in ("close", "settings"):
         menu.addAction(acts[name])
@@ -123,6 +133,8 @@ def make_menus(w: Any) -> None:
     menu.addSeparator()
     for dock in (w.setup_dock, w.minds_dock, w.feedback_dock, w.log_dock):
         menu.addAction(dock.toggleViewAction())
+    menu.addSeparator()
+    menu.addAction(acts["reset_layout"])  # every panel back in its place, after docks were dragged or closed
     menu = w.menuBar().addMenu("&Help")
     menu.addAction(acts["how_to_play"])
     menu.addAction(acts["keys"])

@@ -10,12 +10,17 @@ from typing import Any
 from PyQt6.QtCore import QObject, Qt, QTimer
 from PyQt6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QTabWidget, QWidget
 
+from sim.events import LLMCallEvent
 from ui.belief_timeline_panel import BeliefTimelinePanel  # noqa: F401  (registers the belief timeline)
+from ui.catalog import needs_llm
 from ui.model import AppModel
 from ui.panels import PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels, load_plugin_panels
 from ui.teams_panel import level_badges  # noqa: F401  (registers the team panels)
 from ui.timeline import Timeline
 from ui.usage import LLMUsagePanel
+
+USAGE_TIP = ("Calls to a language model by LLM seats and facilitators: how many, the words sent (prompt tokens) "
+             "and received (completion tokens), failures and time, up to the shown step")
 
 
 class PanelHost(QObject):
@@ -38,11 +43,8 @@ class PanelHost(QObject):
         self.tabs.setUsesScrollButtons(True)
         self.tabs.setElideMode(Qt.TextElideMode.ElideNone)
         self.tabs.tabBar().setExpanding(False)
+        #: the LLM usage tab, in the Minds dock (last) only while the shown episode uses a model
         self.usage = LLMUsagePanel()
-        self.tabs.addTab(self.usage, "LLM usage")
-        self.tabs.setTabToolTip(0, "Calls to a language model by LLM seats and facilitators: how many, the words "
-                                   "sent (prompt tokens) and received (completion tokens), failures and time, up "
-                                   "to the shown step")
         self.feedback = FeedbackHistoryPanel()
         self.feedback.setToolTip("Every suggestion a facilitator made, to whom, and what became of it: sent, "
                                  "accepted, Completed, Ignored, Not Executable")
@@ -97,9 +99,9 @@ class PanelHost(QObject):
     def add(self, kind: PanelKind) -> QWidget:
         panel = kind.factory()
         area = getattr(panel, "dock_area", None)  # a panel that wants a dock of its own (a board's controls)
-        if area is None:  # before the LLM usage tab, which stays last; the first mind panel shows
+        if area is None:  # before the LLM usage tab (if shown), which stays last; the first mind panel shows
             showing_usage = self.tabs.currentWidget() is self.usage
-            index = self.tabs.insertTab(self.tabs.indexOf(self.usage), panel, kind.title)
+            index = self.tabs.insertTab(self.tabs.indexOf(self.usage), panel, kind.title)  # -1: at the end
             self.tabs.setTabToolTip(index, kind.tooltip)
             if showing_usage:
                 self.tabs.setCurrentIndex(index)
@@ -131,9 +133,25 @@ class PanelHost(QObject):
         for title in list(self.docks):
             self.window.removeDockWidget(self.docks[title])
 
-    def sync(self) -> None:
-        """Add the registered panels whose kind of data the episode now holds."""
+    def uses_model(self) -> bool:
+        """True when a seat or mechanism of the shown episode asks a language model (or its events
+        hold a model call): only then does the Minds dock show the LLM usage tab."""
         timeline = self.model.timeline
+        if timeline is None:
+            return False
+        specs = [*self.model.seat_specs.values(), *self.model.mechanism_specs]
+        return (any(needs_llm((spec or "").split(":", 1)[0].strip()) for spec in specs)
+                or timeline.count_of(LLMCallEvent, timeline.num_steps) > 0)
+
+    def sync(self) -> None:
+        """Add the registered panels whose kind of data the episode now holds; show the LLM usage
+        tab only in an episode that uses a model."""
+        timeline = self.model.timeline
+        index = self.tabs.indexOf(self.usage)
+        if self.uses_model() and index < 0:
+            self.tabs.setTabToolTip(self.tabs.addTab(self.usage, "LLM usage"), USAGE_TIP)
+        elif index >= 0 and not self.uses_model():
+            self.tabs.removeTab(index)
         if timeline is None:
             return
         for kind in PANELS:

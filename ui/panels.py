@@ -384,13 +384,29 @@ class MessageLogPanel(QTableWidget):
 
     COLUMNS = ("tick", "from", "to", "message", "words", "cost")
 
+    #: the share of the width the recipients may take at most (the message takes the rest)
+    RECIPIENTS_SHARE = 0.2
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(0, len(self.COLUMNS), parent)
         read_only_table(self, self.COLUMNS, stretch=3)
+        # in a narrow dock the message keeps the width: the recipients' column is capped (the
+        # whole list in its tooltip) and a long message wraps onto more lines
+        self.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Fixed)
+        self.setWordWrap(True)
         self._shown: list[tuple] = []
         self._timeline: Timeline | None = None
         #: messages read by the last refresh (it reads only those it had not drawn)
         self.visited = 0
+
+    def _fit_recipients(self) -> None:
+        wanted = max(self.sizeHintForColumn(2), self.horizontalHeader().sectionSizeHint(2))
+        self.setColumnWidth(2, max(40, min(wanted, int(self.viewport().width() * self.RECIPIENTS_SHARE))))
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self._fit_recipients()
+        self.resizeRowsToContents()
 
     def show_at(self, timeline: Timeline | None, tick: int) -> None:
         count = timeline.count_of(MessageEvent, tick) if timeline is not None else 0
@@ -411,10 +427,13 @@ class MessageLogPanel(QTableWidget):
             row = (e.tick, e.sender, ", ".join(e.recipients), e.text, e.words, e.cost)
             for j, value in enumerate(row):
                 item = QTableWidgetItem(f"{value:g}" if isinstance(value, float) else str(value))
-                if j == 3:
+                if j in (2, 3):
                     item.setToolTip(str(value))
                 self.setItem(len(self._shown), j, item)
             self._shown.append(row)
+        self._fit_recipients()
+        for k in range(count - len(new), count):
+            self.resizeRowToContents(k)
         self.scrollToBottom()
 
     def texts(self) -> list[str]:

@@ -6,11 +6,13 @@ an episode plays (the scenario again, same agents and mechanisms)."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pygame
-from PyQt6.QtCore import QRect, QSize, Qt, pyqtSignal
+from PyQt6.QtCore import QEvent, QObject, QRect, QSize, Qt, pyqtSignal
 from PyQt6.QtGui import QColor, QImage, QPainter, QPixmap
 from PyQt6.QtWidgets import (
     QComboBox,
@@ -29,7 +31,7 @@ from PyQt6.QtWidgets import (
 )
 
 from sim.plugins import plugins
-from sim.registry import ScenarioError, ScenarioInfo, load_scenario
+from sim.registry import ScenarioError, ScenarioInfo, Start, load_scenario_start
 from sim.world import World
 from ui import catalog
 from ui.render import renderer_for
@@ -37,6 +39,38 @@ from ui.worldview import init_pygame
 
 #: the size the scenario preview is drawn at (shown scaled to the panel's width)
 PREVIEW_SIZE = (300, 200)
+#: where a tree item keeps the world of a scenario opened by path (a file outside scenarios/)
+WORLD_ROLE = Qt.ItemDataRole.UserRole + 1
+#: the category of the scenarios opened by path, listed under their world
+OPENED = "opened files"
+#: a scenario whose file asks for no seats or mechanisms of its own
+NO_START = Start()
+
+
+class WheelGuard(QObject):
+    """The mouse wheel over a choice box or number box of a scrolling panel scrolls the panel:
+    it changes the box only once the box has the focus (clicked or tabbed to). Without it,
+    scrolling the Session panel silently changes the seats and mechanisms it passes over."""
+
+    def eventFilter(self, watched: QObject | None, event: QEvent | None) -> bool:
+        if (event is not None and event.type() == QEvent.Type.Wheel and isinstance(watched, QWidget)
+                and not watched.hasFocus()):
+            parent = watched.parentWidget()
+            while parent is not None and not hasattr(parent, "verticalScrollBar"):
+                parent = parent.parentWidget()
+            if parent is not None:  # the scroll area the box sits in scrolls instead
+                bar = parent.verticalScrollBar()
+                bar.setValue(bar.value() - event.angleDelta().y() // 120 * bar.singleStep() * 3)
+            return True
+        return False
+
+
+def guard_wheel(guard: WheelGuard, box: QWidget) -> QWidget:
+    """``box`` takes the focus by click or Tab, never by the wheel, and ignores the wheel until
+    it has it (``WheelGuard``)."""
+    box.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+    box.installEventFilter(guard)
+    return box
 
 
 def preview_pixmap(world: World, width: int = PREVIEW_SIZE[0], height: int = PREVIEW_SIZE[1]) -> QPixmap:
@@ -111,6 +145,7 @@ class SetupPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.wheel_guard = WheelGuard(self)
         layout = QVBoxLayout(self)
         self.banner = QLabel()
         self.banner.setWordWrap(True)
@@ -140,6 +175,13 @@ class SetupPanel(QWidget):
         self.seats_form = QFormLayout()
         layout.addLayout(self.seats_form)
         self.seat_boxes: dict[str, QComboBox] = {}
+        #: what a seat on a language model will meet here (the embedded model is a smoke test)
+        self.model_note = QLabel()
+        self.model_note.setWordWrap(True)
+        self.model_note.setTextFormat(Qt.TextFormat.RichText)
+        self.model_note.setStyleSheet("background: #fff8e1; color: #5d4037; padding: 4px; border-radius: 4px;")
+        self.model_note.hide()
+        layout.addWidget(self.model_note)
 
         options = QFormLayout()
         #: one editable choice per mechanism role ("facilitator", "team")
@@ -150,6 +192,7 @@ class SetupPanel(QWidget):
                 "team": "who forms teams from how well agents predict each other (KIND or KIND:param=value,...)"}
         for role, label in catalog.ROLES:
             box = QComboBox()
+            guard_wheel(self.wheel_guard, box)
             box.setEditable(True)
             box.setToolTip(tips.get(role, "KIND or KIND:param=value,..."))
             box.currentTextChanged.connect(lambda text, b=box, r=role: b.setToolTip(
@@ -159,9 +202,11 @@ class SetupPanel(QWidget):
         self.facilitator = self.mechanism_boxes["facilitator"]
         self._fill_mechanisms(None)
         self.seed = QSpinBox()
+        guard_wheel(self.wheel_guard, self.seed)
         self.seed.setRange(0, 2**31 - 1)
         options.addRow("Seed", self.seed)
         self.rounds = QSpinBox()
+        guard_wheel(self.wheel_guard, self.rounds)
         self.rounds.setRange(1, 1000)  # as run --rounds (docs/limits.md)
         self.rounds.setToolTip("Task rounds: the scenario is played this many times in a row by the same agents "
                                "and mechanisms (a team formed in one round plays the next); scores are the last "
@@ -182,10 +227,12 @@ class SetupPanel(QWidget):
         layout.addLayout(buttons)
         self.error = QLabel()
         self.error.setWordWrap(True)
+        self.error.setTextFormat(Qt.TextFormat.PlainText)  # a message may quote a file's '<...>' as written
         self.error.setStyleSheet("color: #b71c1c;")
         layout.addWidget(self.error)
         self.note = QLabel()
         self.note.setWordWrap(True)
+        self.note.setTextFormat(Qt.TextFormat.PlainText)
         self.note.setStyleSheet("color: #6b7280;")
         self.note.hide()
         layout.addWidget(self.note)
@@ -193,6 +240,8 @@ class SetupPanel(QWidget):
         self.world: World | None = None
         self.scenario = ""
         self.takeover_step: int | None = None
+        #: the task rounds the shown scenario's file asked for (its ``start``), if any
+        self._start_rounds: int | None = None
         self.infos: list[ScenarioInfo] = []
 
     # ------------------------------------------------------------------ scenarios
@@ -232,24 +281,92 @@ class SetupPanel(QWidget):
                 return True
         return False
 
+    def add_opened(self, world: World, scenario: str, path: str | Path | None = None, *, title: str = "",
+                   description: str = "", start: Start = NO_START) -> None:
+        """List a scenario opened by path (a level file outside ``scenarios/``) under its world, in
+        "opened files", and select it: the panel then shows that world with its default seats."""
+        titles = {name: fam.title for name, fam in plugins().items()}
+        world_title = titles.get(world.family, world.family)
+        top = next((self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())
+                    if self.tree.topLevelItem(i).text(0) == world_title), None)
+        if top is None:
+            top = QTreeWidgetItem(self.tree, [world_title])
+            top.setExpanded(True)
+        group = next((top.child(i) for i in range(top.childCount()) if top.child(i).text(0) == OPENED), None)
+        if group is None:
+            group = QTreeWidgetItem(top, [OPENED])
+            group.setExpanded(True)
+        where = Path(path) if path is not None else Path(scenario)
+        info = ScenarioInfo(name=scenario, family=world.family, path=where, title=title or scenario, category=None,
+                            agents=tuple(world.agents), description=description or f"opened from {where}",
+                            start=start)
+        item = next((group.child(i) for i in range(group.childCount()) if group.child(i).text(0) == scenario), None)
+        if item is None:
+            item = QTreeWidgetItem(group, [scenario, str(len(info.agents))])
+            item.setTextAlignment(1, Qt.AlignmentFlag.AlignCenter)
+        item.setData(0, Qt.ItemDataRole.UserRole, info)
+        item.setData(0, WORLD_ROLE, world)
+        for column in range(2):
+            item.setToolTip(column, f"{scenario}: opened from {where}\nagents: {', '.join(info.agents)}")
+        if self.tree.currentItem() is item:
+            self._selected(item)
+        else:
+            self.tree.setCurrentItem(item)
+
     def _selected(self, item: QTreeWidgetItem | None, _previous: Any = None) -> None:
         info = item.data(0, Qt.ItemDataRole.UserRole) if item is not None else None
         if info is None:
             return
-        try:
-            world, name = load_scenario(str(info.path))
-        except ScenarioError as exc:
-            self.error.setText(str(exc))
-            return
+        world = item.data(0, WORLD_ROLE)
+        start = info.start
+        if world is not None:  # opened by path (perhaps with reading options): kept as it was read
+            name = info.name
+        else:
+            try:
+                world, name, start = load_scenario_start(str(info.path))
+            except ScenarioError as exc:
+                self.error.setText(str(exc))
+                return
         self.error.clear()
-        self.set_world(world, name, title=info.title, description=info.description, category=info.category)
+        self.set_world(world, name, title=info.title, description=info.description, category=info.category,
+                       start=start, source=str(info.path))
 
     def set_world(self, world: World, scenario: str, *, title: str = "", description: str = "",
-                  seats: Mapping[str, str] | None = None, category: str | None = None) -> None:
+                  seats: Mapping[str, str] | None = None, category: str | None = None,
+                  start: Start = NO_START, source: str = "") -> None:
+        """Show ``world``: its preview, description and a seat box per agent, filled with
+        ``seats``, else the scenario's ``start`` (its file's seats and mechanisms), else the
+        world's defaults."""
         self.world, self.scenario = world, scenario
         self.preview.setPixmap(preview_pixmap(world))
         self._fill_mechanisms(world.family, category)
-        self.description.setText(f"<b>{title or scenario}</b><br>{catalog.plain_description(description)}")
+        # plain text in a rich-text label: "<ball>(1) ON <basket>(1000)" must show as written
+        self.description.setText(f"<b>{html.escape(title or scenario)}</b><br>"
+                                 f"{html.escape(catalog.plain_description(description))}")
+        problem = ""
+        if seats is None and start.agents:
+            from agents.registry import AgentSpecError, seat_specs
+
+            try:
+                seats = seat_specs(world.agents, list(start.agents))
+            except AgentSpecError as exc:
+                problem = f"{source or scenario}: field 'start.agents': {exc}"
+        if start.mechanisms:  # the roles the scenario's file fills (the others as chosen or by default)
+            from agents.registry import mechanism_kinds
+
+            kinds = mechanism_kinds()
+            for role, box in self.mechanism_boxes.items():
+                spec = next((s for s in start.mechanisms
+                             if getattr(kinds.get(s.split(":", 1)[0]), "role", None) == role), None)
+                if spec is not None:
+                    box.setCurrentText(spec)
+                    self._defaults[role] = spec  # the scenario's own, not the person's choice
+        if self.takeover_step is None:  # a take-over keeps the recording's rounds
+            if start.rounds:
+                self.rounds.setValue(start.rounds)
+            elif self._start_rounds is not None and self.rounds.value() == self._start_rounds:
+                self.rounds.setValue(1)  # the previous scenario's rounds, not the person's
+            self._start_rounds = start.rounds
         while self.seats_form.rowCount():
             self.seats_form.removeRow(0)
         self.seat_boxes = {}
@@ -266,9 +383,17 @@ class SetupPanel(QWidget):
             box.currentTextChanged.connect(lambda text, b=box: b.setToolTip(
                 catalog.plain_words(text) + "\n\nKIND or KIND:param=value,...  e.g. boltzmann:temperature=1.0"))
             self.seat_boxes[agent] = box
+            guard_wheel(self.wheel_guard, box)
+            box.currentTextChanged.connect(self._update_model_note)
             label = QLabel(f"Seat {agent}")
             label.setToolTip(f"who plays {agent}: a computer player, a language model, or you (human)")
             self.seats_form.addRow(label, box)
+        for box in (*self.mechanism_boxes.values(), *self.seat_boxes.values()):
+            if box.lineEdit() is not None:
+                box.lineEdit().setCursorPosition(0)  # a long spec shows its kind, not its last parameters
+        self._update_model_note()
+        if problem:
+            self.error.setText(problem)
 
     def _fill_mechanisms(self, family: str | None, category: str | None = None) -> None:
         """Offer the mechanisms that work in ``family``; keep a choice the person made that still
@@ -284,6 +409,9 @@ class SetupPanel(QWidget):
             for kind, summary in choices:
                 box.addItem(kind)
                 _describe_item(box, kind, summary, "mechanism", llm_problem)
+            if not getattr(box, "_noted", False):
+                box.currentTextChanged.connect(self._update_model_note)
+                box._noted = True  # type: ignore[attr-defined]
             chosen = current != self._defaults.get(role)  # not the previous scenario's default
             keep = (chosen and current and current != catalog.NONE
                     and (family is None or catalog.mechanism_works(current, family)))
@@ -301,6 +429,15 @@ class SetupPanel(QWidget):
         for role, box in self.mechanism_boxes.items():
             chosen = [s for s in specs if getattr(kinds.get(s.split(":", 1)[0]), "role", None) == role]
             box.setCurrentText(chosen[0] if chosen else catalog.NONE)
+
+    def _update_model_note(self, _text: str = "") -> None:
+        """Say, when a seat or mechanism asks a language model and that model is the embedded
+        one, that it is a smoke test, and how to point the app at a real endpoint."""
+        specs = [*self.seats().values(), *self.mechanisms()] if hasattr(self, "seed") else []
+        wants = any(catalog.needs_llm(spec.split(":", 1)[0].strip()) for spec in specs)
+        note = catalog.embedded_model_note() if wants else None
+        self.model_note.setText(note or "")
+        self.model_note.setVisible(bool(note))
 
     def mechanisms(self) -> tuple[str, ...]:
         return tuple(t for t in (box.currentText().strip() for box in self.mechanism_boxes.values())
@@ -326,7 +463,7 @@ class SetupPanel(QWidget):
                                    "Take over.", seats=seats)
         self.set_mechanisms(mechanisms)
         self.seed.setValue(seed)
-        self.banner.setText(f"Take over {scenario} from step {step}")
+        self.banner.setText(html.escape(f"Take over {scenario} from step {step}"))
         self.banner.show()
         self.cancel_button.show()
         self.start_button.setText("Take over")

@@ -42,6 +42,8 @@ class FeedbackToast(QFrame):
         self.text.setWordWrap(True)
         self.explanation = QLabel(objectName="toastExplanation")
         self.explanation.setWordWrap(True)
+        for label in (self.title, self.text, self.explanation):  # a model's words, shown as written
+            label.setTextFormat(Qt.TextFormat.PlainText)
         self.accept_button = QPushButton("Accept  (Enter)")
         self.ignore_button = QPushButton("Ignore  (Esc)", objectName="toastIgnore")
         self.close_button = QPushButton("OK")
@@ -166,6 +168,7 @@ class InfoCard(QFrame):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.title = QLabel(objectName="cardTitle")
         self.title.setWordWrap(True)
+        self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.RichText)

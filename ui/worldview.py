@@ -28,6 +28,30 @@ from PyQt6.QtWidgets import QSizePolicy, QWidget
 
 from ui.render import Overlays, WorldRenderer
 
+
+def map_overlays(model: Any, renderer: WorldRenderer | None, *, show_plans: bool,
+                 phase: float = 0.0) -> tuple[Overlays, dict[str, Any]]:
+    """What the map draws over the world at the app model's cursor (its view: the world as it is,
+    a seat's eyes, or as a mind believes it), and the model's fields it came from: for the window
+    and for clips of a recording (``ui/export.py``) alike."""
+    from ui.teams_panel import level_badges
+
+    fields = model.overlay_fields(renderer, getattr(renderer, "overlay_beliefs", ()))
+    badges = level_badges(model.timeline, model.cursor) if model.timeline is not None else {}
+    return Overlays(**fields, show_plans=show_plans, phase=phase, badges=badges), fields
+
+
+def draw_frame(renderer: WorldRenderer, surface: pygame.Surface, state: Any, overlays: Overlays,
+               previous: Any = None, alpha: float = 1.0) -> None:
+    """Draw ``state`` and what goes over it (badges, message bubbles) on ``surface``, laid out
+    already (``renderer.layout``): the world view's frame, on screen or off."""
+    renderer.draw(surface, state, previous, alpha, overlays)
+    if overlays.badges:
+        renderer.draw_badges(surface, state, overlays.badges)
+    if overlays.messages:
+        renderer.draw_messages(surface, state, overlays.messages)
+
+
 _KEY_NAMES = {
     Qt.Key.Key_Up: "up", Qt.Key.Key_Down: "down", Qt.Key.Key_Left: "left", Qt.Key.Key_Right: "right",
     Qt.Key.Key_Space: "space", Qt.Key.Key_Period: "period", Qt.Key.Key_Return: "return",
@@ -178,11 +202,7 @@ class WorldView(QWidget):
         if self.renderer is None or self.state is None:
             return
         alpha = self._alpha()
-        self.renderer.draw(self.surface, self.state, self.previous if alpha < 1 else None, alpha, self.overlays)
-        if self.overlays.badges:
-            self.renderer.draw_badges(self.surface, self.state, self.overlays.badges)
-        if self.overlays.messages:
-            self.renderer.draw_messages(self.surface, self.state, self.overlays.messages)
+        draw_frame(self.renderer, self.surface, self.state, self.overlays, self.previous if alpha < 1 else None, alpha)
         self.frames_drawn += 1
         self._dirty = False
 

@@ -392,12 +392,22 @@ def shared_pool(settings: EmbeddedSettings | None = None) -> EmbeddedPool:
         return pool
 
 
-def stop_shared_servers() -> None:
-    """Stop every shared server and pool (the desktop app calls this when it closes; also run at exit)."""
+def stop_shared_servers(grace: float = 10.0) -> None:
+    """Stop every shared server and pool (the desktop app calls this when it closes, with a short
+    ``grace``: a server holds nothing to save, and one answering a request would make the app wait
+    its whole answer; also run at exit). The servers stop at once, each killed after ``grace`` s."""
     with _SHARED_LOCK:
         servers = list(_SHARED.values()) + [s for pool in _POOLS.values() for s in pool.servers]
-    for server in servers:
-        server.stop()
+    if len(servers) <= 1:
+        for server in servers:
+            server.stop(grace)
+        return
+    stoppers = [threading.Thread(target=server.stop, args=(grace,), name="tom-arena-stop-server")
+                for server in servers]
+    for stopper in stoppers:
+        stopper.start()
+    for stopper in stoppers:
+        stopper.join()
 
 
 atexit.register(stop_shared_servers)

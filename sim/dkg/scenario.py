@@ -36,7 +36,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sim.inputs import check_tree, field_path, validate_model
-from sim.registry import ScenarioError
+from sim.registry import START_FIELD, ScenarioError, StartModel
 
 COLORS = ("red", "blue", "yellow", "green", "purple", "orange", "pink", "cyan")
 CATEGORIES = ("not_needed", "useful", "necessary")
@@ -265,6 +265,11 @@ def _reachable_cells(rows: list[str], legend: dict[str, dict[str, str]],
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of scenario files, for editors (written to scenarios/dkg.schema.json)."""
     schema = DKGScenario.model_json_schema()
+    # the field every world's files may have, read by the loader (sim.registry.read_scenario)
+    start = StartModel.model_json_schema()
+    start["description"] = ("the seats, mechanisms and task rounds the app starts this scenario with, as run --agents, "
+                            "--mechanism and --rounds take them")
+    schema["properties"][START_FIELD] = start
     schema["properties"]["legend"]["description"] = (
         "single characters mapped to 'wall', 'floor', {'key': colour}, {'door': colour}, "
         "{'gem': colour}, {'plate': colour} (a door of its colour opens while agents stand on all its plates) "

@@ -15,6 +15,7 @@ browser) are in ``ui/tradecraft/board_parts.py``.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from typing import Any
 
@@ -176,7 +177,7 @@ class TradeCraftBoard(QWidget):
 
     def _fill_header(self, obs: TCObservation, live_edge: bool, can_act: bool) -> None:
         world = self.world
-        target = ", ".join(f"{world.rules.display(i)} ×{n}" for i, n in obs.target)
+        target = html.escape(", ".join(f"{world.rules.display(i)} ×{n}" for i, n in obs.target))
         self.target_icon.setPixmap(item_pixmap(obs.target[0][0], 32) if obs.target else item_pixmap("?", 32))
         phase = {PROPOSE: f"proposal by {obs.proposer}", RESPOND: "decision", CRAFT: "craft phase",
                  "over": "game over"}.get(obs.phase, obs.phase)
@@ -230,7 +231,7 @@ class TradeCraftBoard(QWidget):
     def apply(self) -> bool:
         craft = self.craft()
         if isinstance(craft, str):
-            self.crafting.craft_status.setText(f"<span style='color:#b71c1c'>cannot craft: {craft}</span>")
+            self.crafting.craft_status.setText(f"<span style='color:#b71c1c'>cannot craft: {html.escape(craft)}</span>")
             return False
         return self._send(CraftTurn((craft,), False), "craft")
 
@@ -270,7 +271,7 @@ class TradeCraftBoard(QWidget):
 
     def _say(self, what: str, reason: str) -> None:
         label = self.crafting.craft_status if what in ("craft", "done") else self.trade.compose_status
-        label.setText(f"<span style='color:#b71c1c'>{what}: {reason}</span>")
+        label.setText(f"<span style='color:#b71c1c'>{html.escape(f'{what}: {reason}')}</span>")
 
     def _unblock(self) -> None:
         """An action that the session did not take within a few seconds: let the person try again."""

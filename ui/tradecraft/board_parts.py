@@ -6,6 +6,7 @@ stay with the board (``board.world``, ``board.obs``, ``board.can_act``, ``board.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 from fractions import Fraction
 from typing import Any
@@ -223,6 +224,7 @@ class TradeArea(QGroupBox):
         i_layout.addWidget(self.give_list)
         self.incoming_message = QLabel()
         self.incoming_message.setWordWrap(True)
+        self.incoming_message.setTextFormat(Qt.TextFormat.PlainText)  # a player's or a model's words
         i_layout.addWidget(self.incoming_message)
         answer = QHBoxLayout()
         self.reject_button = QPushButton("Reject")
@@ -285,7 +287,7 @@ class TradeArea(QGroupBox):
         if last is None and obs.history:
             last = obs.history[-1]
         if last is not None and obs.phase != RESPOND:
-            text += "<br><small>last trade: " + trade_line(world, last) + "</small>"
+            text += "<br><small>last trade: " + html.escape(trade_line(world, last)) + "</small>"
         self.last_trade_text = trade_line(world, last) if last is not None else ""
         self.show_idle(text)
 
@@ -316,7 +318,7 @@ class TradeArea(QGroupBox):
         ok = reason is None and board.can_act and board.seat not in board.sent_at
         self.propose_button.setEnabled(ok)
         if reason is not None and (proposal.offer or proposal.request):
-            self.compose_status.setText(f"<span style='color:#b71c1c'>{reason}</span>")
+            self.compose_status.setText(f"<span style='color:#b71c1c'>{html.escape(reason)}</span>")
         elif reason is not None:
             self.compose_status.setText("Choose amounts to offer and/or to request.")
         else:
@@ -496,7 +498,7 @@ class CraftingTable(QGroupBox):
         text = f"cannot craft: {craft}" if isinstance(craft, str) else \
             check_craft(world.rules, to_hand(obs.hand), craft, world.crafting).describe(world.rules)
         color = "#1b5e20" if text.startswith("ok") else "#b71c1c"
-        self.craft_status.setText(f"<span style='color:{color}'>{text}</span>")
+        self.craft_status.setText(f"<span style='color:{color}'>{html.escape(text)}</span>")
         return text
 
 
@@ -552,7 +554,7 @@ class RecipeBrowser(QGroupBox):
             item = world.rules.resolve(name)
         except KeyError:
             self.info_icon.clear()
-            self.info_title.setText(f"<b>{name}</b>: not in rule set {world.rules.name}")
+            self.info_title.setText(f"<b>{html.escape(name)}</b>: not in rule set {html.escape(world.rules.name)}")
             return
         self.info_icon.setPixmap(item_pixmap(item, 32))
-        self.info_title.setText(f"<b>{world.rules.display(item)}</b> <small>{item}</small>")
+        self.info_title.setText(f"<b>{html.escape(world.rules.display(item))}</b> <small>{html.escape(item)}</small>")
