@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ui.shots import ROOT, _settle, _wait, on_virtual_display, shot_window
+from ui.shots import ROOT, _settle, _wait, shot_window, shots_main
 
 SIZE = (1358, 728)  # the window on a 1366 x 768 screen, less a window manager's frame
 LEVEL = ROOT / "tests" / "fixtures" / "gym_cooking" / "full-divider_salad.txt"
@@ -90,14 +90,7 @@ def take(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    out = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
-    code = on_virtual_display("ui.demo_shots", out)
-    if code is not None:
-        return code
-    for path in take(out):
-        print(path)
-    return 0
+    return shots_main("ui.demo_shots", take, argv)
 
 
 if __name__ == "__main__":

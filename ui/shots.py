@@ -80,3 +80,16 @@ def on_virtual_display(module: str, out: Path, *extra: str) -> int | None:
     with virtual_display(1366, 768, 24) as display:  # a laptop screen, as the walk's
         return subprocess.call([sys.executable, "-m", module, str(out.resolve()), *extra], env=display_env(display),
                                cwd=ROOT)
+
+
+def shots_main(module: str, take: Callable[[Path], list[Path]], argv: list[str] | None = None) -> int:
+    """The command of a screenshot module: ``python -m MODULE [OUT]`` (default docs/screenshots)
+    takes its pictures with ``take`` on a 1366 x 768 virtual display and prints their paths."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    out = Path(args[0]) if args else ROOT / "docs" / "screenshots"
+    code = on_virtual_display(module, out)
+    if code is not None:
+        return code
+    for path in take(out):
+        print(path)
+    return 0

@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ui.shots import ROOT, _settle, _wait, on_virtual_display
+from ui.shots import _settle, _wait, shots_main
 
 SCENARIO = "protom/kitchen-15-walled-onion"
 SIZE = (1366, 768)
@@ -185,14 +185,7 @@ def take(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
-    out = Path(args[0]) if args else ROOT / "docs" / "screenshots"
-    code = on_virtual_display("ui.study_shots", out)
-    if code is not None:
-        return code
-    for path in take(out):
-        print(path)
-    return 0
+    return shots_main("ui.study_shots", take, argv)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ui.shots import ROOT, _settle, _wait, on_virtual_display, shot_window
+from ui.shots import _settle, _wait, shot_window, shots_main
 
 SCENARIO = "team-04-seven"
 PERSON = "ben"
@@ -104,14 +104,7 @@ def take(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    out = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
-    code = on_virtual_display("ui.teams_shots", out)
-    if code is not None:
-        return code
-    for path in take(out):
-        print(path)
-    return 0
+    return shots_main("ui.teams_shots", take, argv)
 
 
 if __name__ == "__main__":
