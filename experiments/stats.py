@@ -13,9 +13,9 @@ scenario's success rate), and everything after counts scenarios:
   Conditions that do not share their scenarios are compared unpaired (Mann-Whitney U on the
   scenario values);
 - Benjamini-Hochberg adjusted p over the whole family of tests of the experiment;
-- effect size: the mean paired difference (first condition minus second) with a percentile
-  bootstrap interval that resamples scenarios, and the matched-pairs rank-biserial correlation
-  for the signed-rank test.
+- effect size: the mean paired difference (first condition minus second) with Student's t
+  interval over scenarios (Welch's where unpaired; ``sim.analysis.stats.mean_ci``), and the
+  matched-pairs rank-biserial correlation for the signed-rank test.
 """
 
 from __future__ import annotations
@@ -205,7 +205,7 @@ def _binary(values: Sequence[float]) -> bool:
 # ---------------------------------------------------------------------- tables
 
 
-CI_NAMES = {"t": "t", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}
+CI_NAMES = {"t": "t", "bca": "BCa bootstrap", "percentile": "percentile bootstrap", "signflip": "sign-flip"}
 
 
 def _signed(x: float | None) -> str:

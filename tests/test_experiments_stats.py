@@ -12,7 +12,6 @@ from scipy import stats
 from experiments.design import Design
 from experiments.stats import analyse, comparisons_markdown, summary_markdown
 from sim.analysis.stats import (
-    SMALL_N,
     benjamini_hochberg,
     bootstrap_ci,
     bootstrap_diff_ci,
@@ -24,6 +23,7 @@ from sim.analysis.stats import (
     mean_sem,
     rank_biserial,
     sign_test,
+    signflip_intervals,
     stars,
     unit_means,
     wilcoxon_signed_rank,
@@ -82,14 +82,16 @@ def test_effect_sizes_and_bootstrap_intervals():
     assert unit_means([1, 3, 10, 20, 5], ["a", "a", "b", "b", "c"]) == {"a": 2.0, "b": 15.0, "c": 5.0}
 
 
-def test_small_samples_get_a_t_interval_large_ones_bca_and_each_says_which():
+def test_every_n_gets_a_t_interval_by_default_and_each_method_says_which():
     x = [0.3, -0.1, 0.5, 0.2, 0.9, 0.4, 0.0, 0.6]
     low, high, method = mean_ci(x)
     ref = stats.t.interval(0.95, len(x) - 1, loc=np.mean(x), scale=stats.sem(x))
     assert method == "t" and (low, high) == pytest.approx(ref)
     assert mean_ci([2.0] * 5) == (2.0, 2.0, "t") and mean_ci([1.0])[2] == "t" and math.isnan(mean_ci([1.0])[0])
-    big = np.random.default_rng(2).exponential(1.0, size=SMALL_N + 10)
-    low, high, method = mean_ci(big, seed=4)
+    big = np.random.default_rng(2).exponential(1.0, size=30)
+    ref = stats.t.interval(0.95, len(big) - 1, loc=np.mean(big), scale=stats.sem(big))
+    assert mean_ci(big, seed=4)[2] == "t" and mean_ci(big, seed=4)[:2] == pytest.approx(ref)
+    low, high, method = mean_ci(big, seed=4, method="bca")
     ref = stats.bootstrap((big,), np.mean, method="BCa", n_resamples=2000,
                           random_state=np.random.default_rng(4)).confidence_interval
     assert method == "bca" and (low, high) == pytest.approx((ref.low, ref.high))
@@ -97,9 +99,42 @@ def test_small_samples_get_a_t_interval_large_ones_bca_and_each_says_which():
     low, high, method = diff_ci(a, b)
     ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
     assert method == "t" and (low, high) == pytest.approx((ref.low, ref.high))
+    a, b = list(np.arange(25.0)), list(np.arange(30.0) / 2)
+    ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+    assert diff_ci(a, b)[2] == "t" and diff_ci(a, b)[:2] == pytest.approx((ref.low, ref.high))
     assert diff_ci([5.0] * 5, [2.0] * 9) == (3.0, 3.0, "t")
     with pytest.raises(ValueError, match="interval method must be one of"):
         mean_ci(x, method="normal")
+    with pytest.raises(ValueError, match="paired differences"):
+        diff_ci(a, b, method="signflip")
+
+
+def test_the_sign_flip_interval_is_the_inversion_of_the_exact_sign_flip_test():
+    """Every mu whose exact sign-flip test (all 2^8 sign patterns of x - mu, two-sided p = twice
+    the smaller tail) gives p > 0.05, on a grid: the bounds are two of the subset means."""
+    import itertools
+
+    x = np.array([0.3, -0.1, 0.5, 0.2, 0.9, 0.4, 0.0, 0.6])
+    signs = np.array(list(itertools.product([1, -1], repeat=len(x))))
+
+    def p(mu: float) -> float:
+        d = x - mu
+        flipped, observed = signs @ d, d.sum()
+        return 2 * min((flipped >= observed - 1e-12).mean(), (flipped <= observed + 1e-12).mean())
+
+    accepted = [mu for mu in np.linspace(-0.2, 0.9, 2201) if p(mu) > 0.05]
+    low, high, method = mean_ci(x, method="signflip")
+    assert method == "signflip"
+    assert low == pytest.approx(min(accepted), abs=6e-4) and high == pytest.approx(max(accepted), abs=6e-4)
+    assert (low, high) == pytest.approx((0.2 / 3, 1.9 / 3))  # means of {-0.1, 0.0, 0.3}, {0.4, 0.6, 0.9}
+    # above 12 values, random subsets (deterministic by seed), close to the exact bounds' spread
+    y = np.random.default_rng(5).normal(size=20)
+    lo, hi = signflip_intervals(y[None, :], seed=1)
+    assert (lo[0], hi[0]) == tuple(x[0] for x in signflip_intervals(y[None, :], seed=1))
+    t_low, t_high, _ = mean_ci(y)
+    assert lo[0] == pytest.approx(t_low, abs=0.1) and hi[0] == pytest.approx(t_high, abs=0.1)
+    # too few values to reject anything: the whole line
+    assert signflip_intervals(np.array([[1.0, 2.0, 3.0]]))[0][0] == -math.inf
 
 
 def test_the_t_interval_covers_at_n_6_to_10_where_the_percentile_bootstrap_does_not():
