@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import Design
-from experiments.stats import ALL, Analysis, comparisons_markdown, scenario_markdown, summary_markdown
+from experiments.stats import ALL, Analysis, comparisons_markdown, mix_markdown, scenario_markdown, summary_markdown
 from sim.redact import DictWriter, scrub_text, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,6 +262,9 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     lines += ["### Tests", "",
               comparisons_markdown(analysis), "",
               "n: scenario pairs for paired tests. Mean difference: first − second, over scenarios.", ""]
+    if analysis.mix:
+        lines += [f"### The pooled figures depend on the mix of groups: at {analysis.mix['label'] or 'another mix'}",
+                  "", mix_markdown(analysis, design.tests.confidence), ""]
     for name, caption in made:
         lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
     shown = [m.name for m in design.metrics if m.test] or [m.name for m in design.metrics]

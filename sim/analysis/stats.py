@@ -258,6 +258,37 @@ def mean_ci(values: Sequence[float], *, confidence: float = 0.95, resamples: int
     return (float(res.confidence_interval.low), float(res.confidence_interval.high), chosen)
 
 
+def stratified_ci(strata: Sequence[tuple[Sequence[float], float]], *, confidence: float = 0.95
+                  ) -> tuple[float, float, float]:
+    """Sum of c_g * mean(x_g) over independent strata ``(x_g, c_g)`` (a weighted mean of groups'
+    means, c_g summing to 1; or a difference, with negative c_g for the second set) and its
+    Student's t interval: variance sum c_g^2 s_g^2 / n_g, degrees of freedom by Welch-Satterthwaite
+    (the t-interval of ``mean_ci`` and ``diff_ci`` for one or two strata). Returns (estimate, low,
+    high); a stratum of one value gives a nan interval (its spread is unknown), every stratum
+    constant the estimate itself."""
+    from scipy import stats as st
+
+    estimate, var, df_den = 0.0, 0.0, 0.0
+    unknown = False
+    for values, c in strata:
+        x = np.asarray(values, dtype=float)
+        if len(x) == 0:
+            raise ValueError("stratified_ci: a stratum has no values")
+        estimate += c * float(x.mean())
+        if len(x) < 2:
+            unknown = True
+            continue
+        term = c * c * float(x.var(ddof=1)) / len(x)
+        var += term
+        df_den += term * term / (len(x) - 1)
+    if unknown:
+        return (estimate, math.nan, math.nan)
+    if var == 0:
+        return (estimate, estimate, estimate)
+    half = float(st.t.ppf(0.5 + confidence / 2, var * var / df_den)) * math.sqrt(var)
+    return (estimate, estimate - half, estimate + half)
+
+
 def diff_ci(a: Sequence[float], b: Sequence[float], *, confidence: float = 0.95, resamples: int = 2000,
             seed: int = 0, method: str = "auto") -> tuple[float, float, str]:
     """Interval of mean(a) - mean(b) for two independent sets of units and the method used:
