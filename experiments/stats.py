@@ -161,7 +161,8 @@ def analyse(records: Sequence[Mapping[str, Any]], design: Design,
 def mix_rows(analysis: Analysis, design: Design) -> dict[str, Any]:
     """The pooled figures at the design's other mix of groups (``groups.mix``: a weight per group)
     beside the mix as run: per metric and condition the groups' means, the pooled mean as run and
-    each group's share of it (n_g * mean_g over the sum), and the mean at the mix (sum of w_g *
+    each group's share of it (n_g * mean_g over the sum; None where the groups' sums differ in sign
+    or are all 0), and the mean at the mix (sum of w_g *
     mean_g, weights normalised) ± its standard error; per compared pair the mean difference at
     the mix with its t interval (``stratified_ci``: groups are independent strata, paired by
     scenario within each). Not tested: these are the same scenarios as the tests, reweighted."""
@@ -186,14 +187,17 @@ def mix_rows(analysis: Analysis, design: Design) -> dict[str, Any]:
             if any(not v for v in by_group.values()):
                 continue
             pooled = analysis.values[ALL][m.name][c]
-            whole = sum(sum(v) for v in by_group.values())
+            sums = [sum(v) for v in by_group.values()]
+            whole = sum(sums)
+            # a share of the pooled mean reads only where every group pulls it the same way
+            shares = whole != 0 and (all(x >= 0 for x in sums) or all(x <= 0 for x in sums))
             est, *_ = stratified_ci([(v, w[g]) for g, v in by_group.items()], confidence=confidence)
             sem = float(np.sqrt(sum((w[g] * analysis.values[g][m.name][c].sem) ** 2 for g in mix)))
             out["levels"].append({
                 "metric": m.name, "condition": c, "group_means": {g: float(np.mean(v)) for g, v in by_group.items()},
                 "group_n": {g: len(v) for g, v in by_group.items()},
                 "as_run": pooled.mean, "as_run_sem": pooled.sem, "at_mix": est, "at_mix_sem": sem,
-                "share": {g: (sum(v) / whole if whole else float("nan")) for g, v in by_group.items()}})
+                "share": {g: (sum(v) / whole if shares else None) for g, v in by_group.items()}})
         if not m.test:
             continue
         for first, second in design.comparisons():
@@ -349,13 +353,15 @@ def mix_markdown(analysis: Analysis, confidence: float = 0.95) -> str:
     for r in mix["levels"]:
         if r["metric"] not in tested:
             continue
-        shares = " / ".join("nan" if v != v else f"{v:.0%}" for v in r["share"].values())
+        shares = " / ".join("—" if v is None else f"{v:.0%}" for v in r["share"].values())
         lines.append(f"| {r['metric']} | {r['condition']} | "
                      + " | ".join(fmt(r["group_means"][g]) for g in groups)
                      + f" | {fmt(r['as_run'])} ± {fmt(r['as_run_sem'])} | {shares} | "
                        f"{fmt(r['at_mix'])} ± {fmt(r['at_mix_sem'])} |")
     lines += ["", "Mean (± standard error) over scenarios; the share of the pooled mean is each group's "
-              "scenarios' sum over all scenarios' sum.", ""]
+              "scenarios' sum over all scenarios' sum (—: the groups' sums differ in sign or are all 0). The "
+              "standard error and interval at the mix take the groups as fixed strata, so they leave out the "
+              "spread between groups that the pooled figure as run carries.", ""]
     if mix["comparisons"]:
         lines += [f"| metric | comparison | {head} | pooled as run [{confidence:.0%} CI] | pooled at {label} "
                   f"[{confidence:.0%} CI] |", "|---|---|" + "---|" * (len(groups) + 2)]
