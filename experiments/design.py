@@ -21,7 +21,8 @@ command line), seeds, metrics and the tests to run on them::
       "baseline": "none",                             what derived metrics compare with
       "reference": "protom",                          what the tests compare every condition with
       "checks": [{"hook": "experiments.protom_dkg:check_category"}],     per-scenario pre-checks
-      "groups": {"by": "category", "order": ["not_needed", "useful", "necessary"], "labels": {...}},
+      "groups": {"by": "category", "order": ["not_needed", "useful", "necessary"], "labels": {...},
+                 "mix": {"not_needed": 7, "useful": 7, "necessary": 7}, "mix_label": "the paper's 7/7/7"},
       "metrics": [
         {"name": "success", "source": "outcome.success", "kind": "binary"},
         {"name": "length", "source": "metrics.ticks", "test": false},
@@ -161,6 +162,17 @@ class GroupsConfig(BaseModel):
                     description="a scenario attribute (from a check hook or the scenario file)")
     order: list[str] = []
     labels: dict[str, str] = {}
+    #: weights of another mix of groups (e.g. a paper's scenario counts per group): the report gives
+    #: the pooled means and differences also at that mix, beside the design's own
+    mix: dict[str, Annotated[float, Field(gt=0, le=1e6)]] = Field({}, max_length=100)
+    mix_label: str = Field("", max_length=200, description="what the mix is, e.g. the paper's 7/7/7")
+
+    @model_validator(mode="after")
+    def _mix(self) -> "GroupsConfig":
+        if self.mix and self.order and set(self.mix) != set(self.order):
+            raise ValueError(f"groups.mix: weigh exactly the groups of 'order' ({', '.join(self.order)}), "
+                             f"got {', '.join(self.mix)}")
+        return self
 
 
 class TestsConfig(BaseModel):

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import Design
-from experiments.stats import ALL, Analysis, comparisons_markdown, scenario_markdown, summary_markdown
-from sim.analysis.stats import SMALL_N
+from experiments.stats import ALL, Analysis, comparisons_markdown, mix_markdown, scenario_markdown, summary_markdown
 from sim.redact import DictWriter, scrub_text, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +68,8 @@ def _nan(x: float | None) -> float:
 
 
 def _ci_methods(analysis: Any) -> str:
-    names = {"t": "t-interval", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}
+    names = {"t": "t-interval", "bca": "BCa bootstrap", "percentile": "percentile bootstrap",
+             "signflip": "sign-flip interval"}
     used = dict.fromkeys(t.get("ci_method", "percentile") for t in analysis.tests)
     return ", ".join(names.get(m, m) for m in used) or "none"
 
@@ -241,10 +241,10 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
               f"scenario values where conditions do not share scenarios. Benjamini-Hochberg over the "
               f"family of all {len(analysis.tests)} tests (α = {design.tests.alpha}).",
               f"- **Effect sizes**: mean paired difference with a {design.tests.confidence:.0%} interval: Student's t "
-              f"(Welch's where unpaired) below {SMALL_N} scenarios, where a percentile bootstrap undercovers, BCa "
-              f"bootstrap from {SMALL_N} on ({design.tests.bootstrap} resamples of scenarios, seed "
-              f"{design.tests.bootstrap_seed}); here: {_ci_methods(analysis)}, the 'interval' column of the "
-              "comparisons says which for each row; matched-pairs rank-biserial correlation for the signed-rank tests.",
+              "(Welch's where unpaired), which keeps its coverage with many identical pairs where the bootstrap "
+              "does not (docs/experiments.md); here: "
+              f"{_ci_methods(analysis)}, the 'interval' column of the comparisons says which for each row; "
+              "matched-pairs rank-biserial correlation for the signed-rank tests.",
               "", "| condition | seats | mechanisms |", "|---|---|---|"]
     for c in analysis.conditions:
         seats, mechs = _describe_condition(design, c)
@@ -262,6 +262,9 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     lines += ["### Tests", "",
               comparisons_markdown(analysis), "",
               "n: scenario pairs for paired tests. Mean difference: first − second, over scenarios.", ""]
+    if analysis.mix:
+        lines += [f"### The pooled figures depend on the mix of groups: at {analysis.mix['label'] or 'another mix'}",
+                  "", mix_markdown(analysis, design.tests.confidence), ""]
     for name, caption in made:
         lines += [f"![{caption}]({name})", "", f"*{caption}*", ""]
     shown = [m.name for m in design.metrics if m.test] or [m.name for m in design.metrics]

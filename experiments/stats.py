@@ -13,9 +13,9 @@ scenario's success rate), and everything after counts scenarios:
   Conditions that do not share their scenarios are compared unpaired (Mann-Whitney U on the
   scenario values);
 - Benjamini-Hochberg adjusted p over the whole family of tests of the experiment;
-- effect size: the mean paired difference (first condition minus second) with a percentile
-  bootstrap interval that resamples scenarios, and the matched-pairs rank-biserial correlation
-  for the signed-rank test.
+- effect size: the mean paired difference (first condition minus second) with Student's t
+  interval over scenarios (Welch's where unpaired; ``sim.analysis.stats.mean_ci``), and the
+  matched-pairs rank-biserial correlation for the signed-rank test.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from sim.analysis.stats import (
     rank_biserial,
     sign_test,
     stars,
+    stratified_ci,
     wilcoxon_signed_rank,
 )
 
@@ -65,6 +66,8 @@ class Analysis:
     #: group -> metric -> (first, second) -> adjusted p
     p_adj: dict[str, dict[str, dict[tuple[str, str], float]]] = field(default_factory=dict)
     seeds_per_scenario: int = 0
+    #: the pooled figures at the design's other mix of groups (``groups.mix``; ``mix_rows``)
+    mix: dict[str, Any] = field(default_factory=dict)
 
     def unit_note(self) -> str:
         k = self.seeds_per_scenario
@@ -150,7 +153,77 @@ def analyse(records: Sequence[Mapping[str, Any]], design: Design,
         t["significant"] = bool(q < design.tests.alpha)
         analysis.p_adj.setdefault(t["group"], {}).setdefault(t["metric"], {})[(t["first"], t["second"])] = q
     analysis.tests = tests
+    if design.groups is not None and design.groups.mix:
+        analysis.mix = mix_rows(analysis, design)
     return analysis
+
+
+def mix_rows(analysis: Analysis, design: Design) -> dict[str, Any]:
+    """The pooled figures at the design's other mix of groups (``groups.mix``: a weight per group)
+    beside the mix as run: per metric and condition the groups' means, the pooled mean as run and
+    each group's share of it (n_g * mean_g over the sum; None where the groups' sums differ in sign
+    or are all 0), and the mean at the mix (sum of w_g *
+    mean_g, weights normalised) ± its standard error; per compared pair the mean difference at
+    the mix with its t interval (``stratified_ci``: groups are independent strata, paired by
+    scenario within each). Not tested: these are the same scenarios as the tests, reweighted."""
+    assert design.groups is not None
+    mix = design.groups.mix
+    present = [g for g, _ in analysis.groups if g != ALL]
+    missing = [g for g in mix if g not in present]
+    out: dict[str, Any] = {"label": design.groups.mix_label, "weights": dict(mix), "missing": missing,
+                           "groups": [g for g in present if g in mix], "levels": [], "comparisons": []}
+    if missing:
+        return out
+    total = sum(mix.values())
+    w = {g: mix[g] / total for g in mix}
+    confidence = design.tests.confidence
+
+    def units(group: str, condition: str) -> list[str]:
+        return [s for s, g in analysis.scenario_group.items() if g == group and condition in analysis.cells[s]]
+
+    for m in analysis.metrics:
+        for c in analysis.conditions:
+            by_group = {g: [analysis.cells[s][c][m.name] for s in units(g, c)] for g in mix}
+            if any(not v for v in by_group.values()):
+                continue
+            pooled = analysis.values[ALL][m.name][c]
+            sums = [sum(v) for v in by_group.values()]
+            whole = sum(sums)
+            # a share of the pooled mean reads only where every group pulls it the same way
+            shares = whole != 0 and (all(x >= 0 for x in sums) or all(x <= 0 for x in sums))
+            est, *_ = stratified_ci([(v, w[g]) for g, v in by_group.items()], confidence=confidence)
+            sem = float(np.sqrt(sum((w[g] * analysis.values[g][m.name][c].sem) ** 2 for g in mix)))
+            out["levels"].append({
+                "metric": m.name, "condition": c, "group_means": {g: float(np.mean(v)) for g, v in by_group.items()},
+                "group_n": {g: len(v) for g, v in by_group.items()},
+                "as_run": pooled.mean, "as_run_sem": pooled.sem, "at_mix": est, "at_mix_sem": sem,
+                "share": {g: (sum(v) / whole if shares else None) for g, v in by_group.items()}})
+        if not m.test:
+            continue
+        for first, second in design.comparisons():
+            strata: list[tuple[list[float], float]] = []
+            diffs: dict[str, float] = {}
+            for g in mix:
+                a_units, b_units = units(g, first), units(g, second)
+                if not a_units or not b_units:
+                    break
+                if a_units == b_units:
+                    d = [analysis.cells[s][first][m.name] - analysis.cells[s][second][m.name] for s in a_units]
+                    strata.append((d, w[g]))
+                else:
+                    strata += [([analysis.cells[s][first][m.name] for s in a_units], w[g]),
+                               ([analysis.cells[s][second][m.name] for s in b_units], -w[g])]
+                diffs[g] = float(np.mean([analysis.cells[s][first][m.name] for s in a_units])
+                                 - np.mean([analysis.cells[s][second][m.name] for s in b_units]))
+            else:
+                est, low, high = stratified_ci(strata, confidence=confidence)
+                row = next((t for t in analysis.tests if t["group"] == ALL and t["metric"] == m.name
+                            and t["first"] == first and t["second"] == second), None)
+                out["comparisons"].append({
+                    "metric": m.name, "first": first, "second": second, "group_differences": diffs,
+                    "as_run": None if row is None else (row["mean_difference"], row["ci_low"], row["ci_high"]),
+                    "at_mix": (est, low, high)})
+    return out
 
 
 def compare(metric: MetricConfig, first: str, second: str, cells: Mapping[str, Mapping[str, Mapping[str, float]]],
@@ -205,7 +278,7 @@ def _binary(values: Sequence[float]) -> bool:
 # ---------------------------------------------------------------------- tables
 
 
-CI_NAMES = {"t": "t", "bca": "BCa bootstrap", "percentile": "percentile bootstrap"}
+CI_NAMES = {"t": "t", "bca": "BCa bootstrap", "percentile": "percentile bootstrap", "signflip": "sign-flip"}
 
 
 def _signed(x: float | None) -> str:
@@ -255,6 +328,53 @@ def comparisons_markdown(analysis: Analysis) -> str:
                      f"{t['test'].replace('_', ' ')} | {t['p']:.3g} | {t['p_adj']:.3g} {t['stars']} | "
                      f"{t['mean_difference']:+.3f} [{_signed(t['ci_low'])}, {_signed(t['ci_high'])}] | "
                      f"{CI_NAMES.get(t.get('ci_method', ''), '')} | {es} |")
+    return "\n".join(lines)
+
+
+def mix_markdown(analysis: Analysis, confidence: float = 0.95) -> str:
+    """The pooled figures at the design's other mix of groups beside the mix as run (``mix_rows``)."""
+    mix = analysis.mix
+    if not mix:
+        return ""
+    label = mix["label"] or "the other mix"
+    if mix["missing"]:
+        return (f"Not computed at {label}: no scenario of group(s) {', '.join(mix['missing'])} in this run.")
+    groups = mix["groups"]
+    labels = dict(analysis.groups)
+    first = next((r for r in mix["levels"]), None)
+    n_run = "/".join(str(first["group_n"][g]) for g in groups) if first else ""
+    weights = "/".join(f"{mix['weights'][g]:g}" for g in groups)
+    head = " | ".join(f"{labels.get(g, g)}" for g in groups)
+    lines = [f"Groups in the order {', '.join(groups)}; as run: {n_run} scenarios; {label}: weights {weights} "
+             "(the same scenarios, each group's mean weighted by the mix).", "",
+             f"| metric | condition | {head} | pooled as run ({n_run}) | share of it: {' / '.join(groups)} | "
+             f"pooled at {label} |", "|---|---|" + "---|" * (len(groups) + 3)]
+    tested = {m.name for m in analysis.metrics if m.test}
+    for r in mix["levels"]:
+        if r["metric"] not in tested:
+            continue
+        shares = " / ".join("—" if v is None else f"{v:.0%}" for v in r["share"].values())
+        lines.append(f"| {r['metric']} | {r['condition']} | "
+                     + " | ".join(fmt(r["group_means"][g]) for g in groups)
+                     + f" | {fmt(r['as_run'])} ± {fmt(r['as_run_sem'])} | {shares} | "
+                       f"{fmt(r['at_mix'])} ± {fmt(r['at_mix_sem'])} |")
+    lines += ["", "Mean (± standard error) over scenarios; the share of the pooled mean is each group's "
+              "scenarios' sum over all scenarios' sum (—: the groups' sums differ in sign or are all 0). The "
+              "standard error and interval at the mix take the groups as fixed strata, so they leave out the "
+              "spread between groups that the pooled figure as run carries.", ""]
+    if mix["comparisons"]:
+        lines += [f"| metric | comparison | {head} | pooled as run [{confidence:.0%} CI] | pooled at {label} "
+                  f"[{confidence:.0%} CI] |", "|---|---|" + "---|" * (len(groups) + 2)]
+        for r in mix["comparisons"]:
+            run = r["as_run"]
+            run_text = "" if run is None else f"{run[0]:+.3f} [{_signed(run[1])}, {_signed(run[2])}]"
+            est, low, high = r["at_mix"]
+            lines.append(f"| {r['metric']} | {r['first']} vs {r['second']} | "
+                         + " | ".join(f"{r['group_differences'][g]:+.3f}" for g in groups)
+                         + f" | {run_text} | {est:+.3f} [{_signed(low)}, {_signed(high)}] |")
+        lines += ["", "Mean differences, first − second. The interval at the mix is Student's t over the "
+                  "groups as independent strata (variance Σ w² s²/n, Welch-Satterthwaite degrees of freedom), "
+                  "paired by scenario within each group; not a test, and not in the Benjamini-Hochberg family."]
     return "\n".join(lines)
 
 

@@ -116,6 +116,8 @@ def test_the_command_writes_the_report_and_both_figures(tmp_path):
         assert (out / name).stat().st_size > 0, name
     report = (out / "report.md").read_text()
     assert "n counts scenarios" in report and "experiments.protom_kitchen:check_category" in report
+    # one level per category: the pooled figure at the paper's 7/7/7 mix beside the mix as run
+    assert "at the paper's 7/7/7" in report and "pooled as run (1/1/1)" in report
     scenarios = {r["scenario"]: r for r in csv.DictReader(open(out / "scenarios.csv"))}
     assert scenarios["kitchen-16-no-plate"]["category"] == "necessary"
 

@@ -10,9 +10,8 @@ import pytest
 from scipy import stats
 
 from experiments.design import Design
-from experiments.stats import analyse, comparisons_markdown, summary_markdown
+from experiments.stats import analyse, comparisons_markdown, mix_markdown, summary_markdown
 from sim.analysis.stats import (
-    SMALL_N,
     benjamini_hochberg,
     bootstrap_ci,
     bootstrap_diff_ci,
@@ -24,7 +23,9 @@ from sim.analysis.stats import (
     mean_sem,
     rank_biserial,
     sign_test,
+    signflip_intervals,
     stars,
+    stratified_ci,
     unit_means,
     wilcoxon_signed_rank,
 )
@@ -82,14 +83,16 @@ def test_effect_sizes_and_bootstrap_intervals():
     assert unit_means([1, 3, 10, 20, 5], ["a", "a", "b", "b", "c"]) == {"a": 2.0, "b": 15.0, "c": 5.0}
 
 
-def test_small_samples_get_a_t_interval_large_ones_bca_and_each_says_which():
+def test_every_n_gets_a_t_interval_by_default_and_each_method_says_which():
     x = [0.3, -0.1, 0.5, 0.2, 0.9, 0.4, 0.0, 0.6]
     low, high, method = mean_ci(x)
     ref = stats.t.interval(0.95, len(x) - 1, loc=np.mean(x), scale=stats.sem(x))
     assert method == "t" and (low, high) == pytest.approx(ref)
     assert mean_ci([2.0] * 5) == (2.0, 2.0, "t") and mean_ci([1.0])[2] == "t" and math.isnan(mean_ci([1.0])[0])
-    big = np.random.default_rng(2).exponential(1.0, size=SMALL_N + 10)
-    low, high, method = mean_ci(big, seed=4)
+    big = np.random.default_rng(2).exponential(1.0, size=30)
+    ref = stats.t.interval(0.95, len(big) - 1, loc=np.mean(big), scale=stats.sem(big))
+    assert mean_ci(big, seed=4)[2] == "t" and mean_ci(big, seed=4)[:2] == pytest.approx(ref)
+    low, high, method = mean_ci(big, seed=4, method="bca")
     ref = stats.bootstrap((big,), np.mean, method="BCa", n_resamples=2000,
                           random_state=np.random.default_rng(4)).confidence_interval
     assert method == "bca" and (low, high) == pytest.approx((ref.low, ref.high))
@@ -97,9 +100,42 @@ def test_small_samples_get_a_t_interval_large_ones_bca_and_each_says_which():
     low, high, method = diff_ci(a, b)
     ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
     assert method == "t" and (low, high) == pytest.approx((ref.low, ref.high))
+    a, b = list(np.arange(25.0)), list(np.arange(30.0) / 2)
+    ref = stats.ttest_ind(a, b, equal_var=False).confidence_interval(0.95)
+    assert diff_ci(a, b)[2] == "t" and diff_ci(a, b)[:2] == pytest.approx((ref.low, ref.high))
     assert diff_ci([5.0] * 5, [2.0] * 9) == (3.0, 3.0, "t")
     with pytest.raises(ValueError, match="interval method must be one of"):
         mean_ci(x, method="normal")
+    with pytest.raises(ValueError, match="paired differences"):
+        diff_ci(a, b, method="signflip")
+
+
+def test_the_sign_flip_interval_is_the_inversion_of_the_exact_sign_flip_test():
+    """Every mu whose exact sign-flip test (all 2^8 sign patterns of x - mu, two-sided p = twice
+    the smaller tail) gives p > 0.05, on a grid: the bounds are two of the subset means."""
+    import itertools
+
+    x = np.array([0.3, -0.1, 0.5, 0.2, 0.9, 0.4, 0.0, 0.6])
+    signs = np.array(list(itertools.product([1, -1], repeat=len(x))))
+
+    def p(mu: float) -> float:
+        d = x - mu
+        flipped, observed = signs @ d, d.sum()
+        return 2 * min((flipped >= observed - 1e-12).mean(), (flipped <= observed + 1e-12).mean())
+
+    accepted = [mu for mu in np.linspace(-0.2, 0.9, 2201) if p(mu) > 0.05]
+    low, high, method = mean_ci(x, method="signflip")
+    assert method == "signflip"
+    assert low == pytest.approx(min(accepted), abs=6e-4) and high == pytest.approx(max(accepted), abs=6e-4)
+    assert (low, high) == pytest.approx((0.2 / 3, 1.9 / 3))  # means of {-0.1, 0.0, 0.3}, {0.4, 0.6, 0.9}
+    # above 12 values, random subsets (deterministic by seed), close to the exact bounds' spread
+    y = np.random.default_rng(5).normal(size=20)
+    lo, hi = signflip_intervals(y[None, :], seed=1)
+    assert (lo[0], hi[0]) == tuple(x[0] for x in signflip_intervals(y[None, :], seed=1))
+    t_low, t_high, _ = mean_ci(y)
+    assert lo[0] == pytest.approx(t_low, abs=0.1) and hi[0] == pytest.approx(t_high, abs=0.1)
+    # too few values to reject anything: the whole line
+    assert signflip_intervals(np.array([[1.0, 2.0, 3.0]]))[0][0] == -math.inf
 
 
 def test_the_t_interval_covers_at_n_6_to_10_where_the_percentile_bootstrap_does_not():
@@ -187,6 +223,51 @@ def test_one_episode_per_scenario_uses_mcnemar_and_groups_split_the_family():
     x_success = next(t for t in analysis.tests if t["metric"] == "success" and t["group"] == "x")
     assert x_success["n"] == 4 and x_success["p"] == pytest.approx(2 / 16)
     assert len(analysis.tests) == 6  # 3 groups x 2 metrics x 1 comparison, adjusted as one family
+
+
+def test_a_stratified_t_interval_is_the_t_interval_for_one_stratum_and_welchs_for_two():
+    x = [0.3, -0.1, 0.5, 0.2, 0.9, 0.4, 0.0, 0.6]
+    est, low, high = stratified_ci([(x, 1.0)])
+    assert est == pytest.approx(np.mean(x)) and (low, high) == pytest.approx(mean_ci(x)[:2])
+    a, b = [1.0, 2.0, 3.0, 4.0], [0.0, 0.5, 1.0, 1.5, 2.0, 2.5]
+    assert stratified_ci([(a, 1.0), (b, -1.0)])[1:] == pytest.approx(diff_ci(a, b)[:2])
+    # two strata weighted 1/2 each: variance (s1^2/n1 + s2^2/n2) / 4, Welch-Satterthwaite df
+    g1, g2 = [1.0, 2.0, 4.0], [10.0, 10.0, 13.0, 15.0]
+    v1, v2 = np.var(g1, ddof=1) / 3 / 4, np.var(g2, ddof=1) / 4 / 4
+    df = (v1 + v2) ** 2 / (v1 ** 2 / 2 + v2 ** 2 / 3)
+    half = stats.t.ppf(0.975, df) * math.sqrt(v1 + v2)
+    est = (np.mean(g1) + np.mean(g2)) / 2
+    assert stratified_ci([(g1, 0.5), (g2, 0.5)]) == pytest.approx((est, est - half, est + half))
+    assert stratified_ci([([0.0, 0.0], 0.5), ([2.0, 2.0], 0.5)]) == (1.0, 1.0, 1.0)
+    assert math.isnan(stratified_ci([([1.0], 0.5), ([2.0, 3.0], 0.5)])[1])
+
+
+def test_the_pooled_figures_at_another_mix_of_groups():
+    """Three x scenarios where b gains nothing, one y scenario where it gains 9 and one where it
+    gains 7: pooled as run (3/2) the mean gain is 16/5, 100 % of it from y; at an equal mix 4."""
+    gain = {"s0": 0.0, "s1": 0.0, "s2": 0.0, "s3": 9.0, "s4": 7.0}
+    data = {s: {"a": [(1.0, 1)], "b": [(1.0 + g, 1)]} for s, g in gain.items()}
+    attrs = {s: {"kind": "x" if s < "s3" else "y"} for s in gain}
+    design = _design(seeds={"count": 1}, reference="b",
+                     groups={"by": "kind", "order": ["x", "y"], "mix": {"x": 1, "y": 1}, "mix_label": "equal"})
+    analysis = analyse(_records(data), design, attrs)
+    levels = {(r["metric"], r["condition"]): r for r in analysis.mix["levels"]}
+    b = levels[("score", "b")]
+    assert b["group_means"] == {"x": 1.0, "y": 9.0} and b["as_run"] == pytest.approx(21 / 5)
+    assert b["at_mix"] == pytest.approx(5.0) and b["share"]["y"] == pytest.approx(18 / 21)
+    assert b["at_mix_sem"] == pytest.approx(math.sqrt(0.25 * np.var([10.0, 8.0], ddof=1) / 2))
+    cmp = next(r for r in analysis.mix["comparisons"] if r["metric"] == "score")
+    assert cmp["group_differences"] == {"x": 0.0, "y": 8.0} and cmp["as_run"][0] == pytest.approx(16 / 5)
+    assert cmp["at_mix"] == pytest.approx(stratified_ci([([0.0] * 3, 0.5), ([9.0, 7.0], 0.5)]))
+    assert cmp["at_mix"][0] == pytest.approx(4.0)
+    assert len(analysis.tests) == 6            # the mix adds no tests to the family
+    table = mix_markdown(analysis)
+    assert "pooled at equal" in table and "+4.000 [" in table and "| 14% / 86% |" in table
+    # a mix naming a group the run does not have: said, not computed
+    lone = analyse(_records({s: data[s] for s in ("s0", "s1")}), design, attrs)
+    assert lone.mix["missing"] == ["y"] and "no scenario of group(s) y" in mix_markdown(lone)
+    with pytest.raises(ValueError, match="groups.mix: weigh exactly the groups"):
+        _design(groups={"by": "kind", "order": ["x", "y"], "mix": {"x": 1}})
 
 
 def test_conditions_on_different_scenarios_are_compared_unpaired():
