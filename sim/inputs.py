@@ -1,6 +1,7 @@
 """Safe reading of the JSON that people and other programs hand to ToM Arena.
 
-Every input file (scenarios, TradeCraft instances and rule sets, recording headers) goes
+Every input file (scenarios, TradeCraft instances and rule sets, recording headers) and every
+answer of a language model (``agents/llm/client.py``: the HTTP body and the JSON answer in it) goes
 through ``read_json`` or ``parse_json``, which either return plain data or raise the
 caller's error type with one message naming the file, the line or field, and what was
 expected. Refused, never reinterpreted:

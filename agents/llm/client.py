@@ -269,7 +269,8 @@ def parse_completion(body: bytes | str) -> Reply:
         return TransportFault("invalid_response", f"the response body is not a chat completion: {message}",
                               retryable=True)
 
-    data = parse_json(body, "the response body", bad, kind="chat completion")
+    data = parse_json(body, "the response body", lambda problem: TransportFault("invalid_response", problem,
+                                                                              retryable=True), kind="chat completion")
     if not isinstance(data, dict):
         raise bad(f"it is {_json_type(data)}, not an object")
     choices = data.get("choices")
