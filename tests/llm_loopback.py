@@ -7,6 +7,7 @@ stops when the test is done.
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import re
@@ -99,7 +100,7 @@ HUGE_BYTES = 40 * 1024 * 1024
 
 #: the hostile modes, each with its variants (``variant=`` picks one; by default the request's
 #: body does, so a repeated request gets the same answer): what each sends is in ``hostile_reply``
-HOSTILE_VARIANTS = {"deep_answer": 3, "deep_body": 3, "huge_body": 3, "invalid_utf8": 3, "wrong_types": 13,
+HOSTILE_VARIANTS = {"deep_answer": 3, "deep_body": 3, "huge_body": 4, "invalid_utf8": 3, "wrong_types": 13,
                     "wrong_answer_types": 5, "bad_numbers": 6, "forged_code": 2}
 #: the ErrorEvent kind a client records for each hostile mode's answer (forged code is a usable answer)
 HOSTILE_FAULT = {"deep_answer": "llm_invalid_answer", "deep_body": "llm_invalid_response",
@@ -184,8 +185,8 @@ class LoopbackLLM:
     request's body does): ``deep_answer`` (an answer nested DEPTH deep: bare lists, objects as one
     key's value (DEPTH / 4 deep: a key costs more bytes), or fenced after prose), ``deep_body`` (the HTTP body itself nested DEPTH deep: in ``choices``,
     in ``usage``, or the whole body), ``huge_body`` (HUGE_BYTES with a Content-Length: a completion
-    whose answer is that long, an HTTP 500 body, or a completion followed by that much white
-    space), ``invalid_utf8`` (bytes that are not UTF-8 in the answer or in a key, or a lone
+    whose answer is that long, an HTTP 500 body, a completion followed by that much white space;
+    or a completion followed by that much white space, gzip-compressed to 40 KB), ``invalid_utf8`` (bytes that are not UTF-8 in the answer or in a key, or a lone
     surrogate), ``wrong_types`` (a field of the completion of the wrong type: the answer's text as
     a number, a list of parts or an object; ``choices`` missing, an object, empty or of text;
     ``message`` null; ``tool_calls`` malformed without text; ``usage`` counts that are not counts;
@@ -360,8 +361,10 @@ class LoopbackLLM:
                 cls._huge[variant] = b'{"choices": [{"message": {"content": "' + b"x" * HUGE_BYTES + b'"}}]}'
             elif variant == 1:
                 cls._huge[variant] = b'{"error": {"message": "' + b"y" * HUGE_BYTES + b'"}}'
-            else:
+            elif variant == 2:
                 cls._huge[variant] = b'{"choices": [{"message": {"content": "{}"}}]}' + b" " * HUGE_BYTES
+            else:
+                cls._huge[variant] = gzip.compress(cls.huge(2))
         return cls._huge[variant]
 
     def hostile_reply(self, handler: Any, body: dict[str, Any], mode: str) -> None:
@@ -399,6 +402,11 @@ class LoopbackLLM:
             send([b'{"choices": ' + b"[" * DEPTH + b"]" * DEPTH + b"}",
                   whole[:-1] + b', "extra": ' + b"[" * DEPTH + b"]" * DEPTH + b"}",
                   b"[" * DEPTH + b"]" * DEPTH][variant])
+        elif mode == "huge_body" and variant == 3:
+            try:
+                self._send_with(handler, 200, self.huge(variant), {"Content-Encoding": "gzip"})
+            except OSError:
+                pass
         elif mode == "huge_body":
             send(self.huge(variant), 500 if variant == 1 else 200)
         elif mode == "invalid_utf8":

@@ -141,15 +141,17 @@ def _short(text: str, limit: int = 300) -> str:
 MAX_RESPONSE_BYTES = 1024 * 1024
 
 
-class ResponseTooLarge(Exception):
-    """A response body larger than ``MAX_RESPONSE_BYTES``, refused before the rest was read."""
+class ResponseRefused(Exception):
+    """A response body refused before it was read whole: larger than ``MAX_RESPONSE_BYTES``, or
+    compressed (so that its size once decoded is unknown)."""
 
 
 def _bounded_client(timeout: float) -> Any:
     """The HTTP client of ``OpenAITransport``: the ``openai`` package's own (``httpx2``, with the
     package's connection limits), whose responses are read at most ``MAX_RESPONSE_BYTES`` far (answers
     and error bodies alike; a declared ``Content-Length`` beyond it is refused before reading).
-    It asks for bodies without compression, so the bound holds for what is decoded too."""
+    It asks for bodies without compression and refuses a compressed one, so the bound holds for
+    what is decoded too."""
     import httpx2
     import openai
 
@@ -162,7 +164,7 @@ def _bounded_client(timeout: float) -> Any:
             for chunk in self.stream:
                 seen += len(chunk)
                 if seen > MAX_RESPONSE_BYTES:
-                    raise ResponseTooLarge(f"the response body is larger than {MAX_RESPONSE_BYTES:,} bytes")
+                    raise ResponseRefused(f"the response body is larger than {MAX_RESPONSE_BYTES:,} bytes")
                 yield chunk
 
         def close(self) -> None:
@@ -172,10 +174,15 @@ def _bounded_client(timeout: float) -> Any:
         def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
             response = super().send(request, stream=True, **kwargs)
             declared = response.headers.get("content-length", "")
+            encoding = response.headers.get("content-encoding", "identity").strip().lower()
             if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
                 response.close()
-                raise ResponseTooLarge(f"the response body is larger than {MAX_RESPONSE_BYTES:,} bytes "
-                                       f"(Content-Length: {int(declared):,})")
+                raise ResponseRefused(f"the response body is larger than {MAX_RESPONSE_BYTES:,} bytes "
+                                      f"(Content-Length: {int(declared):,})")
+            if encoding not in ("", "identity"):
+                response.close()
+                raise ResponseRefused(f"the response body is compressed ({_short(encoding, 40)}) although none was "
+                                      "asked for; its size once decoded cannot be bounded")
             response.stream = Bounded(response.stream)
             if not stream:
                 try:
@@ -208,7 +215,7 @@ class OpenAITransport:
         try:
             raw = self._client.chat.completions.with_raw_response.create(**standard, extra_body=extra or None)
             data = raw.http_response.content
-        except ResponseTooLarge as exc:
+        except ResponseRefused as exc:
             raise TransportFault("invalid_response", str(exc), retryable=True) from None
         except openai.APITimeoutError:
             raise TransportFault("timeout", f"no answer within {self.timeout:g} s", retryable=True) from None
@@ -265,12 +272,13 @@ def parse_completion(body: bytes | str) -> Reply:
     The body is read by the project's strict reader (``sim.inputs.parse_json``: UTF-8, nesting
     at most ``MAX_DEPTH`` deep, no duplicate keys, no NaN, no over-long integers), and every
     field used must have its type; whatever else the body holds (tool calls, ids) is not read."""
-    def bad(message: str) -> TransportFault:
-        return TransportFault("invalid_response", f"the response body is not a chat completion: {message}",
-                              retryable=True)
+    def unreadable(problem: str) -> TransportFault:
+        return TransportFault("invalid_response", problem, retryable=True)
 
-    data = parse_json(body, "the response body", lambda problem: TransportFault("invalid_response", problem,
-                                                                              retryable=True), kind="chat completion")
+    def bad(problem: str) -> TransportFault:
+        return unreadable(f"the response body is not a chat completion: {problem}")
+
+    data = parse_json(body, "the response body", unreadable, kind="chat completion")
     if not isinstance(data, dict):
         raise bad(f"it is {_json_type(data)}, not an object")
     choices = data.get("choices")
