@@ -84,6 +84,29 @@ def test_an_answer_is_read_strictly():
             extract_json(text)
 
 
+def test_a_cache_entry_that_is_no_reply_is_asked_again(tmp_path):
+    """The experiments' response cache reads its entries with the strict reader too: an entry cut,
+    nested 200,000 deep, not UTF-8 or holding a reply of the wrong types is a miss, never an error."""
+    from experiments.llm_cache import CachingTransport, ResponseCache
+
+    with LoopbackLLM("ok") as server:
+        client = LLMClient(LLMSettings(base_url=server.base_url, max_retries=0))
+        cache = ResponseCache(tmp_path / "cache")
+        transport = CachingTransport(cache, client)
+        body = client.request_body(MESSAGES, SCHEMA, schema_name="answer", mode="json_schema", seed=1)
+        first = transport.send(body, agent="alice", module="planning")
+        (entry,) = (tmp_path / "cache").rglob("*.json")
+        key = json.loads(entry.read_text(encoding="utf-8"))["key"]
+        for broken in [b'{"key": "' + key.encode() + b'", "reply": ' + b"[" * 200_000 + b"]" * 200_000 + b"}",
+                       json.dumps({"key": key, "reply": {"content": 5, "usage": {"prompt_tokens": "many"}}}).encode(),
+                       json.dumps({"key": key, "reply": ["text"]}).encode(), b"\xff\xfe{", b'{"key": "'[:5]]:
+            entry.write_bytes(broken)
+            assert transport.send(body, agent="alice", module="planning").content == first.content
+        assert cache.hits == 0 and len(server.requests) == 6
+        assert transport.send(body, agent="alice", module="planning").content == first.content  # stored again
+        assert cache.hits == 1 and len(server.requests) == 6
+
+
 # ---------------------------------------------------------------------- every kind
 
 

@@ -65,7 +65,8 @@ class Reply:
         ``d`` is not one."""
         if not isinstance(d, Mapping):
             raise ValueError(f"a reply must be an object, not {_json_type(d)}")
-        return make_reply(d.get("content") or "", d.get("finish_reason"), d.get("model"), d.get("usage"),
+        content = d.get("content")
+        return make_reply("" if content is None else content, d.get("finish_reason"), d.get("model"), d.get("usage"),
                           ValueError)
 
 
