@@ -209,6 +209,7 @@ class LoopbackLLM:
         self.reject_json_schema = reject_json_schema
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self._huge: dict[int, bytes] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         outer = self
@@ -352,20 +353,18 @@ class LoopbackLLM:
 
     # ---------------------------------------------------------------- hostile modes
 
-    _huge: dict[int, bytes] = {}
-
-    @classmethod
-    def huge(cls, variant: int) -> bytes:
-        if variant not in cls._huge:
+    def huge(self, variant: int) -> bytes:
+        """``huge_body``'s body of ``variant``, made once per server (freed with it)."""
+        if variant not in self._huge:
             if variant == 0:
-                cls._huge[variant] = b'{"choices": [{"message": {"content": "' + b"x" * HUGE_BYTES + b'"}}]}'
+                self._huge[variant] = b'{"choices": [{"message": {"content": "' + b"x" * HUGE_BYTES + b'"}}]}'
             elif variant == 1:
-                cls._huge[variant] = b'{"error": {"message": "' + b"y" * HUGE_BYTES + b'"}}'
+                self._huge[variant] = b'{"error": {"message": "' + b"y" * HUGE_BYTES + b'"}}'
             elif variant == 2:
-                cls._huge[variant] = b'{"choices": [{"message": {"content": "{}"}}]}' + b" " * HUGE_BYTES
+                self._huge[variant] = b'{"choices": [{"message": {"content": "{}"}}]}' + b" " * HUGE_BYTES
             else:
-                cls._huge[variant] = gzip.compress(cls.huge(2))
-        return cls._huge[variant]
+                self._huge[variant] = gzip.compress(self.huge(2))
+        return self._huge[variant]
 
     def hostile_reply(self, handler: Any, body: dict[str, Any], mode: str) -> None:
         """One answer of a hostile mode (see the class's text)."""
