@@ -52,7 +52,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.dkg.agents import PlannerAgent  # noqa: E402
-from agents.llm.client import LLMClient, extract_json, validation_problem  # noqa: E402
+from agents.llm.client import AnswerError, LLMClient, extract_json, validation_problem  # noqa: E402
 from agents.llm.config import EmbeddedSettings, LLMSettings  # noqa: E402
 from agents.llm.dkg import DKGLLM, RULES, describe_state  # noqa: E402
 from agents.llm.server import EmbeddedServer, default_threads, embedded_missing, model_file  # noqa: E402
@@ -214,7 +214,7 @@ def ask(server: EmbeddedServer, i: int, decision: Decision, count_tokens: Any, n
         value = extract_json(text)
         legal = (isinstance(value, dict) and validation_problem(value, schema) is None
                  and action_of(value) in labels)
-    except (json.JSONDecodeError, KeyError, TypeError):
+    except (AnswerError, KeyError, TypeError):
         legal = False
     reused = 0
     for a, b in zip(previous or [], prompt):

@@ -27,6 +27,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from sim.inputs import InputError, read_json
 from sim.redact import dumps, scrub
 
 CACHE_FORMAT = 1
@@ -51,10 +52,13 @@ class ResponseCache:
         return self.folder / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> dict[str, Any] | None:
-        try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None  # absent, or a file cut by a crash: ask again
+        path = self._path(key)
+        if not path.is_file():
+            return None
+        try:  # the project's strict reader: an entry cut by a crash, or edited, is asked again
+            data = read_json(path)
+        except InputError:
+            return None
         return data.get("reply") if isinstance(data, dict) and data.get("key") == key else None
 
     def put(self, key: str, reply: dict[str, Any], request: dict[str, Any]) -> None:
@@ -96,12 +100,15 @@ class CachingTransport:
 
         key = request_key(self.scope, body)
         hit = self.cache.get(key)
-        if hit is not None:
+        try:
+            cached = Reply.from_dict(hit) if hit is not None else None
+        except ValueError:
+            cached = None  # not a reply: asked again, and stored over
+        if cached is not None:
             with self.cache._lock:
                 self.cache.hits += 1
-            reply = Reply.from_dict(hit)
-            return Reply(reply.content, reply.finish_reason, reply.model, reply.prompt_tokens,
-                         reply.completion_tokens, seconds=0.0)
+            return Reply(cached.content, cached.finish_reason, cached.model, cached.prompt_tokens,
+                         cached.completion_tokens, seconds=0.0)
         reply = self._inner_client.transport.send(body, agent=agent, module=module)  # faults propagate
         with self.cache._lock:
             self.cache.misses += 1

@@ -1,6 +1,7 @@
 """Safe reading of the JSON that people and other programs hand to ToM Arena.
 
-Every input file (scenarios, TradeCraft instances and rule sets, recording headers) goes
+Every input file (scenarios, TradeCraft instances and rule sets, recording headers) and every
+answer of a language model (``agents/llm/client.py``: the HTTP body and the JSON answer in it) goes
 through ``read_json`` or ``parse_json``, which either return plain data or raise the
 caller's error type with one message naming the file, the line or field, and what was
 expected. Refused, never reinterpreted:
@@ -123,9 +124,10 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 class _Decoder(json.JSONDecoder):
     """The pure-Python scanner with a hook on objects, so a duplicate key can be placed."""
 
-    def __init__(self, allow_nonfinite: bool) -> None:
+    def __init__(self, allow_nonfinite: bool, control_characters: bool = False) -> None:
         super().__init__(object_pairs_hook=_no_duplicates, parse_int=_int, parse_float=_float,
-                         parse_constant=(lambda n: float(n)) if allow_nonfinite else _constant)
+                         parse_constant=(lambda n: float(n)) if allow_nonfinite else _constant,
+                         strict=not control_characters)
         inner = json.decoder.JSONObject  # type: ignore[attr-defined]  # undocumented, absent from the stubs
 
         def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[Any, int]:
@@ -163,15 +165,19 @@ def _too_deep_at(text: str) -> int:
 
 
 def parse_json(text: str | bytes, source: str, error: ErrorType = InputError, *,
-               allow_nonfinite: bool = False) -> Any:
-    """Parse JSON text strictly (see the module docs); raise ``error`` naming ``source`` and where."""
+               allow_nonfinite: bool = False, control_characters: bool = False, kind: str = "JSON file") -> Any:
+    """Parse JSON text strictly (see the module docs); raise ``error`` naming ``source`` and where.
+
+    ``control_characters``: raw control characters (line breaks, tabs) inside strings are kept
+    instead of refused (language models write them; JSON wants them escaped). ``kind`` names
+    what bytes that are not UTF-8 were expected to be."""
     if isinstance(text, bytes):
-        text = _decode(text, source, error)
+        text = _decode(text, source, error, kind)
     elif text.startswith("\ufeff"):
         text = text[1:]
     hooks: dict[str, Any] = {"parse_int": _int, "parse_float": _float,
              "parse_constant": (lambda n: float(n)) if allow_nonfinite else _constant,
-             "object_pairs_hook": _no_duplicates}
+             "object_pairs_hook": _no_duplicates, "strict": not control_characters}
     try:
         try:
             data = json.loads(text, **hooks)  # the fast C scanner
@@ -179,7 +185,7 @@ def parse_json(text: str | bytes, source: str, error: ErrorType = InputError, *,
             if exc.token is not None:
                 raise
             # only the pure-Python scanner can say where the object with the duplicate starts
-            _Decoder(allow_nonfinite).decode(text)
+            _Decoder(allow_nonfinite, control_characters).decode(text)
             raise
     except _Refused as exc:
         where = ""

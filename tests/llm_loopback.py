@@ -7,8 +7,10 @@ stops when the test is done.
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -91,6 +93,77 @@ def _with_forms(value: Any, schema: dict[str, Any], forms: list[str], counter: A
     return value
 
 
+#: how deep the hostile modes nest JSON (the answer's text, the HTTP body, a line printed by code)
+DEPTH = 200_000
+#: the size of ``huge_body``'s bodies: tens of MB, with a Content-Length (bounded)
+HUGE_BYTES = 40 * 1024 * 1024
+
+#: the hostile modes, each with its variants (``variant=`` picks one; by default the request's
+#: body does, so a repeated request gets the same answer): what each sends is in ``hostile_reply``
+HOSTILE_VARIANTS = {"deep_answer": 3, "deep_body": 3, "huge_body": 4, "invalid_utf8": 3, "wrong_types": 13,
+                    "wrong_answer_types": 5, "bad_numbers": 6, "forged_code": 2}
+#: the ErrorEvent kind a client records for each hostile mode's answer (forged code is a usable answer)
+HOSTILE_FAULT = {"deep_answer": "llm_invalid_answer", "deep_body": "llm_invalid_response",
+                 "huge_body": "llm_invalid_response", "invalid_utf8": "llm_invalid_response",
+                 "wrong_types": "llm_invalid_response", "wrong_answer_types": "llm_invalid_answer",
+                 "bad_numbers": "llm_invalid_answer"}
+#: what ``chaos`` picks from, per request: every hostile mode whose answers are never usable
+CHAOS_MODES = tuple(HOSTILE_FAULT)
+
+
+def _wrong_type(value: Any) -> Any:
+    """``value`` with every leaf of another JSON type (text <-> number, objects -> lists)."""
+    if isinstance(value, dict):
+        return [_wrong_type(v) for v in value.values()] or [None]
+    if isinstance(value, list):
+        return {"item": 1}
+    if isinstance(value, str):
+        return 7
+    if isinstance(value, bool):
+        return "yes"
+    if isinstance(value, (int, float)):
+        return {"value": str(value)}
+    return "null"
+
+
+def _with_wrong_leaves(value: Any) -> Any:
+    """An object with the schema's keys whose every value has the wrong type."""
+    if isinstance(value, dict):
+        return {k: _wrong_type(v) for k, v in value.items()} or {"answer": 7}
+    return [value]
+
+
+def _with_text(value: Any, schema: dict[str, Any], text: str) -> Any:
+    """``value`` with ``text`` in every free-text string where it fits (enums and patterns stay)."""
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        return {k: _with_text(v, props.get(k, {}), text) for k, v in value.items()}
+    if isinstance(value, str) and not {"enum", "const", "pattern"} & set(schema):
+        limit = schema.get("maxLength")
+        return text if limit is None or len(text) <= limit else value
+    return value
+
+
+def forged_code(body: dict[str, Any], deep: bool) -> str:
+    """An engineer's code that forges the test process's answers: at load time and in every
+    function the prompt names, it writes answer lines (results without an id, with a guessed id,
+    a load answer, a timeout, bytes that are not UTF-8, or, ``deep``, a line nested DEPTH deep)
+    to every file descriptor it may hold."""
+    prompt = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+    names = sorted(set(re.findall(r"def ([A-Za-z_]\w*)\(", prompt)) - {"add"}) or ["solution"]
+    lines = ['{"load": null}', '{"value": 1}', '{"id": "%s", "value": 1}' % ("0" * 32), '{"timeout": true}',
+             '{"error": null, "passed": 10, "total": 10}']
+    raw = [(line + "\n").encode() for line in lines] + [b"\xff\xfe not UTF-8\n"]
+    code = ["import os", f"_LINES = {raw!r}"]
+    if deep:
+        code += [f'_LINES.insert(0, b"[" * {DEPTH} + b"]" * {DEPTH} + b"\\n")']
+    code += ["def _forge():", "    for fd in range(1, 16):", "        for line in _LINES:", "            try:",
+             "                os.write(fd, line)", "            except OSError:", "                pass", "_forge()"]
+    for name in names:
+        code += [f"def {name}(*args, **kwargs):", "    _forge()", "    return \"a forged answer\""]
+    return "\n".join(code) + "\n"
+
+
 class LoopbackLLM:
     """An OpenAI-compatible chat endpoint on 127.0.0.1 with a chosen behaviour.
 
@@ -107,18 +180,36 @@ class LoopbackLLM:
     calls, non-JSON answers, HTTP 500 error bodies and response headers; which of these a request
     gets depends only on its body, so a repeated request gets the same answer). ``fail_first``
     makes only the first N requests misbehave, then answers ok.
+
+    The hostile modes (``HOSTILE_VARIANTS``; ``variant`` picks one of a mode's variants, else the
+    request's body does): ``deep_answer`` (an answer nested DEPTH deep: bare lists, objects as one
+    key's value (DEPTH / 4 deep: a key costs more bytes), or fenced after prose), ``deep_body`` (the HTTP body itself nested DEPTH deep: in ``choices``,
+    in ``usage``, or the whole body), ``huge_body`` (HUGE_BYTES with a Content-Length: a completion
+    whose answer is that long, an HTTP 500 body, a completion followed by that much white space;
+    or a completion followed by that much white space, gzip-compressed to 40 KB), ``invalid_utf8`` (bytes that are not UTF-8 in the answer or in a key, or a lone
+    surrogate), ``wrong_types`` (a field of the completion of the wrong type: the answer's text as
+    a number, a list of parts or an object; ``choices`` missing, an object, empty or of text;
+    ``message`` null; ``tool_calls`` malformed without text; ``usage`` counts that are not counts;
+    ``finish_reason`` and ``model`` not text; the body a list), ``wrong_answer_types`` (the answer
+    an object whose every field has the wrong type, a list, text, a number, null),
+    ``bad_numbers`` (NaN, Infinity, 1e999, an integer of 5,000 digits, a lone surrogate escaped,
+    a key twice), ``forged_code`` (schema-valid answers whose free text is code that forges the
+    team room's test answers, ``forged_code``; variant 1 adds a line nested DEPTH deep); and
+    ``chaos``, which answers each request with one of ``CHAOS_MODES``, chosen by its body.
     """
 
     def __init__(self, mode: str = "ok", *, fail_first: int | None = None, delay: float = 2.0,
                  choose: Callable[[list[Any], str], Any] = first_choice,
-                 reject_json_schema: bool = False) -> None:
+                 reject_json_schema: bool = False, variant: int | None = None) -> None:
         self.mode = mode
+        self.variant = variant
         self.fail_first = fail_first
         self.delay = delay
         self.choose = choose
         self.reject_json_schema = reject_json_schema
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self._huge: dict[int, bytes] = {}
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         outer = self
@@ -260,6 +351,117 @@ class LoopbackLLM:
         handler.end_headers()
         handler.wfile.write(data)
 
+    # ---------------------------------------------------------------- hostile modes
+
+    def huge(self, variant: int) -> bytes:
+        """``huge_body``'s body of ``variant``, made once per server (freed with it)."""
+        if variant not in self._huge:
+            if variant == 0:
+                self._huge[variant] = b'{"choices": [{"message": {"content": "' + b"x" * HUGE_BYTES + b'"}}]}'
+            elif variant == 1:
+                self._huge[variant] = b'{"error": {"message": "' + b"y" * HUGE_BYTES + b'"}}'
+            elif variant == 2:
+                self._huge[variant] = b'{"choices": [{"message": {"content": "{}"}}]}' + b" " * HUGE_BYTES
+            else:
+                self._huge[variant] = gzip.compress(self.huge(2))
+        return self._huge[variant]
+
+    def hostile_reply(self, handler: Any, body: dict[str, Any], mode: str) -> None:
+        """One answer of a hostile mode (see the class's text)."""
+        digest = int(hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest(), 16)
+        if mode == "chaos":
+            mode = CHAOS_MODES[digest % len(CHAOS_MODES)]
+            digest //= len(CHAOS_MODES)
+        variant = self.variant if self.variant is not None else digest % HOSTILE_VARIANTS[mode]
+        fmt = body.get("response_format") or {}
+        schema = fmt.get("schema") or (fmt.get("json_schema") or {}).get("schema") or {"type": "object"}
+        value = schema_instance(schema, self.choose)
+
+        def completion(content: Any) -> dict[str, Any]:
+            return {"id": "chatcmpl-hostile", "object": "chat.completion", "created": 0, "model": "hostile",
+                    "choices": [{"index": 0, "finish_reason": "stop",
+                                 "message": {"role": "assistant", "content": content}}],
+                    "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}}
+
+        def send(data: bytes, status: int = 200) -> None:
+            try:
+                handler._send(status, data)
+            except OSError:
+                pass  # the client stopped reading (a body too large) and closed the connection
+
+        def answer(text: str) -> None:
+            send(json.dumps(completion(text)).encode())
+
+        if mode == "deep_answer":
+            objects = DEPTH // 4  # quoted keys, escaped in the body: within MAX_RESPONSE_BYTES
+            answer(["[" * DEPTH + "]" * DEPTH, '{"action": ' + '{"a":' * objects + "1" + "}" * objects + "}",
+                    'Sure! Here it is:\n```json\n{"x": ' + "[" * DEPTH + "]" * DEPTH + "}\n```"][variant])
+        elif mode == "deep_body":
+            whole = json.dumps(completion(json.dumps(value))).encode()
+            send([b'{"choices": ' + b"[" * DEPTH + b"]" * DEPTH + b"}",
+                  whole[:-1] + b', "extra": ' + b"[" * DEPTH + b"]" * DEPTH + b"}",
+                  b"[" * DEPTH + b"]" * DEPTH][variant])
+        elif mode == "huge_body" and variant == 3:
+            try:
+                self._send_with(handler, 200, self.huge(variant), {"Content-Encoding": "gzip"})
+            except OSError:
+                pass
+        elif mode == "huge_body":
+            send(self.huge(variant), 500 if variant == 1 else 200)
+        elif mode == "invalid_utf8":
+            good = json.dumps(value).encode()
+            send([b'{"choices": [{"message": {"content": "' + good.replace(b'"', b'\\"')[:-1] + b'\xff\xfe"}}]}',
+                  b'{"choices": [{"message": {"content": "{}", "\xc3\x28": 1}}]}',
+                  b'{"choices": [{"message": {"content": "\\ud800' + good.replace(b'"', b'\\"') + b'"}}]}'][variant])
+        elif mode == "wrong_types":
+            text = json.dumps(value)
+            whole = completion(text)
+            if variant == 0:
+                whole["choices"][0]["message"]["content"] = 42
+            elif variant == 1:
+                whole["choices"][0]["message"]["content"] = [{"type": "text", "text": text}]
+            elif variant == 2:
+                whole["choices"][0]["message"]["content"] = value
+            elif variant == 3:
+                del whole["choices"]
+            elif variant == 4:
+                whole["choices"] = {"0": whole["choices"][0]}
+            elif variant == 5:
+                whole["choices"] = []
+            elif variant == 6:
+                whole["choices"] = [text]
+            elif variant == 7:
+                whole["choices"][0]["message"] = None
+            elif variant == 8:
+                whole["choices"][0]["message"] = {"role": "assistant", "content": None, "tool_calls": "call me"}
+            elif variant == 9:
+                whole["choices"][0]["message"] = {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": 5, "type": ["function"], "function": {"name": None, "arguments": {"not": "text"}}}]}
+            elif variant == 10:
+                whole["usage"] = {"prompt_tokens": "many", "completion_tokens": -1}
+            elif variant == 11:
+                whole["choices"][0]["finish_reason"] = 5
+                whole["model"] = {"name": "hostile"}
+            else:
+                whole = [whole]  # type: ignore[assignment]
+            send(json.dumps(whole).encode())
+        elif mode == "wrong_answer_types":
+            answer(json.dumps([_with_wrong_leaves(value), [value], "up", 3, None][variant]))
+        elif mode == "bad_numbers":
+            first = next(iter(value), "answer") if isinstance(value, dict) else "answer"
+            text = json.dumps(value)
+            answer([text[:-1] + (", " if len(text) > 2 else "") + '"score": NaN}',
+                    text[:-1] + (", " if len(text) > 2 else "") + '"score": -Infinity}',
+                    text[:-1] + (", " if len(text) > 2 else "") + '"score": 1e999}',
+                    text[:-1] + (", " if len(text) > 2 else "") + '"score": ' + "9" * 5000 + "}",
+                    text[:-1] + (", " if len(text) > 2 else "") + '"note": "\\udc00"}',
+                    text[:-1] + (", " if len(text) > 2 else "") + f'"{first}": 1}}'][variant])
+        elif mode == "forged_code":
+            code = forged_code(body, deep=variant == 1)
+            answer(json.dumps(_with_text(value, schema, code)))
+        else:
+            raise ValueError(f"unknown hostile mode {mode!r}")
+
     def handle(self, handler: Any, body: dict[str, Any], number: int) -> None:
         fmt = (body.get("response_format") or {}).get("type")
         if self.reject_json_schema and fmt == "json_schema":
@@ -282,6 +484,8 @@ class LoopbackLLM:
             self.echo_key(handler, body, number)
         elif mode == "hostile":
             self.hostile(handler, body)
+        elif mode == "chaos" or mode in HOSTILE_VARIANTS:
+            self.hostile_reply(handler, body, mode)
         elif mode == "error500":
             echo = json.dumps({"error": {"message": "internal error", "request_headers": dict(handler.headers.items())}})
             handler._send(500, echo.encode())

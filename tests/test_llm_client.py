@@ -10,6 +10,7 @@ import pytest
 
 from agents.llm.agent import LLMAgent
 from agents.llm.client import (
+    AnswerError,
     LLMClient,
     OpenAITransport,
     extract_json,
@@ -102,14 +103,14 @@ def test_an_answer_that_is_not_json_is_repaired_by_asking_again():
     errors = [e for e in outcome.events if isinstance(e, ErrorEvent)]
     assert [e.kind for e in errors] == ["llm_invalid_answer"]
     repair = server.requests[1]["messages"]
-    assert repair[:1] == MESSAGES and repair[1]["role"] == "assistant" and "not JSON" in repair[2]["content"]
+    assert repair[:1] == MESSAGES and repair[1]["role"] == "assistant" and "invalid JSON" in repair[2]["content"]
 
 
 def test_budgets_are_bounded():
     with LoopbackLLM("not_json_answer") as server:
         client, _ = client_for(server, repair_attempts=2)
         outcome = ask(client)
-    assert not outcome.ok and outcome.attempts == 3 and "not JSON" in outcome.failure
+    assert not outcome.ok and outcome.attempts == 3 and "invalid JSON" in outcome.failure
     with LoopbackLLM("error500") as server:
         client, waits = client_for(server, max_retries=1)
         outcome = ask(client)
@@ -126,7 +127,7 @@ def test_a_custom_check_can_refuse_a_schema_valid_answer():
 def test_extract_json_and_validation():
     assert extract_json('```json\n{"a": 1}\n```') == {"a": 1}
     assert extract_json('Sure! {"a": {"b": 2}} Hope that helps.') == {"a": {"b": 2}}
-    with pytest.raises(json.JSONDecodeError):
+    with pytest.raises(AnswerError, match="invalid JSON"):
         extract_json("no json here")
     assert validation_problem({"move": "up"}, SCHEMA) is None
     assert "move" in validation_problem({"move": "sideways"}, SCHEMA)

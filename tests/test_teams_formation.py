@@ -240,10 +240,12 @@ def test_parse_appendix_a_self_evaluation():
         parse_self_evaluation('{"Engineer1": {"score": 0.1}, "Engineer2": {"score": "high"}}')
     with pytest.raises(SelfEvaluationError, match="missing \\['Engineer3'\\]"):
         parse_self_evaluation(APPENDIX_A_ANSWER, teammates=["Engineer1", "Engineer2", "Engineer3"])
-    with pytest.raises(SelfEvaluationError, match="no JSON object"):
+    with pytest.raises(SelfEvaluationError, match="invalid JSON"):
         parse_self_evaluation("I cannot score them")
-    with pytest.raises(SelfEvaluationError, match="not valid JSON"):
+    with pytest.raises(SelfEvaluationError, match="invalid JSON"):
         parse_self_evaluation('{"Engineer1": {"score": 0.7,,}}')
+    with pytest.raises(SelfEvaluationError, match="nested deeper than 64"):  # the project's strict reader
+        parse_self_evaluation('{"Engineer1": ' + "[" * 200_000 + "]" * 200_000 + "}")
     prompt = self_evaluation_prompt({"Engineer1": "used a 2D array"}, "they will implement 2048")
     assert "between -1 and 1" in prompt and '"Engineer1"' in prompt and "they will implement 2048" in prompt
 

@@ -20,9 +20,7 @@ text that comes back (error bodies included) is scrubbed of the key as well.
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import threading
 import time
 from collections import defaultdict
@@ -34,6 +32,7 @@ import jsonschema
 
 from agents.llm.config import LLMSettings, public_url
 from sim.events import ErrorEvent, Event, LLMCallEvent
+from sim.inputs import parse_json
 from sim.redact import REDACTED, scrub_text
 
 log = logging.getLogger("tom_arena.llm")
@@ -61,11 +60,51 @@ class Reply:
                 "usage": {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}}
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "Reply":
-        usage = d.get("usage") or {}
-        return cls(content=d.get("content") or "", finish_reason=d.get("finish_reason"),
-                   model=d.get("model"), prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                   completion_tokens=int(usage.get("completion_tokens") or 0))
+    def from_dict(cls, d: Any) -> "Reply":
+        """A recorded or cached reply (``to_dict``'s form); ``ValueError`` naming the field when
+        ``d`` is not one."""
+        if not isinstance(d, Mapping):
+            raise ValueError(f"a reply must be an object, not {_json_type(d)}")
+        content = d.get("content")
+        return make_reply("" if content is None else content, d.get("finish_reason"), d.get("model"), d.get("usage"),
+                          ValueError)
+
+
+def _json_type(value: Any) -> str:
+    """What a JSON value is, in words (for messages about answers of the wrong type)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    return {str: "text", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
+        type(value), type(value).__name__)
+
+
+def _tokens(usage: Mapping[str, Any], name: str, error: Callable[[str], Exception]) -> int:
+    value = usage.get(name)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise error(f"usage.{name} is {_json_type(value)} ({str(value)[:40]}), not a count of tokens")
+    return value
+
+
+def make_reply(content: Any, finish_reason: Any, model: Any, usage: Any,
+               error: Callable[[str], Exception]) -> Reply:
+    """A ``Reply`` from the fields of a completion, each of the type it must have; ``error``
+    naming the first field that is not."""
+    if not isinstance(content, str):
+        raise error(f"the answer has no text content (message.content is {_json_type(content)})")
+    for name, value in (("finish_reason", finish_reason), ("model", model)):
+        if value is not None and not isinstance(value, str):
+            raise error(f"{name} is {_json_type(value)}, not text")
+    if usage is None:
+        usage = {}
+    if not isinstance(usage, Mapping):
+        raise error(f"usage is {_json_type(usage)}, not an object")
+    return Reply(content=content, finish_reason=finish_reason, model=model,
+                 prompt_tokens=_tokens(usage, "prompt_tokens", error),
+                 completion_tokens=_tokens(usage, "completion_tokens", error))
 
 
 class TransportFault(Exception):
@@ -98,6 +137,65 @@ def _short(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+#: the largest response body read from an endpoint, as sent: a chat completion is far smaller (an
+#: answer of max_tokens = 32,768 tokens is about 130 KB); a larger one is refused unread
+MAX_RESPONSE_BYTES = 1024 * 1024
+
+
+class ResponseRefused(Exception):
+    """A response body refused before it was read whole: larger than ``MAX_RESPONSE_BYTES``, or
+    compressed (so that its size once decoded is unknown)."""
+
+
+def _bounded_client(timeout: float) -> Any:
+    """The HTTP client of ``OpenAITransport``: the ``openai`` package's own (``httpx2``, with the
+    package's connection limits), whose responses are read at most ``MAX_RESPONSE_BYTES`` far (answers
+    and error bodies alike; a declared ``Content-Length`` beyond it is refused before reading).
+    It asks for bodies without compression and refuses a compressed one, so the bound holds for
+    what is decoded too."""
+    import httpx2
+    import openai
+
+    class Bounded(httpx2.SyncByteStream):
+        def __init__(self, stream: Any) -> None:
+            self.stream = stream
+
+        def __iter__(self) -> Any:
+            seen = 0
+            for chunk in self.stream:
+                seen += len(chunk)
+                if seen > MAX_RESPONSE_BYTES:
+                    raise ResponseRefused(f"the response body is larger than {MAX_RESPONSE_BYTES:,} bytes")
+                yield chunk
+
+        def close(self) -> None:
+            self.stream.close()
+
+    class BoundedClient(httpx2.Client):
+        def send(self, request: Any, *, stream: bool = False, **kwargs: Any) -> Any:
+            response = super().send(request, stream=True, **kwargs)
+            declared = response.headers.get("content-length", "")
+            encoding = response.headers.get("content-encoding", "identity").strip().lower()
+            if declared.isdigit() and int(declared) > MAX_RESPONSE_BYTES:
+                response.close()
+                raise ResponseRefused(f"the response body is larger than {MAX_RESPONSE_BYTES:,} bytes "
+                                      f"(Content-Length: {int(declared):,})")
+            if encoding not in ("", "identity"):
+                response.close()
+                raise ResponseRefused(f"the response body is compressed ({_short(encoding, 40)}) although none was "
+                                      "asked for; its size once decoded cannot be bounded")
+            response.stream = Bounded(response.stream)
+            if not stream:
+                try:
+                    response.read()
+                finally:
+                    response.close()
+            return response
+
+    return BoundedClient(timeout=timeout, limits=openai.DEFAULT_CONNECTION_LIMITS, follow_redirects=True,
+                         headers={"Accept-Encoding": "identity"})
+
+
 class OpenAITransport:
     """Chat completions through the ``openai`` package (its own retries off: we retry and record)."""
 
@@ -108,7 +206,7 @@ class OpenAITransport:
         self.timeout = timeout
         # Local servers need no key, but the package insists on one.
         self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "no-key", timeout=timeout,
-                                     max_retries=0)
+                                     max_retries=0, http_client=_bounded_client(timeout))
         self._openai = openai
 
     def send(self, body: dict[str, Any], *, agent: str, module: str) -> Reply:
@@ -117,7 +215,9 @@ class OpenAITransport:
         extra = {k: v for k, v in body.items() if k not in standard}
         try:
             raw = self._client.chat.completions.with_raw_response.create(**standard, extra_body=extra or None)
-            text = raw.http_response.text
+            data = raw.http_response.content
+        except ResponseRefused as exc:
+            raise TransportFault("invalid_response", str(exc), retryable=True) from None
         except openai.APITimeoutError:
             raise TransportFault("timeout", f"no answer within {self.timeout:g} s", retryable=True) from None
         except openai.APIConnectionError as exc:
@@ -135,7 +235,7 @@ class OpenAITransport:
         except Exception as exc:  # the package may raise its own decoding errors
             raise TransportFault("invalid_response", f"{type(exc).__name__}: {_short(str(exc))}",
                                  retryable=True) from None
-        return parse_completion(text)
+        return parse_completion(data)
 
 
 class SlotTransport:
@@ -167,39 +267,58 @@ class SlotTransport:
             return transport.send(body, agent=agent, module=module)
 
 
-def parse_completion(text: str) -> Reply:
-    """A chat-completions response body -> Reply, or ``TransportFault('invalid_response')``."""
-    try:
-        data = json.loads(text)
-        choice = data["choices"][0]
-        content = choice["message"]["content"]
-    except (json.JSONDecodeError, KeyError, IndexError, TypeError) as exc:
-        raise TransportFault("invalid_response", f"the response body is not a chat completion "
-                             f"({type(exc).__name__}): {_short(text, 200)!r}", retryable=True) from None
-    if not isinstance(content, str):
-        raise TransportFault("invalid_response", "the answer has no text content", retryable=True)
-    usage = data.get("usage") or {}
-    return Reply(content=content, finish_reason=choice.get("finish_reason"), model=data.get("model"),
-                 prompt_tokens=int(usage.get("prompt_tokens") or 0),
-                 completion_tokens=int(usage.get("completion_tokens") or 0))
+def parse_completion(body: bytes | str) -> Reply:
+    """A chat-completions response body -> Reply, or ``TransportFault('invalid_response')``.
+
+    The body is read by the project's strict reader (``sim.inputs.parse_json``: UTF-8, nesting
+    at most ``MAX_DEPTH`` deep, no duplicate keys, no NaN, no over-long integers), and every
+    field used must have its type; whatever else the body holds (tool calls, ids) is not read."""
+    def unreadable(problem: str) -> TransportFault:
+        return TransportFault("invalid_response", problem, retryable=True)
+
+    def bad(problem: str) -> TransportFault:
+        return unreadable(f"the response body is not a chat completion: {problem}")
+
+    data = parse_json(body, "the response body", unreadable, kind="chat completion")
+    if not isinstance(data, dict):
+        raise bad(f"it is {_json_type(data)}, not an object")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices:
+        raise bad(f"choices is {_json_type(choices)}, not a list of at least one choice")
+    choice = choices[0]
+    if not isinstance(choice, dict):
+        raise bad(f"choices[0] is {_json_type(choice)}, not an object")
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise bad(f"choices[0].message is {_json_type(message)}, not an object")
+    return make_reply(message.get("content"), choice.get("finish_reason"), data.get("model"), data.get("usage"), bad)
 
 
 # ---------------------------------------------------------------------- answers
 
 
-def extract_json(text: str) -> Any:
+class AnswerError(ValueError):
+    """A model's answer that is not JSON ToM Arena reads; the message says where and why."""
+
+
+def extract_json(text: str, source: str = "the answer") -> Any:
     """Parse a JSON answer, forgiving code fences, prose around one object, and raw control
-    characters (newlines, tabs) inside strings, which llama.cpp's JSON grammar lets through."""
+    characters (newlines, tabs) inside strings, which llama.cpp's JSON grammar lets through.
+
+    Otherwise as strict as every input: the project's reader (``sim.inputs.parse_json``)
+    refuses nesting deeper than ``MAX_DEPTH``, duplicate keys, NaN and infinities, over-long
+    integers and lone surrogates, each as one ``AnswerError`` naming where; nothing a model
+    writes raises anything else."""
     text = text.strip()
-    fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S)
-    if fenced:
-        text = fenced.group(1)
+    if len(text) >= 6 and text.startswith("```") and text.endswith("```"):
+        text = text[3:-3]
+        text = (text[4:] if text.startswith("json") else text).strip()
     try:
-        return json.loads(text, strict=False)
-    except json.JSONDecodeError:
+        return parse_json(text, source, AnswerError, control_characters=True)
+    except AnswerError:
         start, end = text.find("{"), text.rfind("}")
-        if start >= 0 and end > start:
-            return json.loads(text[start:end + 1], strict=False)
+        if start >= 0 and end > start and (start, end) != (0, len(text) - 1):
+            return parse_json(text[start:end + 1], source, AnswerError, control_characters=True)
         raise
 
 
@@ -420,9 +539,9 @@ class LLMClient:
             try:  # the scrubbed text: what a recording, a transcript re-run and the cache hold
                 value = extract_json(response["content"])
                 problem = (validation_problem(value, schema) if isinstance(value, dict)
-                           else "the answer must be a JSON object")
-            except json.JSONDecodeError as exc:
-                value, problem = None, f"not JSON ({exc.msg} at character {exc.pos})"
+                           else f"the answer must be a JSON object, not {_json_type(value)}")
+            except AnswerError as exc:
+                value, problem = None, str(exc)
             if problem is None and check is not None:
                 problem = check(value)
             if problem is None:

@@ -22,7 +22,6 @@ import atexit
 import contextlib
 import ctypes
 import importlib.util
-import json
 import os
 import signal
 import socket
@@ -235,12 +234,15 @@ class EmbeddedServer:
         import urllib.error  # here, not at the top: the app asks ``embedded_missing`` at start
         import urllib.request
 
+        from sim.inputs import parse_json
+
         try:
             with urllib.request.urlopen(f"{self.base_url}/models", timeout=timeout) as response:
-                data = json.loads(response.read())
+                data = parse_json(response.read(64 * 1024), "the model list")  # the strict reader: never raises else
         except (urllib.error.URLError, OSError, ValueError):
             return False
-        return any(m.get("id") == self.alias for m in data.get("data", []))
+        models = data.get("data") if isinstance(data, dict) else None
+        return isinstance(models, list) and any(isinstance(m, dict) and m.get("id") == self.alias for m in models)
 
     def stop(self, grace: float = 10.0) -> None:
         """Stop the server: SIGTERM, then SIGKILL after ``grace`` seconds."""

@@ -69,7 +69,11 @@ class TranscriptTransport:
                                    retryable=bool(info.get("retryable", False)))
             fault.seconds = call.seconds  # type: ignore[attr-defined]
             raise fault
-        reply = Reply.from_dict(call.response or {})
+        try:
+            reply = Reply.from_dict(call.response or {})
+        except ValueError as exc:
+            raise TranscriptMismatch(f"{agent}/{module} call at tick {call.tick}: the recorded answer is not "
+                                     f"a reply ({exc})") from None
         return Reply(content=reply.content, finish_reason=reply.finish_reason, model=reply.model,
                      prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens,
                      seconds=call.seconds)

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -152,18 +151,12 @@ def parse_self_evaluation(answer: str | Mapping[str, Any], teammates: Sequence[s
     and no one else."""
     data: Any = answer
     if isinstance(answer, str):
-        text = answer.strip()
-        fenced = re.search(r"```(?:json)?\s*(.*?)```", text, flags=re.S)
-        if fenced:
-            text = fenced.group(1).strip()
-        start, end = text.find("{"), text.rfind("}")
-        if start < 0 or end < start:
-            raise SelfEvaluationError("the answer holds no JSON object")
+        from agents.llm.client import AnswerError, extract_json
+
         try:
-            data = json.loads(text[start:end + 1], strict=False)
-        except json.JSONDecodeError as exc:
-            raise SelfEvaluationError(f"the answer is not valid JSON: {exc.msg} at line {exc.lineno}, "
-                                      f"column {exc.colno}") from None
+            data = extract_json(answer)
+        except AnswerError as exc:
+            raise SelfEvaluationError(str(exc)) from None
     if not isinstance(data, Mapping):
         raise SelfEvaluationError(f"expected a JSON object of teammates, got {type(data).__name__}")
     scores: dict[str, float] = {}
