@@ -234,9 +234,7 @@ def cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("mode", ["chaos", pytest.param("forged_code", marks=pytest.mark.xfail(
-    reason="the sandbox reads the test process's lines with json.loads and catches only ValueError: a line "
-           "nested 200,000 deep is a RecursionError (sim/teamroom/sandbox.py, _Box._line; issue 38's box half)"))])
+@pytest.mark.parametrize("mode", ["chaos", "forged_code"])
 def test_run_text_tools_against_a_hostile_endpoint_finishes(mode, tmp_path):
     """``chaos``: every answer unusable in one of the hostile ways; ``forged_code``: usable answers
     whose code forges the test process's answers, one of the two variants a line nested 200,000
@@ -271,8 +269,7 @@ DESIGNS = {
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("design_name,mode", [("dkg", "chaos"), ("room", "chaos"), pytest.param(
-    "room", "forged_code", marks=pytest.mark.xfail(reason="a line nested 200,000 deep from the sandbox: see above"))])
+@pytest.mark.parametrize("design_name,mode", [("dkg", "chaos"), ("room", "chaos"), ("room", "forged_code")])
 def test_an_experiment_against_a_hostile_endpoint_records_every_episode(design_name, mode, tmp_path):
     design = tmp_path / "design.json"
     design.write_text(json.dumps({
