@@ -28,7 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
-from sim.inputs import MAX_DEPTH, MAX_TEXT_BYTES, check_tree, read_json, read_text
+from sim.inputs import MAX_DEPTH, MAX_TEXT_BYTES, check_tree, field_path, read_json, read_text
 from sim.redact import register_secret, register_url
 
 #: the base URL value that selects the embedded model even when OPENAI_BASE_URL is set
@@ -320,7 +320,7 @@ def _validate(data: Mapping[str, Any], source: str, strict: bool = False) -> LLM
     except ValidationError as exc:
         problems = []
         for err in exc.errors():
-            field = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            field = field_path(tuple(err["loc"]))  # a key with a line break stays on the line, quoted
             value = err.get("input")
             shown = "" if err["type"] in ("missing", "value_error") or field.endswith("api_key") \
                 else f", got {value!r:.80}"
