@@ -201,8 +201,8 @@ RAY_OBJECT_STORE_BYTES = 75 * 1024 * 1024
 RAY_SYSTEM_CONFIG = {"enable_metrics_collection": False, "enable_timeline": False}
 #: said on stderr before a new local cluster starts (``--backend ray`` without ``--address``)
 RAY_LOCAL_NOTE = ("note: --backend ray without --address starts a new Ray cluster on this machine for this run "
-                  "(12-16 s on 2 cores, as long as a small sweep's episodes); for repeated sweeps start one once "
-                  "with 'ray start --head' and pass --address (docs/experiments.md, \"An existing cluster\")")
+                  "(12-16 s and more on 2 cores, as long as a small sweep's episodes); for repeated sweeps start "
+                  "one once with 'ray start --head' and pass --address (docs/experiments.md, \"Ray\")")
 
 
 #: the top-level modules of this program
