@@ -382,7 +382,9 @@ def test_a_facilitators_cached_rollouts_equal_the_reference() -> None:
     engine = fac.adapter.rollouts
     ref = ReferenceRollouts(world, DKGPlanner(world))
     reached = world.reset(0).reached_at
+    tasks = {number: task for task, number in engine._task_ids.items()}  # the keys name tasks by number
     for (turn, cells, locs, doors, goals, extra), finish in engine._cache.items():
+        extra = None if extra is None else (extra[0], tasks[extra[1]])
         state = DKGState(t=0, turn=turn, agent_cells=cells, item_locs=locs, open_doors=doors, reached_at=reached)
         assert ref._simulate(state, goals, extra) == finish, (cells, goals, extra)
     assert engine.stats["shifted"] > 0 and engine.stats["suffixes"] > 0
@@ -391,8 +393,9 @@ def test_a_facilitators_cached_rollouts_equal_the_reference() -> None:
 def _event_states(engine: DKGRollouts) -> list[tuple[DKGState, tuple[int, ...], tuple[int, Task] | None]]:
     """The event states an engine's suffix memo holds, as queries (state, goals, feedback task)."""
     out = []
+    tasks = {number: task for task, number in engine._task_ids.items()}  # the keys name tasks by number
     for turn, cells, locs, doors, goals, pending in engine._suffixes:
-        extra = next(((i, task) for i, task in enumerate(pending) if task is not None), None)
+        extra = None if pending is None else (pending[0], tasks[pending[1]])  # the feedback task still pending
         state = DKGState(t=0, turn=turn, agent_cells=cells, item_locs=locs, open_doors=doors,
                          reached_at=(-1,) * len(cells))
         out.append((state, goals, extra))
