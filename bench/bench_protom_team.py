@@ -176,8 +176,8 @@ def compare_trees(args: argparse.Namespace) -> int:
         summary.append({"scenario": scenario, "agents": n, "stopped_by_budget": cut, **med, "baseline_over_this": ratios})
         for label in ("this tree", "baseline"):
             m = med[label]
-            print(f"  {label:9s} {scenario:22s} {n} agents: median {m['median_ms']} ms, p99 {m['p99_ms']} ms, max "
-                  f"{m['max_ms']} ms (CPU: median {m['cpu_median_ms']} ms, p99 {m['cpu_p99_ms']} ms)"
+            print(f"  {label:9s} {scenario:22s} {n} agents: median {m['median_ms']:.2f} ms, p99 {m['p99_ms']:.1f} ms, "
+                  f"max {m['max_ms']:.1f} ms (CPU: median {m['cpu_median_ms']:.2f} ms, p99 {m['cpu_p99_ms']:.1f} ms)"
                   + (" (budget hit: lower bounds)" if cut else ""))
         print(f"  baseline / this {scenario:16s}: " + ", ".join(f"{f} {v:.2f}" for f, v in ratios.items()))
     if args.json:
