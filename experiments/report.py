@@ -167,6 +167,7 @@ class ReportProcess:
         self._process = context.Process(target=_serve, args=(child, os.getpid()), name="tom-arena-report")
         self._process.start()
         child.close()
+        self._answered = False
 
     @staticmethod
     def available() -> bool:
@@ -184,17 +185,21 @@ class ReportProcess:
         except EOFError:
             raise RuntimeError(f"the report process ended without an answer (exit code "
                                f"{self._process.exitcode})") from None
+        self._answered = True
         if not ok:
             raise value
         return value
 
     def close(self) -> None:
-        """End the process (at once unless it is answering)."""
+        """End the process: once it has answered it ends by itself; before that (a sweep that
+        failed or was interrupted, a report cut short) it is killed at once, with the figure
+        processes it started."""
         self._conn.close()
-        self._process.join(timeout=5)
+        if self._answered:
+            self._process.join(timeout=5)
         if self._process.is_alive():
             self._process.kill()
-            self._process.join()
+        self._process.join()
 
 
 def _serve(conn: Any, parent: int) -> None:
