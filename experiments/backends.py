@@ -199,6 +199,10 @@ RAY_OBJECT_STORE_BYTES = 75 * 1024 * 1024
 #: Ray internals a new local cluster does without: the metrics exported to Prometheus and the
 #: timeline (their threads in every worker and daemon share the cores with the episodes)
 RAY_SYSTEM_CONFIG = {"enable_metrics_collection": False, "enable_timeline": False}
+#: said on stderr before a new local cluster starts (``--backend ray`` without ``--address``)
+RAY_LOCAL_NOTE = ("note: --backend ray without --address starts a new Ray cluster on this machine for this run "
+                  "(12-16 s and more on 2 cores, as long as a small sweep's episodes); for repeated sweeps start "
+                  "one once with 'ray start --head' and pass --address (docs/experiments.md, \"Ray\")")
 
 
 #: the top-level modules of this program
@@ -288,6 +292,7 @@ class RayBackend:
                                   "configure_logging": False}
         env: dict[str, str] = {}
         if address is None:
+            print(RAY_LOCAL_NOTE, file=sys.stderr, flush=True)
             kwargs.update(num_cpus=workers or os.cpu_count() or 1, object_store_memory=RAY_OBJECT_STORE_BYTES,
                           _system_config=dict(RAY_SYSTEM_CONFIG))
             # The driver's own tree: workers import experiments/, sim/ and agents/ from it. Given

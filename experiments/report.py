@@ -133,12 +133,102 @@ def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, st
 
 
 def preload() -> None:
-    """Import what the statistics and the figures will need (scipy's statistics: 1.5-2 s;
-    matplotlib: ~1 s), so that a process that does it while its episodes run elsewhere, and the
+    """Import what the statistics and the figures will need (scipy's statistics: 0.7-2 s;
+    matplotlib: 0.4-1 s), so that a process that does it while the episodes run, and the
     processes it forks to draw, do not wait for them once the sweep is over."""
     import scipy.stats  # noqa: F401
 
     import sim.analysis.plots  # noqa: F401
+
+
+def analyse_and_report(result: Any, *, command: str, jobs: int = 1) -> tuple[Analysis, Path]:
+    """The statistics of a finished (or partial) sweep whose metrics are computed, and its report
+    (``write_report``, the figures on ``jobs`` processes): the analysis and report.md."""
+    from experiments.stats import analyse
+
+    result.analysis = analyse(result.records, result.design, result.attrs)
+    return result.analysis, write_report(result, command=command, jobs=jobs)
+
+
+class ReportProcess:
+    """A process forked before a sweep's episodes start that imports what the statistics and the
+    report need (``preload``) while they run, on a core they leave free, then computes the
+    statistics and writes the report (``analyse_and_report``, its figures drawn on processes it
+    forks with those modules loaded) once the sweep is over: one request, then it ends. It ends
+    with the process that started it, however that ends (``exit_with_parent``)."""
+
+    def __init__(self) -> None:
+        import multiprocessing
+        import os
+
+        context = multiprocessing.get_context("fork")
+        self._conn, child = context.Pipe()
+        # not a daemon: daemonic processes may not start the figure processes
+        self._process = context.Process(target=_serve, args=(child, os.getpid()), name="tom-arena-report")
+        self._process.start()
+        child.close()
+        self._answered = False
+
+    @staticmethod
+    def available() -> bool:
+        """A second core to import on, and processes that fork (Linux, macOS)."""
+        import multiprocessing
+        import os
+
+        return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
+
+    def analyse_and_report(self, result: Any, *, command: str, jobs: int = 1) -> tuple[Analysis, Path]:
+        """``analyse_and_report`` in the report process; its exception raised here."""
+        self._conn.send((result, command, jobs))
+        try:
+            ok, value = self._conn.recv()
+        except EOFError:
+            raise RuntimeError(f"the report process ended without an answer (exit code "
+                               f"{self._process.exitcode})") from None
+        self._answered = True
+        if not ok:
+            raise value
+        return value
+
+    def close(self) -> None:
+        """End the process: once it has answered it ends by itself; before that (a sweep that
+        failed or was interrupted, a report cut short) it is killed at once, with the figure
+        processes it started."""
+        self._conn.close()
+        if self._answered:
+            self._process.join(timeout=5)
+        if self._process.is_alive():
+            self._process.kill()
+        self._process.join()
+
+
+def _serve(conn: Any, parent: int) -> None:
+    import os
+    import signal
+
+    from experiments.backends import exit_with_parent
+
+    exit_with_parent(parent)
+    # Ctrl-C reaches every process of the terminal's group: the sweep's process handles it and
+    # closes this one (no traceback from here)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        preload()
+    except ImportError:
+        pass  # the request raises it again, where the caller reports it
+    try:
+        result, command, jobs = conn.recv()
+    except (EOFError, OSError):
+        os._exit(0)  # the sweep ended without a report (an error, an interrupt)
+    try:
+        answer: tuple[bool, Any] = (True, analyse_and_report(result, command=command, jobs=jobs))
+    except BaseException as exc:  # noqa: B902 - handed to the caller, which raises it
+        answer = (False, exc)
+    try:
+        conn.send(answer)
+    except Exception as exc:  # an exception that does not pickle
+        conn.send((False, RuntimeError(f"{type(answer[1]).__name__}: {answer[1]} ({exc})")))
+    conn.close()
 
 
 def draw(figure: Figure) -> None:

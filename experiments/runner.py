@@ -20,7 +20,6 @@ import fnmatch
 import json
 import os
 import sys
-import threading
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -416,6 +415,9 @@ class RunResult:
     extra: dict[str, Any] = field(default_factory=dict)
     #: where the episodes ran, for backends that know (Ray: node id -> episodes)
     episodes_per_node: dict[str, int] = field(default_factory=dict)
+    #: the process that imported the statistics' and the report's modules while the episodes ran
+    #: (``run_sweep(preload=True)``), which computes them; the caller closes it
+    reporter: Any = None
 
 
 def output_files(design: Design) -> list[str]:
@@ -450,24 +452,13 @@ def cache_folder(design: Design, out: Path) -> str | None:
     return str(Path(design.llm_cache) if isinstance(design.llm_cache, str) else out / "llm-cache")
 
 
-def start_preload() -> threading.Thread:
-    """Import the statistics' and the figures' modules (``experiments.report.preload``) on a
-    thread of this process, while its episodes run on other processes."""
-    from experiments.report import preload
-
-    thread = threading.Thread(target=preload, name="tom-arena-preload", daemon=True)
-    thread.start()
-    return thread
-
-
 def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs: int = 2, resume: bool = False,
               backend: str = "local", address: str | None = None, quiet: bool = False,
               limit: int | None = None, concurrent: int = 1, preload: bool = False) -> RunResult:
     """Run (or finish) the sweep; ``limit`` stops after that many new episodes (for tests).
-    ``preload``: when the episodes run on other processes (local workers, Ray), this process,
-    which only waits for their results, imports meanwhile what the statistics and the report
-    need (``start_preload``), once the workers are running (a fork never copies a thread in the
-    middle of an import); the sweep returns when that is done too."""
+    ``preload``: where a second core and ``fork`` are there, a process forked before the episodes
+    (``experiments.report.ReportProcess``) imports what the statistics and the report need while
+    they run, and computes them afterwards (``RunResult.reporter``, which the caller closes)."""
     from tqdm import tqdm
 
     from experiments.backends import make_backend
@@ -494,13 +485,21 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
     todo.sort(key=lambda t: -len(t.seats))
     if limit is not None:
         todo = todo[:limit]
-    runner = (make_backend(backend, jobs=jobs, address=address, concurrent=concurrent,
-                           warm=(prepare_worker, warm_tasks(todo))) if todo else None)
+    reporter = None
+    if preload and todo:
+        from experiments.report import ReportProcess
+
+        if ReportProcess.available():
+            reporter = ReportProcess()  # before any thread of this process starts: it forks
+    try:
+        runner = (make_backend(backend, jobs=jobs, address=address, concurrent=concurrent,
+                               warm=(prepare_worker, warm_tasks(todo))) if todo else None)
+    except BaseException:
+        if reporter is not None:
+            reporter.close()
+        raise
     start = time.perf_counter()
     hits = misses = 0
-    # the episodes run on other processes: this one waits for their results
-    elsewhere = runner is not None and (backend != "local" or (jobs > 1 and len(todo) > 1))
-    preloading: threading.Thread | None = None
     bar = tqdm(total=len(tasks), initial=len(done), desc=design.experiment,
                unit="ep", disable=quiet or None, file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
     try:
@@ -511,22 +510,23 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
                 hits += result["info"]["llm_cache_hits"]
                 misses += result["info"]["llm_cache_misses"]
                 bar.update(1)
-                if preload and elsewhere and preloading is None:  # the first result: the workers run
-                    preloading = start_preload()
+    except BaseException:
+        if reporter is not None:
+            reporter.close()
+        raise
     finally:
         bar.close()
         if runner is not None:
             runner.close()
         results.close()
     seconds = time.perf_counter() - start
-    if preloading is not None:
-        preloading.join()
     records = [done[t.key] for t in tasks if t.key in done]
     if len(records) == len(tasks):
         results.finalize(records)
     return RunResult(design, out, list(scenarios), attrs, records, ran=len(todo), resumed=len(tasks) - len(todo),
                      seconds=seconds, backend=runner.describe() if runner else backend, cache_hits=hits,
-                     cache_misses=misses, episodes_per_node=dict(getattr(runner, "episodes_per_node", {})))
+                     cache_misses=misses, episodes_per_node=dict(getattr(runner, "episodes_per_node", {})),
+                     reporter=reporter)
 
 
 def design_path(name: str | Path) -> Path:
@@ -562,16 +562,24 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
         out_dir = Path(out or Path("runs") / design.experiment)
         result = run_sweep(design, out_dir, seeds=seeds, jobs=jobs, resume=resume, backend=backend,
                            address=address, quiet=quiet, concurrent=concurrent, preload=True)
-        # the statistics (scipy: 1.5-2 s) and the report, imported once the sweep is over: a
-        # design, a scenario or a pre-check that fails is reported without waiting for them
-        from experiments.report import write_report
-        from experiments.stats import analyse
+        reporter, result.reporter = result.reporter, None
+        try:
+            compute_metrics(result.records, design)
+            # the statistics (scipy: 0.7-2 s) and the report, imported while the episodes ran by the
+            # report process, or now: a design, a scenario or a pre-check that fails is reported
+            # without waiting for them. The figures are drawn on as many processes as the sweep's
+            # workers, at least two where there are two cores.
+            line = command or default_command(name, seeds, out_dir)
+            drawers = max(jobs if backend == "local" else 2, min(2, os.cpu_count() or 1))
+            if reporter is not None:
+                result.analysis, result.report = reporter.analyse_and_report(result, command=line, jobs=drawers)
+            else:
+                from experiments.report import analyse_and_report
 
-        compute_metrics(result.records, design)
-        result.analysis = analyse(result.records, design, result.attrs)
-        # the figures are drawn on as many processes as the sweep's workers (2 with Ray's default)
-        result.report = write_report(result, command=command or default_command(name, seeds, out_dir),
-                                     jobs=jobs if backend == "local" else min(2, os.cpu_count() or 1))
+                result.analysis, result.report = analyse_and_report(result, command=line, jobs=drawers)
+        finally:
+            if reporter is not None:
+                reporter.close()
     except (ExperimentError, ScenarioError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

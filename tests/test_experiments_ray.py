@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments.backends import ray_available
+from experiments.backends import RAY_LOCAL_NOTE, ray_available
 from experiments.runner import RESULTS
 from main import main
 
@@ -129,4 +129,23 @@ def test_an_unreachable_cluster_is_one_error_line(tmp_path, capsys):
     code = main(["experiment", "protom-dkg-paper", "--out", str(tmp_path), "--backend", "ray",
                  "--address", f"127.0.0.1:{port}", "--quiet"])
     assert code == 2
-    assert f"cannot start or reach the Ray cluster at 127.0.0.1:{port}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"cannot start or reach the Ray cluster at 127.0.0.1:{port}" in err
+    assert RAY_LOCAL_NOTE not in err  # an existing cluster: nothing to start
+
+
+def test_a_new_local_cluster_is_announced_on_stderr_before_it_starts(tmp_path, capsys, monkeypatch):
+    """Without --address the runner starts a cluster of its own, which costs as long as a small
+    sweep's episodes on one machine: it says so, in one line on stderr, before starting it."""
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    monkeypatch.setenv("RAY_USAGE_STATS_ENABLED", "0")
+    design = json.loads((ROOT / "scenarios" / "experiments" / "protom-dkg-paper.json").read_text())
+    design.update({"experiment": "ray-note", "scenarios": ["protom-01-*"], "seeds": {"count": 1, "first": 42}})
+    path = tmp_path / "ray-note.json"
+    path.write_text(json.dumps(design))
+    code = main(["experiment", str(path), "--out", str(tmp_path / "out"), "--backend", "ray", "--jobs", "1",
+                 "--quiet"])
+    assert code == 0
+    err = capsys.readouterr().err
+    assert err.count(RAY_LOCAL_NOTE) == 1 and err.splitlines()[0] == RAY_LOCAL_NOTE, err[-2000:]
+    assert "ray start --head" in RAY_LOCAL_NOTE and "--address" in RAY_LOCAL_NOTE

@@ -124,28 +124,58 @@ def test_speedup_is_the_ratio_of_mean_lengths_and_speedup_ratios_is_matched_by_s
         assert r["values"]["length"] == r["metrics"]["ticks"]
 
 
-def test_a_sweep_on_workers_imports_the_report_modules_meanwhile_and_writes_the_same_file(tmp_path, monkeypatch):
-    """With the episodes on 2 worker processes, this process imports the statistics' and the
-    figures' modules while it waits (once the workers run) and the sweep returns after that;
-    the results file is the one a sweep in this process writes."""
-    import threading
+def test_the_report_process_imports_while_the_episodes_run_and_writes_the_same_report(tmp_path):
+    """With ``preload``, a process forked before the episodes (``ReportProcess``) imports the
+    statistics' and the figures' modules while they run, then computes the statistics and writes
+    the report: every file it writes is the one this process writes (the report's line about the
+    run's seconds aside), its analysis is the same, and it ends once it has answered."""
+    from experiments.report import ReportProcess, analyse_and_report
 
-    import experiments.report
-
+    if not ReportProcess.available():
+        pytest.skip("the report process needs two cores and fork")
     design = load_design(write_design(tmp_path, scenarios=["protom-01-open-hall", "protom-13-on-the-way"],
                                       seeds={"count": 1, "first": 42}))
-    calls = []
-    real = experiments.report.preload
-    monkeypatch.setattr(experiments.report, "preload", lambda: (calls.append(threading.current_thread().name),
-                                                                real()))
-    here = run_sweep(design, tmp_path / "here", jobs=1, quiet=True, preload=True)
-    assert calls == []  # the episodes ran in this process: nothing to overlap
-    workers = run_sweep(design, tmp_path / "workers", jobs=2, quiet=True, preload=True)
-    assert calls == ["tom-arena-preload"]
-    assert not any(t.name == "tom-arena-preload" for t in threading.enumerate())
-    assert {"scipy.stats", "sim.analysis.plots"} <= set(sys.modules)
-    assert len(here.records) == len(workers.records) == 2 * 4
-    assert (tmp_path / "here" / RESULTS).read_bytes() == (tmp_path / "workers" / RESULTS).read_bytes()
+    here = run_sweep(design, tmp_path / "here", jobs=1, quiet=True)
+    assert here.reporter is None
+    there = run_sweep(design, tmp_path / "there", jobs=1, quiet=True, preload=True)
+    reporter, there.reporter = there.reporter, None
+    assert isinstance(reporter, ReportProcess)
+    try:
+        for result in (here, there):
+            compute_metrics(result.records, design)
+            result.seconds = 1.0
+        analysis, report = analyse_and_report(here, command="python main.py experiment small", jobs=1)
+        analysis_there, report_there = reporter.analyse_and_report(there, command="python main.py experiment small",
+                                                                   jobs=2)
+    finally:
+        reporter.close()
+    assert not reporter._process.is_alive()
+    assert report == tmp_path / "here" / "report.md" and report_there == tmp_path / "there" / "report.md"
+    assert analysis_there.tests == analysis.tests and analysis_there.summary == analysis.summary
+    names = sorted(p.name for p in (tmp_path / "here").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "there").iterdir()) and "figure_summary.png" in names
+    for name in names:
+        assert (tmp_path / "here" / name).read_bytes() == (tmp_path / "there" / name).read_bytes(), name
+
+
+def test_the_report_process_raises_its_error_here_and_ends_unasked(tmp_path):
+    """An exception in the report process is raised in the caller; closed without a request
+    (a sweep that failed), the process ends at once."""
+    from experiments.report import ReportProcess
+
+    if not ReportProcess.available():
+        pytest.skip("the report process needs two cores and fork")
+    design = load_design(write_design(tmp_path, scenarios=["protom-01-open-hall"], seeds={"count": 1, "first": 42}))
+    result = run_sweep(design, tmp_path / "out", jobs=1, quiet=True, preload=True)
+    reporter, result.reporter = result.reporter, None
+    try:
+        with pytest.raises(KeyError, match="values"):  # no metrics computed
+            reporter.analyse_and_report(result, command="x", jobs=1)
+    finally:
+        reporter.close()
+    unasked = ReportProcess()
+    unasked.close()
+    assert not unasked._process.is_alive() and not reporter._process.is_alive()
 
 
 def test_other_worlds_run_through_the_same_runner(tmp_path):

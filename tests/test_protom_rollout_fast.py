@@ -382,7 +382,9 @@ def test_a_facilitators_cached_rollouts_equal_the_reference() -> None:
     engine = fac.adapter.rollouts
     ref = ReferenceRollouts(world, DKGPlanner(world))
     reached = world.reset(0).reached_at
+    tasks = {number: task for task, number in engine._task_ids.items()}  # the keys name tasks by number
     for (turn, cells, locs, doors, goals, extra), finish in engine._cache.items():
+        extra = None if extra is None else (extra[0], tasks[extra[1]])
         state = DKGState(t=0, turn=turn, agent_cells=cells, item_locs=locs, open_doors=doors, reached_at=reached)
         assert ref._simulate(state, goals, extra) == finish, (cells, goals, extra)
     assert engine.stats["shifted"] > 0 and engine.stats["suffixes"] > 0
@@ -391,8 +393,9 @@ def test_a_facilitators_cached_rollouts_equal_the_reference() -> None:
 def _event_states(engine: DKGRollouts) -> list[tuple[DKGState, tuple[int, ...], tuple[int, Task] | None]]:
     """The event states an engine's suffix memo holds, as queries (state, goals, feedback task)."""
     out = []
+    tasks = {number: task for task, number in engine._task_ids.items()}  # the keys name tasks by number
     for turn, cells, locs, doors, goals, pending in engine._suffixes:
-        extra = next(((i, task) for i, task in enumerate(pending) if task is not None), None)
+        extra = None if pending is None else (pending[0], tasks[pending[1]])  # the feedback task still pending
         state = DKGState(t=0, turn=turn, agent_cells=cells, item_locs=locs, open_doors=doors,
                          reached_at=(-1,) * len(cells))
         out.append((state, goals, extra))
@@ -429,3 +432,26 @@ def test_suffixes_met_earlier_or_later_than_stored(name: str, t_max: int) -> Non
                 assert before.run(state, goals, extra) == ref.run(state, goals, extra)
                 hits += before.stats["suffixes"]
     assert hits > 0
+
+
+def test_the_memos_hold_nothing_the_garbage_collector_walks() -> None:
+    """The memos' keys and values are tuples of numbers and strings (a task by its number, a
+    mode by its macro's end cell and action): after a collection none is tracked by Python's
+    cyclic garbage collector, whose full collections would otherwise walk every entry in the
+    middle of a decision (docs/protom.md, "The dearest decisions")."""
+    import gc
+
+    world, name = load_scenario("team-01-six")
+    fac = make_mechanism("protom", world.family, {})
+    session = Session(world, {a: make_agent("tom-planner:k=cycle", world.family) for a in world.agents},
+                      seed=0, scenario=name, mechanisms=[fac])
+    session.run(max_steps=16)
+    engine = fac.adapter.rollouts
+    for _ in range(3):  # a tuple is untracked once the ones inside it are: one pass per level of nesting
+        gc.collect()
+    memos = {"_cache": engine._cache, "_first": engine._first, "_successors": engine._successors,
+             "_suffixes": engine._suffixes, "_situations": engine._situations}
+    assert all(memos.values())
+    for label, memo in memos.items():
+        tracked = [k for k, v in memo.items() if gc.is_tracked(k) or gc.is_tracked(v)]
+        assert not tracked, f"{label}: {len(tracked)} of {len(memo)} entries tracked, e.g. {tracked[0]!r:.300}"

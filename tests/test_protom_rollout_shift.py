@@ -23,7 +23,9 @@ def check_every_rollout(scenario: str, seats: str, params: dict, max_steps: int 
     engine = fac.adapter.rollouts
     fresh = DKGRollouts(world, DKGPlanner(world))
     reached = world.reset(0).reached_at
+    tasks = {number: task for task, number in engine._task_ids.items()}  # the keys name tasks by number
     for (turn, cells, locs, doors, goals, extra), finish in engine._cache.items():
+        extra = None if extra is None else (extra[0], tasks[extra[1]])
         state = DKGState(t=0, turn=turn, agent_cells=cells, item_locs=locs, open_doors=doors, reached_at=reached)
         assert fresh._simulate(state, goals, extra) == finish, (cells, goals, extra)
     return engine.stats

@@ -58,7 +58,7 @@ class DKGRollouts:
         self._first: dict[tuple, tuple[tuple, tuple[bool, ...], bool]] = {}
         # key -> the keys in ``_first`` whose rollout walked the agent whose turn it was one step
         # into ``key``'s cells (the candidates ``_shifted`` checks): see _remember_first
-        self._successors: dict[tuple, list[tuple]] = {}
+        self._successors: dict[tuple, tuple[tuple, ...]] = {}
         # (items, doors) -> (agent, cell, task...) -> mode: see _modes
         self._situations: dict[tuple, dict[tuple, tuple]] = {}
         # event state -> (finish ticks from it, tick of its last event, tick of the event past the
@@ -66,6 +66,8 @@ class DKGRollouts:
         self._suffixes: dict[tuple, tuple[tuple[int | None, ...], int, int | None]] = {}
         self._actions: dict[str, tuple] = {}
         self._holds: dict[tuple[int, ...], list[Task]] = {}
+        # Task -> a number standing for it in the memos' keys (see _task_key)
+        self._task_ids: dict[Task, int] = {}
         self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0, "suffixes": 0}
 
     def _world_for(self, goals: tuple[int, ...]) -> DKGWorld:
@@ -105,7 +107,8 @@ class DKGRollouts:
     def _finish(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None
                 ) -> tuple[int | None, ...]:
         """The finish ticks of ``run``, with the full ``t_max`` horizon."""
-        key = (state.turn, state.agent_cells, state.item_locs, state.open_doors, goals, extra)
+        key = (state.turn, state.agent_cells, state.item_locs, state.open_doors, goals,
+               None if extra is None else (extra[0], self._task_key(extra[1])))
         finish = self._cache.get(key)
         if finish is None:
             finish = self._shifted(state, goals, extra, key)
@@ -197,7 +200,8 @@ class DKGRollouts:
             modes, pending, whole = info
             mode = modes[m]
             now_modes, now_pending = self._first_event(state, goals, extra)
-            if now_pending == pending and now_modes == modes[:m] + ((_WALK, mode[1], mode[2] - 1),) + modes[m + 1:]:
+            if now_pending == pending and now_modes == modes[:m] + ((_WALK, mode[1], mode[2] - 1, mode[3]),) \
+                    + modes[m + 1:]:
                 self._remember_first(key, now_modes, now_pending, True)
                 self.stats["shifted"] += 1
                 return tuple(f - 1 if f else f for f in finish)
@@ -216,16 +220,12 @@ class DKGRollouts:
         if mode[0] != _WALK or mode[2] < 1:
             return
         cells = key[1]
-        nxt = self._next_hops(mode[1].end_cell, key[3])[cells[m]]
+        nxt = self._next_hops(mode[1], key[3])[cells[m]]
         if nxt < 0:
             return
         n = len(cells)
         succ = ((m + 1) % n, cells[:m] + (nxt,) + cells[m + 1:]) + key[2:]
-        found = self._successors.get(succ)
-        if found is None:
-            self._successors[succ] = [key]
-        else:
-            found.append(key)
+        self._successors[succ] = self._successors.get(succ, ()) + (key,)
 
     def _first_event(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None
                      ) -> tuple[tuple, tuple[bool, ...]]:
@@ -264,7 +264,7 @@ class DKGRollouts:
             mode = None
             task = pending[i]
             if task is not None:
-                key = (i, cells[i], task, cells[task.to] if task.kind == "give" else -1)
+                key = (i, cells[i], self._task_key(task), cells[task.to] if task.kind == "give" else -1)
                 found = situation.get(key)
                 if found is None:
                     if s is None:
@@ -303,6 +303,16 @@ class DKGRollouts:
                     best_i, best_tau = i, tau
         return modes, best_i, best_tau
 
+    def _task_key(self, task: Task) -> int:
+        """A number standing for ``task`` in the memos' keys. The memos hold hundreds of thousands
+        of small tuples; made of numbers and strings only, they are left alone by Python's cyclic
+        garbage collector, whose full collections would otherwise walk them all (0.2-0.4 s each,
+        in the middle of a decision), while a ``Task`` in them keeps each one in its sights."""
+        found = self._task_ids.get(task)
+        if found is None:
+            found = self._task_ids[task] = len(self._task_ids)
+        return found
+
     def _holds_for(self, goals: tuple[int, ...]) -> list[Task]:
         """``Task.hold`` of every goal (one list per goal tuple, never changed)."""
         holds = self._holds.get(goals)
@@ -323,11 +333,11 @@ class DKGRollouts:
         macro: Macro = plan.macros[0]
         here = s.agent_cells[i]
         if here == macro.end_cell or (here in macro.cells and macro.action.startswith(("unlock", "handover"))):
-            return (_WALK, macro, 0)
+            return (_WALK, macro.end_cell, 0, macro.action)
         d = planner.distances(self._singletons[macro.end_cell], s.open_doors)[here]
         if d == INF:  # cannot happen for a plan made in this state; be safe
             return _IDLE_MODE
-        return (_WALK, macro, int(d))
+        return (_WALK, macro.end_cell, int(d), macro.action)
 
     def _simulate(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None,
                   key: tuple | None = None) -> tuple[int | None, ...]:
@@ -348,8 +358,10 @@ class DKGRollouts:
         plates = bool(world.plate_doors)  # a step may open a door: only the world's own step says
         horizon = self.horizon
         pending: list[Task | None] = [None] * n
+        key_extra = None  # the feedback task while pending, as the suffix memo's keys hold it
         if extra is not None:
             pending[extra[0]] = extra[1]
+            key_extra = (extra[0], self._task_key(extra[1]))
         finish: list[int | None] = [0 if state.item_locs[g] == -1 - i else None for i, g in enumerate(goals)]
         # The state's fields (no DKGState is made but for the world's own steps). The clock
         # restarts at 0 so that legality checks never see the episode's own t_max.
@@ -365,7 +377,8 @@ class DKGRollouts:
         left = finish.count(None)  # agents still without their gem
         while left:
             if not first:
-                here_key = (turn, cells, locs, doors, goals, tuple(pending))
+                here_key = (turn, cells, locs, doors, goals, None if extra is None or pending[extra[0]] is None
+                            else key_extra)
                 known = suffixes.get(here_key)
                 if known is not None and (known[2] is None or horizon - now < known[2]):
                     self.stats["suffixes"] += 1
@@ -400,13 +413,13 @@ class DKGRollouts:
                     if turns == 0 or d == 0:
                         continue
                     if turns >= d:  # all the way: d is the end cell's distance, each hop one nearer
-                        new_cells[j] = mode[1].end_cell
+                        new_cells[j] = mode[1]
                     else:
-                        new_cells[j] = self._walk(cells[j], self._next_hops(mode[1].end_cell, doors), turns)
+                        new_cells[j] = self._walk(cells[j], self._next_hops(mode[1], doors), turns)
                 else:
                     new_cells[j] = self._walk(cells[j], self._descents(mode[1], doors), turns)
             moved = tuple(new_cells)
-            action = modes[best_i][1].action
+            action = modes[best_i][3]
             applied = self._apply(world, best_i, moved, locs, doors, action)
             if applied is not None:
                 t, turn, cells, new_locs, doors = t + tau + 1, (best_i + 1) % n, moved, applied[0], applied[1]
