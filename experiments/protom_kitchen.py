@@ -11,8 +11,8 @@ Named in ``scenarios/experiments/protom-kitchen.json``::
                       "params": {"of": "length"}}, ...]
 
 ``feedback_differs`` (``scenarios/experiments/protom-kitchen-ablation.json``) compares, episode by
-episode, the feedback of one condition with that of another (ProToM with N = 5 particles against
-N = 1 with ``stale=0``).
+episode, the feedback of one condition with that of another (ProToM with N = 5 or 20 particles, or
+another ``stale``, against N = 1).
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ def test_the_ablation_design_loads_with_its_hooks_and_feedback_differs_pairs_by_
     from experiments.protom_kitchen import feedback_differs
 
     design = load_design(SCENARIO_DIR / "experiments" / "protom-kitchen-ablation.json")  # every hook resolves
-    assert [c.name for c in design.conditions] == ["none", "protom", "n1", "oracle"]
+    assert [c.name for c in design.conditions] == ["none", "n1", "protom", "n20", "stale0", "stale05", "stale1", "oracle"]
     assert [m.name for m in design.metrics if m.derive] == ["speedup", "speedup_ratios", "differs_from_n1"]
 
     def ep(condition, seed, sent):

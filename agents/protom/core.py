@@ -37,6 +37,9 @@ Goal = Hashable
 #: ``centralised``: the paper's mDKG measure; ``target-overlap``: the target's next-step overlap
 #: with the feedback (not the paper's; kept for comparison); ``tv`` / ``js``: policy distances
 DIVERGENCES = ("centralised", "target-overlap", "tv", "js")
+#: resample a particle set when its effective sample size falls below this share of N (the
+#: usual rule of sequential Monte Carlo, N/2; seed 003 gives no threshold of its own)
+ESS_THRESHOLD = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,8 +210,13 @@ def adapter_for(world: World, **params: Any) -> ProToMAdapter:
 
 @dataclass
 class Particle:
+    """One particle of Eq. 6: a belief state, a goal distribution, and its importance weight
+    (1.0 each when drawn; multiplied by the likelihood of each observed action under the
+    particle, see ``GoalInference.observe``)."""
+
     belief: Any
     goal_probs: np.ndarray
+    weight: float = 1.0
 
 
 @dataclass
@@ -220,20 +228,40 @@ class AgentBelief:
     particles: list[Particle]
     resampled: int = 0
 
+    def weights(self) -> np.ndarray:
+        """The particles' normalized importance weights (1/N each while none is preferred)."""
+        w = np.array([p.weight for p in self.particles], dtype=float)
+        return w / w.sum()
+
     def posterior(self) -> np.ndarray:
-        """Eq. 9: the goal distribution averaged over particles."""
-        return np.mean([p.goal_probs for p in self.particles], axis=0)
+        """Eq. 9: the goal distribution averaged over particles (weighted by their importance
+        weights; equal weights give Eq. 9's plain average)."""
+        return np.average([p.goal_probs for p in self.particles], axis=0, weights=self.weights())
 
 
 class GoalInference:
-    """Particle beliefs and Bayesian inverse planning for every agent of one world."""
+    """Particle beliefs and Bayesian inverse planning for every agent of one world.
+
+    Each step (``observe``) a particle's weight is multiplied by the likelihood of the agent's
+    action under the particle's belief state, P(a | b_S,k) = sum_g b_G,k(g) P(a | g, b_S,k) (the
+    normalizer of Eq. 8), and a particle whose belief state no longer fits what the agent sees
+    is drawn again (seed 003, Section 3.1: "resamples any particle that becomes incompatible
+    with the latest observation"). An action the particle's belief makes unlikely is graded
+    incompatibility: when the effective sample size 1 / sum_k w_k^2 of the normalized weights
+    falls below ``ess_threshold`` * N, the particles are resampled (systematic resampling, one
+    ``rng`` draw) and their weights reset to equal. With N = 1 nothing is ever resampled.
+    """
 
     def __init__(self, adapter: ProToMAdapter, state: Any, rng: np.random.Generator, particles: int = 1,
-                 prior: Mapping[AgentId, Mapping[Goal, float]] | Mapping[Goal, float] | None = None) -> None:
+                 prior: Mapping[AgentId, Mapping[Goal, float]] | Mapping[Goal, float] | None = None,
+                 ess_threshold: float = ESS_THRESHOLD) -> None:
         if particles < 1:
             raise ValueError(f"particles must be at least 1, got {particles}")
+        if not 0 <= ess_threshold <= 1:
+            raise ValueError(f"ess_threshold must be in [0, 1], got {ess_threshold}")
         self.adapter = adapter
         self.rng = rng
+        self.ess_threshold = float(ess_threshold)
         self.beliefs: dict[AgentId, AgentBelief] = {}
         # A prior keyed by agent names is per agent (agents left out get a uniform one);
         # otherwise it is one goal -> weight mapping shared by every agent.
@@ -247,7 +275,8 @@ class GoalInference:
     def observe(self, before: Any, joint_action: Mapping[AgentId, Any], after: Any,
                 skip_goal_update: frozenset[AgentId] = frozenset()) -> None:
         """One step of Algorithm 1, lines 4-10: goal update (Eq. 8) from the action each
-        acting agent took in its belief, then belief update and resampling."""
+        acting agent took in its belief, particle weights from the same likelihoods, then
+        belief update and resampling."""
         adapter = self.adapter
         adapter.observe_step(before, joint_action, after)
         for agent, belief in self.beliefs.items():
@@ -260,18 +289,45 @@ class GoalInference:
                     if lik is None:
                         lik = cache[key] = adapter.likelihoods(p.belief, agent, action, belief.goals)
                     post = p.goal_probs * lik
-                    total = post.sum()
-                    if total > 0:  # an action impossible in this belief: the particle is resampled below
+                    total = float(post.sum())
+                    p.weight *= total  # P(a | b_S,k): 0 for an action impossible in this belief
+                    if total > 0:
                         p.goal_probs = post / total
+                _normalize(belief.particles)
             for p in belief.particles:
                 moved = adapter.update_belief(p.belief, before, joint_action, after, agent)
                 if moved is None:
                     moved = adapter.sample_belief(after, agent, self.rng)
                     belief.resampled += 1
+                    p.weight = 1.0  # drawn again from what the agent observes now
                 p.belief = moved
+            self._resample(belief)
+
+    def _resample(self, belief: AgentBelief) -> None:
+        """Systematic resampling when the effective sample size drops below the threshold."""
+        parts = belief.particles
+        n = len(parts)
+        if n < 2:
+            return
+        w = belief.weights()
+        if not np.isfinite(w).all():
+            w = np.full(n, 1.0 / n)
+        if 1.0 / float(np.sum(w * w)) >= self.ess_threshold * n:
+            return
+        points = (self.rng.random() + np.arange(n)) / n
+        chosen = np.minimum(np.searchsorted(np.cumsum(w), points, side="right"), n - 1)
+        belief.resampled += int(n - len(set(chosen.tolist())))
+        belief.particles = [Particle(parts[k].belief, parts[k].goal_probs.copy()) for k in chosen]
 
     def posteriors(self) -> dict[AgentId, np.ndarray]:
         return {a: b.posterior() for a, b in self.beliefs.items()}
+
+
+def _normalize(particles: Sequence[Particle]) -> None:
+    """Scale the weights to mean 1; all zero (every particle ruled out) gives equal weights."""
+    total = sum(p.weight for p in particles)
+    for p in particles:
+        p.weight = p.weight * len(particles) / total if total > 0 else 1.0
 
 
 def _belief_key(belief: Any) -> Any:
@@ -525,7 +581,7 @@ def divergence(adapter: ProToMAdapter, state: Any, candidate: Candidate, target_
     With ``particles`` (the target's belief particles), ``target-overlap``, ``tv`` and ``js``
     are expected over them as well: each particle's policies are computed in its own belief
     state and weighted by its own goal distribution,
-    div = (1/N) sum_k sum_g b_G,k(g) * d(p_f(b_S,k), p_g(b_S,k)).
+    div = sum_k w_k sum_g b_G,k(g) * d(p_f(b_S,k), p_g(b_S,k)) (w_k the normalized weights).
     """
     if measure not in DIVERGENCES:
         raise ValueError(f"divergence must be one of {', '.join(DIVERGENCES)}, got {measure!r}")
@@ -535,8 +591,9 @@ def divergence(adapter: ProToMAdapter, state: Any, candidate: Candidate, target_
         agree = sum(w * adapter.plan_agreement(state, goals, candidate) for goals, w in hypotheses)
         return max(0.0, min(1.0, 1.0 - agree))
     if particles:
-        total = sum(divergence(adapter, p.belief, candidate, p.goal_probs, measure) for p in particles)
-        return max(0.0, min(1.0, total / len(particles)))
+        weight = sum(p.weight for p in particles)
+        total = sum(p.weight * divergence(adapter, p.belief, candidate, p.goal_probs, measure) for p in particles)
+        return max(0.0, min(1.0, total / weight))
     agent = candidate.target
     p_f = adapter.policy(state, agent, candidate=candidate)
     best = p_f >= p_f.max() - 1e-12

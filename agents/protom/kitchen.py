@@ -2,11 +2,17 @@
 
 - Goals: the three recipes, for every cook (two cooks may want the same dish).
 - Beliefs (Eqs. 6-7): a belief state is what one cook believes lies on every station: the
-  stations it sees now hold what they hold; a station out of its view holds what the cook last
-  saw there (or what the level put there, if never seen) with probability ``stale``, otherwise
-  what really lies there (the cook may have guessed the change). Each step the particle takes
-  what the cook watched change; a station that comes into view holding something else than the
-  particle believed makes the particle incompatible, and it is drawn again (Algorithm 1, line 7).
+  stations it sees now hold what they hold, and so does a station out of view that holds what
+  the cook last saw there. A station out of view that the cook has never seen (rules 2), or whose
+  contents changed since it last saw them, holds what the cook last saw there (``unknown`` if
+  never seen; under rules 1 what the level put there) with probability ``stale``; otherwise what
+  the cook might believe is there, drawn from ``content_prior`` (``CONTENT_PRIORS``: by default
+  the level's own mix of contents at the start, "nothing" included, so mostly wrong or empty).
+  Each step the particle takes what the cook watched change; a station that comes into view
+  holding something else than the particle believed makes the particle incompatible, and it is
+  drawn again (Algorithm 1, line 7); the generic half weighs each particle by the likelihood of
+  the cook's actions in its belief and resamples when the weights degenerate
+  (``core.GoalInference``).
 - Likelihood (Eq. 8): the simulated human's model (``agents/kitchen/heuristic.py``) under the
   particle's belief: for a goal, the subtask it would choose (deliver, get a plate, chop, fetch,
   put down) gives the stations it walks to; Q_g(a) = 1 + the steps left to the nearest of them
@@ -34,7 +40,7 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -362,6 +368,22 @@ def rollouts_for(world: KitchenWorld) -> KitchenRollouts:
 
 # --------------------------------------------------------------------------- the adapter
 
+
+def content_prior_of(world: KitchenWorld, prior: str) -> tuple[tuple[int, ...], np.ndarray]:
+    """The contents a cook may believe an uncertain station holds and their probabilities
+    (``CONTENT_PRIORS``), from the level's stations (counters and boards) at the start."""
+    start = world.initial_state.contents
+    held = [c for s, c in enumerate(start) if world.station_kind[s] != DELIVERY]
+    items = sorted({c for c in held if c != NOTHING})
+    contents = (NOTHING, *items)
+    if prior == "uniform":
+        return contents, np.full(len(contents), 1.0 / len(contents))
+    counts = np.array([sum(1 for c in held if c == x) for x in contents], dtype=float)
+    if counts.sum() <= 0:
+        return (NOTHING,), np.ones(1)
+    return contents, counts / counts.sum()
+
+
 _PRONOUNS = {"alice": ("she", "her"), "bob": ("he", "him"), "carol": ("she", "her"), "dave": ("he", "him"),
              "erin": ("she", "her"), "frank": ("he", "him"), "grace": ("she", "her"), "heidi": ("she", "her"),
              "ivan": ("he", "him")}
@@ -380,13 +402,22 @@ ORDERS_REFUSAL = ("protom: the level's orders are shared by all cooks (gym-cooki
                   "facilitator needs each cook's own goal")
 
 
+#: the priors a particle draws a cook's belief about an uncertain station from (``content_prior``):
+#: ``level``: the level's own mix of station contents at the start (every counter and board:
+#: the share left empty, "nothing", and the share holding each item), i.e. what a cook that knows
+#: this kind of kitchen expects an unseen counter to hold; ``uniform``: "nothing" and every item
+#: the level holds at the start, equally likely
+CONTENT_PRIORS = ("level", "uniform")
+
+
 class KitchenAdapter(ProToMAdapter):
     defaults = {"phi": 2.0, "eps": 0.3, "particles": 5, "divergence": "js"}  # seed 003, B.1 (Overcooked)
     exclusive_goals = False
     particle_divergence = True
 
     def __init__(self, world: KitchenWorld, temperature: Positive = 0.5, noise: BelowOne = 0.1,
-                 stale: Probability = 0.8, stay_evidence: Probability = 0.0) -> None:
+                 stale: Probability = 0.8, stay_evidence: Probability = 0.0,
+                 content_prior: Literal[CONTENT_PRIORS] = "level") -> None:  # type: ignore[valid-type]
         if not isinstance(world, KitchenWorld):
             raise ValueError(f"ProToM's kitchen model needs the kitchen under its own rules, not under "
                              f"{getattr(world, 'rules', type(world).__name__)!r} rules")
@@ -400,6 +431,8 @@ class KitchenAdapter(ProToMAdapter):
             raise ValueError(f"stale must be in [0, 1], got {stale}")
         if not 0 <= stay_evidence <= 1:
             raise ValueError(f"stay_evidence must be in [0, 1], got {stay_evidence}")
+        if content_prior not in CONTENT_PRIORS:
+            raise ValueError(f"content_prior must be one of {', '.join(CONTENT_PRIORS)}, got {content_prior!r}")
         super().__init__(world)
         self.world: KitchenWorld = world
         self.rollouts = rollouts_for(world)
@@ -419,6 +452,10 @@ class KitchenAdapter(ProToMAdapter):
             seen = list(start.contents) if w.rules < 2 else [UNKNOWN] * len(start.contents)
             self.memory.append(seen)
         self._memory_tick = -1
+        self.content_prior = str(content_prior)
+        #: (contents, probabilities) a particle draws an uncertain station's believed contents from
+        self.prior_contents, self.prior_probs = content_prior_of(w, self.content_prior)
+        self._prior_cdf = np.cumsum(self.prior_probs)
         self._border = tuple(w.rc(c)[0] in (0, w.height - 1) or w.rc(c)[1] in (0, w.width - 1)
                              for c in w.station_cells)
         self._calm = [tuple(a for a in range(5) if w.trans[cell * 5 + a] >= 0) for cell in range(len(w.walkable))]
@@ -448,19 +485,27 @@ class KitchenAdapter(ProToMAdapter):
                 seen[s] = after.contents[s]
 
     def sample_belief(self, state: KitchenState, agent: AgentId, rng: np.random.Generator) -> KitchenState:
-        """b ~ P(b | o) (Eq. 7): seen stations as they are; unseen ones as last seen (with
-        probability ``stale``) or as they are. A station the cook has never seen (rules 2) is
-        unknown to it (probability ``stale``) or believed as it is (it guessed, or was told).
-        One draw per unseen station whose memory differs from the truth."""
+        """b ~ P(b | o) (Eq. 7): seen stations as they are, and so is an unseen one that holds
+        what the cook last saw there. An unseen station it never saw, or whose contents changed
+        since it last saw them, holds what it last saw (``unknown`` if never seen) with
+        probability ``stale``, otherwise a draw from the content prior (``content_prior``):
+        possibly the truth, possibly "nothing" or another item. Two draws per such station, in
+        station order."""
         i = self.world.agent_index[agent]
         if state.t == 0 and self._memory_tick < 0:
             self.observe_step(state, {}, state)
         memory = self.memory[i]
         visible = set(self.visible(state, i))
+        kind = self.world.station_kind
         contents = list(state.contents)
         for s, true in enumerate(state.contents):
-            if s not in visible and memory[s] != true and rng.random() < self.stale:
+            if s in visible or memory[s] == true or kind[s] == DELIVERY:
+                continue
+            if rng.random() < self.stale:
                 contents[s] = memory[s]
+            else:
+                k = int(np.searchsorted(self._prior_cdf, rng.random() * self._prior_cdf[-1], side="right"))
+                contents[s] = self.prior_contents[min(k, len(self.prior_contents) - 1)]
         return KitchenState(state.t, state.positions, state.held, tuple(contents), state.delivered)
 
     def known_beliefs(self, state: KitchenState) -> Beliefs:
@@ -474,7 +519,7 @@ class KitchenAdapter(ProToMAdapter):
                      particles: Mapping[AgentId, Sequence[Any]] | None) -> list[tuple[float, Beliefs]] | None:
         """The cooks' belief states C(f, g) is computed under (rules 2; None under rules 1, where
         the plans use the true contents): the k-th particle of every cook together, k = 1..N,
-        equal joint beliefs merged with their weights; without particles (ProToM-Oracle) what
+        weighted by the product of their importance weights, equal joint beliefs merged; without particles (ProToM-Oracle) what
         every cook has seen (``known_beliefs``)."""
         if self.world.rules < 2:
             return None
@@ -483,9 +528,11 @@ class KitchenAdapter(ProToMAdapter):
         agents = self.world.agents
         n = min(len(particles[a]) for a in agents)
         merged: dict[Beliefs, float] = {}
+        weights = [float(np.prod([particles[a][k].weight for a in agents])) for k in range(n)]
+        total = sum(weights)
         for k in range(n):
             joint = tuple(particles[a][k].belief.contents for a in agents)
-            merged[joint] = merged.get(joint, 0.0) + 1.0 / n
+            merged[joint] = merged.get(joint, 0.0) + (weights[k] / total if total > 0 else 1.0 / n)
         return sorted(((w, b) for b, w in merged.items()), key=lambda wb: -wb[0])
 
     def update_belief(self, belief: KitchenState, before: KitchenState, joint_action: Mapping[AgentId, Any],
@@ -504,27 +551,28 @@ class KitchenAdapter(ProToMAdapter):
 
     def particles_snapshot(self, state: KitchenState, agent: AgentId, belief: AgentBelief) -> Particles:
         """What ``agent`` is believed to believe about the stations it does not see now:
-        ``unseen``: one entry per (station, believed content) with the share of particles
-        believing it (``weight``) and whether it is true (``true``); stations believed empty
+        ``unseen``: one entry per (station, believed content) with the share of the particles'
+        weight believing it (``weight``) and whether it is true (``true``); stations believed empty
         are listed only where something really lies."""
         w = self.world
         i = w.agent_index[agent]
         visible = set(self.visible(state, i))
         n = len(belief.particles)
+        share = belief.weights()
         entries = []
         for s in range(len(w.station_cells)):
             if s in visible or w.station_kind[s] == DELIVERY:
                 continue
-            counts: dict[int, int] = {}
-            for p in belief.particles:
+            counts: dict[int, float] = {}
+            for p, wk in zip(belief.particles, share):
                 c = p.belief.contents[s]
-                counts[c] = counts.get(c, 0) + 1
+                counts[c] = counts.get(c, 0.0) + float(wk)
             true = state.contents[s]
             for c, k in sorted(counts.items()):
                 if c == NOTHING and true == NOTHING:
                     continue
                 entries.append({"at": list(w.rc(w.station_cells[s])), "item": "unknown" if c == UNKNOWN else ITEM_NAMES[c],
-                                "weight": round(k / n, 6), "true": c == true})
+                                "weight": round(k, 6), "true": c == true})
         return Particles(agent=agent, particles=n, resampled=belief.resampled, unseen=entries)
 
     # ----------------------------------------------------------- likelihood
