@@ -83,6 +83,9 @@ class WorldView(QWidget):
         self._anim_start = 0.0
         self._dirty = True
         self.frames_drawn = 0
+        #: the state the latest frame shows (None before the first): what tests wait on before
+        #: reading what the renderer drew
+        self.drawn_state: Any = None
         self.copy_frames = False  # the baseline path of the benchmark: copy pixels per frame
         self._timer = QTimer(self)
         self._timer.setInterval(self.FRAME_MS)
@@ -184,6 +187,7 @@ class WorldView(QWidget):
         if self.overlays.messages:
             self.renderer.draw_messages(self.surface, self.state, self.overlays.messages)
         self.frames_drawn += 1
+        self.drawn_state = self.state
         self._dirty = False
 
     def resizeEvent(self, event: QResizeEvent) -> None:
