@@ -22,6 +22,10 @@ XDIST_GROUPS = {
                        "test_cobel_llm.py", "test_tradecraft_llm.py", "test_ui_llm_seat.py"),
     # a local Ray cluster: `ray start` takes fixed ports beside the one it is given (client server 10001)
     "ray": ("test_experiments_ray.py",),
+    # files whose module fixture does the work of all their tests, once per worker that runs one:
+    # the Xvfb cases in a child pytest (about 50 s under load), the kitchen episode with ProToM
+    "xvfb-cases": ("test_ui_xvfb.py",),
+    "belief-view-episode": ("test_ui_belief_view.py",),
 }
 
 
