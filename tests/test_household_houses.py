@@ -195,7 +195,6 @@ def play(kind: str, name: str, seed: int = 0) -> Session:
     return session
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["rhp", "mhp", "coela", "capo", "cobel", "cobel:messages=false",
                                   "cobel:intents=false", "cobel:first_order=false"])
 def test_every_method_finishes_a_house_task_and_moves_targets(kind: str) -> None:

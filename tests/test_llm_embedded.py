@@ -228,14 +228,14 @@ def test_the_server_dies_with_its_program_even_on_sigterm(tmp_path):
     child = int(program.stdout.readline())
     program.send_signal(signal.SIGTERM)
     program.wait(timeout=30)
-    for _ in range(50):
+    for _ in range(600):
         try:
             os.kill(child, 0)
         except ProcessLookupError:
             return
         time.sleep(0.1)
     os.kill(child, signal.SIGKILL)
-    pytest.fail(f"the model server {child} outlived its program by 5 s")
+    pytest.fail(f"the model server {child} outlived its program by 60 s")
 
 
 def test_a_long_string_bound_does_not_kill_the_embedded_server(embedded, no_endpoint):

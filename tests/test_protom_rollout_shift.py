@@ -4,8 +4,6 @@ obtained must equal a rollout simulated from scratch in the same state."""
 
 from __future__ import annotations
 
-import pytest
-
 from agents.dkg.planner import DKGPlanner
 from agents.protom.dkg_rollout import DKGRollouts
 from agents.registry import make_agent, make_mechanism
@@ -36,7 +34,6 @@ def test_shifted_rollouts_equal_fresh_ones_on_a_shipped_scenario():
     assert stats["shifted"] > 0
 
 
-@pytest.mark.slow
 def test_shifted_rollouts_equal_fresh_ones_with_six_agents():
     stats = check_every_rollout("team-01-six", "tom-planner:k=cycle", {"max_hypotheses": 2}, 30)
     assert stats["shifted"] > 0

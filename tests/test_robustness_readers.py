@@ -146,7 +146,6 @@ def judge_scenario(path: Path, refuse: bool) -> tuple[str, str]:
     return "accepted", ""
 
 
-@pytest.mark.slow
 @fuzz_settings(150)
 @given(case=pddl_case())
 def test_mutated_pddl_problems(tmp_path_factory, case):
@@ -227,7 +226,6 @@ def kitchen_case(draw) -> tuple[Path, bytes, bool]:
     return base, raw, refuse
 
 
-@pytest.mark.slow
 @fuzz_settings(150)
 @given(case=kitchen_case())
 def test_mutated_kitchen_text_levels(tmp_path_factory, case):
@@ -377,7 +375,6 @@ def judge_settings(path: Path, data: Any, refuse: bool) -> tuple[str, str]:
     return "accepted", ""
 
 
-@pytest.mark.slow
 @fuzz_settings(200)
 @given(case=llm_case())
 def test_mutated_llm_settings_files(tmp_path_factory, case):

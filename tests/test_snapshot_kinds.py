@@ -66,7 +66,6 @@ def _check_all(snapshots: list[BeliefEvent]) -> None:
         assert json.dumps(payload.to_dict()) == json.dumps(event.data)  # the same dict, keys in the same order
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("kind, family", _cases(agent_kinds()))
 def test_every_kind_an_agent_emits_is_registered_and_round_trips(kind, family, llm_server):
     world, name = load_scenario(str(first_scenario(family)))
@@ -74,7 +73,6 @@ def test_every_kind_an_agent_emits_is_registered_and_round_trips(kind, family, l
     _check_all(_snapshots(Session(world, made, seed=1, scenario=name)))
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("kind, family", _cases(mechanism_kinds()))
 def test_every_kind_a_mechanism_emits_is_registered_and_round_trips(kind, family, llm_server):
     world, name = load_scenario(str(first_scenario(family)))

@@ -3,7 +3,7 @@ scripted minds and the teams mechanism, a live episode runs to its end in the ro
 the Teams panel gets the mechanism's team events."""
 
 import pytest
-from ui_support import make_window, plan, wait_finished
+from ui_support import make_window, plan, wait_drawn, wait_finished
 
 from sim.events import TeamEvent
 
@@ -26,6 +26,7 @@ def test_a_live_room_episode_in_the_app(qtbot, tmp_path):
         assert len(teams) == 2 and "engineer4" not in teams[-1].teams["team"]
         assert window.model.timeline.outcome.outcome["pass_at_1"] == 1.0
         window.panels.refresh(force=True)
+        wait_drawn(qtbot, window)  # the view draws the last state after the batch that ended the episode
         assert window.renderer.cards["engineer4"][1] == "sat out"
         assert "pass@1 100%" in window.score_label.text()
     finally:

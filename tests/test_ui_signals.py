@@ -1,15 +1,14 @@
 """Ctrl+C and ``kill`` end the app cleanly: the real app in its own process (offscreen), a live
 episode being recorded, then SIGINT or SIGTERM. It must exit with code 0, having handled the
 signal itself, and leave a complete recording (its footer written); ``timeout N python main.py``
-must end it when N s are up. While ProToM or an LLM seat is deciding, the app runs on a real X
-server (a private Xvfb) and must abandon the decision rather than wait for it (it says so).
+must end it. While a seat is deciding, the app runs on a real X server (a private Xvfb) and must
+abandon the decision rather than wait for it (it says so).
 
-The app is gone within 2 s of a signal (docs/gui.md) on a machine with a core to spare; these
-tests run beside other work on 2 cores, where the process alone takes longer to be scheduled
-(the paused app took 2.2-2.5 s to exit at a load average of 11). So the wall-clock bound is
-``GONE_WITHIN``: generous against load, and still far below what not closing at once would take
-(the LLM seat's model answers after 60 s, a decision of ProToM for six agents takes seconds and
-the app's own line says it abandoned it)."""
+Nothing here depends on timing. A decision under way is certain: the ``held`` agent
+(agents/held/) waits until the test creates a file, and the LLM seat's model answers after 60 s,
+so an app that exits while it waits did not wait for it, and says so. ``GONE_WITHIN`` only keeps
+a broken app from hanging the suite: it is far above what closing takes on a loaded machine (the
+paused app took 2.2-2.5 s to exit at a load average of 11)."""
 
 from __future__ import annotations
 
@@ -28,8 +27,8 @@ from tests.llm_loopback import LoopbackLLM
 from ui.xvfb import display_env, virtual_display
 
 ROOT = Path(__file__).resolve().parent.parent
-#: seconds within which the app must be gone after a signal, on a loaded machine (see above)
-GONE_WITHIN = 10.0
+#: seconds after a signal at which an app still running counts as hung (see above)
+GONE_WITHIN = 45.0
 #: what the app writes on stderr when it handles SIGINT or SIGTERM (ui/app.py, QuitOnSignal)
 RECEIVED = "{} received, closing"
 #: ... and when closing abandoned a decision under way instead of waiting for it
@@ -104,6 +103,18 @@ def wait_for_steps(proc: subprocess.Popen, folder: Path, steps: int, timeout: fl
     raise AssertionError(f"no recording with {steps} steps in {timeout:.0f} s: {proc.communicate()[1][-2000:]}")
 
 
+def wait_for_file(proc: subprocess.Popen, path: Path, timeout: float = 120.0) -> None:
+    """Until ``path`` exists (written by the app's ``held`` seat when its decision starts)."""
+    end = time.monotonic() + timeout
+    while not path.exists():
+        if proc.poll() is not None:
+            raise AssertionError(f"the app ended early: {proc.communicate()[1][-2000:]}")
+        if time.monotonic() > end:
+            proc.kill()
+            raise AssertionError(f"{path.name} was not created in {timeout:.0f} s: {proc.communicate()[1][-2000:]}")
+        time.sleep(0.05)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_closes_the_app_cleanly(tmp_path, sig):
     proc = start_app(tmp_path, "--speed", "4")  # no "gui" word: options alone open the app
@@ -139,23 +150,26 @@ def test_timeout_ends_the_app_in_time(tmp_path):
         assert not recordings, result.stderr[-2000:]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_a_signal_while_protom_decides_abandons_the_decision(tmp_path, sig, x_display):
-    """Six tom-planner agents watched by ProToM computing over every joint goal hypothesis
-    (``max_hypotheses=all``): a step takes ProToM seconds. A signal in the
-    middle of it abandons the decision: the app is gone at once, exit code 0, and the
-    recording ends there as stopped."""
-    proc = start_app(tmp_path, "gui", "team-01-six", "--agents", "tom-planner",
-                     "--facilitator", "protom:max_hypotheses=all",
-                     "--speed", "64", env=x_display)
-    path = wait_for_steps(proc, tmp_path / "recordings", 1, timeout=120)
-    time.sleep(0.5)  # ProToM is now weighing the next step (seconds per step with six agents)
-    signal_abandons_the_decision(proc, sig, path)
-    assert 1 <= len(load_recording(path).steps) < 20
+def test_a_signal_while_a_seat_decides_abandons_the_decision(tmp_path, sig, x_display):
+    """A seat whose second decision is under way for as long as the test wants (the ``held``
+    agent waits until the test creates a file): a signal in the middle of it abandons the
+    decision: the app is gone at once, exit code 0, and the recording ends there as stopped."""
+    release, holding = tmp_path / "release", tmp_path / "holding"
+    held = f"held:release={release},holding={holding},at=2"
+    proc = start_app(tmp_path, "gui", "two-rooms", "--agents", held, "planner", "--speed", "64", env=x_display)
+    try:
+        wait_for_file(proc, holding)  # the decision is under way, and stays so until released
+        path, = (tmp_path / "recordings").glob("*.jsonl")
+        signal_abandons_the_decision(proc, sig, path)
+        assert len(load_recording(path).steps) >= 1
+    finally:
+        release.touch()  # a failed test leaves no app waiting
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_while_an_llm_seat_thinks_abandons_the_call(tmp_path, sig, x_display):
     """An LLM seat whose model takes a minute to answer (a real HTTP server on loopback): a
@@ -168,8 +182,7 @@ def test_a_signal_while_an_llm_seat_thinks_abandons_the_call(tmp_path, sig, x_di
         while not server.requests and time.monotonic() < end:
             assert proc.poll() is None, f"the app ended early: {proc.communicate()[1][-2000:]}"
             time.sleep(0.1)
-        assert server.requests, "the LLM seat never asked its model"
-        time.sleep(0.3)
+        assert server.requests, "the LLM seat never asked its model"  # its call now waits 60 s
         files = list((tmp_path / "recordings").glob("*.jsonl"))
         assert files, "no recording"
         signal_abandons_the_decision(proc, sig, files[0])

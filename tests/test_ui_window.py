@@ -212,28 +212,22 @@ def test_the_view_scales_with_the_window(qtbot, window):
     assert window.view.surface.get_size() == (window.view.width(), window.view.height())
 
 
-def test_a_slow_agent_shows_a_thinking_indicator_and_the_window_stays_responsive(qtbot, window, monkeypatch):
-    import time as _time
-
-    from agents.dkg import agents as dkg_agents
-
-    class SlowPlanner(dkg_agents.PlannerAgent):
-        def act(self, observation, legal_actions):
-            _time.sleep(0.8)  # a model call in the making
-            return super().act(observation, legal_actions)
-
-    p = plan("two-rooms", ["planner", "planner"])
-    window.start_session(p)
-    window.stop_session()
-    seats = {"alice": SlowPlanner(), "bob": SlowPlanner()}
-    monkeypatch.setattr(type(p), "build_seats", lambda self: seats)
-    window.start_session(p)
-    qtbot.waitUntil(lambda: "thinking" in window.thinking_label.text(), timeout=5000)
-    assert window.view.overlays.thinking
-    ticks = []
-    window.panels.timer.timeout.connect(lambda: ticks.append(1))
-    qtbot.wait(600)
-    assert len(ticks) >= 3  # the 10 Hz panel timer kept running while the agent thought
+def test_a_slow_agent_shows_a_thinking_indicator_and_the_window_stays_responsive(qtbot, window, tmp_path):
+    """A seat whose decision stays under way until the test lets it go (the ``held`` agent): the
+    window says it is thinking, and its timers keep running meanwhile."""
+    release, holding = tmp_path / "release", tmp_path / "holding"
+    window.start_session(plan("two-rooms", [f"held:release={release},holding={holding}", "planner"]))
+    try:
+        qtbot.waitUntil(holding.exists, timeout=30_000)
+        qtbot.waitUntil(lambda: "thinking" in window.thinking_label.text(), timeout=30_000)
+        assert window.view.overlays.thinking
+        ticks = []
+        window.panels.timer.timeout.connect(lambda: ticks.append(1))
+        qtbot.waitUntil(lambda: len(ticks) >= 3, timeout=30_000)  # the panel timer runs while the seat thinks
+        assert window.model.timeline.num_steps == 0 and "thinking" in window.thinking_label.text()
+    finally:
+        release.touch()
+    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 1, timeout=30_000)
 
 
 def test_errors_in_slots_are_reported_not_fatal(qtbot, window):
@@ -421,26 +415,26 @@ def test_a_hidden_window_reads_the_recording_all_the_same(qtbot, window):
     qtbot.waitUntil(lambda: isinstance(window.model.timeline, ReplayTimeline), timeout=20_000)
 
 
-@pytest.mark.skip(reason="needs a ProToM decision that takes seconds at every step; since the exact rollout "
-                         "speedups team-01-six's steps after the first take a fraction of a second, so whether "
-                         "a decision is under way when the new session starts is a race (abandoning is still "
-                         "covered by tests/test_ui_signals.py)")
-@pytest.mark.slow
-def test_a_new_session_while_protom_decides_abandons_the_decision(qtbot, window):
-    """Six tom-planner agents watched by ProToM (seconds per step): starting another session in
-    the middle of a step does not wait for ProToM; that decision is abandoned, the old recording
-    ends as stopped, and the new episode plays."""
-    exact = "protom:max_hypotheses=all"  # every joint goal hypothesis: seconds per step
-    six = plan("team-01-six", {}, facilitator=exact)
-    six = plan("team-01-six", {a: "tom-planner" for a in six.world.agents}, facilitator=exact)
-    window.start_session(six)
-    qtbot.waitUntil(lambda: window.model.timeline.num_steps >= 1, timeout=120_000)
+def test_a_new_session_while_a_seat_decides_abandons_the_decision(qtbot, window, tmp_path):
+    """A seat whose second decision is under way (the ``held`` agent: it waits until the test
+    creates a file): starting another session does not wait for it; that decision is abandoned,
+    the old recording ends as stopped after the steps before it, and the new episode plays. Released,
+    the old worker ends."""
+    release, holding = tmp_path / "release", tmp_path / "holding"
+    held = f"held:release={release},holding={holding},at=2"
+    window.start_session(plan("two-rooms", [held, "planner"]))
+    qtbot.waitUntil(holding.exists, timeout=60_000)  # the decision is under way, and stays so
     old, old_path = window.model.runner, window.model.recording_path
-    window.start_session(plan("two-rooms", ["planner", "planner"]))
-    assert old in window.sessions.abandoned  # not waited for: its decision was still running
-    assert window.model.timeline.scenario == "two-rooms" and window.model.runner is not old
-    recording = load_recording(old_path)
-    assert recording.complete and recording.footer["outcome"]["stopped"] is True
-    wait_finished(qtbot, window)
-    assert window.model.timeline.outcome.outcome["success"] is True
-    qtbot.waitUntil(lambda: not old.alive, timeout=120_000)  # it ends once its decision returns
+    try:
+        window.start_session(plan("two-rooms", ["planner", "planner"]))
+        assert old in window.sessions.abandoned  # not waited for: its decision was still running
+        assert window.model.timeline.scenario == "two-rooms" and window.model.runner is not old
+        recording = load_recording(old_path)
+        assert recording.complete and recording.footer["outcome"]["stopped"] is True
+        assert len(recording.steps) == 2  # alice moved, bob moved; alice's second decision is held
+        wait_finished(qtbot, window)
+        assert window.model.timeline.outcome.outcome["success"] is True
+        assert old.alive  # still deciding
+    finally:
+        release.touch()
+    qtbot.waitUntil(lambda: not old.alive, timeout=60_000)  # it ends once its decision returns

@@ -67,6 +67,16 @@ def wait_finished(qtbot: Any, window: MainWindow, timeout: int = 30_000) -> None
                     and (window.model.runner is None or not window.model.runner.alive), timeout=timeout)
 
 
+def wait_drawn(qtbot: Any, window: MainWindow, timeout: int = 30_000) -> None:
+    """Until the view has drawn the state at the cursor (what the renderer's ``cards`` and
+    ``lines`` say, and the picture, are then of that state)."""
+    def drawn() -> bool:
+        timeline = window.model.timeline
+        return (timeline is not None and window.view.state is timeline.state_at(window.model.cursor)
+                and window.view.drawn_state is window.view.state and not window.view.animating)
+    qtbot.waitUntil(drawn, timeout=timeout)
+
+
 def human_action(window: MainWindow, agent: str) -> str:
     """What a sensible person would do: follow an accepted suggestion, else go for their gem."""
     world = window.model.timeline.world

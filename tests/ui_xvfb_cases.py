@@ -30,18 +30,23 @@ def test_qt_runs_on_the_x_server(qapp):
 def test_screenshot_from_the_x_server_shows_walls_and_agents(qtbot, window):
     window.start_session(plan("two-rooms", ["human", "human"]))
     qtbot.waitUntil(lambda: window.view.frames_drawn > 0)
-    qtbot.wait(200)  # let the X server show the frame
     origin = window.view.mapToGlobal(window.view.rect().topLeft())
     screen = window.screen()
-    shot = screen.grabWindow(0).toImage()  # the X server's own pixels, not a widget render
-    ratio = shot.devicePixelRatio()
     renderer, t = window.renderer, window.renderer.tile
+    wall = renderer.cell_rect(0, 0)
+    shots = []
 
     def at(x, y):
+        shot = shots[-1]
+        ratio = shot.devicePixelRatio()
         return pixel(shot, (origin.x() + x) * ratio, (origin.y() + y) * ratio)
 
-    wall = renderer.cell_rect(0, 0)
-    assert close_to(at(wall.x + t * 0.3, wall.y + t * 0.25), sprites.WALL)
+    def wall_shown():  # the X server's own pixels, not a widget render, once they show the frame
+        shots[:] = [screen.grabWindow(0).toImage()]
+        return close_to(at(wall.x + t * 0.3, wall.y + t * 0.25), sprites.WALL)
+
+    qtbot.waitUntil(wall_shown, timeout=30_000)
+    shot = shots[-1]
     for a in range(2):
         x, y = renderer.agent_point(window.model.timeline.state_at(0), a)
         assert close_to(at(x + t * 0.5, y + t * 0.30), sprites.agent_color(a))

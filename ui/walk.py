@@ -73,6 +73,15 @@ class Walk:
             self.app.processEvents()
             time.sleep(0.005)
 
+    def settle(self) -> None:
+        """Deliver what is pending: posted events (layout requests, scrolling), then everything
+        the X server has for the app (``QGuiApplication.sync``: a round trip, then the events)."""
+        from PyQt6.QtGui import QGuiApplication
+
+        self.app.processEvents()
+        QGuiApplication.sync()
+        self.app.processEvents()
+
     def wait(self, condition: Callable[[], bool], seconds: float = 30.0) -> bool:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
@@ -83,12 +92,20 @@ class Walk:
         return bool(condition())
 
     def xdo(self, *args: str) -> None:
-        """Run xdotool while the event loop keeps running (the X events reach Qt meanwhile)."""
+        """Run xdotool while the event loop keeps running, then make sure Qt has handled every
+        event it caused: xdotool ends with XCloseDisplay, which waits until the X server has done
+        its requests; a round trip of ours after that (``QGuiApplication.sync``) comes back after
+        the events they generated, which Qt then delivers. No fixed pause: what a key does in the
+        app itself (the cursor, the speed, an action's shortcut) is done on return; what it starts
+        elsewhere (a step in the session's thread, a menu's pop-up) is waited for by the caller."""
+        from PyQt6.QtGui import QGuiApplication
+
         proc = subprocess.Popen(["xdotool", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         while proc.poll() is None:
             self.app.processEvents()
             time.sleep(0.005)
-        self.pump(0.12)
+        QGuiApplication.sync()
+        self.app.processEvents()
 
     def activate(self, widget: Any = None) -> None:
         """Give the keyboard to ``widget``'s window (no window manager runs on the virtual display)."""
@@ -103,11 +120,16 @@ class Walk:
     def key(self, *keys: str, to: Any = None) -> None:
         """Press ``keys`` (xdotool names: ``ctrl+w``, ``Escape``, ``k``...) one after the other."""
         self.activate(to)
-        self.xdo("key", "--delay", "60", *keys)
+        self.xdo("key", "--delay", "20", *keys)
 
     def click(self, widget: Any, point: Any = None) -> None:
+        from PyQt6.QtGui import QCursor
+
         where = widget.mapToGlobal(point if point is not None else widget.rect().center())
-        self.xdo("mousemove", "--sync", str(where.x()), str(where.y()), "click", "1")
+        if QCursor.pos() == where:  # already there: "mousemove --sync" would wait for a move that never comes
+            self.xdo("click", "1")
+        else:
+            self.xdo("mousemove", "--sync", str(where.x()), str(where.y()), "click", "1")
 
     def check(self, control: str, ok: bool, detail: str = "") -> bool:
         self.checks.append({"world": self.world, "control": control, "ok": bool(ok), "detail": detail})
@@ -203,7 +225,7 @@ class Walk:
             dialog = opened()
             if not self.check(f"{name} opens", dialog is not None):
                 continue
-            self.pump(0.3)
+            self.settle()
             self.check_shown(name, dialog)
             if shot:
                 self.shot(shot, dialog)
@@ -372,11 +394,11 @@ class Walk:
         if not self.check(f"{scenario} is listed", bool(items)):
             return False
         setup.tree.scrollToItem(items[0])
-        self.pump(0.1)
+        self.settle()
         where = setup.tree.visualItemRect(items[0])
         at = setup.tree.viewport().mapTo(setup, where.center())
         w.setup_dock.widget().ensureVisible(at.x(), at.y(), 20, 20)  # scroll the panel to it, as a person would
-        self.pump(0.3)
+        self.settle()
         self.click(setup.tree.viewport(), where.center())
         if not self.check(f"a click on {scenario} in the tree selects it", setup.scenario == scenario,
                           f"{setup.scenario} selected; item at {_rect(where)} in a {_rect(setup.tree.viewport().rect())} list"):
@@ -388,7 +410,7 @@ class Walk:
             setup.set_mechanisms(mechanisms)
         holder = w.setup_dock.widget()
         holder.ensureWidgetVisible(setup.start_button)
-        self.pump(0.1)
+        self.settle()
         self.check_shown("Start button", setup.start_button)
         self.click(setup.start_button)
         started = self.wait(lambda: isinstance(self.model.timeline, LiveTimeline)
@@ -400,7 +422,7 @@ class Walk:
         from PyQt6.QtCore import QPoint, QRect
 
         setup, holder = self.w.setup, self.w.setup_dock.widget()
-        self.pump(0.1)
+        self.settle()
         self.check("the Session panel needs no horizontal scroll bar", not holder.horizontalScrollBar().isVisible(),
                    f"panel {setup.minimumSizeHint().width()} px wide in a {holder.viewport().width()} px dock")
 
@@ -565,7 +587,7 @@ class Walk:
 
         w = self.w
         w.panels.refresh(force=True)
-        self.pump(0.3)
+        self.settle()
         for dock in w.findChildren(QDockWidget):
             if not dock.isVisible():
                 continue

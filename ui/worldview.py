@@ -107,6 +107,9 @@ class WorldView(QWidget):
         self._anim_start = 0.0
         self._dirty = True
         self.frames_drawn = 0
+        #: the state the latest frame shows (None before the first): what tests wait on before
+        #: reading what the renderer drew
+        self.drawn_state: Any = None
         self.copy_frames = False  # the baseline path of the benchmark: copy pixels per frame
         self._timer = QTimer(self)
         self._timer.setInterval(self.FRAME_MS)
@@ -204,6 +207,7 @@ class WorldView(QWidget):
         alpha = self._alpha()
         draw_frame(self.renderer, self.surface, self.state, self.overlays, self.previous if alpha < 1 else None, alpha)
         self.frames_drawn += 1
+        self.drawn_state = self.state
         self._dirty = False
 
     def resizeEvent(self, event: QResizeEvent) -> None:
