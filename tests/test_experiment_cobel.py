@@ -56,6 +56,17 @@ def test_the_second_designs_run_four_methods_on_the_unseen_houses():
         assert [m.name for m in design.metrics if m.test] == [metric, "tokens"] and design.seeds.count == 3
 
 
+def test_the_voi_design_runs_cobel_between_its_floor_and_its_ceiling_on_houses_no_other_design_uses():
+    design = load_design(EXPERIMENTS / "cobel-voi.json")
+    refs = resolve_scenarios(design.scenarios)
+    assert len(refs) == 10 and all(r.name.startswith("voi-house-") for r in refs)
+    assert [c.agents for c in design.conditions] == [["cobel:talk=voi"], ["cobel"], ["rhp"], ["rhp-share"]]
+    assert design.reference == "cobel-voi" and [m.name for m in design.metrics if m.test] == ["steps", "tokens"]
+    others = {r.path for f in EXPERIMENTS.glob("cobel-*.json") if f.name != "cobel-voi.json"
+              for r in resolve_scenarios(load_design(f).scenarios)}
+    assert not others & {r.path for r in refs}
+
+
 def test_the_check_refuses_another_task_kind_or_world():
     path = SCENARIO_DIR / "household" / "transport-food-low-01.json"
     family, spec = load_spec(path)
