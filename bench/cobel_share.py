@@ -1,12 +1,14 @@
-"""A method's share of the free-sharing gain in a CoBel household run, from its ``episodes.csv``:
-(floor - method) / (floor - ceiling) in average steps L (fewer is better), per scenario and over
+"""A method's share of the free-sharing gain in a CoBel household-world run, from its ``episodes.csv``:
+(method - floor) / (ceiling - floor) in a metric (average steps L by default, fewer is better;
+``--metric rate --higher-is-better`` for transport), per scenario and over
 all scenarios (the ratio of the means over scenarios, each scenario the mean over its seeds), with
 a percentile bootstrap interval that resamples scenarios (n counts scenarios, not seeds).
 
     .venv/bin/python -m bench.cobel_share runs/cobel-voi --method cobel-voi --floor rhp --ceiling share
 
-Per scenario the share is printed only where the ceiling is ahead of the floor (elsewhere there is
-no gain to share); the overall share takes every scenario.
+Per scenario the share is printed only where the ceiling is ahead of the floor (fewer steps, or a
+higher rate with ``--higher-is-better``; elsewhere there is no gain to share); the overall share
+takes every scenario.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--floor", required=True)
     parser.add_argument("--ceiling", required=True)
     parser.add_argument("--metric", default="steps")
+    parser.add_argument("--higher-is-better", action="store_true", help="the metric grows with success (a rate)")
     parser.add_argument("--extra", default="messages,tokens", help="metrics shown beside, per scenario mean")
     parser.add_argument("--resamples", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=0)
@@ -62,8 +65,9 @@ def main(argv: list[str] | None = None) -> int:
                 *[f"{method} {e}" for e in extras]]
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
+        sign = -1.0 if args.higher_is_better else 1.0
         for i, s in enumerate(scenarios):
-            gain, got = floor[i] - ceiling[i], floor[i] - m[i]
+            gain, got = sign * (floor[i] - ceiling[i]), sign * (floor[i] - m[i])
             cell = f"{got / gain:+.2f}" if gain > 0 else "no gain to share"
             print(f"| {s} | {floor[i]:.2f} | {ceiling[i]:.2f} | {m[i]:.2f} | {gain:+.2f} | {got:+.2f} | {cell} | "
                   + " | ".join(f"{extras[e][method][s]:.2f}" for e in extras) + " |")
@@ -71,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         boot = boot[np.isfinite(boot)]
         lo, hi = np.percentile(boot, [2.5, 97.5])
         print(f"| all ({len(scenarios)} scenarios) | {floor.mean():.2f} | {ceiling.mean():.2f} | {m.mean():.2f} | "
-              f"{floor.mean() - ceiling.mean():+.2f} | {floor.mean() - m.mean():+.2f} | "
+              f"{sign * (floor.mean() - ceiling.mean()):+.2f} | {sign * (floor.mean() - m.mean()):+.2f} | "
               f"{share(floor, m, ceiling):+.2f} [{lo:+.2f}, {hi:+.2f}] | "
               + " | ".join(f"{np.mean([extras[e][method][s] for s in scenarios]):.2f}" for e in extras) + " |\n")
     print(f"Overall share: the ratio of the means over scenarios; interval: 2.5 and 97.5 percentiles of "
