@@ -27,7 +27,7 @@ def test_both_designs_name_their_episodes_the_methods_and_the_ablations():
         refs = resolve_scenarios(design.scenarios)
         assert len(refs) == count and {r.family for r in refs} == {"household"}
         assert all(r.name.startswith("house-") and "agents" not in r.name for r in refs)  # the houses set, 2 agents
-        ceiling = ["share"] if design is household else []  # the household design carries the free-sharing ceiling
+        ceiling = ["share"]  # the free-sharing ceiling, reported and not tested
         assert [c.name for c in design.conditions] == METHODS + ceiling
         assert [design.condition(m).agents for m in METHODS] == [[a] for a in AGENTS]
         assert design.reference == "cobel"
@@ -53,7 +53,7 @@ def test_the_second_designs_run_four_methods_on_the_unseen_houses():
         refs = resolve_scenarios(design.scenarios)
         assert len(refs) == 8 and all(r.name.startswith("unseen-house-") for r in refs)
         assert all(("transport" in r.name) == (metric == "rate") for r in refs)
-        ceiling = [["rhp-share"]] if metric == "steps" else []  # household: the free-sharing ceiling, not tested
+        ceiling = [["rhp-share"]]  # the free-sharing ceiling, not tested
         assert [c.agents for c in design.conditions] == [["cobel"], ["cobel:messages=false"], ["coela"], ["rhp"]] + ceiling
         assert design.comparisons() == [("cobel", m) for m in ("cobel-silent", "coela", "rhp")]
         assert [m.name for m in design.metrics if m.test] == [metric, "tokens"] and design.seeds.count == 3
