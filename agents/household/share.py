@@ -13,6 +13,7 @@ when talking costs nothing (docs/cobel.md, "Floor and ceiling").
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,8 @@ class SharingRHPAgent(CoordinatingAgent):
         super().reset(ctx)
         key = id(ctx.world)
         if ctx.agent_id == ctx.world.agents[0] or key not in _BOARDS:
+            if key not in _BOARDS:  # the board goes with the world
+                weakref.finalize(ctx.world, _BOARDS.pop, key, None)
             _BOARDS[key] = {}
         self.board = _BOARDS[key]
         self.board[self.me] = _Post()
