@@ -13,7 +13,8 @@ transport episodes (the same four categories), 20 household episodes (the five t
 a step of walking per 4 m) with two agents, and the first two houses of each household task again
 with 3 and 4 agents (CoBel-World's Table 4). **unseen** (``scenarios/household/unseen/``, seed 2026):
 16 more houses made the same way (8 transport, 8 household), named ``unseen-...``, for designs
-declared after the houses set had been used.
+declared after the houses set had been used. **voi** (``scenarios/household/voi/``, seed 2027): 10
+more two-agent household houses (each task twice), for the value-of-information design ``cobel-voi``.
 
 Everything follows from one seed (``--seed``, default 2024, 2025, 2026 by set): the same seed writes the same bytes.
 Every episode is validated with the world's own schema before it is written, and checked to be
@@ -486,6 +487,27 @@ def generate_unseen(seed: int = UNSEEN_SEED) -> dict[str, dict[str, Any]]:
     return out
 
 
+VOI_DIR = "voi"
+VOI_SEED = 2027
+
+
+def generate_voi(seed: int = VOI_SEED) -> dict[str, dict[str, Any]]:
+    """The houses of the value-of-information design (``cobel-voi``), declared after the houses and
+    unseen sets had been used: 10 two-agent household episodes (each of the five tasks twice), made
+    like the houses set's from another seed, named ``voi-...``."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for i in range(10):
+        task = list(HOUSEHOLD_TASKS)[i % len(HOUSEHOLD_TASKS)]
+        ep = houses_household_episode(rng, task, i // len(HOUSEHOLD_TASKS) + 1, _house_size(rng))
+        ep["name"] = f"voi-{ep['name']}"
+        ep["title"] = f"{ep['title']} (value-of-information houses)"
+        ep["seed"] = seed
+        check_house(ep, ep["name"])
+        out[ep["name"] + ".json"] = ep
+    return out
+
+
 def check_house(episode: dict[str, Any], source: str) -> None:
     """The houses set: 6-12 rooms, 2-4 agents, one bed, TDW-MAT's 10 targets and 2-5 containers
     or C-WAH's predicates (5-8 units, none met at the start), the references' budgets."""
@@ -506,10 +528,11 @@ def render(episode: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--set", choices=("all", "easy", "houses", "unseen"), default="all",
+    parser.add_argument("--set", choices=("all", "easy", "houses", "unseen", "voi"), default="all",
                         help="easy: the first 34 episodes (scenarios/household/*.json); houses: the 64 episodes "
                              "in houses of 6-12 rooms (scenarios/household/houses/); unseen: 16 more houses from "
-                             f"seed {UNSEEN_SEED} (scenarios/household/unseen/); all: the three")
+                             f"seed {UNSEEN_SEED} (scenarios/household/unseen/); voi: 10 household houses from seed {VOI_SEED} "
+                             "(scenarios/household/voi/); all: the four")
     parser.add_argument("--seed", type=int, default=None,
                         help=f"the seed of the set (default {DEFAULT_SEED} for easy, {HOUSES_SEED} for houses)")
     parser.add_argument("--check", action="store_true", help="do not write; fail if the files differ")
@@ -525,6 +548,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.set in ("all", "unseen"):
         for name, ep in generate_unseen(UNSEEN_SEED if args.seed is None else args.seed).items():
             files[args.out / UNSEEN_DIR / name] = ep
+    if args.set in ("all", "voi"):
+        for name, ep in generate_voi(VOI_SEED if args.seed is None else args.seed).items():
+            files[args.out / VOI_DIR / name] = ep
     stale = []
     for path, ep in files.items():
         text = render(ep)

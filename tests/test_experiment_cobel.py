@@ -27,9 +27,11 @@ def test_both_designs_name_their_episodes_the_methods_and_the_ablations():
         refs = resolve_scenarios(design.scenarios)
         assert len(refs) == count and {r.family for r in refs} == {"household"}
         assert all(r.name.startswith("house-") and "agents" not in r.name for r in refs)  # the houses set, 2 agents
-        assert [c.name for c in design.conditions] == METHODS
+        ceiling = ["share"]  # the free-sharing ceiling, reported and not tested
+        assert [c.name for c in design.conditions] == METHODS + ceiling
         assert [design.condition(m).agents for m in METHODS] == [[a] for a in AGENTS]
         assert design.reference == "cobel"
+        assert design.comparisons() == [("cobel", m) for m in METHODS if m != "cobel"]  # the declared family
     assert [m.name for m in household.metrics if m.test] == ["steps", "tokens"]
     assert [m.name for m in transport.metrics if m.test] == ["rate", "tokens"]
     attrs = run_checks(transport, resolve_scenarios(transport.scenarios), jobs=1)
@@ -51,9 +53,21 @@ def test_the_second_designs_run_four_methods_on_the_unseen_houses():
         refs = resolve_scenarios(design.scenarios)
         assert len(refs) == 8 and all(r.name.startswith("unseen-house-") for r in refs)
         assert all(("transport" in r.name) == (metric == "rate") for r in refs)
-        assert [c.name for c in design.conditions] == ["cobel", "cobel-silent", "coela", "rhp"]
-        assert [c.agents for c in design.conditions] == [["cobel"], ["cobel:messages=false"], ["coela"], ["rhp"]]
+        ceiling = [["rhp-share"]]  # the free-sharing ceiling, not tested
+        assert [c.agents for c in design.conditions] == [["cobel"], ["cobel:messages=false"], ["coela"], ["rhp"]] + ceiling
+        assert design.comparisons() == [("cobel", m) for m in ("cobel-silent", "coela", "rhp")]
         assert [m.name for m in design.metrics if m.test] == [metric, "tokens"] and design.seeds.count == 3
+
+
+def test_the_voi_design_runs_cobel_between_its_floor_and_its_ceiling_on_houses_no_other_design_uses():
+    design = load_design(EXPERIMENTS / "cobel-voi.json")
+    refs = resolve_scenarios(design.scenarios)
+    assert len(refs) == 10 and all(r.name.startswith("voi-house-") for r in refs)
+    assert [c.agents for c in design.conditions] == [["cobel:talk=voi"], ["cobel"], ["rhp"], ["rhp-share"]]
+    assert design.reference == "cobel-voi" and [m.name for m in design.metrics if m.test] == ["steps", "tokens"]
+    others = {r.path for f in EXPERIMENTS.glob("cobel-*.json") if f.name != "cobel-voi.json"
+              for r in resolve_scenarios(load_design(f).scenarios)}
+    assert not others & {r.path for r in refs}
 
 
 def test_the_check_refuses_another_task_kind_or_world():
@@ -77,7 +91,7 @@ def test_a_small_household_sweep_matches_its_episodes(tmp_path):
         update={"scenarios": ["household-prepare-tea-01", "household-wash-dishes-02"]})
     result = run_sweep(design, tmp_path, seeds=1, jobs=1, quiet=True)
     records = result.records
-    assert len(records) == 2 * len(METHODS)
+    assert len(records) == 2 * (len(METHODS) + 1)  # and the free-sharing ceiling
     compute_metrics(records, design)
     by_key = {r["key"]: r for r in records}
     # Each metric is the episode's own: replay one episode in this process and count its messages.
@@ -91,7 +105,7 @@ def test_a_small_household_sweep_matches_its_episodes(tmp_path):
     assert coela["tokens"] == tokens > 0
     assert coela["steps"] == outcome["steps_to_finish"] and coela["completion"] == outcome["transport_rate"]
     for scenario in ("household-prepare-tea-01", "household-wash-dishes-02"):
-        for silent in ("rhp", "cobel-silent"):
+        for silent in ("rhp", "cobel-silent", "share"):
             assert by_key[f"{scenario}|{silent}|0"]["values"]["tokens"] == 0  # they never talk
         coela = by_key[f"{scenario}|coela|0"]["values"]
         assert 0 <= coela["changed"] <= coela["reads"] and coela["reads"] > 0  # messages read, some used

@@ -173,6 +173,18 @@ def test_the_unseen_houses_are_the_generators_output_and_apart_from_the_houses_s
     assert not any(json.dumps(e["rooms"]) in rooms_of for e in unseen.values())  # other houses
 
 
+def test_the_voi_houses_are_the_generators_output_and_apart_from_the_other_sets() -> None:
+    gen = _generator()
+    voi = gen.generate_voi()
+    folder = HOUSES.parent / "voi"
+    assert sorted(voi) == sorted(p.name for p in folder.glob("*.json")) and len(voi) == 10
+    for name, episode in voi.items():
+        assert (folder / name).read_text(encoding="utf-8") == gen.render(episode)
+    assert all(e["task"]["kind"] == "household" and len(e["agents"]) == 2 for e in voi.values())
+    rooms_of = {json.dumps(e["rooms"]) for e in [*gen.generate_houses().values(), *gen.generate_unseen().values()]}
+    assert not any(json.dumps(e["rooms"]) in rooms_of for e in voi.values())  # other houses
+
+
 def test_the_house_plans_are_connected_grid_houses_of_the_asked_size() -> None:
     gen = _generator()
     rng = np.random.default_rng(3)

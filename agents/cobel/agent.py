@@ -80,6 +80,9 @@ HOUSEHOLD_VOCABULARY = DEFAULT_VOCABULARY.extend(predicates=[
 #: model of each partner empty; ``order=0`` instead copies the agent's own beliefs into it)
 FIRST_ORDER_RULES = ("seen_partner_sees_too", "sender_believes_message", "told_is_believed")
 
+#: how CoBel decides to talk: ``triggers`` (the rules naming a miscoordination) or ``voi`` (value of information)
+TALK_RULES = ("triggers", "voi")
+
 OBJECT_IDS, PLACE_IDS, ROOM_IDS = 1, 1000, 2000  # id ranges of things, like the paper's <kitchen>(2000)
 
 
@@ -194,8 +197,15 @@ class CoBelAgent(CoordinatingAgent):
 
     def __init__(self, conflict: float = 0.3, avoid: float = 0.5, trust: float = 0.9, mix: float = 0.3,
                  hypotheses: int = 4, order: int = 1, messages: bool = True, intents: bool = True,
-                 first_order: bool = True, **planner: Any) -> None:
+                 first_order: bool = True, talk: str = "triggers", **planner: Any) -> None:
         super().__init__(**planner)
+        if talk not in TALK_RULES:
+            raise ValueError(f"cobel: talk={talk!r}; expected one of {', '.join(TALK_RULES)} (triggers: the rules "
+                             "that name a miscoordination; voi: a message when the partner's simulated plan "
+                             "saves more than the message costs)")
+        #: how the agent decides to talk (docs/cobel.md, "When to talk"): the miscoordination triggers
+        #: (default, the shipped designs' CoBel) or the value of information
+        self.talk = talk
         if isinstance(order, bool) or order not in (0, 1):
             raise ValueError(f"cobel: order={order!r}; expected 1 (first-order beliefs) or 0 (level 0: each partner "
                              "taken to believe what the agent believes; first_order=false is the opposite: "
@@ -221,7 +231,8 @@ class CoBelAgent(CoordinatingAgent):
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "kind": self.kind, "conflict": self.conflict, "avoid": self.avoid,
                 "trust": self.trust, "mix": self.mix, "hypotheses": self.max_hypotheses, "order": self.order,
-                "messages": self.messages, "intents": self.intents, "first_order": self.first_order}
+                "messages": self.messages, "intents": self.intents, "first_order": self.first_order,
+                "talk": self.talk}
 
     def reset(self, ctx: SeatContext) -> None:
         super().reset(ctx)
@@ -642,6 +653,188 @@ class CoBelAgent(CoordinatingAgent):
             say.insert(0, Relation(me, "AT", names.room(obs.room)))
         return say, "; ".join(dict.fromkeys(reasons))
 
+    # ------------------------------------------------------------------ 4'. the value of information
+
+    def partner_knowledge(self, partner: str, obs: HouseholdObservation) -> dict[str, tuple[str, bool]]:
+        """What the agent believes ``partner`` would fetch: object -> (the room it believes the object
+        in, whether the object is really there as far as the agent knows)."""
+        known: dict[str, tuple[str, bool]] = {}
+        for oid in self._partner_fetchable(partner, obs):
+            s = self.memory[oid]
+            wrong = self.wrong_search(partner, oid)
+            if wrong is not None:
+                known[oid] = (self.world.room_of_place(wrong), False)
+            elif self.known_to(partner, oid) and s.room is not None:
+                known[oid] = (s.room, True)
+        return known
+
+    def _grab_cost(self, oid: str) -> float:
+        w, s = self.world, self.memory.get(oid)
+        openable = s is not None and s.at in w.place_index and w.places[w.place_index[s.at]].openable
+        return float(w.costs["grab"]) + (float(w.costs["open"]) if openable else 0.0)
+
+    def plan_cost(self, obs: HouseholdObservation, start: str, known: dict[str, tuple[str, bool]],
+                  searched: set[str], told_objects: set[str] = frozenset(), told_rooms: set[str] = frozenset(),
+                  taken_objects: set[str] = frozenset(), taken_rooms: set[str] = frozenset(),
+                  first: Intent = ()) -> float:  # type: ignore[assignment]
+        """The expected frames or steps a partner standing in ``start`` takes to its next useful grab,
+        planning as RHP does over what it knows (``known``): the nearest known object first (a wrong
+        belief, or an object the agent takes first, costs the trip and a failed grab, then it plans
+        again from there), else the nearest room left to search, each room it looks around costing
+        its walk, the look and the opening of its receptacles; a room holds a needed object when the
+        agent knows one there, and, for a room the agent has not searched either, with the chance
+        that one of the needed units it has not located lies there. ``first`` is the partner's first
+        sub-goal (an intent hypothesis); ``told_objects`` and ``told_rooms`` are the agent's intent
+        as told to the partner (it leaves them), ``taken_objects`` and ``taken_rooms`` the agent's
+        intent (the partner finds them taken or looked through)."""
+        w = self.world
+        costs = w.costs
+        real = {oid: self.memory[oid].room for oid in self._fetchable_set
+                if oid not in taken_objects and self.memory[oid].room is not None}
+        total, reach, here = 0.0, 1.0, start
+        known = {o: (r, ok and o not in taken_objects) for o, (r, ok) in known.items() if o not in told_objects}
+        forced = first
+        for _ in range(len(known) + 1):  # a wasted trip, then it plans again
+            if forced[:1] == ("fetch",) and forced[1] in known:
+                oid = forced[1]
+            elif forced[:1] == ("explore",) or not known:
+                break
+            else:
+                oid = min(known, key=lambda o: (w.walk_cost(here, known[o][0]) if known[o][0] != here else 0, o))
+            forced = ()
+            room, valid = known.pop(oid)
+            total += w.walk_cost(here, room) if room != here else 0.0
+            if valid:
+                return total + self._grab_cost(oid)
+            total += float(costs["grab"])
+            here = room
+        mine = self._searched(obs)
+        unsearched = [r for r in w.room_ids if r not in mine and r not in taken_rooms]
+        q = min(1.0, self._unlocated(obs) / len(unsearched)) if unsearched else 0.0
+        done = set(searched)
+        order: list[str] = []
+        if forced[:1] == ("explore",) and forced[1] in w.room_index and forced[1] not in told_rooms:
+            order.append(forced[1])
+        if start not in done:  # RHP looks through the room it stands in first, whatever it was told
+            order.append(start)
+        while reach > 1e-9:
+            if order:
+                room = order.pop()
+            else:
+                left = [r for r in w.room_ids if r not in done and r not in told_rooms] \
+                    or [r for r in w.room_ids if r not in done]
+                if not left:
+                    break
+                room = min(left, key=lambda r: (w.walk_cost(here, r) if r != here else 0, r))
+            done.add(room)
+            opens = sum(1 for p in w.places_in_room[w.room_index[room]] if w.places[p].openable)
+            total += reach * ((w.walk_cost(here, room) if room != here else 0.0)
+                              + float(costs["explore"]) + opens * float(costs["open"]))
+            here = room
+            if room in taken_rooms:
+                continue  # the agent looks through it and takes what is there
+            if any(r == room for r in real.values()):
+                return total + reach * float(costs["grab"])
+            if room not in mine:
+                total += reach * q * float(costs["grab"])
+                reach *= 1.0 - q
+        return total
+
+    def _unlocated(self, obs: HouseholdObservation) -> float:
+        """Needed units the agent has not located (the chance a room it has not searched holds one)."""
+        w = self.world
+        if obs.task == "household":
+            out = 0
+            for cls in {c for _, c, _, _ in obs.goal}:
+                located = sum(1 for oid in self._fetchable_set if self.memory[oid].cls == cls)
+                out += max(0, self._needed_units(obs, cls) - located)
+            return float(out)
+        return float(sum(1 for o in w.objects if o.kind == "target" and o.id not in self.memory))
+
+    def expected_saving(self, partner: str, obs: HouseholdObservation, tell: Sequence[str], claim: bool) -> float:
+        """What telling ``partner`` where the objects ``tell`` are (and, with ``claim``, the agent's own
+        intent) saves it, in frames or steps, in expectation over its intent hypotheses: for each, its
+        cost to the next useful grab when it pursues the hypothesis on what it is believed to know
+        (the agent doing what it intends), against its plan when the message bears on that choice
+        (RHP plans again on what it is told: the objects told, its wrong belief corrected, the
+        agent's object or room left to the agent). Without hypotheses (``intents=false``) the partner
+        is taken to plan as RHP on what it is believed to know."""
+        if obs.task == "household" and self.partner_holds[partner]:
+            return 0.0  # it is delivering what it holds: the message cannot change its next plan
+        room = self.partner_room.get(partner, (obs.room, 0))[0]
+        known = self.partner_knowledge(partner, obs)
+        searched = set(self.partner_explored[partner] if obs.task == "transport" else self.partner_searched[partner])
+        intent = self.intent
+        taken_o = {intent[1]} if intent[:1] == ("fetch",) else set()
+        taken_r = {intent[1]} if intent[:1] == ("explore",) else set()
+        told_o = taken_o if claim else set()
+        told_r = taken_r if claim else set()
+        told = dict(known)
+        for oid in tell:
+            s = self.memory[oid]
+            if s.at.startswith("agent:") or s.room is None:
+                told.pop(oid, None)
+            else:
+                told[oid] = (s.room, True)
+        plans: list[tuple[Intent, float]] = [(h, v) for h, v in self.hypotheses.get(partner, {}).items()
+                                             if h[:1] in (("fetch",), ("explore",))]
+        if not plans:
+            plans = [((), 1.0)]
+        saving = 0.0
+        for h, v in plans:
+            if h[:1] == ("fetch",) and h[1] not in known:
+                continue  # it cannot go for what it is not believed to know of
+            without = self.plan_cost(obs, room, known, searched, taken_objects=taken_o, taken_rooms=taken_r, first=h)
+            conflict = h[:1] == ("fetch",) and h[1] in taken_o or h[:1] == ("explore",) and h[1] in taken_r
+            if tell or claim and conflict or not h:
+                with_message = self.plan_cost(obs, room, told, searched, told_o, told_r, taken_o, taken_r)
+            else:
+                with_message = without
+            saving += v * (without - with_message)
+        return saving
+
+    def value_of_information(self, obs: HouseholdObservation) -> tuple[list[Atom], str]:
+        """The message whose expected saving to the partners most exceeds its cost (frames or steps of
+        the sender's), among: where an object is that a partner does not know of or believes elsewhere
+        (each alone, and all of them), the agent's own intent, and both; ([], "") when none pays."""
+        me, names = SBLAgent(self.me), self.names
+        intent = self.intent
+        claim_atom: Atom | None = None
+        if intent[:1] == ("fetch",):
+            claim_atom = Relation(me, "WILL_FETCH", names.obj(intent[1]))
+        elif intent[:1] == ("explore",):
+            claim_atom = Relation(me, "WILL_EXPLORE", names.room(intent[1]))
+        news: list[str] = []
+        for oid in sorted(self._fetchable_set | {o for p in self.partners for o in self._partner_fetch.get(p, ())}):
+            s = self.memory.get(oid)
+            if s is None or intent[:2] == ("fetch", oid):
+                continue
+            atom = names.placement(oid, s.at)
+            if any(self._unknown(p, atom) for p in self.partners) and (oid not in self._fetchable_set
+                                                                       or self._leaves(obs, oid)):
+                news.append(oid)
+        claims = [False] + ([True] if claim_atom is not None and any(self._unknown(p, claim_atom)
+                                                                     for p in self.partners) else [])
+        groups: list[tuple[str, ...]] = [()] + [(o,) for o in news] + ([tuple(news)] if len(news) > 1 else [])
+        best: tuple[float, int, list[Atom], str] | None = None
+        for claim in claims:
+            for tell in groups:
+                if not tell and not claim:
+                    continue
+                say: list[Atom] = [Relation(me, "AT", names.room(obs.room))]
+                say += [names.placement(o, self.memory[o].at) for o in tell]
+                if claim and claim_atom is not None:
+                    say.append(claim_atom)
+                saving = sum(self.expected_saving(p, obs, tell, claim) for p in self.partners)
+                cost = float(self.world.message_cost("\n".join(str(a) for a in say)))
+                net = saving - cost
+                if net > 1e-9 and (best is None or (net, -len(say)) > (best[0], -best[1])):
+                    what = ", ".join([*tell, *(["its intent " + intent_text(intent)] if claim else [])])
+                    best = (net, len(say), say, f"telling {what} saves {saving:.3f} against a cost of {cost:.0f}")
+        if best is None:
+            return [], ""
+        return best[2], best[3]
+
     def _share_news(self, obs: HouseholdObservation) -> tuple[list[Atom], str]:
         """Without intent prediction (ablation) the agent cannot tell whether a partner needs what
         it knows, so it shares what its model of the partners lacks: rooms it explored and the
@@ -703,7 +896,12 @@ class CoBelAgent(CoordinatingAgent):
         if self.just_said:
             self.just_said = False
             return action
-        statements, reason = self.miscoordination(obs) if self.messages else ([], "")
+        if not self.messages:
+            statements, reason = [], ""
+        elif self.talk == "voi":
+            statements, reason = self.value_of_information(obs)
+        else:
+            statements, reason = self.miscoordination(obs)
         if not statements:
             return action
         self.just_said = True

@@ -7,7 +7,8 @@ from agents.registry import AgentKind
 AGENT_KINDS = [
     AgentKind("cobel", ("household",),
               "CoBel-World without an LLM: SBL belief world, Bayesian intent hypotheses per partner, "
-              "talks only on miscoordination (conflicting plans, beliefs that matter); order=0: level 0, each partner "
+              "talks only on miscoordination (conflicting plans, beliefs that matter; talk=voi: when the partner's "
+              "simulated plan saves more than the message costs); order=0: level 0, each partner "
               "taken to believe what the agent believes; first_order=false: partners taken to know nothing",
               "agents.cobel.agent:CoBelAgent"),
     AgentKind("cobel-llm", ("household",),

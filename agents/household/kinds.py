@@ -8,6 +8,9 @@ AGENT_KINDS = [
     AgentKind("rhp", ("household",),
               "rule-based hierarchical planner of TDW-MAT/C-WAH (containers first, bed when full; never talks)",
               "agents.household.rhp:RHPAgent"),
+    AgentKind("rhp-share", ("household",),
+              "the free-sharing ceiling: RHP that knows its partners' sightings, explored rooms and intents "
+              "every step at no cost (no message, no step spent)", "agents.household.share:SharingRHPAgent"),
     AgentKind("coela", ("household",),
               "CoELA-style: its planner picks \"send a message\" (a templated progress report) when it has news, "
               "else RHP's rules with the partners' news", "agents.household.coela:CoELAAgent"),
