@@ -18,13 +18,21 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import Design
-from experiments.stats import ALL, Analysis, comparisons_markdown, mix_markdown, scenario_markdown, summary_markdown
+from experiments.stats import (
+    ALL,
+    Analysis,
+    comparisons_markdown,
+    mix_markdown,
+    scenario_markdown,
+    share_markdown,
+    summary_markdown,
+)
 from sim.redact import DictWriter, scrub_text, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the files ``write_report`` writes into the output folder (besides one figure per metric)
 REPORT_FILES = ("design.json", "summary.csv", "tests.csv", "scenarios.csv", "episodes.csv", "figure_summary.png",
-                "figure_groups.png", "figure_effects.png", "report.md", "report.html")
+                "figure_groups.png", "figure_effects.png", "report.md", "report.html", "shares.csv")
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -208,6 +216,8 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     write_text(out / "design.json", design.model_dump_json(indent=2))
     write_csv(out / "summary.csv", analysis.summary)
     write_csv(out / "tests.csv", analysis.tests)
+    if analysis.shares:
+        write_csv(out / "shares.csv", analysis.shares["rows"])
     write_csv(out / "scenarios.csv", [{"scenario": s, **result.attrs.get(s, {})} for s in analysis.cells])
     write_csv(out / "episodes.csv", [{"scenario": r["scenario"], "group": analysis.scenario_group.get(r["scenario"]),
                                       "condition": r["condition"], "seed": r["seed"], **r["values"]}
@@ -252,6 +262,9 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
         lines.append(f"| {c}{(' (' + title + ')') if title else ''} | `{seats}` | {mechs} |")
     if design.baseline:
         lines += ["", f"Baseline (for derived metrics): `{design.baseline}`. Reference (tests): `{design.reference}`."]
+    if design.floor:
+        lines += ["", f"Floor (without the mechanism): `{design.floor}`. Ceiling (free information): "
+                  f"`{design.ceiling}`. Share of the gain: " + ", ".join(m.name for m in design.shared_metrics()) + "."]
     lines += ["", "Metrics: " + "; ".join(
         f"**{m.name}** ({m.source or 'derived: ' + str(m.derive)}{', ' + m.kind if m.kind == 'binary' else ''}"
         f"{', not tested' if not m.test else ''})" for m in design.metrics) + ".", ""]
@@ -262,6 +275,8 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     lines += ["### Tests", "",
               comparisons_markdown(analysis), "",
               "n: scenario pairs for paired tests. Mean difference: first − second, over scenarios.", ""]
+    if analysis.shares:
+        lines += ["### Share of the available gain", "", share_markdown(analysis), ""]
     if analysis.mix:
         lines += [f"### The pooled figures depend on the mix of groups: at {analysis.mix['label'] or 'another mix'}",
                   "", mix_markdown(analysis, design.tests.confidence), ""]
