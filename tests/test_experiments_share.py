@@ -149,3 +149,24 @@ def test_the_design_names_its_floor_and_ceiling_strictly(tmp_path):
         path.write_text(json.dumps(data))
         with pytest.raises(ExperimentError, match=message):
             load_design(path)
+
+
+def test_the_team_diagnosis_gives_eq5s_share_between_the_mean_team_and_the_best():
+    """Floor: the exact expectation over every team (the mean team); ceiling: the best team found
+    by playing them all; Eq. 5's team's share pooled over scenarios."""
+    from experiments.team_diagnosis import Diagnosis, summary
+
+    def diag(name, mean, chosen, best):
+        return Diagnosis(scenario=name, agents=6, size=3, teams=20, mean_score=mean, chosen=("a", "b", "c"),
+                         chosen_score=chosen, chosen_rank=1, best_score=best, rho=0.1, mean_bas=0.5, chosen_bas=0.6)
+
+    results = [diag("h1", 0.5, 0.6, 0.9), diag("h2", 0.4, 0.4, 0.8), diag("h3", 0.7, 0.7, 0.7),
+               diag("h4", 0.3, 0.5, 0.6), diag("h5", 0.5, 0.55, 0.9), diag("h6", 0.6, 0.7, 0.9)]
+    share = summary(results)["share"]
+    gain = [0.1, 0.0, 0.0, 0.2, 0.05, 0.1]
+    available = [0.4, 0.4, 0.0, 0.3, 0.4, 0.3]
+    assert share["share"] == pytest.approx(sum(gain) / sum(available)) and share["no_gain"] == 1
+    assert share["ci"] == pytest.approx(ratio_ci(gain, available)[1:3]) and share["interval"] == "bounded"
+    assert share["per_scenario"]["h3"] is None and share["per_scenario"]["h1"] == pytest.approx(0.25)
+    flat = summary([diag("h3", 0.7, 0.7, 0.7)])["share"]
+    assert flat["interval"] == "undefined" and math.isnan(flat["share"])
