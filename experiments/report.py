@@ -32,7 +32,8 @@ from sim.redact import DictWriter, scrub_text, write_text
 ROOT = Path(__file__).resolve().parent.parent
 #: the files ``write_report`` writes into the output folder (besides one figure per metric)
 REPORT_FILES = ("design.json", "summary.csv", "tests.csv", "scenarios.csv", "episodes.csv", "figure_summary.png",
-                "figure_groups.png", "figure_effects.png", "report.md", "report.html", "shares.csv")
+                "figure_groups.png", "figure_effects.png", "report.md", "report.html", "shares.csv",
+                "figure_shares.png")
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -130,6 +131,13 @@ def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, st
                      f"{design.tests.confidence:.0%} interval ({_ci_methods(analysis)}).",
                      ("effect_figure", (out / "figure_effects.png", "all scenarios", rows),
                       {"confidence": design.tests.confidence})))
+    share_rows = [{"panel": r["metric"], "label": r["condition"], "estimate": _nan(r["share"]), "low": _nan(r["low"]),
+                   "high": _nan(r["high"])} for r in (analysis.shares or {}).get("rows", []) if r["group"] == ALL]
+    if share_rows:
+        made.append(("figure_shares.png", f"Share of the available gain, (method − floor) / (ceiling − floor), "
+                     f"over all scenarios, with its {design.tests.confidence:.0%} Fieller interval (arrows: unbounded).",
+                     ("share_figure", (out / "figure_shares.png", f"floor {design.floor}, ceiling {design.ceiling}",
+                                       share_rows), {"confidence": design.tests.confidence})))
     continuous = next((m for m in shown if m.kind == "continuous"), None)
     if continuous is not None and len(conds) > 1:
         units = {s: {c: v[continuous.name] for c, v in by_c.items()} for s, by_c in analysis.cells.items()}

@@ -90,7 +90,7 @@ def test_small_sweep_writes_results_tables_figures_and_report(tmp_path):
     assert main(["experiment", str(path), "--out", str(out), "--jobs", "1", "--quiet"]) == 0
     for name in ("episodes.jsonl", "episodes.csv", "scenarios.csv", "summary.csv", "tests.csv", "design.json",
                  "figure_summary.png", "figure_groups.png", "figure_effects.png", "report.md", "report.html",
-                 "shares.csv"):
+                 "shares.csv", "figure_shares.png"):
         assert (out / name).stat().st_size > 0, name
     lines = episode_lines(out / RESULTS)
     assert len(lines) == 3 * 4 * 2

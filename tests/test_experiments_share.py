@@ -170,3 +170,13 @@ def test_the_team_diagnosis_gives_eq5s_share_between_the_mean_team_and_the_best(
     assert share["per_scenario"]["h3"] is None and share["per_scenario"]["h1"] == pytest.approx(0.25)
     flat = summary([diag("h3", 0.7, 0.7, 0.7)])["share"]
     assert flat["interval"] == "undefined" and math.isnan(flat["share"])
+
+
+def test_the_share_figure_draws_bounded_unbounded_and_undefined_rows(tmp_path):
+    from sim.analysis.plots import share_figure
+
+    rows = [{"panel": "speedup", "label": "protom", "estimate": 0.97, "low": 0.89, "high": 1.02},
+            {"panel": "speedup", "label": "random", "estimate": 0.5, "low": -math.inf, "high": math.inf},
+            {"panel": "success", "label": "protom", "estimate": math.nan, "low": math.nan, "high": math.nan}]
+    path = share_figure(tmp_path / "shares.png", "floor none, ceiling oracle", rows)
+    assert path.stat().st_size > 1000
