@@ -21,7 +21,7 @@ command line), seeds, metrics and the tests to run on them::
       "baseline": "none",                             what derived metrics compare with
       "reference": "protom",                          what the tests compare every condition with
       "floor": "none",                                the condition without the mechanism
-      "ceiling": "oracle",                            the condition with free information (an oracle)
+      "ceiling": "oracle",                            with free information (an oracle); needs a floor
       "share_metrics": ["success", "speedup"],        whose share of the gain the report gives (default: tested)
       "checks": [{"hook": "experiments.protom_dkg:check_category"}],     per-scenario pre-checks
       "groups": {"by": "category", "order": ["not_needed", "useful", "necessary"], "labels": {...},
@@ -206,9 +206,9 @@ class Design(BaseModel):
     conditions: list[ConditionConfig] = Field(min_length=1, max_length=100)
     baseline: str | None = None
     reference: str | None = None
-    #: the condition without the mechanism and the one with free information (an oracle): the
-    #: report gives every other condition's share of the available gain, (method - floor) /
-    #: (ceiling - floor) (``experiments.stats.share_rows``)
+    #: the condition without the mechanism and, where one can be built, the one with free
+    #: information (an oracle): with both the report gives every other condition's share of the
+    #: available gain, (method - floor) / (ceiling - floor) (``experiments.stats.share_rows``)
     floor: str | None = None
     ceiling: str | None = None
     #: the metrics whose share is given (default: every tested metric); needs floor and ceiling
@@ -244,9 +244,8 @@ class Design(BaseModel):
             value = getattr(self, role)
             if value is not None and value not in names:
                 raise ValueError(f"{role} {value!r} is not a condition ({', '.join(names)})")
-        if (self.floor is None) != (self.ceiling is None):
-            given, missing = ("floor", "ceiling") if self.ceiling is None else ("ceiling", "floor")
-            raise ValueError(f"{given} {getattr(self, given)!r} needs a {missing} too: the share of the gain is "
+        if self.ceiling is not None and self.floor is None:
+            raise ValueError(f"ceiling {self.ceiling!r} needs a floor too: the share of the gain is "
                              "(method - floor) / (ceiling - floor)")
         if self.floor is not None and self.floor == self.ceiling:
             raise ValueError(f"floor and ceiling are the same condition {self.floor!r}; the ceiling is the "
@@ -256,7 +255,7 @@ class Design(BaseModel):
         if dup:
             raise ValueError(f"metric names must be distinct: {', '.join(dup)}")
         if self.share_metrics is not None:
-            if self.floor is None:
+            if self.ceiling is None:
                 raise ValueError("share_metrics needs a floor and a ceiling condition")
             for n in self.share_metrics:
                 if n not in metric_names:
@@ -277,7 +276,7 @@ class Design(BaseModel):
 
     def shared_metrics(self) -> list[MetricConfig]:
         """The metrics whose share of the available gain the report gives (none without a floor)."""
-        if self.floor is None:
+        if self.ceiling is None:
             return []
         if self.share_metrics is not None:
             return [m for n in self.share_metrics for m in self.metrics if m.name == n]

@@ -270,9 +270,12 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
         lines.append(f"| {c}{(' (' + title + ')') if title else ''} | `{seats}` | {mechs} |")
     if design.baseline:
         lines += ["", f"Baseline (for derived metrics): `{design.baseline}`. Reference (tests): `{design.reference}`."]
-    if design.floor:
+    if design.floor and design.ceiling:
         lines += ["", f"Floor (without the mechanism): `{design.floor}`. Ceiling (free information): "
                   f"`{design.ceiling}`. Share of the gain: " + ", ".join(m.name for m in design.shared_metrics()) + "."]
+    elif design.floor:
+        lines += ["", f"Floor (without the mechanism): `{design.floor}`. No ceiling (a condition with free "
+                  "information) is declared, so no share of the gain is given."]
     lines += ["", "Metrics: " + "; ".join(
         f"**{m.name}** ({m.source or 'derived: ' + str(m.derive)}{', ' + m.kind if m.kind == 'binary' else ''}"
         f"{', not tested' if not m.test else ''})" for m in design.metrics) + ".", ""]

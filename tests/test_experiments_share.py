@@ -127,6 +127,7 @@ def test_share_metrics_and_a_ceiling_below_the_floor():
     assert row["share"] == pytest.approx(-1.0 / -2.1)
     no_share = analyse(_records(data), _design(floor=None, ceiling=None), {})
     assert no_share.shares == {} and share_markdown(no_share) == ""
+    assert analyse(_records(data), _design(ceiling=None), {}).shares == {}
 
 
 def test_the_design_names_its_floor_and_ceiling_strictly(tmp_path):
@@ -135,14 +136,18 @@ def test_the_design_names_its_floor_and_ceiling_strictly(tmp_path):
     cases = [
         ({"floor": "nobody"}, r"field '\(top level\)': floor 'nobody' is not a condition \(none, protom, oracle"),
         ({"ceiling": "best"}, r"ceiling 'best' is not a condition"),
-        ({"floor": "none", "ceiling": None}, r"floor 'none' needs a ceiling too"),
         ({"floor": None, "ceiling": "oracle"}, r"ceiling 'oracle' needs a floor too"),
         ({"floor": "oracle", "ceiling": "oracle"}, r"floor and ceiling are the same condition 'oracle'"),
         ({"share_metrics": ["speed"]}, r"share_metrics: 'speed' is not a metric \(success, speedup"),
-        ({"floor": None, "ceiling": None, "share_metrics": ["success"]}, r"share_metrics needs a floor and a ceiling"),
+        ({"ceiling": None, "share_metrics": ["success"]}, r"share_metrics needs a floor and a ceiling"),
         ({"ceiling": 3}, r"field 'ceiling': expected text"),
         ({"share_metrics": []}, r"field 'share_metrics'"),
     ]
+    # a floor alone is a design's declaration where no ceiling can be built: no share
+    path = tmp_path / "floor.json"
+    path.write_text(json.dumps({**base, "ceiling": None, "share_metrics": None}))
+    design = load_design(path)
+    assert design.floor == "none" and design.shared_metrics() == []
     for changes, message in cases:
         data = {**base, **changes}
         path = tmp_path / "bad.json"
