@@ -20,6 +20,9 @@ command line), seeds, metrics and the tests to run on them::
       ],
       "baseline": "none",                             what derived metrics compare with
       "reference": "protom",                          what the tests compare every condition with
+      "floor": "none",                                the condition without the mechanism
+      "ceiling": "oracle",                            with free information (an oracle); needs a floor
+      "share_metrics": ["success", "speedup"],        whose share of the gain the report gives (default: tested)
       "checks": [{"hook": "experiments.protom_dkg:check_category"}],     per-scenario pre-checks
       "groups": {"by": "category", "order": ["not_needed", "useful", "necessary"], "labels": {...},
                  "mix": {"not_needed": 7, "useful": 7, "necessary": 7}, "mix_label": "the paper's 7/7/7"},
@@ -203,6 +206,13 @@ class Design(BaseModel):
     conditions: list[ConditionConfig] = Field(min_length=1, max_length=100)
     baseline: str | None = None
     reference: str | None = None
+    #: the condition without the mechanism and, where one can be built, the one with free
+    #: information (an oracle): with both the report gives every other condition's share of the
+    #: available gain, (method - floor) / (ceiling - floor) (``experiments.stats.share_rows``)
+    floor: str | None = None
+    ceiling: str | None = None
+    #: the metrics whose share is given (default: every tested metric); needs floor and ceiling
+    share_metrics: list[str] | None = Field(None, min_length=1, max_length=100)
     checks: list[HookConfig] = Field([], max_length=100)
     groups: GroupsConfig | None = None
     metrics: list[MetricConfig] = Field(min_length=1, max_length=100)
@@ -230,14 +240,26 @@ class Design(BaseModel):
         dup = sorted({n for n in names if names.count(n) > 1})
         if dup:
             raise ValueError(f"condition names must be distinct: {', '.join(dup)} more than once")
-        for role in ("baseline", "reference"):
+        for role in ("baseline", "reference", "floor", "ceiling"):
             value = getattr(self, role)
             if value is not None and value not in names:
                 raise ValueError(f"{role} {value!r} is not a condition ({', '.join(names)})")
+        if self.ceiling is not None and self.floor is None:
+            raise ValueError(f"ceiling {self.ceiling!r} needs a floor too: the share of the gain is "
+                             "(method - floor) / (ceiling - floor)")
+        if self.floor is not None and self.floor == self.ceiling:
+            raise ValueError(f"floor and ceiling are the same condition {self.floor!r}; the ceiling is the "
+                             "condition with free information (an oracle), the floor the one without the mechanism")
         metric_names = [m.name for m in self.metrics]
         dup = sorted({n for n in metric_names if metric_names.count(n) > 1})
         if dup:
             raise ValueError(f"metric names must be distinct: {', '.join(dup)}")
+        if self.share_metrics is not None:
+            if self.ceiling is None:
+                raise ValueError("share_metrics needs a floor and a ceiling condition")
+            for n in self.share_metrics:
+                if n not in metric_names:
+                    raise ValueError(f"share_metrics: {n!r} is not a metric ({', '.join(metric_names)})")
         if self.tests.compare is not None:
             for a, b in self.tests.compare:
                 for n in (a, b):
@@ -251,6 +273,14 @@ class Design(BaseModel):
         if self.reference is None:
             return []
         return [(self.reference, c.name) for c in self.conditions if c.name != self.reference]
+
+    def shared_metrics(self) -> list[MetricConfig]:
+        """The metrics whose share of the available gain the report gives (none without a floor)."""
+        if self.ceiling is None:
+            return []
+        if self.share_metrics is not None:
+            return [m for n in self.share_metrics for m in self.metrics if m.name == n]
+        return [m for m in self.metrics if m.test]
 
     def condition(self, name: str) -> ConditionConfig:
         return next(c for c in self.conditions if c.name == name)

@@ -18,13 +18,22 @@ from pathlib import Path
 from typing import Any
 
 from experiments.design import Design
-from experiments.stats import ALL, Analysis, comparisons_markdown, mix_markdown, scenario_markdown, summary_markdown
+from experiments.stats import (
+    ALL,
+    Analysis,
+    comparisons_markdown,
+    mix_markdown,
+    scenario_markdown,
+    share_markdown,
+    summary_markdown,
+)
 from sim.redact import DictWriter, scrub_text, write_text
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the files ``write_report`` writes into the output folder (besides one figure per metric)
 REPORT_FILES = ("design.json", "summary.csv", "tests.csv", "scenarios.csv", "episodes.csv", "figure_summary.png",
-                "figure_groups.png", "figure_effects.png", "report.md", "report.html")
+                "figure_groups.png", "figure_effects.png", "report.md", "report.html", "shares.csv",
+                "figure_shares.png")
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
@@ -122,6 +131,13 @@ def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, st
                      f"{design.tests.confidence:.0%} interval ({_ci_methods(analysis)}).",
                      ("effect_figure", (out / "figure_effects.png", "all scenarios", rows),
                       {"confidence": design.tests.confidence})))
+    share_rows = [{"panel": r["metric"], "label": r["condition"], "estimate": _nan(r["share"]), "low": _nan(r["low"]),
+                   "high": _nan(r["high"])} for r in (analysis.shares or {}).get("rows", []) if r["group"] == ALL]
+    if share_rows:
+        made.append(("figure_shares.png", f"Share of the available gain, (method − floor) / (ceiling − floor), "
+                     f"over all scenarios, with its {design.tests.confidence:.0%} Fieller interval (arrows: unbounded).",
+                     ("share_figure", (out / "figure_shares.png", f"floor {design.floor}, ceiling {design.ceiling}",
+                                       share_rows), {"confidence": design.tests.confidence})))
     continuous = next((m for m in shown if m.kind == "continuous"), None)
     if continuous is not None and len(conds) > 1:
         units = {s: {c: v[continuous.name] for c, v in by_c.items()} for s, by_c in analysis.cells.items()}
@@ -298,6 +314,8 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     write_text(out / "design.json", design.model_dump_json(indent=2))
     write_csv(out / "summary.csv", analysis.summary)
     write_csv(out / "tests.csv", analysis.tests)
+    if analysis.shares:
+        write_csv(out / "shares.csv", analysis.shares["rows"])
     write_csv(out / "scenarios.csv", [{"scenario": s, **result.attrs.get(s, {})} for s in analysis.cells])
     write_csv(out / "episodes.csv", [{"scenario": r["scenario"], "group": analysis.scenario_group.get(r["scenario"]),
                                       "condition": r["condition"], "seed": r["seed"], **r["values"]}
@@ -342,6 +360,12 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
         lines.append(f"| {c}{(' (' + title + ')') if title else ''} | `{seats}` | {mechs} |")
     if design.baseline:
         lines += ["", f"Baseline (for derived metrics): `{design.baseline}`. Reference (tests): `{design.reference}`."]
+    if design.floor and design.ceiling:
+        lines += ["", f"Floor (without the mechanism): `{design.floor}`. Ceiling (free information): "
+                  f"`{design.ceiling}`. Share of the gain: " + ", ".join(m.name for m in design.shared_metrics()) + "."]
+    elif design.floor:
+        lines += ["", f"Floor (without the mechanism): `{design.floor}`. No ceiling (a condition with free "
+                  "information) is declared, so no share of the gain is given."]
     lines += ["", "Metrics: " + "; ".join(
         f"**{m.name}** ({m.source or 'derived: ' + str(m.derive)}{', ' + m.kind if m.kind == 'binary' else ''}"
         f"{', not tested' if not m.test else ''})" for m in design.metrics) + ".", ""]
@@ -352,6 +376,8 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     lines += ["### Tests", "",
               comparisons_markdown(analysis), "",
               "n: scenario pairs for paired tests. Mean difference: first − second, over scenarios.", ""]
+    if analysis.shares:
+        lines += ["### Share of the available gain", "", share_markdown(analysis), ""]
     if analysis.mix:
         lines += [f"### The pooled figures depend on the mix of groups: at {analysis.mix['label'] or 'another mix'}",
                   "", mix_markdown(analysis, design.tests.confidence), ""]

@@ -15,11 +15,15 @@ scenario's success rate), and everything after counts scenarios:
 - Benjamini-Hochberg adjusted p over the whole family of tests of the experiment;
 - effect size: the mean paired difference (first condition minus second) with Student's t
   interval over scenarios (Welch's where unpaired; ``sim.analysis.stats.mean_ci``), and the
-  matched-pairs rank-biserial correlation for the signed-rank test.
+  matched-pairs rank-biserial correlation for the signed-rank test;
+- with a ``floor`` and a ``ceiling`` condition: each other condition's share of the available
+  gain, (method - floor) / (ceiling - floor), per scenario and pooled as the ratio of the mean
+  gains over scenarios with Fieller's interval (``share_rows``).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +42,7 @@ from sim.analysis.stats import (
     mean_ci,
     mean_sem,
     rank_biserial,
+    ratio_ci,
     sign_test,
     stars,
     stratified_ci,
@@ -68,6 +73,8 @@ class Analysis:
     seeds_per_scenario: int = 0
     #: the pooled figures at the design's other mix of groups (``groups.mix``; ``mix_rows``)
     mix: dict[str, Any] = field(default_factory=dict)
+    #: each condition's share of the available gain between floor and ceiling (``share_rows``)
+    shares: dict[str, Any] = field(default_factory=dict)
 
     def unit_note(self) -> str:
         k = self.seeds_per_scenario
@@ -155,7 +162,74 @@ def analyse(records: Sequence[Mapping[str, Any]], design: Design,
     analysis.tests = tests
     if design.groups is not None and design.groups.mix:
         analysis.mix = mix_rows(analysis, design)
+    if design.floor is not None and design.ceiling is not None:
+        analysis.shares = share_rows(analysis, design.floor, design.ceiling, design.shared_metrics(),
+                                     confidence=design.tests.confidence)
     return analysis
+
+
+#: a scenario's available gain |ceiling - floor| at most this (times the metric's scale, at least 1)
+#: counts as none: its share is undefined
+NO_GAIN = 1e-9
+
+
+def share_rows(analysis: Analysis, floor: str, ceiling: str, metrics: Sequence[MetricConfig], *,
+               confidence: float = 0.95) -> dict[str, Any]:
+    """Each condition's share of the available gain, (method - floor) / (ceiling - floor), on the
+    scenario values (each the mean over its seeds):
+
+    - per scenario: the share, None where the ceiling and the floor are equal there (no gain to
+      take: undefined);
+    - per group and over all scenarios: the ratio of the mean gains over the scenarios where floor,
+      ceiling and the method all ran, mean(method - floor) / mean(ceiling - floor) (the pooled gain
+      taken over the pooled gain available; scenarios without an available gain count in both
+      means, adding the method's own gain or loss over the floor to the numerator), with
+      Fieller's interval (``sim.analysis.stats.ratio_ci``; n counts scenarios).
+
+    1 is the ceiling's result, 0 the floor's; a share outside [0, 1] is a method below the floor or
+    above the ceiling. The direction of the metric does not matter: a gain is a move from the floor
+    towards the ceiling."""
+    conditions = [c for c in analysis.conditions if c not in (floor, ceiling)]
+    out: dict[str, Any] = {"floor": floor, "ceiling": ceiling, "confidence": confidence, "metrics": [],
+                           "rows": [], "scenarios": {}}
+    if floor not in analysis.conditions or ceiling not in analysis.conditions:
+        out["missing"] = [c for c in (floor, ceiling) if c not in analysis.conditions]
+        return out
+    cells = analysis.cells
+    for m in metrics:
+        name = m.name
+        out["metrics"].append(name)
+        values = [v for by_c in cells.values() for c in (floor, ceiling) if c in by_c for v in (by_c[c][name],)]
+        tol = NO_GAIN * max([1.0] + [abs(v) for v in values])
+        per: dict[str, dict[str, float | None]] = {}
+        for s, by_c in cells.items():
+            if floor not in by_c or ceiling not in by_c:
+                continue
+            gain = by_c[ceiling][name] - by_c[floor][name]
+            per[s] = {c: (None if abs(gain) <= tol else (by_c[c][name] - by_c[floor][name]) / gain)
+                      for c in conditions if c in by_c}
+            per[s]["_available"] = gain
+        out["scenarios"][name] = per
+        for group, _ in analysis.groups:
+            for c in conditions:
+                units = [s for s in per if c in per[s] and (group == ALL or analysis.scenario_group.get(s) == group)]
+                if not units:
+                    continue
+                num = [cells[s][c][name] - cells[s][floor][name] for s in units]
+                den = [cells[s][ceiling][name] - cells[s][floor][name] for s in units]
+                none = sum(1 for d in den if abs(d) <= tol)
+                if all(abs(d) <= tol for d in den):
+                    est, low, high, kind = math.nan, math.nan, math.nan, "undefined"
+                else:
+                    est, low, high, kind = ratio_ci(num, den, confidence=confidence)
+                out["rows"].append({
+                    "group": group, "metric": name, "condition": c, "n": len(units), "no_gain": none,
+                    "floor": float(np.mean([cells[s][floor][name] for s in units])),
+                    "ceiling": float(np.mean([cells[s][ceiling][name] for s in units])),
+                    "method": float(np.mean([cells[s][c][name] for s in units])),
+                    "gain": float(np.mean(num)), "available": float(np.mean(den)),
+                    "share": est, "low": low, "high": high, "interval": kind})
+    return out
 
 
 def mix_rows(analysis: Analysis, design: Design) -> dict[str, Any]:
@@ -389,4 +463,62 @@ def scenario_markdown(analysis: Analysis, metric_names: Sequence[str]) -> str:
             cells.append("" if v is None else " / ".join(fmt(v[m], 2) for m in metric_names))
         lines.append(f"| {s} | {analysis.scenario_group.get(s) or ''} | " + " | ".join(cells) + " |")
     lines += ["", "Each cell: " + " / ".join(metric_names) + ", mean over the scenario's seeds."]
+    return "\n".join(lines)
+
+
+def _share_text(x: float | None) -> str:
+    if x is None or x != x:
+        return "—"
+    if x in (math.inf, -math.inf):
+        return "∞" if x > 0 else "−∞"
+    return f"{x:.2f}"
+
+
+def share_markdown(analysis: Analysis) -> str:
+    """The share of the available gain per group, condition and metric, and per scenario
+    (``share_rows``)."""
+    shares = analysis.shares
+    if not shares:
+        return ""
+    floor, ceiling = shares["floor"], shares["ceiling"]
+    if shares.get("missing"):
+        return f"Not computed: no episodes of {', '.join(shares['missing'])} in this run."
+    conf = f"{shares['confidence']:.0%}"
+    labels = dict(analysis.groups)
+    lines = [f"Floor: `{floor}` (without the mechanism); ceiling: `{ceiling}` (free information). Share = "
+             f"(method − floor) / (ceiling − floor): 0 is the floor's result, 1 the ceiling's.", "",
+             f"| metric | group | condition | n (scenarios) | floor | ceiling | method | gain / available | "
+             f"share [{conf} CI] | scenarios without gain |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in shares["rows"]:
+        if r["interval"] == "undefined":
+            share = "undefined (no gain available)"
+        elif r["interval"] == "unbounded":
+            share = f"{_share_text(r['share'])} [unbounded]"
+        else:
+            share = f"{_share_text(r['share'])} [{_share_text(r['low'])}, {_share_text(r['high'])}]"
+        lines.append(f"| {r['metric']} | {labels.get(r['group'], r['group'])} | {r['condition']} | {r['n']} | "
+                     f"{fmt(r['floor'], 3)} | {fmt(r['ceiling'], 3)} | {fmt(r['method'], 3)} | "
+                     f"{r['gain']:+.3f} / {r['available']:+.3f} | {share} | {r['no_gain']} |")
+    lines += ["", f"Pooled share: the mean gain over the floor divided by the mean gain available, over the "
+              f"scenarios (each the mean over its seeds); n counts scenarios. Interval: Fieller's, the set of "
+              f"ratios R that the paired t-test of (method − floor) − R·(ceiling − floor) does not reject: the "
+              f"same t-interval the comparisons use (it keeps its coverage where many scenarios give identical "
+              f"results), turned into a ratio, where a bootstrap of a ratio of two small means is unstable. "
+              f"'unbounded': the available gain is not distinguishable from 0 at {conf}, so no finite interval "
+              f"holds the share. A scenario where ceiling and floor are equal has no share of its own "
+              f"(— below; 'scenarios without gain' counts them); it stays in the pooled means, adding its "
+              f"method's gain or loss over the floor to the numerator and nothing to the denominator.", ""]
+    conds = [c for c in analysis.conditions if c not in (floor, ceiling)]
+    metrics = shares["metrics"]
+    lines += ["| scenario | group | available: " + " / ".join(metrics) + " | "
+              + " | ".join(conds) + " |", "|---|---|---|" + "---|" * len(conds)]
+    for s in analysis.cells:
+        if not all(s in shares["scenarios"][m] for m in metrics):
+            continue
+        avail = " / ".join(f"{shares['scenarios'][m][s]['_available']:+.2f}" for m in metrics)
+        cells = [" / ".join(_share_text(shares["scenarios"][m][s].get(c)) if c in shares["scenarios"][m][s] else ""
+                            for m in metrics) for c in conds]
+        lines.append(f"| {s} | {analysis.scenario_group.get(s) or ''} | {avail} | " + " | ".join(cells) + " |")
+    lines += ["", "Per scenario: the available gain (ceiling − floor) and each condition's share, "
+              + " / ".join(metrics) + "; —: ceiling equals floor there (share undefined)."]
     return "\n".join(lines)

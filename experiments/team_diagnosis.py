@@ -175,10 +175,15 @@ def diagnose(name: str, world: Any, *, agents: Sequence[str] | None = None, embe
 def summary(results: Sequence[Diagnosis], resamples: int = 2000, confidence: float = 0.95) -> dict[str, Any]:
     """Over scenarios (n counts scenarios), for the task score and for BAS: Eq. 5's team minus the
     mean team, with a percentile bootstrap interval over scenarios (seed 0), the Wilcoxon
-    signed-rank p and the Benjamini-Hochberg p over these two tests; and the mean rho."""
+    signed-rank p and the Benjamini-Hochberg p over these two tests; the mean rho; and Eq. 5's
+    share of the available gain on the task score, (chosen - mean team) / (best - mean team): the
+    exact expectation over every team (a random team's) is the floor, the best team found by
+    playing them all the ceiling; pooled as the ratio of the mean gains over scenarios with
+    Fieller's interval (``sim.analysis.stats.ratio_ci``), with the scenarios where every team
+    scores the same (no gain available) counted."""
     import numpy as np
 
-    from sim.analysis.stats import benjamini_hochberg, bootstrap_ci, wilcoxon_signed_rank
+    from sim.analysis.stats import benjamini_hochberg, bootstrap_ci, ratio_ci, wilcoxon_signed_rank
 
     out: dict[str, Any] = {"scenarios": len(results)}
     ps = []
@@ -195,6 +200,15 @@ def summary(results: Sequence[Diagnosis], resamples: int = 2000, confidence: flo
     if all(p == p for p in ps):
         for key, adjusted in zip(("score", "bas"), benjamini_hochberg(ps)):
             out[key]["p_adj"] = adjusted
+    gain = [r.chosen_score - r.mean_score for r in results]
+    available = [r.best_score - r.mean_score for r in results]
+    est, low, high, kind = ratio_ci(gain, available, confidence=confidence) if any(a > 1e-12 for a in available) \
+        else (float("nan"), float("nan"), float("nan"), "undefined")
+    out["share"] = {"share": est, "ci": (low, high), "interval": kind, "gain": float(np.mean(gain)) if gain else 0.0,
+                    "available": float(np.mean(available)) if available else 0.0,
+                    "no_gain": sum(1 for a in available if a <= 1e-12),
+                    "per_scenario": {r.scenario: (None if a <= 1e-12 else g / a)
+                                     for r, g, a in zip(results, gain, available)}}
     rhos = [r.rho for r in results if r.rho is not None]
     out["mean_rho"] = float(np.mean(rhos)) if rhos else None
     out["positive_rho"] = sum(r > 0 for r in rhos)
@@ -352,4 +366,15 @@ def cmd_diagnose(args: argparse.Namespace) -> int:
             print(f"  {label}: {d['difference']:+.4f} (95% CI {d['ci'][0]:+.4f} to {d['ci'][1]:+.4f}), above in "
                   f"{d['above']}, below in {d['below']}; Wilcoxon signed-rank p {d['p']:.3g}{adjusted}")
         print(f"  rho(W, score): mean {_signed(s['mean_rho'])}, positive in {s['positive_rho']}")
+    if results:
+        sh = s["share"]
+        bounds = {"bounded": f"95% CI {_signed(sh['ci'][0])} to {_signed(sh['ci'][1])}, Fieller",
+                  "exact": "one scenario" if len(results) == 1 else "every scenario the same ratio",
+                  "unbounded": "95% CI unbounded: the gain available is not clear of 0",
+                  "undefined": "undefined: every team scores the same"}[sh["interval"]]
+        if len(results) == 1 and sh["interval"] != "undefined":
+            bounds = "one scenario, no interval"
+        print(f"  share of the available gain (Eq. 5's team - mean team) / (best team - mean team): "
+              f"{sh['share']:.3f} ({bounds}); mean gain {sh['gain']:+.4f} of {sh['available']:+.4f} available; "
+              f"{sh['no_gain']} scenario(s) without a gain (all teams equal; counted in both means)")
     return 0

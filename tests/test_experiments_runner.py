@@ -50,14 +50,16 @@ def test_designs_are_checked_with_the_file_and_field(tmp_path):
             load_design(write_design(tmp_path, **changes))
     success = [{"name": "success", "source": "outcome.success", "kind": "binary"}]
     bad = load_design(write_design(tmp_path, conditions=[{"name": "p", "mechanisms": ["protom:phi_threshold=1"]}],
-                                   baseline=None, reference=None, metrics=success))
+                                   baseline=None, reference=None, floor=None, ceiling=None,
+                                   share_metrics=None, metrics=success))
     with pytest.raises(ExperimentError, match="condition 'p' on protom-01-open-hall.*phi_threshold"):
         plan(bad, resolve_scenarios(["protom-01-open-hall"]), [0])
     with pytest.raises(ExperimentError, match="no scenario matches 'kitchen/protom-\\*'"):
         resolve_scenarios(["kitchen/protom-*"])
     # a mechanism whose parameters are fine but which cannot work in this world: one line, before any episode
     big = load_design(write_design(tmp_path, conditions=[{"name": "r", "mechanisms": ["random-teams:size=9"]}],
-                                   baseline=None, reference=None, metrics=success))
+                                   baseline=None, reference=None, floor=None, ceiling=None,
+                                   share_metrics=None, metrics=success))
     with pytest.raises(ExperimentError, match="condition 'r' on protom-01-open-hall .dkg.: the episode cannot "
                                               "start: size 9 exceeds the 2 agents"):
         plan(big, resolve_scenarios(["protom-01-open-hall"]), [0])
@@ -87,7 +89,8 @@ def test_small_sweep_writes_results_tables_figures_and_report(tmp_path):
     out = tmp_path / "out"
     assert main(["experiment", str(path), "--out", str(out), "--jobs", "1", "--quiet"]) == 0
     for name in ("episodes.jsonl", "episodes.csv", "scenarios.csv", "summary.csv", "tests.csv", "design.json",
-                 "figure_summary.png", "figure_groups.png", "figure_effects.png", "report.md", "report.html"):
+                 "figure_summary.png", "figure_groups.png", "figure_effects.png", "report.md", "report.html",
+                 "shares.csv", "figure_shares.png"):
         assert (out / name).stat().st_size > 0, name
     lines = episode_lines(out / RESULTS)
     assert len(lines) == 3 * 4 * 2
@@ -99,7 +102,12 @@ def test_small_sweep_writes_results_tables_figures_and_report(tmp_path):
     assert "n counts scenarios" in report and "3 scenarios × 4 conditions × 2 seeds" in report
     assert "python main.py experiment" in report and "--out" in report and "git commit" in report
     assert "<table>" in (out / "report.html").read_text()
+    # the design's floor (none) and ceiling (oracle): every other condition's share of the gain
+    assert "### Share of the available gain" in report and "Floor: `none`" in report
     import csv
+    shares = {(r["group"], r["metric"], r["condition"]) for r in csv.DictReader(open(out / "shares.csv"))}
+    assert ("all", "speedup", "protom") in shares and ("all", "success", "random") in shares
+    assert not any(c in ("none", "oracle") for _, _, c in shares)
     summary = {(r["group"], r["condition"]): r for r in csv.DictReader(open(out / "summary.csv"))}
     assert summary[("all", "protom")]["n_scenarios"] == "3" and summary[("all", "protom")]["episodes"] == "6"
     assert float(summary[("necessary", "none")]["success_mean"]) == 0

@@ -146,6 +146,48 @@ def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]
     return path
 
 
+def share_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]], *,
+                 confidence: float = 0.95) -> Path:
+    """Each condition's share of the available gain (``estimate``) with its interval (``low``,
+    ``high``; infinite bounds drawn to the panel's edge with an arrow), one line per ``label``
+    and one panel per ``panel`` (a metric); dashed lines at 0 (the floor) and 1 (the ceiling)."""
+    panels = list(dict.fromkeys(str(r["panel"]) for r in rows))
+    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.8 * max(1, len(panels)), 0.9 + 0.45 * max(
+        (sum(1 for r in rows if r["panel"] == p) for p in panels), default=1)), squeeze=False)
+    for ax, panel in zip(axes[0], panels):
+        mine = [r for r in rows if r["panel"] == panel]
+        ys = list(range(len(mine)))[::-1]
+        finite = [float(v) for r in mine for v in (r["estimate"], r["low"], r["high"])
+                  if v == v and abs(float(v)) != float("inf")] + [0.0, 1.0]
+        left, right = min(finite) - 0.15, max(finite) + 0.15
+        for y, r in zip(ys, mine):
+            est, low, high = float(r["estimate"]), float(r["low"]), float(r["high"])
+            if est != est:
+                continue
+            a, b = max(low, left) if low == low else est, min(high, right) if high == high else est
+            ax.plot([a, b], [y, y], color="black", linewidth=1.2)
+            for end, bound, side in ((a, low, "<"), (b, high, ">")):
+                if abs(bound) == float("inf"):
+                    ax.plot([end], [y], side, color="black", markersize=5)
+            ax.plot([est], [y], "o", color=PALETTE[0])
+        for x, text in ((0.0, "floor"), (1.0, "ceiling")):
+            ax.axvline(x, color="grey", linewidth=0.8, linestyle="--")
+            ax.text(x, len(mine) - 0.35, text, ha="center", va="bottom", fontsize=8, color="grey")
+        ax.set_xlim(left, right)
+        ax.set_yticks(ys, [str(r["label"]) for r in mine])
+        ax.set_title(panel)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.set_ylim(-0.7, len(mine) + 0.1)
+    fig.suptitle(wrapped(f"{title} (share of the gain, {confidence:.0%} Fieller interval)", fig.get_figwidth(), 10),
+                 fontsize=10)
+    tight_layout(fig)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 def paired_figure(path: str | Path, title: str, conditions: Sequence[str],
                   units: Mapping[str, Mapping[str, float]], ylabel: str) -> Path:
     """One line per unit (scenario) across the conditions: paired data drawn as paired."""

@@ -336,3 +336,39 @@ def _paired(a: Sequence[float], b: Sequence[float]) -> tuple[np.ndarray, np.ndar
     if len(x) == 0:
         raise ValueError("paired tests need at least one pair")
     return x, y
+
+
+def ratio_ci(numerator: Sequence[float], denominator: Sequence[float], *, confidence: float = 0.95
+             ) -> tuple[float, float, float, str]:
+    """Fieller's interval of mean(numerator) / mean(denominator) for paired values (one pair per
+    unit): every R that the paired t-test of numerator - R * denominator = 0 does not reject, so it
+    is the t-interval of ``mean_ci`` turned into a ratio and keeps its coverage where many pairs
+    are identical. Returns (estimate, low, high, kind): ``bounded``; ``unbounded`` (the mean
+    denominator is not distinguishable from 0 at this confidence: the set is the whole line or two
+    half-lines, given as (-inf, inf)); ``undefined`` (mean denominator 0: estimate nan);
+    ``exact`` (every pair has the same ratio without spread: the interval is the estimate); fewer
+    than two pairs: nan bounds."""
+    from scipy import stats as st
+
+    a, b = _paired(numerator, denominator)
+    n = len(a)
+    mb = float(b.mean())
+    if mb == 0:
+        return (math.nan, math.nan, math.nan, "undefined")
+    estimate = float(a.mean()) / mb
+    if n < 2:
+        return (estimate, math.nan, math.nan, "bounded")
+    ma = float(a.mean())
+    saa, sbb = float(a.var(ddof=1)), float(b.var(ddof=1))
+    sab = float(np.cov(a, b, ddof=1)[0, 1])
+    if saa == 0 and sbb == 0:
+        return (estimate, estimate, estimate, "exact")
+    t2 = float(st.t.ppf(0.5 + confidence / 2, n - 1)) ** 2 / n
+    qa = mb * mb - t2 * sbb
+    qb = ma * mb - t2 * sab
+    qc = ma * ma - t2 * saa
+    disc = qb * qb - qa * qc
+    if qa <= 0 or disc < 0:
+        return (estimate, -math.inf, math.inf, "unbounded")
+    root = math.sqrt(disc)
+    return (estimate, (qb - root) / qa, (qb + root) / qa, "bounded")
