@@ -150,6 +150,8 @@ __all__ = ["NONE", "ROLES", "SessionPlan", "agent_choices", "category_title", "d
 
 PLAIN_KINDS = {
     "human": "You play this seat with the keyboard (or the TradeCraft board).",
+    "held": "For the project's tests: plays as the world's usual computer player, but waits before a move "
+            "until a file the test names appears.",
     "planner": "A computer player that always takes a shortest plan to its own goal, and carries out "
                "suggestions it accepts.",
     "boltzmann": "A computer player that behaves like a person: usually the best move, now and then a worse one "

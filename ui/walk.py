@@ -115,7 +115,7 @@ class Walk:
         if QApplication.activePopupWidget() is None:
             target.activateWindow()
             target.raise_()
-            self.wait(lambda: target.isActiveWindow(), 2)
+            self.wait(lambda: target.isActiveWindow(), 30)
 
     def key(self, *keys: str, to: Any = None) -> None:
         """Press ``keys`` (xdotool names: ``ctrl+w``, ``Escape``, ``k``...) one after the other."""
@@ -130,6 +130,12 @@ class Walk:
             self.xdo("click", "1")
         else:
             self.xdo("mousemove", "--sync", str(where.x()), str(where.y()), "click", "1")
+
+    def expect(self, control: str, condition: Callable[[], bool], detail: Callable[[], str] = lambda: "",
+               seconds: float = 60.0) -> bool:
+        """Check what an input did, once it shows: wait for ``condition`` (a hang guard of
+        ``seconds``, never a pace the app must keep), then record it."""
+        return self.check(control, self.wait(condition, seconds), detail())
 
     def check(self, control: str, ok: bool, detail: str = "") -> bool:
         self.checks.append({"world": self.world, "control": control, "ok": bool(ok), "detail": detail})
@@ -193,7 +199,7 @@ class Walk:
     def first_screen(self) -> None:
         w = self.w
         self.world = "Doors, Keys and Gems"
-        self.wait(lambda: self.model.timeline is not None and w.card.isVisible(), 30)
+        self.wait(lambda: self.model.timeline is not None and w.card.isVisible(), 120)
         frame = w.frameGeometry()
         self.check("a fresh window fits the screen", self.screen.contains(frame), f"{_rect(frame)} on {_rect(self.screen)}")
         self.check("the first run opens paused with the welcome card",
@@ -203,10 +209,10 @@ class Walk:
         self.shot("first-screen.png")
         self.session_panel()
         self.key("k")
-        self.check("K plays (and closes the welcome card)", self.model.playing and not w.card.isVisible())
+        self.expect("K plays (and closes the welcome card)", lambda: self.model.playing and not w.card.isVisible())
         self.wait(lambda: self.steps() >= 9, 60)
         self.key("k")
-        self.check("K pauses", not self.model.playing)
+        self.expect("K pauses", lambda: not self.model.playing)
 
     def dialogs(self) -> None:
         """F1, Shift+F1, Ctrl+, and Ctrl+O each open their window on the screen; Escape closes it."""
@@ -221,7 +227,7 @@ class Walk:
                                  ("ctrl+comma", "settings (Ctrl+,)", None),
                                  ("ctrl+o", "open a recording (Ctrl+O)", None)):
             self.key(keys)
-            self.wait(lambda: opened() is not None, 5)
+            self.wait(lambda: opened() is not None, 30)
             dialog = opened()
             if not self.check(f"{name} opens", dialog is not None):
                 continue
@@ -230,7 +236,7 @@ class Walk:
             if shot:
                 self.shot(shot, dialog)
             self.key("Escape", to=dialog)
-            self.check(f"{name} closes with Escape", self.wait(lambda d=dialog: not _alive(d) or not d.isVisible(), 5))
+            self.check(f"{name} closes with Escape", self.wait(lambda d=dialog: not _alive(d) or not d.isVisible(), 30))
 
     def dkg_watch(self) -> None:
         """The default scenario with its facilitator: live.png, the playback controls, the
@@ -246,7 +252,8 @@ class Walk:
     def to_the_end(self) -> None:
         w = self.w
         self.key(*["bracketright"] * 8)
-        self.check("] raises the speed to the fastest", w.playback.current_speed == 64, f"{w.playback.current_speed:g}")
+        self.expect("] raises the speed to the fastest", lambda: w.playback.current_speed == 64,
+                    lambda: f"{w.playback.current_speed:g}")
         if self.model.cursor < self.steps():
             self.key("End")
         self.key("k")
@@ -266,27 +273,27 @@ class Walk:
         if not self.check("the episode was recorded", path is not None and Path(path).exists(), str(path)):
             return
         self.key("ctrl+o")
-        self.wait(lambda: any(isinstance(d, QFileDialog) and d.isVisible() for d in QApplication.topLevelWidgets()), 5)
+        self.wait(lambda: any(isinstance(d, QFileDialog) and d.isVisible() for d in QApplication.topLevelWidgets()), 30)
         dialog = next((d for d in QApplication.topLevelWidgets() if isinstance(d, QFileDialog) and d.isVisible()), None)
         if not self.check("Ctrl+O opens the file dialog", dialog is not None):
             return
         self.activate(dialog)
         self.xdo("type", "--delay", "5", str(path))
         self.key("Return", to=dialog)
-        loaded = self.wait(lambda: isinstance(self.model.timeline, ReplayTimeline), 30)
+        loaded = self.wait(lambda: isinstance(self.model.timeline, ReplayTimeline), 120)
         self.check("a recording opens from the dialog", loaded)
         if not loaded:
             return
         self.key("n")
-        self.check("N goes to the next feedback", self.model.cursor > 0, f"step {self.model.cursor}")
+        self.expect("N goes to the next feedback", lambda: self.model.cursor > 0, lambda: f"step {self.model.cursor}")
         self.key("shift+n")
         self.key("n")
         self.key("t")
-        self.check("T offers the take-over in the Session panel", w.setup.takeover_step == self.model.cursor)
+        self.expect("T offers the take-over in the Session panel", lambda: w.setup.takeover_step == self.model.cursor)
         self.check_shown("Take over button", w.setup.start_button)
         self.shot("replay.png")
         self.click(w.setup.start_button)
-        self.check("the take-over starts a live session", isinstance(self.model.timeline, LiveTimeline))
+        self.expect("the take-over starts a live session", lambda: isinstance(self.model.timeline, LiveTimeline))
 
     def dkg_feedback(self) -> None:
         """A person plays the agent ProToM advises first, with the arrow and number keys, until the
@@ -309,13 +316,13 @@ class Walk:
         if not self.open_scenario(scenario, (target,), ("protom",)):
             return
         w = self.w
-        end = time.monotonic() + 120
+        end = time.monotonic() + 300
         moved = 0
         while time.monotonic() < end and not w.toast.awaiting_decision and self.model.timeline.outcome is None:
             if self.model.human_to_move() == target:
                 before = self.steps()
                 self.key(self.planned_key(target))
-                self.wait(lambda before=before: self.steps() > before or w.toast.awaiting_decision, 20)
+                self.wait(lambda before=before: self.steps() > before or w.toast.awaiting_decision, 60)
                 moved += 1
             else:
                 self.pump(0.05)
@@ -327,11 +334,11 @@ class Walk:
         self.shot("feedback.png")
         fid = w.toast.feedback.feedback_id
         self.key("Return")
-        self.check("Enter accepts the feedback", self.wait(lambda: self.feedback_status(fid) == "accepted", 20))
-        self.wait(lambda: self.model.human_to_move() == target, 30)
+        self.check("Enter accepts the feedback", self.wait(lambda: self.feedback_status(fid) == "accepted", 60))
+        self.wait(lambda: self.model.human_to_move() == target, 120)
         before = self.steps()
         self.key(self.planned_key(target))
-        self.wait(lambda: self.steps() > before and self.model.human_to_move() == target, 30)
+        self.wait(lambda: self.steps() > before and self.model.human_to_move() == target, 120)
         self.check_shown("the bar of legal moves", w.action_bar)
         self.shot("human.png")
 
@@ -384,9 +391,9 @@ class Walk:
 
         w, setup = self.w, self.w.setup
         self.key("ctrl+w")
-        self.check("Ctrl+W closes the episode", self.model.timeline is None)
+        self.expect("Ctrl+W closes the episode", lambda: self.model.timeline is None)
         self.key("ctrl+n")
-        self.check("Ctrl+N shows the Session panel", w.setup_dock.isVisible())
+        self.expect("Ctrl+N shows the Session panel", lambda: w.setup_dock.isVisible())
         from PyQt6.QtCore import Qt
 
         items = [i for i in setup.tree.findItems(scenario, Qt.MatchFlag.MatchExactly | Qt.MatchFlag.MatchRecursive, 0)
@@ -400,8 +407,9 @@ class Walk:
         w.setup_dock.widget().ensureVisible(at.x(), at.y(), 20, 20)  # scroll the panel to it, as a person would
         self.settle()
         self.click(setup.tree.viewport(), where.center())
-        if not self.check(f"a click on {scenario} in the tree selects it", setup.scenario == scenario,
-                          f"{setup.scenario} selected; item at {_rect(where)} in a {_rect(setup.tree.viewport().rect())} list"):
+        if not self.expect(f"a click on {scenario} in the tree selects it", lambda: setup.scenario == scenario,
+                           lambda: f"{setup.scenario} selected; item at {_rect(where)} in a "
+                                   f"{_rect(setup.tree.viewport().rect())} list"):
             return False
         self.session_panel()
         for agent in humans:
@@ -414,7 +422,7 @@ class Walk:
         self.check_shown("Start button", setup.start_button)
         self.click(setup.start_button)
         started = self.wait(lambda: isinstance(self.model.timeline, LiveTimeline)
-                            and self.model.timeline.scenario == scenario, 30)
+                            and self.model.timeline.scenario == scenario, 120)
         return self.check(f"Start opens {scenario}", started, setup.error.text())
 
     def session_panel(self) -> None:
@@ -451,9 +459,9 @@ class Walk:
                 before = self.steps()
                 self.key(key)
                 took = self.wait(lambda a=agent, b=before: self.steps() > b
-                                 or a in self.model.runner.submitted_since_step(), 20)
+                                 or a in self.model.runner.submitted_since_step(), 60)
                 self.check(f"{agent} acts with the key {key!r}", took, w.statusBar().currentMessage())
-        self.wait(lambda: self.model.humans_to_move() != () and w.action_bar.isVisible(), 30)
+        self.wait(lambda: self.model.humans_to_move() != () and w.action_bar.isVisible(), 120)
         self.check_shown("the bar of legal moves", w.action_bar)
 
     def legal_key(self, agent: str, key: str) -> bool:
@@ -476,7 +484,7 @@ class Walk:
         elif renderer.page_key is not None and renderer.action_pages(legal) > 1:
             page = self.model.action_page
             self.key(renderer.page_key)
-            self.check(f"{renderer.page_key} turns the page of {agent}'s actions", self.model.action_page != page)
+            self.expect(f"{renderer.page_key} turns the page of {agent}'s actions", lambda: self.model.action_page != page)
         return "1"
 
     # ------------------------------------------------------------------ controls of every world
@@ -484,7 +492,7 @@ class Walk:
     def playback(self) -> None:
         """Every playback key and button, and the scrubber, by their effect on the cursor."""
         w, model = self.w, self.model
-        self.wait(lambda: self.steps() >= 2 or model.timeline.outcome is not None, 30)
+        self.wait(lambda: self.steps() >= 2 or model.timeline.outcome is not None, 120)
         if model.playing:
             self.key("k")
         self.check_shown("playback bar", w.playback)
@@ -494,18 +502,21 @@ class Walk:
             self.check_shown(f"button {button.defaultAction().text()!r}", button)
         total = self.steps()
         self.key("Home")
-        self.check("Home goes to the start", model.cursor == 0)
+        self.expect("Home goes to the start", lambda: model.cursor == 0)
         self.key("l")
-        self.check("L steps forward", model.cursor == 1, f"step {model.cursor}")
+        self.expect("L steps forward", lambda: model.cursor == 1, lambda: f"step {model.cursor}")
         self.key("End")
-        self.check("End goes to the end", model.cursor == self.steps(), f"step {model.cursor} of {self.steps()}")
+        self.expect("End goes to the end", lambda: model.cursor == self.steps(),
+                    lambda: f"step {model.cursor} of {self.steps()}")
         self.key("j")
-        self.check("J steps back", model.cursor == self.steps() - 1, f"step {model.cursor}")
+        self.expect("J steps back", lambda: model.cursor == self.steps() - 1, lambda: f"step {model.cursor}")
         self.key("Prior")
-        self.check("PgUp goes 10 steps back", model.cursor == max(0, self.steps() - 11), f"step {model.cursor}")
+        self.expect("PgUp goes 10 steps back", lambda: model.cursor == max(0, self.steps() - 11),
+                    lambda: f"step {model.cursor}")
         self.key("Next")
-        self.check("PgDown goes 10 steps forward", model.cursor == min(self.steps(), max(0, self.steps() - 11) + 10),
-                   f"step {model.cursor}")
+        self.expect("PgDown goes 10 steps forward",
+                    lambda: model.cursor == min(self.steps(), max(0, self.steps() - 11) + 10),
+                    lambda: f"step {model.cursor}")
         speed = w.playback.current_speed
         self.key("bracketleft")
         slower = w.playback.current_speed
@@ -522,17 +533,17 @@ class Walk:
         start = next((b for b in w.playback.findChildren(_tool_button()) if b.defaultAction() is w.actions_by_name["start"]), None)
         if start is not None:
             self.click(start)
-            self.check("the start button goes to the start", model.cursor == 0)
+            self.expect("the start button goes to the start", lambda: model.cursor == 0)
         play = next((b for b in w.playback.findChildren(_tool_button()) if b.defaultAction() is w.actions_by_name["play"]), None)
         if play is not None:  # at the slowest speed, so that the episode does not end meanwhile
             speed = w.playback.current_speed
             self.key(*["bracketleft"] * 8)
             self.click(play)
-            self.check("the play button plays", model.playing)
+            self.expect("the play button plays", lambda: model.playing)
             self.pump(0.6)  # not a double click
             self.click(play)
-            self.check("the play button pauses", not model.playing,
-                       f"step {model.cursor} of {self.steps()}, {play.defaultAction().text()!r}")
+            self.expect("the play button pauses", lambda: not model.playing,
+                        lambda: f"step {model.cursor} of {self.steps()}, {play.defaultAction().text()!r}")
             while w.playback.current_speed < speed:
                 self.key("bracketright")
         self.key("End")
@@ -549,7 +560,7 @@ class Walk:
             if title not in letters:
                 continue
             self.key(f"alt+{letters[title]}")
-            opened = self.wait(lambda: isinstance(QApplication.activePopupWidget(), QMenu), 3)
+            opened = self.wait(lambda: isinstance(QApplication.activePopupWidget(), QMenu), 30)
             menu = QApplication.activePopupWidget()
             if not self.check(f"Alt+{letters[title].upper()} opens the {title} menu", opened and menu.title().replace("&", "") == title,
                               menu.title() if menu is not None else "nothing opened"):
@@ -563,7 +574,7 @@ class Walk:
             if title == "View" and self.model.timeline is not None:
                 self.view_as(menu)
             self.key("Escape", "Escape")
-            self.wait(lambda: QApplication.activePopupWidget() is None, 3)
+            self.wait(lambda: QApplication.activePopupWidget() is None, 30)
 
     def view_as(self, menu: Any) -> None:
         """View > View as lists everyone and each seat."""
@@ -571,14 +582,14 @@ class Walk:
 
         sub = self.w.viewer_menu
         self.click(menu, menu.actionGeometry(sub.menuAction()).center())
-        self.wait(lambda: sub.isVisible(), 3)
+        self.wait(lambda: sub.isVisible(), 30)
         agents = self.model.timeline.world.agents
         self.check("View as lists everyone and each seat", sub.isVisible() and len(sub.actions()) == 2 + len(agents),
                    f"{len(sub.actions())} entries for {len(agents)} agents")
         if sub.isVisible():
             self.check_shown("View as menu", sub)
             self.key("Escape")
-        self.wait(lambda: not sub.isVisible() or QApplication.activePopupWidget() is menu, 2)
+        self.wait(lambda: not sub.isVisible() or QApplication.activePopupWidget() is menu, 30)
 
     def panels(self) -> None:
         """Every dock on the screen with room to read it; each tab of the Minds dock by a click."""
@@ -618,7 +629,8 @@ class Walk:
                     break
                 self.click(go[-1] if go is right else go[0])
             self.click(bar, bar.tabRect(i).center())
-            self.check(f"a click shows the {label!r} tab", tabs.currentIndex() == i, f"tab {tabs.currentIndex()}")
+            self.expect(f"a click shows the {label!r} tab", lambda i=i: tabs.currentIndex() == i,
+                        lambda: f"tab {tabs.currentIndex()}")
             self.check_shown(f"{label!r} tab", tabs.widget(i), whole=False)
         if "…" in "".join(tabs.tabText(i) for i in range(tabs.count())):
             self.check("tab labels whole", False)
@@ -660,12 +672,12 @@ class Walk:
         if not self.model.playing:
             self.key("k")
         for _ in range(12):
-            if not self.wait(lambda: "bob" in self.model.humans_to_move(), 30) or self.legal_key("bob", "a"):
+            if not self.wait(lambda: "bob" in self.model.humans_to_move(), 120) or self.legal_key("bob", "a"):
                 break
             key = next((k for k in ("p", "d") if self.legal_key("bob", k)), "1")
             before = self.steps()
             self.key(key)
-            self.wait(lambda b=before: self.steps() > b, 20)
+            self.wait(lambda b=before: self.steps() > b, 120)
         self.check("bob has a proposal to accept (A) or reject (R)", self.legal_key("bob", "a"))
         self.show_tab("ToM values")
         self.shot("tradecraft-board.png")
