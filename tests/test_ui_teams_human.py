@@ -167,7 +167,9 @@ def test_a_person_rates_teammates_in_the_app_and_the_team_keeps_them(qtbot, tmp_
         typed(Qt.Key.Key_5)
         typed(Qt.Key.Key_5)
         assert strip.selected_agent() == "c"
-        QTest.mouseClick(strip.rows["c"].buttons[5], Qt.MouseButton.LeftButton)
+        five = strip.rows["c"].buttons[5]
+        qtbot.waitUntil(lambda: five.isVisible() and not five.visibleRegion().isEmpty(), timeout=10_000)  # laid out
+        QTest.mouseClick(five, Qt.MouseButton.LeftButton)
         # e: 2, then left unrated after all (skipped: unknown stays unknown)
         assert strip.selected_agent() == "e"
         typed(Qt.Key.Key_2)
