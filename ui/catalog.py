@@ -176,6 +176,8 @@ PLAIN_KINDS = {
              "talks only when plans clash.",
     "cobel-llm": "The same with a language model writing its beliefs and plans.",
     "rhp": "A rule-based helper: containers first, then objects, never talks.",
+    "rhp-share": "The rule-based helper that knows for free what its partners saw and intend (no messages, "
+                 "no steps spent): the best that sharing could do, for comparison.",
     "coela": "Sends a short news message before every decision, then follows simple rules.",
     "capo": "Agrees on a plan with its partner first, then follows it.",
     "mhp": "Searches ahead over small jobs (explore, fetch, deliver) with its own idea of where things are.",
