@@ -39,7 +39,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.ws_raw import TEXT, RawSocket, frame, text_frame  # noqa: E402
+from tests.ws_raw import TEXT, IdleCrowd, RawSocket, frame, text_frame  # noqa: E402
 
 STUDY = {"study": "bench-study", "title": "A small study",
          "scenarios": ["protom/kitchen-15-walled-onion", "protom/kitchen-10-onion-for-bob"],
@@ -156,32 +156,15 @@ def oversize(host: Host) -> str:
 
 
 def idle(host: Host, url: bool) -> str:
-    stop, opened = threading.Event(), [0]
-
-    def hold() -> None:
-        while not stop.is_set():
-            try:
-                sock = RawSocket(host.port, "127.0.0.1", timeout=10)
-            except (OSError, ConnectionError, TimeoutError):
-                continue
-            opened[0] += 1
-            while not stop.is_set() and not sock.read(0.2).closed:
-                pass
-            sock.close()
-
-    threads = [threading.Thread(target=hold, daemon=True) for _ in range(12)]
-    for t in threads:
-        t.start()
+    crowd = IdleCrowd(host.port)
     time.sleep(2)
     joined = tried = 0
     end = time.monotonic() + 25
     while time.monotonic() < end and tried < 44:
         joined += host.join(host.codes[tried % 2], "127.0.0.1", url)
         tried += 1
-    stop.set()
-    for t in threads:
-        t.join(30)
-    return f"{joined} of {tried} joins got in ({'code in the URL' if url else 'hello'}); idle connections opened {opened[0]}"
+    crowd.stop()
+    return f"{joined} of {tried} joins got in ({'code in the URL' if url else 'hello'}); idle connections opened {crowd.opened}"
 
 
 def guesses(host: Host) -> str:

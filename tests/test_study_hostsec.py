@@ -27,7 +27,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from tests.study_support import RANDOM_OR_NONE, AppProcess, poll, write_study
-from tests.ws_raw import BINARY, CLOSE, CONTINUATION, PING, PONG, TEXT, RawSocket, frame, text_frame
+from tests.ws_raw import BINARY, CLOSE, CONTINUATION, PING, PONG, TEXT, IdleCrowd, RawSocket, frame, text_frame
 from ui.net import guard
 from ui.net.host import NOT_ACCEPTED
 from ui.net.protocol import (
@@ -211,25 +211,9 @@ def test_a_dozen_idle_connections_do_not_keep_participants_out(host):
     """Twelve idle connections from the participants' own address, each opened again the moment
     the host closes it: every join with a valid code the way the participant's app joins (the code
     in the handshake's URL) gets in, and so does every plain ``hello`` from another address."""
-    stop = threading.Event()
-    opened = [0]
-
-    def idle() -> None:
-        while not stop.is_set():
-            try:
-                sock = RawSocket(host.port, "127.0.0.1", timeout=10)
-            except (OSError, ConnectionError, TimeoutError):
-                continue
-            opened[0] += 1
-            while not stop.is_set() and not sock.read(0.2).closed:
-                pass
-            sock.close()
-
-    threads = [threading.Thread(target=idle, daemon=True) for _ in range(12)]
-    for t in threads:
-        t.start()
+    crowd = IdleCrowd(host.port)
     try:
-        poll(lambda: opened[0] >= 12, "the idle connections", [host.app])
+        poll(lambda: crowd.opened >= 12, "the idle connections", [host.app])
         joined = 0
         for n in range(20):
             sock, reply = _join(host.port, CODES[n % 2], url=True)
@@ -241,11 +225,9 @@ def test_a_dozen_idle_connections_do_not_keep_participants_out(host):
             joined += "welcome" in reply.kinds()
             sock.close()
         assert joined == 30
-        assert opened[0] > 12  # the host closed idle ones to let the participants in, and they came back
+        assert crowd.opened > 12  # the host closed idle ones to let the participants in, and they came back
     finally:
-        stop.set()
-        for t in threads:
-            t.join(30)
+        crowd.stop()
     assert host.alive()
 
 

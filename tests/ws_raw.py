@@ -168,3 +168,36 @@ class RawSocket:
             self.sock.close()
         except OSError:
             pass
+
+
+class IdleCrowd:
+    """``count`` threads that each hold one idle connection to ``port`` from ``source`` (no
+    ``hello``), open a new one whenever the host closes theirs, and count the connections opened
+    (``opened``); ``stop()`` ends them."""
+
+    def __init__(self, port: int, count: int = 12, source: str = "127.0.0.1") -> None:
+        import threading
+
+        self.port, self.source, self.opened = port, source, 0
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._threads = [threading.Thread(target=self._hold, daemon=True) for _ in range(count)]
+        for t in self._threads:
+            t.start()
+
+    def _hold(self) -> None:
+        while not self._stop.is_set():
+            try:
+                sock = RawSocket(self.port, self.source, timeout=10)
+            except (OSError, ConnectionError, TimeoutError):
+                continue
+            with self._lock:
+                self.opened += 1
+            while not self._stop.is_set() and not sock.read(0.2).closed:
+                pass
+            sock.close()
+
+    def stop(self) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join(30)

@@ -21,6 +21,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 from sim.analysis.stats import MeanSem, stars  # noqa: E402
 
 
+def _save(fig: Any, path: str | Path, dpi: int = 110) -> Path:
+    """Lay ``fig`` out, write it to ``path`` (its folder made) and close it."""
+    tight_layout(fig)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi)
+    plt.close(fig)
+    return path
+
 def wrapped(text: str, width_inches: float, fontsize: float = 12.0) -> str:
     """``text`` broken into lines that fit ``width_inches`` at ``fontsize`` (about 0.55 em a
     character), so a long title never runs off a narrow figure."""
@@ -86,12 +95,7 @@ def metric_figure(path: str | Path, title: str, conditions: Sequence[str],
     for ax, (key, label) in zip(axes[0], metrics):
         bar_panel(ax, label, conditions, values[key], p_values.get(key), reference)
     fig.suptitle(wrapped(title, fig.get_figwidth()))
-    tight_layout(fig)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _save(fig, path, dpi=120)
 
 
 def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]], conditions: Sequence[str],
@@ -105,12 +109,7 @@ def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]],
             bar_panel(axes[row][col], f"{group_label}: {label}", conditions, values[group][key],
                       p_values.get(group, {}).get(key), reference)
     fig.suptitle(wrapped(title, fig.get_figwidth()))
-    tight_layout(fig)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]], *,
@@ -138,12 +137,7 @@ def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]
         ax.set_ylim(-0.7, len(mine) - 0.3)
     fig.suptitle(wrapped(f"{title} (mean difference, {confidence:.0%} bootstrap interval)", fig.get_figwidth(), 10),
                  fontsize=10)
-    tight_layout(fig)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def share_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]], *,
@@ -180,12 +174,7 @@ def share_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]]
         ax.set_ylim(-0.7, len(mine) + 0.1)
     fig.suptitle(wrapped(f"{title} (share of the gain, {confidence:.0%} Fieller interval)", fig.get_figwidth(), 10),
                  fontsize=10)
-    tight_layout(fig)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
 
 
 def paired_figure(path: str | Path, title: str, conditions: Sequence[str],
@@ -205,9 +194,4 @@ def paired_figure(path: str | Path, title: str, conditions: Sequence[str],
     ax.set_title(wrapped(title, fig.get_figwidth(), 10), fontsize=10)
     ax.legend(frameon=False, fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
-    tight_layout(fig)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, path)
