@@ -272,7 +272,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     problem = file_problem(args.clip)
     if problem:
         return _fail(f"--out {args.clip!r:.200}: {problem}")
-    from ui.export import cli
+    from ui.export.clip import cli
 
     return cli(args.recording, args.clip, args.first, args.last, args.view, args.size, args.fps,
                plans=not args.no_plans)

@@ -169,7 +169,7 @@ def measure_seeks(window: Any, targets: list[int]) -> list[float]:
 def measure_open(window: Any, app: Any, path: Path) -> dict[str, float]:
     """Open ``path`` as a person does: seconds until the first frame is painted, and until the
     whole recording is loaded; then the blocking open of the same file (the baseline)."""
-    from ui.timeline import ReplayTimeline
+    from ui.session.timeline import ReplayTimeline
 
     window.close_episode()
     app.processEvents()
@@ -207,8 +207,8 @@ def soak(window: Any, app: Any, steps: int, recording: Path, rounds: int = 3) ->
     import random
 
     from ui import mainwindow
-    from ui.catalog import SessionPlan
-    from ui.timeline import ReplayTimeline
+    from ui.session.catalog import SessionPlan
+    from ui.session.timeline import ReplayTimeline
 
     Wanderer, DriftingBeliefs = bench_minds()
 
@@ -284,8 +284,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     from ui.app import application
     from ui.mainwindow import MainWindow
+    from ui.session.timeline import ReplayTimeline
     from ui.settings import AppSettings
-    from ui.timeline import ReplayTimeline
 
     work = Path(args.work)
     work.mkdir(parents=True, exist_ok=True)
@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
 
     on_x = os.environ.get("QT_QPA_PLATFORM") == "xcb" and os.environ.get("DISPLAY")
     if not args.offscreen and not on_x:
-        from ui.xvfb import display_env, virtual_display
+        from ui.shots.xvfb import display_env, virtual_display
 
         with virtual_display(1600, 1000, 24) as display:
             return subprocess.call([sys.executable, __file__, *(argv if argv is not None else sys.argv[1:])],

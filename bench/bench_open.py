@@ -55,7 +55,7 @@ def child(path: str, blocking: bool) -> None:
 
     app = application()
     from ui.mainwindow import MainWindow
-    from ui.timeline import ReplayTimeline
+    from ui.session.timeline import ReplayTimeline
 
     settings = AppSettings.at(os.environ["BENCH_SETTINGS"])
     window = MainWindow(settings)

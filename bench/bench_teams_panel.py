@@ -1,4 +1,4 @@
-"""Benchmark of the live alignment-matrix panel (ui/teams_panel.py).
+"""Benchmark of the live alignment-matrix panel (ui/panels/teams.py).
 
     .venv/bin/python -m bench.bench_teams_panel [--updates 60] [--json FILE]
 
@@ -47,7 +47,7 @@ def snapshots(n: int, rng: Any, tick: int) -> tuple[Any, Any]:
 def time_panel(n: int, updates: int) -> list[float]:
     import numpy as np
 
-    from ui.teams_panel import AlignmentMatrixView
+    from ui.panels.teams import AlignmentMatrixView
 
     rng = np.random.default_rng(n)
     view = AlignmentMatrixView()

@@ -32,7 +32,7 @@ from sim.analysis.stats import MeanSem, benjamini_hochberg, mean_sem, stars
 from sim.events import FeedbackEvent, FeedbackStatusEvent
 from sim.inputs import read_json, validate_model
 from sim.recording import load_recording
-from ui.net.study import ANSWER_COLUMNS, EPISODE_COLUMNS, Study, StudyError, read_csv
+from study.design import ANSWER_COLUMNS, EPISODE_COLUMNS, Study, StudyError, read_csv
 
 PAIR_METRICS = (
     MetricConfig(name="success", label="success rate", source="outcome.success", kind="binary", higher_is_better=True),

@@ -23,7 +23,7 @@ def add_parser(actions: argparse._SubParsersAction) -> None:
 def cmd_study_analyze(args: argparse.Namespace) -> int:
     from experiments.study_analysis import analyze_study
     from sim.inputs import InputError
-    from ui.net.study import StudyError
+    from study.design import StudyError
 
     folder = Path(args.folder)
     if not folder.is_dir():

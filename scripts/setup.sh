@@ -19,7 +19,7 @@ apt_packages=(
   libxcb-render-util0 libxcb-shape0 libxcb-shm0 libxcb-sync1 libxcb-util1 libxcb-xfixes0
   libxcb-xkb1
 )
-# the tests also press keys and click on the virtual display (ui/walk.py, the study's joining apps)
+# the tests also press keys and click on the virtual display (ui/shots/walk.py, the study's joining apps)
 if [[ ",$extras," == *",test,"* ]]; then
   apt_packages+=(xdotool)
 fi

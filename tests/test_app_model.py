@@ -1,4 +1,4 @@
-"""The app model (ui/model.py) driven without a window: a recording shown, the cursor moved,
+"""The app model (ui/session/model.py) driven without a window: a recording shown, the cursor moved,
 playback by the clock, a person's key routed to their seat, and the feedback pop-up policy."""
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from sim.registry import load_scenario
 from sim.replay import Replay
 from sim.seats import Feedback
 from sim.session import Session
-from ui.model import AppModel
 from ui.render import renderer_for
-from ui.timeline import LiveTimeline, ReplayTimeline
+from ui.session.model import AppModel
+from ui.session.timeline import LiveTimeline, ReplayTimeline
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def recorded(tmp_path, facilitator: str = "protom"):
-    from ui import catalog
+    from ui.session import catalog
 
     world, name = load_scenario("two-rooms")
     mechanisms = catalog.make_mechanisms((facilitator,), world) if facilitator != "none" else []
@@ -37,7 +37,7 @@ def recorded(tmp_path, facilitator: str = "protom"):
 
 def live_with_human():
     """A live episode whose first seat a person plays, with its (real) runner not started."""
-    from ui.runner import SessionRunner
+    from ui.session.runner import SessionRunner
 
     world, name = load_scenario("two-rooms")
     human = make_agent("human", world.family)
@@ -51,7 +51,7 @@ def live_with_human():
 
 
 def test_the_model_imports_no_qt():
-    code = "import sys, ui.model; print(sorted(m for m in sys.modules if m.startswith('PyQt')))"
+    code = "import sys, ui.session.model; print(sorted(m for m in sys.modules if m.startswith('PyQt')))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -24,7 +24,7 @@ from sim.snapshots import SnapshotPayload, snapshot_kinds_registered
 from tests import rooms_world
 from tests.rooms_world import RoomsWorld, WalkerAgent
 from tests.ui_support import make_window
-from ui.catalog import SessionPlan
+from ui.session.catalog import SessionPlan
 
 
 @pytest.fixture(autouse=True)

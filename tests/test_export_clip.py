@@ -10,7 +10,7 @@ import pytest
 from PIL import Image, ImageChops
 
 import main
-from ui import export
+from ui.export import clip as export
 
 
 def record(tmp_path: Path, scenario: str, agents: list[str]) -> Path:
@@ -57,7 +57,7 @@ def test_export_draws_each_step_as_the_app_draws_it(tmp_path, sally):
     import pygame
 
     from ui.render import renderer_for
-    from ui.worldview import draw_frame, map_overlays
+    from ui.render.worldview import draw_frame, map_overlays
 
     timeline = export.load_timeline(sally)
     model = export.replay_model(timeline)
@@ -117,7 +117,7 @@ def test_export_writes_an_mp4(tmp_path, sally):
 def test_file_export_clip_writes_the_shown_episode(qtbot, tmp_path, sally):
     from ui_support import open_window
 
-    from ui.export_dialog import open_export_dialog
+    from ui.export.dialog import open_export_dialog
 
     with open_window(qtbot, tmp_path) as window:
         assert window.open_recording(sally)

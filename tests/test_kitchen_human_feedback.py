@@ -30,7 +30,7 @@ def play(w, state, *bob_moves):
 def test_the_plugin_names_the_judge_and_the_particles_panel():
     kitchen = plugin("kitchen")
     assert resolve(kitchen.feedback_progress) is feedback_progress
-    assert "ui.particles:ParticlesPanel" in kitchen.panels
+    assert "ui.beliefs.particles:ParticlesPanel" in kitchen.panels
 
 
 def test_a_pass_is_completed_once_the_item_lies_on_the_shared_counter():

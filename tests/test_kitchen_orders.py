@@ -227,7 +227,7 @@ def test_goal_inferring_agents_refuse_an_orders_level_in_one_line(capsys, args, 
 
 
 def test_networked_seats_refuse_an_orders_level():
-    from ui.net.seat_view import seat_frame
+    from study.seat_view import seat_frame
 
     world, _ = load_scenario(str(GYM / "open-divider_salad.txt"))
     with pytest.raises(ValueError, match="orders are shared by all cooks"):
@@ -239,7 +239,7 @@ def test_networked_seats_refuse_an_orders_level():
 def test_the_view_draws_salads_and_the_orders(world):
     from ui.render import Overlays, renderer_for
     from ui.render.kitchen import item_sprite_name
-    from ui.worldview import init_pygame
+    from ui.render.worldview import init_pygame
 
     init_pygame()
     assert item_sprite_name(code("ChoppedTomato-ChoppedLettuce")) == "k-mix-tomato-lettuce"
@@ -260,7 +260,7 @@ def test_the_view_draws_salads_and_the_orders(world):
 
 def test_the_app_plays_a_gym_cooking_level(qtbot, tmp_path):
     from tests.ui_support import make_window, wait_finished
-    from ui.catalog import SessionPlan
+    from ui.session.catalog import SessionPlan
 
     world, name = load_scenario(str(GYM / "full-divider_salad.txt"))
     window = make_window(qtbot, tmp_path)

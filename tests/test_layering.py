@@ -1,13 +1,15 @@
 """The import directions of the layers, and no import cycles between project modules.
 
-Layers, from the bottom: ``sim/`` (worlds and the core), ``agents/``, ``ui/``, then
-``experiments/`` and ``main.py``; beside ``ui/``, ``generators/`` (the scenario generators). A
-layer imports only layers below it:
+Layers, from the bottom: ``sim/`` (worlds and the core), ``agents/``, ``study/`` (the human
+study's data model), ``ui/``, then ``experiments/`` and ``main.py``; beside ``ui/``,
+``generators/`` (the scenario generators). A layer imports only layers below it:
 
-* nothing in ``sim/`` imports ``agents/``, ``ui/``, ``generators/``, ``experiments/`` or ``main``;
-* nothing in ``agents/`` imports ``ui/``, ``generators/``, ``experiments/`` or ``main``;
+* nothing in ``sim/`` imports ``agents/``, ``study/``, ``ui/``, ``generators/``, ``experiments/`` or ``main``;
+* nothing in ``agents/`` imports ``study/``, ``ui/``, ``generators/``, ``experiments/`` or ``main``;
+* nothing in ``study/`` imports ``ui/``, ``generators/``, ``experiments/`` or ``main``;
 * nothing in ``ui/`` imports ``main``, ``generators/`` or ``experiments/``;
-* nothing in ``generators/`` imports ``ui/``, ``experiments/`` or ``main``.
+* nothing in ``generators/`` imports ``study/``, ``ui/``, ``experiments/`` or ``main``;
+* nothing in ``experiments/`` imports ``ui/`` (an experiment runs without the app).
 
 Every import counts, at any depth (also inside functions and ``if TYPE_CHECKING:``), and so
 does ``importlib.import_module("...")`` with a literal name. Modules named in plug-in
@@ -26,13 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("sim", "agents", "ui", "generators", "experiments")
+PACKAGES = ("sim", "agents", "study", "ui", "generators", "experiments")
 SCRIPTS = ("main.py",)
 FORBIDDEN = {
-    "sim": ("agents", "ui", "generators", "experiments", "main"),
-    "agents": ("ui", "generators", "experiments", "main"),
+    "sim": ("agents", "study", "ui", "generators", "experiments", "main"),
+    "agents": ("study", "ui", "generators", "experiments", "main"),
+    "study": ("ui", "generators", "experiments", "main"),
     "ui": ("main", "generators", "experiments"),
-    "generators": ("ui", "experiments", "main"),
+    "generators": ("study", "ui", "experiments", "main"),
+    "experiments": ("ui",),
 }
 
 #: Layer violations in the tree when this test was written, each (importing file, imported

@@ -260,5 +260,5 @@ def test_the_app_draws_a_layout_under_its_rules_and_maps_keys():
     assert renderer.action_for_key("Return", state, "alice", legal) == "interact"
     assert renderer.action_for_key("space", state, "alice", legal) == "stay"
     assert "score 0" in renderer.status_text(state)
-    from ui import catalog
+    from ui.session import catalog
     assert catalog.default_agent(world) == "overcooked-random" and catalog.default_agent("kitchen") != "overcooked-random"

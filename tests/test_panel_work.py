@@ -7,7 +7,7 @@ import pytest
 
 from sim.events import BeliefEvent, FeedbackEvent, FeedbackStatusEvent, LLMCallEvent, MessageEvent
 from sim.registry import load_scenario
-from ui.timeline import LiveTimeline
+from ui.session.timeline import LiveTimeline
 
 STEPS = 10_000
 
@@ -39,8 +39,8 @@ def work_at(panel, timeline, step):
 
 @pytest.mark.parametrize("make", ["messages", "usage", "feedback"])
 def test_a_refresh_costs_the_same_at_step_10_and_10000(qapp, long_timeline, make):
-    from ui.panels import FeedbackHistoryPanel, MessageLogPanel
-    from ui.usage import LLMUsagePanel
+    from ui.panels.common import FeedbackHistoryPanel, MessageLogPanel
+    from ui.panels.usage import LLMUsagePanel
 
     panel = {"messages": MessageLogPanel, "usage": LLMUsagePanel, "feedback": FeedbackHistoryPanel}[make]()
     early = work_at(panel, long_timeline, 10)  # playback: the panel follows the cursor one step on
@@ -50,8 +50,8 @@ def test_a_refresh_costs_the_same_at_step_10_and_10000(qapp, long_timeline, make
 
 
 def test_the_panels_show_what_a_full_read_shows(qapp, long_timeline):
-    from ui.panels import FeedbackHistoryPanel, MessageLogPanel
-    from ui.usage import LLMUsagePanel, llm_usage
+    from ui.panels.common import FeedbackHistoryPanel, MessageLogPanel
+    from ui.panels.usage import LLMUsagePanel, llm_usage
 
     messages, usage, feedback = MessageLogPanel(), LLMUsagePanel(), FeedbackHistoryPanel()
     for step in (0, 5, 6, 40, 12, 13):

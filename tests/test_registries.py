@@ -3,7 +3,7 @@
 however it ends: a test's world does not outlive it and reach tests that check every kind against
 the worlds found (``tests/test_conformance.py::test_kinds_are_found``). The same holds for a
 kind of belief snapshot (``sim.snapshots.snapshot_kinds_registered``) and for the panels of
-given titles (``ui.panels.panels_restored``)."""
+given titles (``ui.panels.common.panels_restored``)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def test_a_snapshot_kind_registered_for_a_block_is_gone_after_it_also_when_it_ra
 def test_the_panels_of_given_titles_are_as_before_when_the_block_ends_also_when_it_raises():
     from PyQt6.QtWidgets import QLabel
 
-    from ui.panels import PANELS, panels_restored, register_panel
+    from ui.panels.common import PANELS, panels_restored, register_panel
 
     before = list(PANELS)
     with pytest.raises(RuntimeError, match="inside"):

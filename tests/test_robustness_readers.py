@@ -734,7 +734,7 @@ def test_a_genuine_version_1_file_says_loudly_that_nothing_is_verified(chained, 
     from test_robustness_recordings import as_version_1
 
     from sim.replay import Replay
-    from ui.timeline import ReplayTimeline
+    from ui.session.timeline import ReplayTimeline
 
     path = as_version_1(chained, tmp_path / "old.jsonl")
     assert main(["replay", str(path)]) == 0

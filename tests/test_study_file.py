@@ -14,10 +14,7 @@ from hypothesis import given, settings, strategies as st
 from main import main
 from sim.events import FeedbackEvent, FeedbackStatusEvent
 from sim.registry import load_scenario
-from tests.study_support import write_study
-from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode
-from ui.net.seat_view import public_layout, seat_frame
-from ui.net.study import (
+from study.design import (
     StudyError,
     balanced_latin_square,
     draw_trials,
@@ -25,6 +22,9 @@ from ui.net.study import (
     load_study,
     reveal,
 )
+from study.seat_view import public_layout, seat_frame
+from tests.study_support import write_study
+from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode
 
 
 def _edited(tmp_path: Path, **changes) -> Path:
@@ -118,7 +118,7 @@ def test_a_seat_frame_holds_only_what_the_seat_sees():
 def test_a_dkg_seat_frame_hides_only_the_other_goal():
     """Doors, Keys and Gems is fully observable: a seat sees the whole map, both players and what
     they hold, but of the goals only its own; the experimenter's frame has both."""
-    from ui.net.seat_view import dkg_action, experimenter_frame
+    from study.seat_view import dkg_action, experimenter_frame
 
     world, _ = load_scenario("dkg/protom-02-own-keys")
     state = world.reset(0)
@@ -193,7 +193,7 @@ def test_a_damaged_study_folder_is_one_error_line(tmp_path, capsys, row, words):
     folder = tmp_path / "study"
     folder.mkdir()
     (folder / "study.json").write_text(write_study(tmp_path).read_text())
-    from ui.net.study import EPISODE_COLUMNS
+    from study.design import EPISODE_COLUMNS
     (folder / "episodes.csv").write_text(",".join(EPISODE_COLUMNS) + "\n" + row + "\n")
     assert main(["study", "analyze", str(folder)]) == 2
     err = capsys.readouterr().err

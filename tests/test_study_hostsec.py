@@ -469,9 +469,9 @@ def test_wss_with_a_certificate_file(qtbot, tmp_path, capsys):
     from PyQt6.QtNetwork import QHostAddress
 
     from main import main
+    from study.design import load_study
     from ui.net.client import SeatClient, parse_address, parse_url
     from ui.net.host import StudyHost
-    from ui.net.study import load_study
     from ui.net.tls import TLSError, host_tls, seat_tls, tls_missing
 
     if shutil.which("openssl") is None:
@@ -561,10 +561,10 @@ def test_a_silent_seat_is_dropped_so_its_participant_can_join_again(qtbot, tmp_p
     leaves such a connection open) is dropped, and its code joins again; one that answers stays."""
     from PyQt6.QtNetwork import QHostAddress
 
+    from study.design import load_study
     from ui.net import host as host_module
     from ui.net.client import SeatClient
     from ui.net.host import StudyHost
-    from ui.net.study import load_study
 
     path = write_study(tmp_path, tutorial=False)
     host = StudyHost(load_study(path), path, tmp_path / "out", port=0,

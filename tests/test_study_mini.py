@@ -10,9 +10,9 @@ import pytest
 from PyQt6.QtNetwork import QHostAddress
 
 from main import main
+from study.design import draw_trials, load_study
 from tests.study_support import ITEMS, Participant, play_study, wait, write_study
 from ui.net.host import StudyHost
-from ui.net.study import draw_trials, load_study
 
 
 @pytest.mark.slow

@@ -15,6 +15,8 @@ from PyQt6.QtNetwork import QHostAddress
 
 from sim.recording import load_recording
 from sim.replay import Replay
+from study.design import ANSWER_COLUMNS, load_study
+from study.seat_view import experimenter_frame, seat_frame
 from tests.study_support import (
     ITEMS,
     KEYS,
@@ -34,8 +36,6 @@ from tests.study_support import (
 )
 from ui.net.host import NOT_ACCEPTED, StudyHost
 from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode, encode
-from ui.net.seat_view import experimenter_frame, seat_frame
-from ui.net.study import ANSWER_COLUMNS, load_study
 
 #: grid coordinates as suggestions used to give them: "(3, 12)"
 COORDINATES = re.compile(r"\(\s*\d+\s*,\s*\d+\s*\)")
@@ -229,7 +229,7 @@ def test_host_and_two_joining_apps_under_xvfb(tmp_path):
     import subprocess
     import sys
 
-    from ui.xvfb import display_env, virtual_display
+    from ui.shots.xvfb import display_env, virtual_display
 
     if shutil.which("Xvfb") is None or shutil.which("xdotool") is None:
         pytest.skip("needs Xvfb and xdotool (scripts/setup.sh installs both): keys are pressed in the joining "
@@ -463,7 +463,7 @@ def test_the_file_menu_hosts_and_joins_a_study(qtbot, tmp_path, monkeypatch):
 
 
 def test_a_folder_keeps_one_version_of_one_study(qtbot, tmp_path):
-    from ui.net.study import StudyError
+    from study.design import StudyError
 
     host = _host(tmp_path)
     try:
@@ -532,7 +532,7 @@ DKG_PRESS = {"up": Qt.Key.Key_Up, "down": Qt.Key.Key_Down, "left": Qt.Key.Key_Le
 def _play_turns(qtbot, a: Participant, b: Participant, turns: set[str], host_window=None) -> None:
     """Play a Doors, Keys and Gems game by turns: the one whose turn it is presses a key that is
     legal now (P to pick up, or a move); the other's key is answered that it is not their turn."""
-    from ui.net.seat_view import DKG_KEYS, dkg_action
+    from study.seat_view import DKG_KEYS, dkg_action
 
     while a.frame() is not None and not a.frame()["done"]:
         frame = a.frame()
@@ -604,7 +604,7 @@ def _drawn(world, state, viewer):
     import pygame
 
     from ui.render import Overlays, renderer_for
-    from ui.worldview import init_pygame
+    from ui.render.worldview import init_pygame
 
     init_pygame()
     renderer = renderer_for(world)
@@ -621,7 +621,7 @@ def test_a_seat_draws_its_frame_as_the_app_draws_the_kitchen_with_its_eyes():
     import random
 
     from sim.registry import load_scenario
-    from ui.net.seat_view import seat_world
+    from study.seat_view import seat_world
 
     for name in ("protom/kitchen-15-walled-onion", "protom/kitchen-10-onion-for-bob", "protom/kitchen-01-two-kitchens"):
         world, _ = load_scenario(name)
@@ -714,8 +714,8 @@ def test_the_shipped_doors_keys_and_gems_study_loads_and_plays(qtbot, tmp_path, 
     real endpoint on loopback): tutorial, one trial of each condition by turns, questionnaires,
     reveals with both outcomes."""
     from main import main
+    from study.design import find_study
     from tests.llm_loopback import LoopbackLLM
-    from ui.net.study import find_study
 
     with LoopbackLLM("ok") as llm:
         monkeypatch.setenv("TOM_ARENA_LLM_BASE_URL", llm.base_url)

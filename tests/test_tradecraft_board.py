@@ -20,8 +20,8 @@ from sim.registry import find_scenario, load_spec
 from sim.session import Session, TickStatus
 from sim.tradecraft.world import CRAFT, PROPOSE, RESPOND, Propose, TradeCraftWorld
 from tests.ui_support import close_to, make_window, pixel
-from ui.catalog import SessionPlan
-from ui.timeline import LiveTimeline
+from ui.session.catalog import SessionPlan
+from ui.session.timeline import LiveTimeline
 from ui.tradecraft.board import TradeCraftBoard
 from ui.tradecraft.heatmap import ToMValuesPanel, value_color
 from ui.tradecraft.icons import draw_item_icon, icon_file, item_icon, material_color, shape_for

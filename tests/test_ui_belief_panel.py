@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-import ui.belief_panel  # noqa: F401  (registers the panel for symbolic_beliefs snapshots)
+import ui.beliefs.panel  # noqa: F401  (registers the panel for symbolic_beliefs snapshots)
 from agents.cobel.belief_world import BeliefWorld
 from agents.cobel.sbl import parse_atom
 from agents.registry import AgentKind
@@ -27,8 +27,8 @@ from sim.snapshots import SymbolicBeliefs
 from tests import rooms_world
 from tests.rooms_world import RoomsWorld
 from tests.ui_support import make_window
-from ui.belief_panel import BETWEEN, CHANGED, BeliefWorldPanel, agent_rows, between_minds, vocabulary_for
-from ui.catalog import SessionPlan
+from ui.beliefs.panel import BETWEEN, CHANGED, BeliefWorldPanel, agent_rows, between_minds, vocabulary_for
+from ui.session.catalog import SessionPlan
 
 WEST = "<key>(1) IN <west>(10)"
 EAST = "<key>(1) IN <east>(11)"

@@ -1,5 +1,5 @@
-"""The world as one mind believes it (``ui/belief_view.py``), the belief timeline
-(``ui/belief_timeline.py``) and beliefs in plain words (``ui/belief_words.py``), in the real window
+"""The world as one mind believes it (``ui/beliefs/view.py``), the belief timeline
+(``ui/beliefs/timeline.py``) and beliefs in plain words (``ui/beliefs/words.py``), in the real window
 offscreen.
 
 * Kitchen: heuristic cooks under rules 2 remember what they saw; ProToM watches. A cook's
@@ -29,11 +29,11 @@ from sim.replay import Replay
 from sim.seats import Agent
 from sim.session import Session
 from tests.ui_support import make_window
-from ui import catalog
-from ui.belief_timeline import OBSERVATION, BeliefHistory
-from ui.belief_view import believed_world, view_choices
-from ui.belief_words import Namer, kitchen_feedback_words, message_words, sbl_in_words
-from ui.timeline import ReplayTimeline
+from ui.beliefs.timeline import OBSERVATION, BeliefHistory
+from ui.beliefs.view import believed_world, view_choices
+from ui.beliefs.words import Namer, kitchen_feedback_words, message_words, sbl_in_words
+from ui.session import catalog
+from ui.session.timeline import ReplayTimeline
 
 
 class ScriptedCoBel(CoBelAgent):

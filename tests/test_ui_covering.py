@@ -13,7 +13,7 @@ from ui_support import open_window, plan
 from sim.events import FeedbackEvent
 from sim.registry import load_scenario
 from ui.render import Overlays, renderer_for
-from ui.worldview import init_pygame
+from ui.render.worldview import init_pygame
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from ui_support import open_window
 
-from ui import catalog
+from ui.session import catalog
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_the_tradecraft_board_never_says_replay_in_a_live_game(qtbot, window):
 
 def test_a_replays_seats_and_mechanisms_show_only_what_was_chosen():
     from agents.registry import make_agent, make_mechanism
-    from ui.controllers import spec_from_description
+    from ui.session.controllers import spec_from_description
 
     for spec, family, shown in [("protom", "dkg", "protom"), ("oracle", "kitchen", "oracle"),
                                 ("protom:phi=3,respect_busy=false", "dkg", "protom:phi=3.0,respect_busy=false"),

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-import ui.belief_panel  # noqa: F401  (registers the panel for symbolic_beliefs snapshots)
+import ui.beliefs.panel  # noqa: F401  (registers the panel for symbolic_beliefs snapshots)
 from sim.registry import load_scenario
 from tests.ui_support import make_window, plan, wait_finished
-from ui.belief_panel import BeliefWorldPanel
-from ui.catalog import default_agent
+from ui.beliefs.panel import BeliefWorldPanel
+from ui.session.catalog import default_agent
 
 CASES = [
     # scenario, the statement of the false belief, the steps the panel shows it held, the step it is gone

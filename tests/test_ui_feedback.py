@@ -15,7 +15,7 @@ from sim.events import FeedbackEvent
 from sim.recording import load_recording
 from sim.registry import load_scenario
 from sim.session import Session
-from ui.catalog import scenarios as list_scenarios
+from ui.session.catalog import scenarios as list_scenarios
 
 
 @functools.cache
@@ -128,7 +128,7 @@ def test_feedback_to_agents_pops_up_and_the_goal_panel_fills(qtbot, window):
 def _recorded(tmp_path, scenario: str, seats: str, seed: int, steps: int):
     from sim.recording import RecordingWriter
     from sim.replay import Replay
-    from ui.timeline import ReplayTimeline
+    from ui.session.timeline import ReplayTimeline
 
     world, name = load_scenario(scenario)
     session = Session(world, {a: make_agent(seats, world.family) for a in world.agents}, seed=seed,
@@ -145,7 +145,7 @@ def test_the_candidates_panel_says_when_the_time_saved_is_approximated(qtbot, tm
     default (``max_hypotheses=auto``) sums over the likeliest few, and the panel says so under its
     caption; where every hypothesis is weighed (two agents), it adds nothing."""
     from sim.snapshots import FeedbackCandidates, read_snapshot
-    from ui.panels import FeedbackCandidatesPanel, approximation_words
+    from ui.panels.common import FeedbackCandidatesPanel, approximation_words
 
     panel = FeedbackCandidatesPanel()
     qtbot.addWidget(panel)
@@ -176,7 +176,7 @@ def test_the_candidates_panel_says_when_the_time_saved_is_approximated(qtbot, tm
 
 def test_a_recording_without_the_share_of_probability_shows_the_counts_alone():
     from sim.snapshots import FeedbackCandidates, read_snapshot
-    from ui.panels import _percent, approximation_words
+    from ui.panels.common import _percent, approximation_words
 
     older = read_snapshot(FeedbackCandidates, {"candidates": [], "chosen": None, "phi": 0.0, "eps": 0.0,
                                                "hypotheses": 4, "hypotheses_total": 720})

@@ -12,10 +12,10 @@ from PyQt6.QtTest import QTest
 from sim.events import MessageEvent, StepEvent
 from sim.registry import load_scenario
 from tests.ui_support import make_window
-from ui.catalog import SessionPlan
 from ui.render import Overlays, renderer_for
 from ui.render.household import HouseholdRenderer, short_place
-from ui.worldview import init_pygame
+from ui.render.worldview import init_pygame
+from ui.session.catalog import SessionPlan
 
 DIGITS = {str(i): getattr(Qt.Key, f"Key_{i}") for i in range(10)}
 

@@ -79,7 +79,7 @@ def test_an_ignored_feedback_is_reported_once():
 
 
 def test_the_runner_steps_in_its_thread_and_stopping_writes_a_footer(qtbot, tmp_path):
-    from ui.runner import SessionRunner
+    from ui.session.runner import SessionRunner
 
     session, human = session_with_human("alice")
     batches = []
@@ -100,7 +100,7 @@ def test_the_runner_steps_in_its_thread_and_stopping_writes_a_footer(qtbot, tmp_
 
 
 def test_a_paused_runner_steps_only_on_request(qtbot):
-    from ui.runner import SessionRunner
+    from ui.session.runner import SessionRunner
 
     world, name = load_scenario("two-rooms")
     session = Session(world, {a: make_agent("planner") for a in world.agents}, seed=0, scenario=name)

@@ -17,10 +17,10 @@ from sim.recording import RecordingWriter
 from sim.registry import load_scenario
 from sim.session import Session
 from tests.ui_support import close_to, make_window, plan, wait_finished
-from ui.catalog import SessionPlan
 from ui.render import Overlays, renderer_for
 from ui.render.kitchen import KitchenRenderer, item_sprite_name, particle_beliefs
-from ui.worldview import init_pygame
+from ui.render.worldview import init_pygame
+from ui.session.catalog import SessionPlan
 
 ALICE_KEYS = {"up": Qt.Key.Key_Up, "down": Qt.Key.Key_Down, "left": Qt.Key.Key_Left, "right": Qt.Key.Key_Right,
               "stay": Qt.Key.Key_Space}
@@ -228,11 +228,11 @@ def test_the_app_loads_every_plugins_panels_once_an_episode_shows(qtbot, tmp_pat
     import sys
 
     from sim import plugins as plugin_registry
-    from ui.panels import PANELS, load_plugin_panels, panels_restored
+    from ui.panels.common import PANELS, load_plugin_panels, panels_restored
 
     (tmp_path / "probe_panel.py").write_text(
         "from PyQt6.QtWidgets import QLabel\n"
-        "from ui.panels import register_panel\n"
+        "from ui.panels.common import register_panel\n"
         "class ProbePanel(QLabel):\n"
         "    panel_title = 'Probe'\n"
         "    def show_at(self, timeline, tick):\n"

@@ -21,8 +21,8 @@ from sim.events import FeedbackEvent, FeedbackStatusEvent, StepEvent
 from sim.recording import load_recording
 from sim.registry import load_scenario
 from ui.render import renderer_for
-from ui.timeline import LiveTimeline, PreviewTimeline, ReplayTimeline
-from ui.worldview import init_pygame
+from ui.render.worldview import init_pygame
+from ui.session.timeline import LiveTimeline, PreviewTimeline, ReplayTimeline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,7 +72,7 @@ def test_an_ignored_suggestion_is_not_put_again_until_the_world_changes(qtbot, w
 
 def test_the_rule_shows_a_suggestion_again_once_the_world_changed():
     from sim.events import FeedbackEvent as FE
-    from ui.runner import RepeatedSuggestionRule
+    from ui.session.runner import RepeatedSuggestionRule
 
     rule = RepeatedSuggestionRule()
     payload = {"type": "unlock", "agent": "bob", "door": "door1", "for": "alice"}
@@ -350,7 +350,7 @@ def test_every_panel_and_seat_kind_has_a_tooltip_in_plain_words(qtbot, window):
         assert len(tabs.tabToolTip(i)) > 30, tabs.tabText(i)
     for dock in (window.setup, window.panels.feedback, window.panels.log):
         assert dock.toolTip()
-    from ui import catalog
+    from ui.session import catalog
 
     jargon = ("boltzmann", "phi", "eps", "utility", "divergence")
     for family in {i.family for i in catalog.scenarios()}:
@@ -371,7 +371,7 @@ def test_every_panel_and_seat_kind_has_a_tooltip_in_plain_words(qtbot, window):
 
 def test_help_has_a_page_per_world_the_keys_and_the_papers(qtbot, window):
     from sim.plugins import plugins
-    from ui import catalog
+    from ui.session import catalog
 
     window.start_session(plan("two-rooms", ["human", "human"]))
     QTest.keyClick(window.view, Qt.Key.Key_F1, Qt.KeyboardModifier.ShiftModifier)  # How to play this world
@@ -453,7 +453,7 @@ def _gated_catalogue(monkeypatch, tmp_path):
     import threading
 
     from sim import scenario_index
-    from ui import catalog
+    from ui.session import catalog
 
     monkeypatch.setenv("TOM_ARENA_CACHE", str(tmp_path / "cache"))
     monkeypatch.setattr(scenario_index, "_MEMORY", {})
@@ -560,7 +560,7 @@ def test_the_scenario_tree_shows_every_column(qtbot, window):
 
 
 def test_llm_kinds_say_whether_a_model_can_answer(qtbot, window, monkeypatch):
-    from ui import catalog
+    from ui.session import catalog
 
     monkeypatch.setattr(catalog, "llm_availability", lambda: "the embedded model needs the Python package(s) x")
     window.fill_setup()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from ui_support import make_window
 
-from ui.controllers import RecordingLoader
-from ui.timeline import PreviewTimeline
+from ui.session.controllers import RecordingLoader
+from ui.session.timeline import PreviewTimeline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -49,7 +49,7 @@ def test_closing_while_a_large_recording_loads_cancels_the_load(qtbot, tmp_path,
 
 
 def test_closing_does_not_wait_for_the_scenario_catalogue(qtbot, tmp_path, monkeypatch):
-    from ui import catalog
+    from ui.session import catalog
 
     release = threading.Event()
     real = catalog.scan_scenarios

@@ -24,7 +24,7 @@ import pytest
 
 from sim.recording import load_recording
 from tests.llm_loopback import LoopbackLLM
-from ui.xvfb import display_env, virtual_display
+from ui.shots.xvfb import display_env, virtual_display
 
 ROOT = Path(__file__).resolve().parent.parent
 #: seconds after a signal at which an app still running counts as hung (see above)

@@ -10,9 +10,9 @@ from ui_support import make_window, open_window
 
 from agents.registry import seat_specs
 from sim.registry import load_scenario
-from ui import catalog
-from ui.catalog import SessionPlan
 from ui.mainwindow import PREFERRED_SIZE
+from ui.session import catalog
+from ui.session.catalog import SessionPlan
 
 LAPTOP = QRect(0, 0, 1366, 768)
 #: what a desktop leaves of 1366 x 768 under a top bar and a window title (GNOME: 27 + 37)
@@ -80,7 +80,7 @@ def test_goal_rows_hold_every_goal_with_its_whole_label(qtbot, window):
     per goal, each label on a line of its own height and as wide as the longest goal name."""
     from PyQt6.QtGui import QFontMetrics
 
-    from ui.panels import GoalPosteriorPanel, GoalSeries
+    from ui.panels.common import GoalPosteriorPanel, GoalSeries
 
     world, name = load_scenario("team-04-seven")
     seats = seat_specs(world.agents, [catalog.default_agent(world.family)])

@@ -16,9 +16,7 @@ from sim.recording import load_recording
 from tests import teams_lanes
 from tests.teams_lanes import LanesWorld, steady
 from tests.ui_support import close_to, make_window, pixel
-from ui.catalog import SessionPlan
-from ui.render.base import Overlays
-from ui.teams_panel import (
+from ui.panels.teams import (
     BELOW_EPS,
     IDLE_COLOR,
     TEAM_PALETTE,
@@ -28,6 +26,8 @@ from ui.teams_panel import (
     level_badges,
     phi_color,
 )
+from ui.render.base import Overlays
+from ui.session.catalog import SessionPlan
 
 SEATS = {"a": "lanes-predictor:level=2", "b": "lanes-predictor", "c": "lanes-predictor:switch=12",
          "d": "lanes-predictor:style=neutral,level=0", "e": "lanes-predictor:style=opposite,level=0"}

@@ -23,8 +23,8 @@ from sim.session import Session, TickStatus
 from tests import teams_lanes
 from tests.teams_lanes import LanesWorld, steady
 from tests.ui_support import make_window
-from ui.catalog import SessionPlan
-from ui.team_ratings import RatingStrip
+from ui.panels.team_ratings import RatingStrip
+from ui.session.catalog import SessionPlan
 
 AGENTS = {"a": "lanes-predictor:level=2", "b": "lanes-predictor", "c": "lanes-predictor",
           "e": "lanes-predictor:style=opposite,level=0"}

@@ -14,7 +14,7 @@ from sim.events import LLMCallEvent
 from sim.recording import RecordingWriter, load_recording
 from sim.registry import load_scenario
 from sim.session import Session
-from ui.usage import llm_usage
+from ui.panels.usage import llm_usage
 
 
 def record_llm_episode(path, max_ticks: int = 6) -> None:

@@ -1,4 +1,4 @@
-"""The scripted walk of ``ui/walk.py`` as a newcomer meets the app on a laptop: a private Xvfb at
+"""The scripted walk of ``ui/shots/walk.py`` as a newcomer meets the app on a laptop: a private Xvfb at
 1366 x 768 x 24, a fresh profile (empty HOME and XDG_CONFIG_HOME), real key presses and clicks
 through the X server (xdotool). For every world it opens a scenario from the Session panel, plays
 a human seat with that world's keys and reaches every control (playback keys and buttons, the
@@ -17,7 +17,7 @@ import pytest
 
 from sim.plugins import plugins
 from sim.registry import SCENARIO_DIR, load_scenario, scenario_paths
-from ui.walk import WORLDS
+from ui.shots.walk import WORLDS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +37,7 @@ def test_every_control_of_every_world_is_reached_at_1366x768(tmp_path):
     assert shutil.which("xdotool"), "xdotool is not installed: bash scripts/setup.sh test installs it"
     report = tmp_path / "walk.json"
     shots = tmp_path / "shots"
-    proc = subprocess.run([sys.executable, "-m", "ui.walk", str(shots), "--report", str(report)], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "ui.shots.walk", str(shots), "--report", str(report)], cwd=ROOT,
                           capture_output=True, text=True, timeout=1500)
     assert report.exists(), f"the walk wrote no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
     result = json.loads(report.read_text())

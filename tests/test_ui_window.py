@@ -16,8 +16,8 @@ from sim.registry import load_scenario
 from sim.replay import Replay
 from ui import errors
 from ui.render import sprites
+from ui.session.timeline import LiveTimeline, ReplayTimeline
 from ui.settings import AppSettings
-from ui.timeline import LiveTimeline, ReplayTimeline
 from ui.toast import episode_summary
 
 
@@ -112,7 +112,7 @@ def test_replay_plays_at_its_speed(qtbot, window, monkeypatch):
     path = finished_recording(qtbot, window)
     window.open_recording(path)
     clock = [1000.0]  # the playback clock, moved by hand: steps follow elapsed time at the chosen speed
-    monkeypatch.setattr("ui.controllers.time.monotonic", lambda: clock[0])
+    monkeypatch.setattr("ui.session.controllers.time.monotonic", lambda: clock[0])
     window.clock.timer.setInterval(10**6)  # only the ticks below advance the cursor
     window.playback.set_speed(8.0)
     QTest.keyClick(window.view, Qt.Key.Key_K)  # play

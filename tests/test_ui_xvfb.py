@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ui.xvfb import display_env, virtual_display
+from ui.shots.xvfb import display_env, virtual_display
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = Path(__file__).with_name("ui_xvfb_cases.py")

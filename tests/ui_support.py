@@ -15,8 +15,8 @@ from PyQt6.QtTest import QTest
 from agents.dkg.agents import goal_task, planner_for, task_from_feedback
 from sim.events import FeedbackStatusEvent
 from sim.registry import load_scenario
-from ui.catalog import SessionPlan
 from ui.mainwindow import MainWindow
+from ui.session.catalog import SessionPlan
 from ui.settings import AppSettings
 
 ARROWS = {"up": Qt.Key.Key_Up, "down": Qt.Key.Key_Down, "left": Qt.Key.Key_Left, "right": Qt.Key.Key_Right}

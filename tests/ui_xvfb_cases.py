@@ -11,7 +11,7 @@ from ui_support import close_to, make_window, pixel, plan, play_human_until, wai
 from sim.events import FeedbackStatusEvent
 from sim.recording import load_recording
 from ui.render import sprites
-from ui.timeline import LiveTimeline, ReplayTimeline
+from ui.session.timeline import LiveTimeline, ReplayTimeline
 
 
 @pytest.fixture

@@ -88,8 +88,8 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
     cooks play a gym-cooking level (``--cooks``, a reading option refused by other levels)."""
     from agents.registry import AgentSpecError, seat_specs
     from sim.registry import ScenarioError, find_scenario, load_scenario_start
-    from ui import catalog
-    from ui.catalog import SessionPlan
+    from ui.session import catalog
+    from ui.session.catalog import SessionPlan
 
     recordings = [t for t in targets if is_recording(t)]
     scenarios = [t for t in targets if not is_recording(t)]
@@ -195,7 +195,7 @@ def run_app(*, targets: Sequence[str] = (), agents: Sequence[str] = (), facilita
             settings_file: str | None = None, then: Callable[["MainWindow"], None] | None = None,
             cooks: int | None = None) -> int:
     """The app as ``python main.py gui`` opens it; ``then(window)`` runs once the event loop
-    runs (the scripted walk of ``ui/walk.py`` drives the window from there)."""
+    runs (the scripted walk of ``ui/shots/walk.py`` drives the window from there)."""
     if not display_available():
         print("error: no display to open the ToM Arena window on (DISPLAY is not set). Run it on a desktop, "
               "under a virtual display (xvfb-run python main.py gui), or headless with 'python main.py run'.",

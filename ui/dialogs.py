@@ -8,7 +8,7 @@ from typing import Any
 from PyQt6.QtCore import QObject, QRect, Qt
 from PyQt6.QtWidgets import QFileDialog, QHeaderView, QTreeView
 
-from ui import catalog
+from ui.session import catalog
 from ui.settings import SettingsDialog
 
 

@@ -1,7 +1,7 @@
 """What the window says when an episode starts, ends or is opened: the Session panel shows what
 plays, the status line and title name it, the end-of-episode card offers what to do next, and a
 live game in progress is ended only if the person agrees. The work itself is the controllers'
-(``ui/controllers.py``); this presenter only words it on the window's widgets."""
+(``ui/session/controllers.py``); this presenter only words it on the window's widgets."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from PyQt6.QtCore import QObject, Qt
 from PyQt6.QtWidgets import QApplication, QMessageBox
 
 from sim.session import Session
-from ui import catalog
-from ui.catalog import SessionPlan
-from ui.controllers import LOAD_ERRORS, spec_from_description
-from ui.model import is_loading
-from ui.timeline import LiveTimeline, ReplayTimeline, Timeline
+from ui.session import catalog
+from ui.session.catalog import SessionPlan
+from ui.session.controllers import LOAD_ERRORS, spec_from_description
+from ui.session.model import is_loading
+from ui.session.timeline import LiveTimeline, ReplayTimeline, Timeline
 from ui.toast import episode_summary
 
 

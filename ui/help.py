@@ -69,7 +69,7 @@ def page_title(family: str) -> str:
 
 def world_page(family: str, renderer: Any = None) -> str:
     """The How-to-play page of a world family, as HTML."""
-    from ui import catalog
+    from ui.session import catalog
 
     plugin = plugins()[family]
     parts = [f"<h2>How to play: {html.escape(plugin.title)}</h2>",
@@ -103,8 +103,8 @@ def world_page(family: str, renderer: Any = None) -> str:
 def world_keys(family: str) -> list[Any]:
     """The human-seat keys of a family's view, from a renderer of its first scenario."""
     from sim.registry import load_scenario
-    from ui import catalog
     from ui.render import renderer_for
+    from ui.session import catalog
 
     info = next((i for i in catalog.scenarios() if i.family == family), None)
     if info is None:
@@ -119,7 +119,7 @@ def world_keys(family: str) -> list[Any]:
 def keys_page(actions: list[tuple[str, str]]) -> str:
     rows = "".join(f"<tr><td><b>{html.escape(k)}</b>&nbsp;&nbsp;</td><td>{html.escape(t)}</td></tr>" for k, t in actions)
     parts = [f"<h2>{KEYS_PAGE}</h2><h3>The app</h3><table>{rows}</table>"]
-    from ui import catalog
+    from ui.session import catalog
 
     for family in sorted({i.family for i in catalog.scenarios()}):
         bindings = world_keys(family)
@@ -188,7 +188,7 @@ class HelpDialog(QDialog):
         self.resize(width, height)
 
     def _build(self) -> None:
-        from ui import catalog
+        from ui.session import catalog
 
         renderer = getattr(self.window_, "renderer", None)
         timeline = self.window_.model.timeline

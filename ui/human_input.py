@@ -2,7 +2,7 @@
 model (``AppModel.route_key``), the bar under the view lists the seat's legal moves, the message
 box sends a seat's words, the pop-up shows feedback as the model's policy says and returns the
 person's answer, and the status bar says who is thinking. The decisions are the model's
-(``ui/model.py``); this presenter only words them on the window's widgets."""
+(``ui/session/model.py``); this presenter only words them on the window's widgets."""
 
 from __future__ import annotations
 
@@ -90,7 +90,7 @@ class HumanInput(QObject):
             self.w.focus_view()
 
     def focus_ratings(self) -> None:
-        """Bring the rating strip of the Alignment tab forward with the keys (ui/team_ratings.py)."""
+        """Bring the rating strip of the Alignment tab forward with the keys (ui/panels/team_ratings.py)."""
         panels = self.w.panels
         panel = panels.panel("Alignment")
         if panel is not None and hasattr(panel, "focus_ratings"):

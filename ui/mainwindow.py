@@ -1,8 +1,8 @@
 """The main window: it lays out the world view, the side panels, the playback bar and the menus,
-draws the app model (``ui/model.py``) when it changes, and forwards a person's input to the model
-and the controllers (``ui/controllers.py``). What is shown, the cursor, playback, the seats and
+draws the app model (``ui/session/model.py``) when it changes, and forwards a person's input to the model
+and the controllers (``ui/session/controllers.py``). What is shown, the cursor, playback, the seats and
 the pop-up policy live in the model; starting sessions, loading recordings and the playback
-clock live in the controllers; the panels are hosted by ``ui/panel_host.py``."""
+clock live in the controllers; the panels are hosted by ``ui/panels/host.py``."""
 
 from __future__ import annotations
 
@@ -25,23 +25,24 @@ from PyQt6.QtWidgets import (
 
 from sim.registry import ScenarioInfo
 from sim.session import Session
-from ui import catalog, errors
-from ui.catalog import SessionPlan
-from ui.controllers import STOP_GRACE, CatalogueReader, PlaybackClock, RecordingLoader, SessionController
+from ui import errors
 from ui.dialogs import Dialogs
 from ui.episodes import EpisodePresenter
 from ui.human_input import HumanInput
 from ui.menus import PLAYBACK_ACTIONS, make_actions, make_menus
-from ui.model import AppModel, is_loading
-from ui.panel_host import PanelHost
+from ui.panels.host import PanelHost
+from ui.panels.setup import SetupPanel
 from ui.playback import PlaybackBar
 from ui.render import WorldRenderer, renderer_for
 from ui.render.base import ASSET_DIR
+from ui.render.worldview import WorldView, map_overlays
+from ui.session import catalog
+from ui.session.catalog import SessionPlan
+from ui.session.controllers import STOP_GRACE, CatalogueReader, PlaybackClock, RecordingLoader, SessionController
+from ui.session.model import AppModel, is_loading
+from ui.session.timeline import LiveTimeline, ReplayTimeline
 from ui.settings import AppSettings
-from ui.setup_panel import SetupPanel
-from ui.timeline import LiveTimeline, ReplayTimeline
 from ui.toast import FeedbackToast, InfoCard
-from ui.worldview import WorldView, map_overlays
 
 RECORDING_SUFFIXES = (".jsonl", ".gz", ".json")
 #: the first window's size when the screen has room for it (else the screen's available area)

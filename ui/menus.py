@@ -83,8 +83,8 @@ def make_actions(w: Any) -> dict[str, QAction]:
 
 
 def _export_clip(w: Any) -> None:
-    """File > Export clip…: the shown episode as a GIF or MP4 (``ui/export_dialog.py``)."""
-    from ui.export_dialog import open_export_dialog
+    """File > Export clip…: the shown episode as a GIF or MP4 (``ui/export/dialog.py``)."""
+    from ui.export.dialog import open_export_dialog
 
     open_export_dialog(w)
 
@@ -155,8 +155,8 @@ def fill_viewer_menu(w: Any) -> None:
 
 
 def fill_believed_menu(w: Any) -> None:
-    """The world as it is, or as one mind believes it (``ui.belief_view.view_choices``)."""
-    from ui.belief_view import view_choices
+    """The world as it is, or as one mind believes it (``ui.beliefs.view.view_choices``)."""
+    from ui.beliefs.view import view_choices
 
     w.believed_menu.clear()
     model = w.model

@@ -179,7 +179,7 @@ class LLMPage(QWidget):
         layout.addWidget(self.check_view)
         layout.addWidget(self.status)
         layout.addStretch(1)
-        from ui.catalog import llm_availability
+        from ui.session.catalog import llm_availability
 
         problem = llm_availability()
         self.availability.setText("LLM seats can run here." if problem is None else f"LLM seats cannot run here: {problem}")

@@ -35,7 +35,7 @@ PLUGIN = WorldPlugin(
     app_agent="kitchen-heuristic",
     default_mechanisms=("protom",),
     renderer="ui.render.overcooked:KitchenView",
-    panels=("ui.particles:ParticlesPanel",),
+    panels=("ui.beliefs.particles:ParticlesPanel",),
     feedback_progress="agents.kitchen.feedback:feedback_progress",
     methods={"protom": "agents.protom.kitchen:KitchenAdapter",
              "llm": "agents.llm.kitchen:KitchenLLM",

@@ -75,7 +75,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse._SubParsersAction:
 
 
 def cmd_study_check(args: argparse.Namespace) -> int:
-    from ui.net.study import StudyError, draw_trials, find_study, load_study
+    from study.design import StudyError, draw_trials, find_study, load_study
 
     if not 1 <= args.pairs <= 1000:
         return _fail(f"--pairs must be between 1 and 1000, got {args.pairs}")
@@ -84,7 +84,7 @@ def cmd_study_check(args: argparse.Namespace) -> int:
         study = load_study(path)
     except StudyError as exc:
         return _fail(str(exc))
-    from ui.net.study import model_lines
+    from study.design import model_lines
 
     print(f"{path}: {study.title}: {len(study.conditions)} conditions x {study.trials_per_condition} trials, "
           f"order {study.order.draw} (seed {study.order.seed})")
@@ -119,8 +119,8 @@ def cmd_study_host(args: argparse.Namespace) -> int:
 
 def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | None, *,
                listen: str | None = None, cert: str | None = None, key: str | None = None) -> int:
+    from study.design import StudyError, find_study, load_study
     from ui.net.protocol import read_join_code
-    from ui.net.study import StudyError, find_study, load_study
 
     if not 1 <= port <= 65535:
         return _fail(f"--port must be between 1 and 65535, got {port}")
@@ -174,7 +174,7 @@ def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | N
     if address is not None and not address.isEqual(QHostAddress(QHostAddress.SpecialAddress.AnyIPv4)):
         addresses = [address.toString()]
     where = addresses[0] if addresses else "THIS-COMPUTER"
-    from ui.net.study import model_lines
+    from study.design import model_lines
 
     print(f"hosting {study.title} for {host.pair_name} on port {host.port} ({host.scheme}://); study folder {folder}",
           flush=True)
@@ -187,7 +187,7 @@ def host_study(name: str, port: int, out: str | None, codes: tuple[str, ...] | N
             print(f"participant {k + 1}: python main.py join wss://{where}:{host.port} --code {slot.code} "
                   f"--ca {Path(str(cert)).name}", flush=True)
     host.logged.connect(lambda line: print(line, flush=True))
-    from ui.net.study import start_embedded_model
+    from study.design import start_embedded_model
 
     start_embedded_model(study, lambda line: print(line, flush=True))
     window = None

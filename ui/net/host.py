@@ -29,7 +29,7 @@ A dropped connection pauses the episode (keys are refused until both are back; t
 waits for the missing seat's action); the participant rejoins with the same code and gets the
 current page or frame and any suggestion still open. Episodes are recorded by the session runner
 (crash-safe, flushed every line); answers and the episode index are appended row by row and
-flushed (``ui.net.study.AppendCSV``), so a crash or a drop loses nothing written.
+flushed (``study.design.AppendCSV``), so a crash or a drop loses nothing written.
 """
 
 from __future__ import annotations
@@ -52,8 +52,20 @@ from sim.events import FeedbackEvent, FeedbackStatusEvent, MessageEvent
 from sim.inputs import read_json
 from sim.registry import load_scenario
 from sim.session import Session
-from ui import catalog
-from ui.belief_words import kitchen_recipe_words
+from study.design import (
+    ANSWER_COLUMNS,
+    EPISODE_COLUMNS,
+    AppendCSV,
+    Study,
+    StudyError,
+    Trial,
+    draw_trials,
+    next_pair,
+    participant_id,
+    reveal,
+)
+from study.seat_view import experimenter_frame, seat_frame
+from ui.beliefs.words import kitchen_recipe_words
 from ui.net.guard import Guesses, LogLimit, Strangers, address_key
 from ui.net.protocol import (
     JOIN_QUERY,
@@ -66,21 +78,9 @@ from ui.net.protocol import (
     read_join_code,
     show_join_code,
 )
-from ui.net.seat_view import experimenter_frame, seat_frame
-from ui.net.study import (
-    ANSWER_COLUMNS,
-    EPISODE_COLUMNS,
-    AppendCSV,
-    Study,
-    StudyError,
-    Trial,
-    draw_trials,
-    next_pair,
-    participant_id,
-    reveal,
-)
 from ui.render import explanation_words, feedback_words
-from ui.runner import Batch, SessionRunner
+from ui.session import catalog
+from ui.session.runner import Batch, SessionRunner
 
 #: participants per pair (the kitchen's two cooks)
 SEATS = 2

@@ -34,9 +34,9 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from ui.belief_words import kitchen_recipe_words
+from study.seat_view import DKG_KEYS, KEY_ACTIONS, dkg_action, seat_world
+from ui.beliefs.words import kitchen_recipe_words
 from ui.net.client import SeatClient
-from ui.net.seat_view import DKG_KEYS, KEY_ACTIONS, dkg_action, seat_world
 
 #: Doors, Keys and Gems colours by name (the scenario's legend names them)
 DKG_COLORS = {"red": "#d64545", "blue": "#3f6fd8", "yellow": "#e6c229", "green": "#3fa34d", "cyan": "#2bb8c4",
@@ -251,7 +251,7 @@ class GameView(QWidget):
 
     def __init__(self, window: "SeatWindow") -> None:
         super().__init__(window)
-        from ui.worldview import WorldView
+        from ui.render.worldview import WorldView
 
         self.window_ = window
         self.header = QLabel()
@@ -531,14 +531,14 @@ class HostWindow(QWidget):
         self.setWindowTitle(f"ToM Arena study host - port {host.port}")
         self.status = QLabel()
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        from ui.net.study import model_lines
+        from study.design import model_lines
 
         #: which model answers for each condition whose assistant is a language model
         self.models = QLabel("\n".join(model_lines(host.study)))
         self.models.setWordWrap(True)
         self.models.setVisible(bool(self.models.text()))
         self.game_header = QLabel("no game yet")
-        from ui.worldview import WorldView
+        from ui.render.worldview import WorldView
 
         #: the frame shown now (``seat_view.experimenter_frame``)
         self.frame: dict[str, Any] | None = None
@@ -598,8 +598,8 @@ def open_host_dialog(parent: QWidget) -> HostWindow | None:
     """File > Host a study…: choose a shipped study and a port; the host's window, or None."""
     from PyQt6.QtWidgets import QInputDialog, QMessageBox
 
+    from study.design import STUDIES_DIR, StudyError, load_study
     from ui.net.host import StudyHost
-    from ui.net.study import STUDIES_DIR, StudyError, load_study
 
     names = sorted(p.stem for p in STUDIES_DIR.glob("*.json"))
     name, ok = QInputDialog.getItem(parent, "Host a study", "Study (scenarios/studies/):", names, 0, False)

@@ -54,7 +54,7 @@ class Overlays:
     beliefs: Mapping[str, tuple[Mapping[str, Any], ...]] = field(default_factory=dict)
     #: the page of ``WorldRenderer.numbered_actions`` the number keys choose from now
     page: int = 0
-    #: the *As X believes it* view (``ui.belief_view.BelievedWorld``): ghosts, false beliefs marked,
+    #: the *As X believes it* view (``ui.beliefs.view.BelievedWorld``): ghosts, false beliefs marked,
     #: unknown places shaded; None draws the world as it is
     believed: Any = None
 

@@ -261,7 +261,7 @@ class HouseholdRenderer(WorldRenderer):
 
     def _draw_believed(self, surface: pygame.Surface, state: HouseholdState, believed: Any,
                        shown_objects: set[int]) -> None:
-        """The *As X believes it* view (``ui.belief_view``): rooms not believed explored hatched;
+        """The *As X believes it* view (``ui.beliefs.view``): rooms not believed explored hatched;
         each object where the mind believes it, as a ghost at the top of that place's card
         (objects in view where they are believed are drawn solid already); a false belief crossed
         out, with a red arrow to where the object is."""

@@ -32,7 +32,7 @@ from sim.kitchen.world import (
     is_dish,
 )
 from sim.snapshots import Particles, read_snapshot
-from ui.belief_words import KitchenWords
+from ui.beliefs.words import KitchenWords
 from ui.render import sprites
 from ui.render.base import SECOND_SEAT_KEYS, KeyBinding, Overlays, SpriteBook, WorldRenderer
 
@@ -109,7 +109,7 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
     family = "kitchen"
     world: KitchenWorld
     #: the facilitator's ``particles`` snapshots (one per cook) come in ``Overlays.beliefs``; the
-    #: Particles panel's View menu action (ui/particles.py) turns the drawing on and off
+    #: Particles panel's View menu action (ui/beliefs/particles.py) turns the drawing on and off
     overlay_beliefs = (PARTICLES,)
 
     def __init__(self, world: KitchenWorld) -> None:
@@ -259,7 +259,7 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
 
     def _draw_believed(self, surface: pygame.Surface, state: KitchenState, believed: Any,
                        seen_stations: set[int] | None) -> None:
-        """The *As X believes it* view (``ui.belief_view``): stations never seen hatched; each
+        """The *As X believes it* view (``ui.beliefs.view``): stations never seen hatched; each
         believed object a ghost on its station (several by share of particles, the likeliest
         largest); a false one crossed out, with a red arrow to the nearest real one."""
         w, t = self.world, self.tile

@@ -11,7 +11,7 @@ from typing import Any
 import pygame
 
 from sim.kitchen.overcooked import OvercookedState, OvercookedWorld
-from ui.belief_words import KitchenWords
+from ui.beliefs.words import KitchenWords
 from ui.render import sprites
 from ui.render.base import KeyBinding, Overlays, WorldRenderer
 

@@ -1,7 +1,7 @@
 """Each agent's false beliefs over an episode, without Qt: when each arose, how long it lasted
 and what ended it. Read from the snapshots and the event stream of a Timeline.
 
-A false belief is a ghost of ``ui.belief_view`` that is not true and held (p >= 0.5): a cook's
+A false belief is a ghost of ``ui.beliefs.view`` that is not true and held (p >= 0.5): a cook's
 remembered object that is no longer where it remembers it (kitchen ``belief`` snapshots), a CoBel
 agent's belief that an object lies where it does not (household ``symbolic_beliefs``). Each is
 followed from the first snapshot that holds it false to the first that no longer does:
@@ -24,8 +24,8 @@ from typing import Any
 
 from sim.events import FeedbackEvent, MessageEvent
 from sim.snapshots import Belief, SymbolicBeliefs, read_snapshot
-from ui.belief_view import BELIEF, HELD, SYMBOLIC, BelievedWorld, ghost_words, household_view, kitchen_view
-from ui.belief_words import Namer
+from ui.beliefs.view import BELIEF, HELD, SYMBOLIC, BelievedWorld, ghost_words, household_view, kitchen_view
+from ui.beliefs.words import Namer
 
 OBSERVATION = "own observation"
 

@@ -1,5 +1,5 @@
 """Controllers: they turn threads, timers and a person's intents into changes of the app model
-(``ui/model.py``). They may use Qt's timers, threads and signals but hold no widget; the window
+(``ui/session/model.py``). They may use Qt's timers, threads and signals but hold no widget; the window
 (``ui/mainwindow.py``) connects their signals to what it draws.
 
 - ``SessionController``: starts a live session (new, or a take-over continuing an episode from a
@@ -27,13 +27,13 @@ from sim.recording import LoadCancelled, RecordingError
 from sim.registry import ScenarioError, ScenarioInfo
 from sim.replay import Replay
 from sim.session import Session
-from ui import catalog
-from ui.catalog import SessionPlan
-from ui.model import AppModel
 from ui.render import renderer_for
-from ui.runner import Batch, SessionRunner
+from ui.session import catalog
+from ui.session.catalog import SessionPlan
+from ui.session.model import AppModel
+from ui.session.runner import Batch, SessionRunner
+from ui.session.timeline import LiveTimeline, PreviewTimeline, ReplayTimeline
 from ui.settings import AppSettings
-from ui.timeline import LiveTimeline, PreviewTimeline, ReplayTimeline
 
 LOAD_ERRORS = (RecordingError, ScenarioError, LookupError, KeyError, ValueError, OSError)
 #: seconds ending a live session (a new start, closing the episode, opening a recording, closing

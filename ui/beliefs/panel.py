@@ -34,10 +34,10 @@ from PyQt6.QtWidgets import QCheckBox, QHeaderView, QLabel, QTreeWidget, QTreeWi
 from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld, team_misalignments
 from agents.cobel.sbl import DEFAULT_VOCABULARY, AttributeSpec, PredicateSpec, Vocabulary
 from sim.snapshots import Intents, SymbolicBeliefs, read_snapshot
-from ui.belief_view import reality_note
-from ui.belief_words import Namer, sbl_in_words
-from ui.panels import register_panel
-from ui.timeline import Timeline
+from ui.beliefs.view import reality_note
+from ui.beliefs.words import Namer, sbl_in_words
+from ui.panels.common import register_panel
+from ui.session.timeline import Timeline
 
 INTENTS_KIND = Intents.kind
 CHANGED = QColor(255, 241, 168)
@@ -58,7 +58,7 @@ class BeliefRow:
     present: bool = True    # False: a statement the agent lacks, shown for a misalignment
     between: list[str] = field(default_factory=list)    # summaries of misalignments between minds
     perceived: list[str] = field(default_factory=list)  # summaries of the agent's own perceived ones
-    words: str = ""         # the statement in plain words (``ui.belief_words``), what the row says by default
+    words: str = ""         # the statement in plain words (``ui.beliefs.words``), what the row says by default
 
 
 def vocabulary_for(snapshots: Iterable[SymbolicBeliefs]) -> Vocabulary:

@@ -4,7 +4,7 @@
   (row i predicted column j), unknown cells hatched, cells below eps outlined, the team's share
   of misaligned pairs as a bar against theta, agent names with their team and ToM level, and a
   tooltip per cell with phi and its sample count. While a person plays a live team episode, the
-  rating strip above the matrix (``ui/team_ratings.py``) takes the person's own alignment scores,
+  rating strip above the matrix (``ui/panels/team_ratings.py``) takes the person's own alignment scores,
   which the mechanism turns into the person's row.
 - **Team stability** (``team_state`` snapshots): welfare, the stability verdict, BAS, the
   monitor's phase and misaligned share, the last solve; per agent its team, ToM level and
@@ -45,9 +45,9 @@ from PyQt6.QtWidgets import (
 
 from sim.events import BeliefEvent, TeamEvent
 from sim.snapshots import ABSENT, AlignmentMatrix, Predictions, TeamState, read_snapshot
-from ui.panels import _scrolled, read_only_table, register_panel
-from ui.team_ratings import RatingStrip
-from ui.timeline import Timeline
+from ui.panels.common import _scrolled, read_only_table, register_panel
+from ui.panels.team_ratings import RatingStrip
+from ui.session.timeline import Timeline
 
 ALIGNMENT = AlignmentMatrix.kind
 TEAM_STATE = TeamState.kind

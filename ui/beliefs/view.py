@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sim.snapshots import Belief, GoalPosterior, Particles, SymbolicBeliefs, read_snapshot
-from ui.belief_words import Namer, kitchen_item_words
+from ui.beliefs.words import Namer, kitchen_item_words
 
 BELIEF, PARTICLES, SYMBOLIC, GOALS = Belief.kind, Particles.kind, SymbolicBeliefs.kind, GoalPosterior.kind
 #: a belief at or above this probability is what the mind holds (CoBel's threshold)

@@ -36,7 +36,7 @@ ANSWER_COLUMNS = ("study", "pair", "participant", "seat", "condition", "trial", 
 EPISODE_COLUMNS = ("study", "pair", "trial", "condition", "scenario", "recording", "participants", "success",
                    "length", "ticks", "stopped")
 #: where the shipped studies live
-STUDIES_DIR = Path(__file__).resolve().parents[2] / "scenarios" / "studies"
+STUDIES_DIR = Path(__file__).resolve().parents[1] / "scenarios" / "studies"
 
 
 class StudyError(InputError):
@@ -182,7 +182,7 @@ def _check_parts(study: Study, source: str) -> None:
     named = [(f"scenarios[{k}]", s) for k, s in enumerate(study.scenarios)]
     if study.tutorial is not None:
         named.append(("tutorial.scenario", study.tutorial.scenario))
-    from ui.net.seat_view import NETWORKED_FAMILIES, check_networked
+    from study.seat_view import NETWORKED_FAMILIES, check_networked
 
     family = ""
     for where, name in named:

@@ -1,7 +1,7 @@
 """Screenshots of team formation in the app for the documentation, taken with the real app on a
 private Xvfb display.
 
-    .venv/bin/python -m ui.teams_shots [OUT_DIR]        (default docs/screenshots)
+    .venv/bin/python -m ui.shots.teams [OUT_DIR]        (default docs/screenshots)
 
 Seven agents in ``team-04-seven`` (Doors, Keys and Gems): six k-level ToM planners
 (``tom-planner:k=cycle``, levels 0/1/2 by turn order) and a person who plays ``ben`` (here by
@@ -23,7 +23,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ui.shots import _settle, _wait, shot_window, shots_main
+from ui.shots.common import _settle, _wait, shot_window, shots_main
 
 SCENARIO = "team-04-seven"
 PERSON = "ben"
@@ -37,7 +37,7 @@ def take(out: Path) -> list[Path]:
 
     from agents.dkg.agents import goal_task, planner_for
     from sim.registry import load_scenario
-    from ui.catalog import SessionPlan
+    from ui.session.catalog import SessionPlan
 
     app, window = shot_window("tom-arena-teams-shots-", (1358, 728), speed=16.0)  # as a 1366 x 768 screen fits it
     world, name = load_scenario(SCENARIO)
@@ -104,7 +104,7 @@ def take(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return shots_main("ui.teams_shots", take, argv)
+    return shots_main("ui.shots.teams", take, argv)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""The *Belief timeline* tab: each agent's false beliefs (``ui.belief_timeline``) as a strip of
+"""The *Belief timeline* tab: each agent's false beliefs (``ui.beliefs.timeline``) as a strip of
 bars per agent (when each arose and how long it lasted, the shown step as a line) and a list
 in words: when it arose and why, how long it lasted and what ended it. Clicking a bar or a row
 goes to the step where that belief arose (the app model's ``seek``).
@@ -23,10 +23,10 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from ui.belief_timeline import BeliefHistory, FalseBelief
-from ui.belief_view import BELIEF, SYMBOLIC
-from ui.panels import PANELS, PanelKind
-from ui.timeline import Timeline
+from ui.beliefs.timeline import BeliefHistory, FalseBelief
+from ui.beliefs.view import BELIEF, SYMBOLIC
+from ui.panels.common import PANELS, PanelKind
+from ui.session.timeline import Timeline
 
 ROW_H = 16
 

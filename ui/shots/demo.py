@@ -1,7 +1,7 @@
 """Screenshots of what a newcomer and a demo meet (issue 41), taken with the real app on a private
 Xvfb display of 1366 x 768 with a fresh profile, for docs/gui.md.
 
-    .venv/bin/python -m ui.demo_shots [OUT_DIR]        (default docs/screenshots)
+    .venv/bin/python -m ui.shots.demo [OUT_DIR]        (default docs/screenshots)
 
 - ``session-panel.png``: the Session panel on ``false-belief-unexpected-contents``: its
   description as written (``'<sugar>(2) IN <sugar_jar>(1001)'``);
@@ -22,15 +22,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ui.shots import ROOT, _settle, _wait, shot_window, shots_main
+from ui.shots.common import ROOT, _settle, _wait, shot_window, shots_main
 
 SIZE = (1358, 728)  # the window on a 1366 x 768 screen, less a window manager's frame
 LEVEL = ROOT / "tests" / "fixtures" / "gym_cooking" / "full-divider_salad.txt"
 
 
 def take(out: Path) -> list[Path]:
-    from ui import export
     from ui.app import launch
+    from ui.export import clip as export
 
     app, window = shot_window("tom-arena-demo-shots-", SIZE, speed=16.0)
     out.mkdir(parents=True, exist_ok=True)
@@ -90,7 +90,7 @@ def take(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return shots_main("ui.demo_shots", take, argv)
+    return shots_main("ui.shots.demo", take, argv)
 
 
 if __name__ == "__main__":

@@ -4,10 +4,10 @@ One ``AppModel`` holds the shown episode (a Timeline), the cursor, playback, the
 plays and which keys drive which, the map's viewpoint switches and the feedback pop-up policy.
 It changes only through its methods and tells its listeners what changed (plain callbacks:
 ``subscribe(callback)``; ``callback(change)`` with one of the ``CHANGES``). Tests drive it
-without a window; the controllers (``ui/controllers.py``) connect it to threads and timers, and
+without a window; the controllers (``ui/session/controllers.py``) connect it to threads and timers, and
 the window (``ui/mainwindow.py``) draws it.
 
-A live episode is reached through its *link*, the session runner (``ui/runner.py``): the model
+A live episode is reached through its *link*, the session runner (``ui/session/runner.py``): the model
 asks it which seats have moved, hands it a person's actions and answers, and switches its
 pacing; the link is duck-typed so the model imports no Qt.
 """
@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sim.events import FeedbackEvent, MessageEvent
-from ui import belief_view
-from ui.belief_words import Namer, message_words
+from ui.beliefs import view as belief_view
+from ui.beliefs.words import Namer, message_words
 from ui.render.base import SECOND_SEAT_KEYS
-from ui.timeline import PLAN, LiveTimeline, PreviewTimeline, Timeline
+from ui.session.timeline import PLAN, LiveTimeline, PreviewTimeline, Timeline
 
 #: what a listener is told: the episode shown, the cursor, playback, seats and keys, the map's switches
 CHANGES = ("timeline", "cursor", "extended", "playing", "seats", "overlays", "viewer", "popups")
@@ -119,7 +119,7 @@ class AppModel:
         self.thinking: frozenset[str] = frozenset()
         #: the last cursor move was a seek (scrubber, Home/End, a step back), not playing on
         self.jumped = False
-        #: the *As X believes it* view: (holder, about) of ``ui.belief_view.view_choices``, or None
+        #: the *As X believes it* view: (holder, about) of ``ui.beliefs.view.view_choices``, or None
         self.believed_choice: tuple[str, str | None] | None = None
 
     # ------------------------------------------------------------------ listeners
@@ -461,7 +461,7 @@ class AppModel:
         self.changed("viewer")
 
     def set_believed(self, choice: tuple[str, str | None] | None) -> None:
-        """Draw the world as ``choice`` = (holder, about) believes it (``ui.belief_view``), or as it is (None)."""
+        """Draw the world as ``choice`` = (holder, about) believes it (``ui.beliefs.view``), or as it is (None)."""
         self.believed_choice = tuple(choice) if choice is not None else None  # type: ignore[assignment]
         self.changed("viewer")
 
@@ -474,7 +474,7 @@ class AppModel:
         return choices[k].label if k < len(keys) else "the world as it is"
 
     def believed(self) -> Any:
-        """The believed world the map draws at the cursor (``ui.belief_view.BelievedWorld``), or None."""
+        """The believed world the map draws at the cursor (``ui.beliefs.view.BelievedWorld``), or None."""
         if self.believed_choice is None or self.timeline is None:
             return None
         holder, about = self.believed_choice

@@ -1,8 +1,8 @@
-"""Helpers for taking screenshots of the real app on a private Xvfb display (``ui/teams_shots.py``).
+"""Helpers for taking screenshots of the real app on a private Xvfb display (``ui/shots/teams.py``).
 
-The documentation's screenshots of the app come from the scripted walk (``python -m ui.walk``);
-the team formation panels after a re-formation from ``python -m ui.teams_shots``; a human study's
-participant windows from ``python -m ui.study_shots``.
+The documentation's screenshots of the app come from the scripted walk (``python -m ui.shots.walk``);
+the team formation panels after a re-formation from ``python -m ui.shots.teams``; a human study's
+participant windows from ``python -m ui.shots.study``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _wait(app: Any, condition: Callable[[], bool], seconds: float = 60.0) -> bool:
@@ -59,7 +59,7 @@ def first_feedback_target(scenario: str, facilitator: str) -> str | None:
     from sim.events import FeedbackEvent
     from sim.registry import load_scenario
     from sim.session import Session
-    from ui import catalog
+    from ui.session import catalog
 
     world, _ = load_scenario(scenario)
     fac = catalog.make_mechanism(facilitator, world.family)
@@ -75,7 +75,7 @@ def on_virtual_display(module: str, out: Path, *extra: str) -> int | None:
     display and return its exit code; None when the caller should take its pictures itself."""
     if os.environ.get("QT_QPA_PLATFORM") == "xcb":
         return None
-    from ui.xvfb import display_env, virtual_display
+    from ui.shots.xvfb import display_env, virtual_display
 
     with virtual_display(1366, 768, 24) as display:  # a laptop screen, as the walk's
         return subprocess.call([sys.executable, "-m", module, str(out.resolve()), *extra], env=display_env(display),

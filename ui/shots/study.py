@@ -1,7 +1,7 @@
 """Screenshots of the participants' windows of a human study for the documentation, taken with
 the real windows on a private Xvfb display at 1366 x 768 (a laptop screen, each window filling it).
 
-    .venv/bin/python -m ui.study_shots [OUT_DIR]        (default docs/screenshots)
+    .venv/bin/python -m ui.shots.study [OUT_DIR]        (default docs/screenshots)
 
 A study host on loopback and two participants' windows joined to it in this process, keys
 pressed in the windows (Qt's test key events). The study: ``protom/kitchen-15-walled-onion``, a
@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ui.shots import _settle, _wait, shots_main
+from ui.shots.common import _settle, _wait, shots_main
 
 SCENARIO = "protom/kitchen-15-walled-onion"
 SIZE = (1366, 768)
@@ -69,10 +69,10 @@ def take(out: Path) -> list[Path]:
     from PyQt6.QtNetwork import QHostAddress
     from PyQt6.QtTest import QTest
 
+    from study.design import load_study
     from ui.app import application
     from ui.net.client import SeatClient
     from ui.net.host import StudyHost
-    from ui.net.study import load_study
     from ui.net.windows import SeatWindow
 
     app = application()
@@ -185,7 +185,7 @@ def take(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return shots_main("ui.study_shots", take, argv)
+    return shots_main("ui.shots.study", take, argv)
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@ from PyQt6.QtGui import QAction, QBrush, QColor
 from PyQt6.QtWidgets import QLabel, QMenu, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from sim.snapshots import Particles, read_snapshot
-from ui.panels import read_only_table, register_panel
-from ui.timeline import Timeline
+from ui.panels.common import read_only_table, register_panel
+from ui.session.timeline import Timeline
 
 PARTICLES = Particles.kind
 

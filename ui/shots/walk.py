@@ -2,7 +2,7 @@
 1366 x 768 x 24), a fresh profile (empty ``HOME`` and ``XDG_CONFIG_HOME``), and real key presses
 and mouse clicks sent through the X server by ``xdotool``.
 
-    .venv/bin/python -m ui.walk [OUT_DIR] [--report FILE]     (screenshots default to docs/screenshots)
+    .venv/bin/python -m ui.shots.walk [OUT_DIR] [--report FILE]     (screenshots default to docs/screenshots)
 
 The app starts as ``python main.py`` does (``ui.app.run_app``: first run, paused, the welcome
 card). Then, for every world (Doors, Keys and Gems, the kitchen, the household, TradeCraft, the
@@ -33,7 +33,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCREEN = (1366, 768)
 #: the worlds walked, in order: (title, scenario, seats people play, mechanisms; None: the default)
 WORLDS: list[tuple[str, str, tuple[str, ...], tuple[str, ...] | None]] = [
@@ -266,7 +266,7 @@ class Walk:
         first feedback, and take over from there: replay.png."""
         from PyQt6.QtWidgets import QApplication, QFileDialog
 
-        from ui.timeline import LiveTimeline, ReplayTimeline
+        from ui.session.timeline import LiveTimeline, ReplayTimeline
 
         w = self.w
         path = self.model.recording_path
@@ -299,10 +299,10 @@ class Walk:
         """A person plays the agent ProToM advises first, with the arrow and number keys, until the
         blue pop-up asks: feedback.png; Enter accepts; the next turn: human.png."""
         from sim.registry import load_scenario
-        from ui.shots import first_feedback_target
+        from ui.shots.common import first_feedback_target
 
         self.world = "Doors, Keys and Gems"
-        from ui.catalog import scenarios
+        from ui.session.catalog import scenarios
 
         target, scenario = None, ""
         for info in scenarios():  # the first scenario where feedback is necessary and ProToM gives it
@@ -387,7 +387,7 @@ class Walk:
     def open_scenario(self, scenario: str, humans: tuple[str, ...], mechanisms: tuple[str, ...] | None) -> bool:
         """Ctrl+W, Ctrl+N, click the scenario in the Session panel's tree, set the seats people
         play, click Start."""
-        from ui.timeline import LiveTimeline
+        from ui.session.timeline import LiveTimeline
 
         w, setup = self.w, self.w.setup
         self.key("ctrl+w")
@@ -729,12 +729,12 @@ def walk_in_app(out: Path | None, report: Path) -> int:
 
 def run_walk(out: Path | None, report: Path, timeout: float = 1200) -> int:
     """Start Xvfb at 1366 x 768 x 24 and walk the app in a child process with a fresh profile."""
-    from ui.xvfb import display_env, virtual_display
+    from ui.shots.xvfb import display_env, virtual_display
 
     with tempfile.TemporaryDirectory(prefix="tom-arena-walk-") as home, virtual_display(*SCREEN, 24) as display:
         env = display_env(display)
         env.update(HOME=home, XDG_CONFIG_HOME=str(Path(home) / ".config"), XDG_DATA_HOME=str(Path(home) / ".local/share"))
-        args = [sys.executable, "-m", "ui.walk", "--in-app", "--report", str(report)]
+        args = [sys.executable, "-m", "ui.shots.walk", "--in-app", "--report", str(report)]
         if out is not None:
             out.mkdir(parents=True, exist_ok=True)
             args.append(str(out.resolve()))
@@ -742,7 +742,7 @@ def run_walk(out: Path | None, report: Path, timeout: float = 1200) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ui.walk", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m ui.shots.walk", description=__doc__.split("\n\n")[0])
     parser.add_argument("out", nargs="?", default=str(ROOT / "docs" / "screenshots"),
                         help="folder for the screenshots (default docs/screenshots)")
     parser.add_argument("--report", default="", help="write the checks as JSON here")

@@ -1,6 +1,6 @@
 """The panels of the window: the Minds tabs, the docks panels ask for, the feedback history and the
 event log, refreshed from the app model at 10 Hz or more (only when the episode or the cursor
-changed). Panels are QWidgets with ``show_at(timeline, tick)`` (``ui/panels.py``); each keeps
+changed). Panels are QWidgets with ``show_at(timeline, tick)`` (``ui/panels/common.py``); each keeps
 what it drew and reads only what is new, so a refresh costs the same at step 10 and 10,000."""
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from PyQt6.QtCore import QObject, Qt, QTimer
 from PyQt6.QtWidgets import QDockWidget, QLabel, QMainWindow, QScrollArea, QTabWidget, QWidget
 
 from sim.events import LLMCallEvent
-from ui.belief_timeline_panel import BeliefTimelinePanel  # noqa: F401  (registers the belief timeline)
-from ui.catalog import needs_llm
-from ui.model import AppModel
-from ui.panels import PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels, load_plugin_panels
-from ui.teams_panel import level_badges  # noqa: F401  (registers the team panels)
-from ui.timeline import Timeline
-from ui.usage import LLMUsagePanel
+from ui.beliefs.timeline_panel import BeliefTimelinePanel  # noqa: F401  (registers the belief timeline)
+from ui.panels.common import PANELS, EventLogPanel, FeedbackHistoryPanel, PanelKind, family_panels, load_plugin_panels
+from ui.panels.teams import level_badges  # noqa: F401  (registers the team panels)
+from ui.panels.usage import LLMUsagePanel
+from ui.session.catalog import needs_llm
+from ui.session.model import AppModel
+from ui.session.timeline import Timeline
 
 USAGE_TIP = ("Calls to a language model by LLM seats and facilitators: how many, the words sent (prompt tokens) "
              "and received (completion tokens), failures and time, up to the shown step")

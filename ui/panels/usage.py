@@ -9,8 +9,8 @@ from PyQt6.QtGui import QFont
 from PyQt6.QtWidgets import QTableWidget, QTableWidgetItem, QWidget
 
 from sim.events import LLMCallEvent
-from ui.panels import read_only_table
-from ui.timeline import Timeline
+from ui.panels.common import read_only_table
+from ui.session.timeline import Timeline
 
 
 class UsageTally:

@@ -33,9 +33,9 @@ from PyQt6.QtWidgets import (
 from sim.plugins import plugins
 from sim.registry import ScenarioError, ScenarioInfo, Start, load_scenario_start
 from sim.world import World
-from ui import catalog
 from ui.render import renderer_for
-from ui.worldview import init_pygame
+from ui.render.worldview import init_pygame
+from ui.session import catalog
 
 #: the size the scenario preview is drawn at (shown scaled to the panel's width)
 PREVIEW_SIZE = (300, 200)

@@ -1,4 +1,4 @@
-"""File > Export clip…: the shown episode's steps as a GIF or an MP4 (``ui/export.py``), in a
+"""File > Export clip…: the shown episode's steps as a GIF or an MP4 (``ui/export/clip.py``), in a
 view of the episode's (the one the map shows now, by default), from the shown step on."""
 
 from __future__ import annotations
@@ -23,12 +23,12 @@ from PyQt6.QtWidgets import (
     QWidget,
 )
 
-from ui import export
+from ui.export import clip as export
 
 
 def current_view(model: Any) -> str:
     """The name (``export.view_names``) of the view the map shows now."""
-    from ui.belief_view import view_label
+    from ui.beliefs.view import view_label
 
     if model.believed_choice is not None:
         return view_label(*model.believed_choice)
@@ -140,7 +140,7 @@ class ExportClipDialog(QDialog):
 
 def open_export_dialog(window: Any) -> ExportClipDialog | None:
     """File > Export clip… for the shown episode (a status line says why not when none is shown)."""
-    from ui.timeline import PreviewTimeline
+    from ui.session.timeline import PreviewTimeline
 
     timeline = window.model.timeline
     if timeline is None or isinstance(timeline, PreviewTimeline):

@@ -2,7 +2,7 @@
 [--from N --to M --view VIEW]`` and the app's File > Export clip….
 
 Each frame is drawn offscreen by the renderer the app uses, with what the app draws over the map
-at that step (``ui.worldview.map_overlays``, ``draw_frame``) in the chosen view: the world as it
+at that step (``ui.render.worldview.map_overlays``, ``draw_frame``) in the chosen view: the world as it
 is, a seat's eyes (fog of war), or as a mind believes it ("As sally believes it"). A GIF is
 written with Pillow; an MP4 with imageio and its ffmpeg wheel (``imageio-ffmpeg``), when they
 are installed.
@@ -48,8 +48,8 @@ class ClipResult:
 
 def view_names(timeline: Any) -> list[str]:
     """Every view a clip of ``timeline`` can draw: the world as it is, each seat's eyes, and each
-    *As X believes it* view its minds report (``ui.belief_view.view_choices``)."""
-    from ui.belief_view import view_choices
+    *As X believes it* view its minds report (``ui.beliefs.view.view_choices``)."""
+    from ui.beliefs.view import view_choices
 
     return ["the world as it is", *(f"{a}'s eyes" for a in timeline.world.agents),
             *(c.label for c in view_choices(timeline))]
@@ -58,7 +58,7 @@ def view_names(timeline: Any) -> list[str]:
 def choose_view(model: Any, view: str | None) -> str:
     """Set the app model's view to ``view`` (a name of ``view_names``, any case; a seat's name
     alone means its eyes); returns the view's name, or raises ExportError listing the choices."""
-    from ui.belief_view import view_choices
+    from ui.beliefs.view import view_choices
 
     timeline = model.timeline
     wanted = " ".join((view or "").split()).casefold()
@@ -82,7 +82,7 @@ def choose_view(model: Any, view: str | None) -> str:
 
 def load_timeline(path: str | Path) -> Any:
     """The recording at ``path`` as the app shows it (raises ExportError with the reason)."""
-    from ui.controllers import LOAD_ERRORS, RecordingLoader
+    from ui.session.controllers import LOAD_ERRORS, RecordingLoader
 
     try:
         return RecordingLoader.load(Path(path))
@@ -92,8 +92,8 @@ def load_timeline(path: str | Path) -> Any:
 
 def replay_model(timeline: Any) -> Any:
     """An app model showing ``timeline`` with the seats its header names (as the window shows a replay)."""
-    from ui.controllers import spec_from_description
-    from ui.model import AppModel
+    from ui.session.controllers import spec_from_description
+    from ui.session.model import AppModel
 
     model = AppModel()
     family = timeline.world.family
@@ -113,7 +113,7 @@ def frames(model: Any, first: int, last: int, size: tuple[int, int], view: str,
     from PIL import Image
 
     from ui.render import renderer_for
-    from ui.worldview import draw_frame, init_pygame, map_overlays
+    from ui.render.worldview import draw_frame, init_pygame, map_overlays
 
     init_pygame()
     timeline = model.timeline
@@ -148,7 +148,7 @@ def caption_font(height: int) -> Any:
 
 def map_height(height: int) -> int:
     """The height of the map in a frame ``height`` pixels tall (the caption takes the rest)."""
-    from ui.worldview import init_pygame
+    from ui.render.worldview import init_pygame
 
     init_pygame()
     return height - caption_font(height).get_linesize() - 6

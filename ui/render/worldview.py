@@ -33,8 +33,8 @@ def map_overlays(model: Any, renderer: WorldRenderer | None, *, show_plans: bool
                  phase: float = 0.0) -> tuple[Overlays, dict[str, Any]]:
     """What the map draws over the world at the app model's cursor (its view: the world as it is,
     a seat's eyes, or as a mind believes it), and the model's fields it came from: for the window
-    and for clips of a recording (``ui/export.py``) alike."""
-    from ui.teams_panel import level_badges
+    and for clips of a recording (``ui/export/clip.py``) alike."""
+    from ui.panels.teams import level_badges
 
     fields = model.overlay_fields(renderer, getattr(renderer, "overlay_beliefs", ()))
     badges = level_badges(model.timeline, model.cursor) if model.timeline is not None else {}

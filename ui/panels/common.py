@@ -37,7 +37,7 @@ from sim.events import (
 )
 from sim.snapshots import ABSENT, FeedbackCandidates, GoalPosterior, read_snapshot
 from ui.render import explanation_words, feedback_words
-from ui.timeline import Timeline
+from ui.session.timeline import Timeline
 
 FALLBACK_COLORS = [(120, 144, 156), (255, 167, 38), (102, 187, 106), (171, 71, 188), (41, 182, 246),
                    (239, 83, 80), (141, 110, 99), (212, 225, 87)]
@@ -635,7 +635,7 @@ class FeedbackCandidatesPanel(QWidget):
 # A panel is a QWidget with ``show_at(timeline, tick)``, called when something changed; it may
 # have ``bind_window(window)`` (to send intents, or read the renderer's colours) and
 # ``dock_area`` (a dock of its own instead of a tab). The team panels (Teams, Alignment, Team
-# stability) register in ``ui.teams_panel``.
+# stability) register in ``ui.panels.teams``.
 
 
 @dataclass(frozen=True)

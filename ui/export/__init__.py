@@ -1,0 +1,1 @@
+"""Clips for slides: `main.py export` and File > Export clip."""
