@@ -4,11 +4,10 @@ simulated human. Both follow facilitator feedback (ProToM Section 3.2): with pro
 longer be done, then resumes its own goal.
 
 An agent without a goal of its own (a helper, like the reference's robot assisting a human)
-plans with the others' needs (``choose_help``): it simulates the episode to its end under
-each way of helping (one unlock or key delivery, the greedy choice, or staying out of the
-way) with the others as planner agents, and follows the one that has every goal held
-soonest; staying wins ties, so with planner agents for the others it is never slower than
-they are alone.
+plans with the others' needs (``choose_help``): it searches over plans of steps (unlock a door,
+hand a key over, fetch a key, wait a turn), each carried out against the others predicted as
+planner agents, and follows the plan that has every goal held soonest; staying out of the way
+wins ties, so with planner agents for the others it is never slower than they are alone.
 """
 
 from __future__ import annotations
