@@ -117,40 +117,16 @@ def play(spec: dict[str, Any], helped: bool) -> dict[str, Any]:
 
 def joint_optimum(spec: dict[str, Any], cap: int = 400_000) -> int | None:
     """Fewest ticks to every goal held with all agents' actions chosen together; None past ``cap``."""
+    from agents.dkg.agents import ticks_left_bound
     from agents.dkg.planner import DKGPlanner
     from sim.dkg.world import DKGWorld
 
     world = DKGWorld(spec)
     planner = DKGPlanner(world)
-    n = len(world.agents)
     goal_agents = world.goal_agents
 
     def bound(s) -> int:
-        # every goal agent not yet holding its gem still walks to it (all doors open) and picks
-        # it up, one action every n ticks; a gem held by another agent needs one handover
-        worst = 0
-        for a in goal_agents:
-            g = world.goal_item[a]
-            loc = s.item_locs[g]
-            if loc == -1 - a:
-                continue
-            if loc < 0:  # held by another agent: at least its handover, at its next turn
-                worst = max(worst, ((-1 - loc) - s.turn) % n + 1)
-                continue
-            best = None
-            for b in range(n):
-                if (b, g) in world.forbidden:
-                    continue
-                d = planner.relaxed_distance(s.agent_cells[b], loc)
-                if d == float("inf"):
-                    continue
-                actions = int(d) + 1 + (0 if b == a else 1)  # a helper would still hand it over
-                ticks = ((b - s.turn) % n) + 1 + (actions - 1) * n
-                best = ticks if best is None else min(best, ticks)
-            if best is None:
-                return 10**9
-            worst = max(worst, best)
-        return worst
+        return ticks_left_bound(world, planner, s)
 
     start = world.reset(0)
     key = lambda s: (s.turn, s.agent_cells, s.item_locs, s.open_doors)  # noqa: E731

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.dkg.agents import GREEDY, STAY, choose_help, planner_for, rollout
+from agents.dkg.agents import STAY, WAIT, choose_help, planner_for, rollout
 from bench.bench_dkg_helper import helper_problems, play
 from sim.dkg.reference import load_reference
 from sim.dkg.world import DKGWorld
@@ -30,11 +30,11 @@ def test_the_helper_is_never_slower_than_the_human_alone(name):
     world = DKGWorld(spec)
     helper = next(a for a in range(len(world.agents)) if world.goal_item[a] is None)
     planner = planner_for(world)
-    policy = choose_help(world, planner, world.reset(0), helper, None)
-    predicted = rollout(world, planner, world.reset(0), helper, policy)
+    plan, predicted = choose_help(world, planner, world.reset(0), helper)
+    assert predicted == rollout(world, planner, world.reset(0), helper, plan)
     assert predicted <= rollout(world, planner, world.reset(0), helper, STAY)
     if helped["success"]:
-        assert predicted[1] >= helped["length"]  # switching later only ever shortened it
+        assert predicted[1] == helped["length"]  # the prediction is what happens
 
 
 def test_the_helper_stays_out_of_the_way_when_help_would_not_shorten_anything(tmp_path):
@@ -44,22 +44,22 @@ def test_the_helper_stays_out_of_the_way_when_help_would_not_shorten_anything(tm
     spec, _ = load_reference(path)
     world = DKGWorld(spec)
     helper = world.agent_index["robot"]
-    assert choose_help(world, planner_for(world), world.reset(0), helper, None) == STAY
+    assert choose_help(world, planner_for(world), world.reset(0), helper)[0] == STAY
     assert play(spec, helped=True)["length"] == play(spec, helped=False)["length"] == 3  # right, (wait), pickup
 
 
 def test_the_helper_helps_when_it_shortens_the_way():
     spec, _ = load_reference("tests/fixtures/dkg_reference/clips/1.pddl")
     world = DKGWorld(spec)
-    policy = choose_help(world, planner_for(world), world.reset(0), world.agent_index["robot"], None)
-    assert policy not in (STAY,) and (policy == GREEDY or policy[0] == "task")
+    plan, _ = choose_help(world, planner_for(world), world.reset(0), world.agent_index["robot"])
+    assert plan != STAY
     assert play(spec, helped=True)["length"] < play(spec, helped=False)["length"]
 
 
-def test_a_chain_works_on_its_tasks_in_turn():
+def test_a_plan_works_on_its_steps_in_turn():
     import dataclasses
 
-    from agents.dkg.agents import policy_task
+    from agents.dkg.agents import plan_step
     from agents.dkg.planner import Task
 
     spec, _ = load_reference("tests/fixtures/dkg_reference/clips/1.pddl")
@@ -68,10 +68,42 @@ def test_a_chain_works_on_its_tasks_in_turn():
     start = world.reset(0)
     key = world.item_index["key1"]
     first, second = Task.give(key, human), Task.open(0)
-    chain = ("task", first, second)
-    assert policy_task(world, planner, start, robot, chain) == first  # the first task while it is to do
+    plan = (first, second)
+    assert plan_step(world, planner, start, robot, plan) == (first, plan)  # the first task while it is to do
     handed = dataclasses.replace(start, item_locs=tuple(-1 - human if i == key else loc
                                                         for i, loc in enumerate(start.item_locs)))
-    assert policy_task(world, planner, handed, robot, chain) is None  # done, and the second can no longer be
+    assert plan_step(world, planner, handed, robot, plan) == (None, STAY)  # done, and the second can no longer be
     opened = dataclasses.replace(start, open_doors=1)
-    assert policy_task(world, planner, opened, robot, ("task", second, first)) == first  # the first is done
+    assert plan_step(world, planner, opened, robot, (second, first)) == (first, (first,))  # the first is done
+    assert plan_step(world, planner, start, robot, (WAIT, first)) == (None, (first,))  # a wait is one turn
+
+
+WAIT_FIRST = """\
+WWWWWWWWWWWW
+WW.h....b..W
+WW.WWWWWWW.W
+WW.WWWWWWW.W
+WWmWWWWWWW.W
+r......r...W
+WWWWWWWWWWRW
+WWWWWWWWWWBW
+WWWWWWWWWWgW
+"""
+
+
+def test_the_helper_plans_its_steps_by_search_against_the_predicted_human(tmp_path):
+    # the human walks for the blue key, then down and back for the near red key; the helper opens
+    # the red door by the time it arrives only by waiting one turn first: it would take the near
+    # red key at once, and the human, finding it gone before it turned down, would go back for the
+    # far one (49 ticks, as alone)
+    from agents.dkg.planner import Task
+
+    path = tmp_path / "wait.txt"
+    path.write_text(WAIT_FIRST, encoding="utf-8")
+    spec, _ = load_reference(path)
+    world = DKGWorld(spec)
+    planner, robot = planner_for(world), world.agent_index["robot"]
+    plan, predicted = choose_help(world, planner, world.reset(0), robot)
+    assert plan == (WAIT, Task.open(0)) and predicted == (False, 33, -1)
+    assert rollout(world, planner, world.reset(0), robot, (Task.open(0),)) == (False, 49, -1)
+    assert play(spec, helped=True)["length"] == 33 and play(spec, helped=False)["length"] == 49

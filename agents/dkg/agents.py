@@ -4,16 +4,15 @@ simulated human. Both follow facilitator feedback (ProToM Section 3.2): with pro
 longer be done, then resumes its own goal.
 
 An agent without a goal of its own (a helper, like the reference's robot assisting a human)
-plans with the others' needs (``choose_help``): it simulates the episode to its end under
-each way of helping (one unlock or key delivery, the greedy choice, or staying out of the
-way) with the others as planner agents, and follows the one that has every goal held
-soonest; staying wins ties, so with planner agents for the others it is never slower than
-they are alone.
+plans with the others' needs (``choose_help``): it searches over plans of steps (unlock a door,
+hand a key over, fetch a key, wait a turn), each carried out against the others predicted as
+planner agents, and follows the plan that has every goal held soonest; staying out of the way
+wins ties, so with planner agents for the others it is never slower than they are alone.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import heapq
 import weakref
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -72,38 +71,6 @@ def goal_task(world: DKGWorld, agent: str) -> Task | None:
     return None if gem is None else Task.hold(world.item_index[gem])
 
 
-def help_task(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int) -> Task | None:
-    """A greedy choice of help: among "unlock door d" and "give key k to b" for every agent b
-    with a goal not yet held, the task after which b is expected to hold its gem soonest,
-    counting the helper's own plan for the task and then b's plan from the state where it is
-    done (a sequential estimate: b may move meanwhile). Only a task that beats b's own plan (or
-    helps where b has none) is chosen; None when nothing helps. One of the policies the helper
-    weighs (``choose_help``), never followed without that check."""
-    best: tuple[float, float, int, Task] | None = None
-    locs = state.item_locs
-    for b in world.goal_agents:
-        if b == helper or world.holds_goal(state, b):
-            continue
-        goal = Task.hold(world.goal_item[b])  # type: ignore[arg-type]
-        alone = planner.plan(state, b, goal).cost
-        for order, task in enumerate(help_candidates(world, state, helper, b)):
-            mine = planner.plan(state, helper, task).cost
-            if mine == INF or mine == 0:
-                continue
-            if task.kind == "open":
-                after = dataclasses.replace(state, open_doors=state.open_doors | 1 << task.door)
-            else:
-                after = dataclasses.replace(state, item_locs=locs[:task.item] + (-1 - b,) + locs[task.item + 1:])
-            then = planner.plan(after, b, goal).cost
-            if then == INF or mine + then >= alone:
-                continue
-            gain = (alone - (mine + then)) if alone != INF else INF
-            choice = (-gain, mine + then, order, task)
-            if best is None or choice[:3] < best[:3]:
-                best = choice
-    return None if best is None else best[3]
-
-
 def help_candidates(world: DKGWorld, state: DKGState, helper: int, b: int) -> list[Task]:
     """What a helper could do for agent ``b``: unlock a locked door, or hand ``b`` a key lying on
     the floor or held by the helper."""
@@ -132,94 +99,217 @@ def planner_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, a: int
     return action if action in legal else "wait"
 
 
-#: a helper's policies (``choose_help``): stay out of the way; the greedy choice each turn; or
-#: ("task", T1, ...): tasks ("open"/"give") carried out by the planner in turn, then stay
-STAY: tuple = ("stay",)
-GREEDY: tuple = ("greedy",)
+#: a helper's plan (``choose_help``) is a tuple of steps, each a Task ("open", "give", "hold" a
+#: key) carried out by the planner until it is done or can no longer be done, or WAIT (one turn
+#: of waiting); after its last step the helper stays out of the way. STAY is the empty plan.
+WAIT = "wait"
+STAY: tuple = ()
+#: search nodes a helper expands per decision (``plan_help``); past it, the best plan found so far
+HELP_NODES = 400
 
 
-def policy_task(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, policy: tuple) -> Task | None:
-    """The task a helper following ``policy`` works on in ``state`` (a function of the state
-    alone): for a list of tasks, the first one neither done nor impossible; None to stay out of
-    the way (nothing helps now, or every task is done or can no longer be)."""
-    if policy == STAY:
-        return None
-    tasks = [help_task(world, planner, state, helper)] if policy == GREEDY else list(policy[1:])
-    for task in tasks:
-        if task is not None and planner.plan(state, helper, task).cost not in (0, INF):
-            return task
-    return None
+def plan_step(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int,
+              plan: tuple) -> tuple[Task | None, tuple]:
+    """The task a helper following ``plan`` works on in ``state`` (None: it waits) and the plan
+    from its next turn on: tasks done or impossible are skipped, a WAIT is one turn of waiting,
+    and an empty plan waits."""
+    while plan:
+        head = plan[0]
+        if head == WAIT:
+            return None, plan[1:]
+        if planner.plan(state, helper, head).cost not in (0, INF):
+            return head, plan
+        plan = plan[1:]
+    return None, STAY
 
 
-def helper_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, policy: tuple) -> str:
-    """The action of a helper following ``policy`` in ``state``: the planner's step for its task."""
-    task = policy_task(world, planner, state, helper, policy)
+def helper_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, task: Task | None) -> str:
+    """The action of a helper working on ``task`` (None: wait): the planner's step for it."""
     return "wait" if task is None else planner_action(world, planner, state, helper, task)
 
 
 _ROLLOUTS: "weakref.WeakKeyDictionary[DKGWorld, dict]" = weakref.WeakKeyDictionary()
 
 
-def rollout(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, policy: tuple) -> tuple:
-    """How the episode ends from ``state`` when ``helper`` follows ``policy``, every agent with a
-    goal acts as the planner agent and any other helper waits: (failed, end tick, -goals held),
-    smaller is better. Deterministic, so it is what happens when the others are planner agents."""
+def _others_action(world: DKGWorld, planner: DKGPlanner, s: DKGState) -> str:
+    """What an agent other than the planning helper does in the prediction: the planner agent
+    for its gem, or waiting for another helper."""
+    a = s.turn
+    goal = world.goal_item[a]
+    return "wait" if goal is None else planner_action(world, planner, s, a, Task.hold(goal))
+
+
+def _ending(world: DKGWorld, s: DKGState) -> tuple:
+    held = sum(world.holds_goal(s, a) for a in world.goal_agents)
+    return (held != len(world.goal_agents), s.t, -held)
+
+
+def rollout(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, plan: tuple) -> tuple:
+    """How the episode ends from ``state`` when ``helper`` follows ``plan`` (``plan_step``), every
+    agent with a goal acts as the planner agent and any other helper waits: (failed, end tick,
+    -goals held), smaller is better. Deterministic, so it is what happens when the others are
+    planner agents."""
     cache = _ROLLOUTS.setdefault(world, {})
-    key = (state.key(), helper, policy)
+    key = (state.key(), helper, plan)
     found = cache.get(key)
     if found is not None:
         return found
     s = state
     while not world.done(s):
-        a = s.turn
-        if a == helper:
-            action = helper_action(world, planner, s, helper, policy)
-        elif world.goal_item[a] is not None:
-            action = planner_action(world, planner, s, a, Task.hold(world.goal_item[a]))  # type: ignore[arg-type]
+        if s.turn == helper:
+            task, plan = plan_step(world, planner, s, helper, plan)
+            action = helper_action(world, planner, s, helper, task)
         else:
-            action = "wait"
-        s = world.step(s, {world.agents[a]: action}).state
-    held = sum(world.holds_goal(s, a) for a in world.goal_agents)
-    success = held == len(world.goal_agents)
-    result = (not success, s.t, -held)
+            action = _others_action(world, planner, s)
+        s = world.step(s, {world.agents[s.turn]: action}).state
+    result = _ending(world, s)
     if len(cache) > 200_000:
         cache.clear()
     cache[key] = result
     return result
 
 
-def choose_help(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int,
-                current: tuple | None) -> tuple:
-    """The helper's policy from ``state``: the one whose rollout ends soonest (every goal held
-    earliest; ``rollout``), over staying out of the way, the greedy choice, each single unlock or
-    key delivery for an agent with a goal, and each ordered pair of them (the first, then the
-    second: a chain). Staying wins ties, then single tasks before pairs, and the policy it
-    follows (``current``) is left only for a strictly better one.
+_STEPS: "weakref.WeakKeyDictionary[DKGWorld, dict]" = weakref.WeakKeyDictionary()
 
-    So, by construction, a planner helper never makes the others slower than without it when
-    they are planner agents: at the first turn the chosen policy ends no later than staying
-    (which is the others acting alone), each policy is a function of the state, and a switch
-    only ever lowers the predicted end. Against other minds (a Boltzmann human) the prediction
-    is redone from what really happened at every turn."""
-    options: list[tuple] = [STAY]
-    if current is not None and current not in options:
-        options.append(current)
-    singles: list[Task] = []
+
+def carry_out(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, step: Task | str) -> DKGState:
+    """The state at the helper's next decision after ``state`` (its turn) when it carries out
+    ``step`` alone (a task until it is done or can no longer be done, or one turn of waiting)
+    while the others act as in ``rollout``; or the state where the episode ended before that."""
+    cache = _STEPS.setdefault(world, {})
+    key = (state.key(), helper, step)
+    found = cache.get(key)
+    if found is not None:
+        return found
+    s, plan = state, (step,)
+    while not world.done(s):
+        if s.turn == helper:
+            if not plan:
+                break  # the wait is over
+            task, rest = plan_step(world, planner, s, helper, plan)
+            if task is None and plan[0] != WAIT:
+                break  # the task is done or can no longer be done
+            plan = rest
+            action = helper_action(world, planner, s, helper, task)
+        else:
+            action = _others_action(world, planner, s)
+        s = world.step(s, {world.agents[s.turn]: action}).state
+    if len(cache) > 200_000:
+        cache.clear()
+    cache[key] = s
+    return s
+
+
+def help_steps(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int) -> list[Task | str]:
+    """The steps a helper could take next: each unlock of a locked door and each delivery of a key
+    to an agent with a goal not yet held (``help_candidates``), fetching a key to hold it, each
+    one it can start now and has not done; and one turn of waiting."""
+    steps: list[Task | str] = []
     for b in world.goal_agents:
         if b == helper or world.holds_goal(state, b):
             continue
         for task in help_candidates(world, state, helper, b):
-            cost = planner.plan(state, helper, task).cost
-            if cost != INF and cost > 0 and task not in singles:
-                singles.append(task)
-    options += [("task", t) for t in singles if ("task", t) not in options]
-    options += [("task", t, u) for t in singles for u in singles if u != t and ("task", t, u) not in options]
-    options.append(GREEDY)
-    values = {policy: rollout(world, planner, state, helper, policy) for policy in options}
-    best = min(options, key=lambda p: values[p])  # the first of equals: staying, then the current one
-    if current is not None and current in values and not values[best] < values[current]:
-        return current
-    return best
+            if task not in steps:
+                steps.append(task)
+    steps += [Task.hold(i) for i, it in enumerate(world.items) if it.kind == "key" and state.item_locs[i] >= 0]
+    steps = [t for t in steps if planner.plan(state, helper, t).cost not in (0, INF)]
+    return [*steps, WAIT]
+
+
+def ticks_left_bound(world: DKGWorld, planner: DKGPlanner, s: DKGState) -> int:
+    """A lower bound on the ticks from ``s`` until every agent with a goal holds its gem, whoever
+    acts how: each gem not yet held is still walked to (every door open) and picked up by an
+    agent allowed to, one action every n ticks, and handed over when that agent is not its
+    owner (one handover at least for a gem in another agent's hands). 10**9 when out of reach."""
+    n = len(world.agents)
+    worst = 0
+    for a in world.goal_agents:
+        g = world.goal_item[a]
+        loc = s.item_locs[g]  # type: ignore[index]
+        if loc == -1 - a:
+            continue
+        if loc < 0:
+            worst = max(worst, ((-1 - loc) - s.turn) % n + 1)
+            continue
+        best = None
+        for b in range(n):
+            if (b, g) in world.forbidden:
+                continue
+            d = planner.relaxed_distance(s.agent_cells[b], loc)
+            if d == INF:
+                continue
+            actions = int(d) + 1 + (0 if b == a else 1)
+            ticks = ((b - s.turn) % n) + 1 + (actions - 1) * n
+            best = ticks if best is None else min(best, ticks)
+        if best is None:
+            return 10**9
+        worst = max(worst, best)
+    return worst
+
+
+def plan_help(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int,
+              nodes: int = HELP_NODES) -> tuple[tuple, tuple]:
+    """The helper's plan from ``state`` (its turn) and its predicted ending (``rollout``): a
+    best-first search over the joint states at the helper's decisions, each step of a plan
+    (``help_steps``: unlock, deliver, fetch, wait) carried out against the others as the planner
+    agents (``carry_out``), each state also ended by staying out of the way from there. A state
+    reached again later is not searched again (from the same state the same plan ends no
+    sooner later). The first ending taken off the queue is the soonest: staying from the start
+    before any plan, a shorter plan before a longer one among equals. Past ``nodes`` expanded
+    states, the best ending found so far."""
+    counter = 0
+    bound = len(world.goal_agents)
+    best_ending = rollout(world, planner, state, helper, STAY)
+    best = (best_ending, 0, 0, STAY)
+    # entries: (ending or lower bound, 0 = an ending / 1 = a state to expand, plan length, counter, state, plan)
+    queue: list[tuple] = [((False, state.t + ticks_left_bound(world, planner, state), -bound), 1, 0, -1, state, STAY),
+                          (best_ending, 0, 0, 0, None, STAY)]
+    seen = {state.key()[1:]: state.t}
+    expanded = 0
+    while queue:
+        value, kind, length, _, s, plan = heapq.heappop(queue)
+        if kind == 0:
+            return plan, value
+        expanded += 1
+        if expanded > nodes:
+            break
+        for step in help_steps(world, planner, s, helper):
+            nxt = carry_out(world, planner, s, helper, step)
+            longer = (*plan, step)
+            ending = _ending(world, nxt) if world.done(nxt) else rollout(world, planner, nxt, helper, STAY)
+            counter += 1
+            heapq.heappush(queue, (ending, 0, len(longer), counter, None, longer))
+            if (ending, len(longer)) < best[:2]:
+                best = (ending, len(longer), counter, longer)
+            k = nxt.key()[1:]
+            if not world.done(nxt) and nxt.t < seen.get(k, world.t_max + 1):
+                seen[k] = nxt.t
+                low = (False, nxt.t + ticks_left_bound(world, planner, nxt), -bound)
+                if low < best[0]:
+                    counter += 1
+                    heapq.heappush(queue, (low, 1, len(longer), counter, nxt, longer))
+    return best[3], best[0]
+
+
+def choose_help(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int,
+                current: tuple | None = None, expected: tuple | None = None) -> tuple[tuple, tuple]:
+    """The helper's plan from ``state`` and its predicted ending (``rollout``). ``current`` is
+    what is left of the plan it follows and ``expected`` the ending predicted for it: while the
+    world goes as predicted (the same ending from here) it is kept without searching; otherwise
+    ``plan_help`` searches again, and ``current`` is left only for a strictly better plan.
+
+    So, by construction, a planner helper never makes the others slower than without it when
+    they are planner agents: at the first turn the chosen plan ends no later than staying
+    (which is the others acting alone) and the prediction is exact from then on. Against other
+    minds (a Boltzmann human) the search is redone whenever what happens departs from the
+    prediction."""
+    now = None if current is None else rollout(world, planner, state, helper, current)
+    if current is not None and now == expected:
+        return current, now  # type: ignore[return-value]
+    plan, value = plan_help(world, planner, state, helper)
+    if current is not None and now is not None and not value < now:
+        return current, now
+    return plan, value
 
 
 class DKGPlanningAgent(Agent):
@@ -244,7 +334,8 @@ class DKGPlanningAgent(Agent):
         self.index = world.agent_index[ctx.agent_id]
         self.goal = goal_task(world, ctx.agent_id)
         self.feedback = self.feedback_task = None
-        self.help_policy: tuple | None = None  # a helper's policy (choose_help)
+        self.help_plan: tuple | None = None  # what is left of a helper's plan (choose_help)
+        self.help_ending: tuple | None = None  # and the ending predicted for it
 
     def describe(self) -> dict[str, Any]:
         return {"kind": self.kind, "compliance": self.compliance}
@@ -276,8 +367,10 @@ class DKGPlanningAgent(Agent):
             else:
                 return self.feedback_task
         if self.goal is None:
-            self.help_policy = choose_help(self.world, self.planner, state, self.index, self.help_policy)
-            return policy_task(self.world, self.planner, state, self.index, self.help_policy)
+            plan, self.help_ending = choose_help(self.world, self.planner, state, self.index, self.help_plan,
+                                                 self.help_ending)
+            task, self.help_plan = plan_step(self.world, self.planner, state, self.index, plan)
+            return task
         return self.goal
 
     # ----------------------------------------------------------- snapshots
