@@ -3,8 +3,11 @@ bars per agent (when each arose and how long it lasted, the shown step as a line
 in words: when it arose and why, how long it lasted and what ended it. Clicking a bar or a row
 goes to the step where that belief arose (the app model's ``seek``).
 
-It shows for episodes whose agents report what they believe about places out of sight: kitchen
-cooks (``belief``) and household CoBel agents (``symbolic_beliefs``).
+Every false belief a believed-world view draws is listed, as the world's belief adapter gives
+them (``ui.belief_view.beliefs_for``, ``WorldBeliefs.kinds``): an agent's own, what it thinks
+another agent believes (first order), a believed-empty place where something lies ("it is not
+there"), a facilitator's particles about an agent and its goal inference. It shows for episodes
+that hold snapshots of one of those kinds.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from PyQt6.QtWidgets import (
 )
 
 from ui.belief_timeline import BeliefHistory, FalseBelief
-from ui.belief_view import BELIEF, SYMBOLIC
+from ui.belief_view import beliefs_for
 from ui.panels import PANELS, PanelKind
 from ui.timeline import Timeline
 
@@ -154,8 +157,9 @@ class BeliefTimelinePanel(QWidget):
     """Each agent's false beliefs over the episode (module doc)."""
 
     panel_title = "Belief timeline"
-    panel_tooltip = ("Each agent's false beliefs: when each arose and why, how long it lasted and what ended it "
-                     "(its own observation, a message, a facilitator's feedback); click one to go to that step")
+    panel_tooltip = ("Each mind's false beliefs (its own, what it thinks another believes, a facilitator's particles "
+                     "and goal inference): when each arose and why, how long it lasted and what ended it (its own "
+                     "observation, a message, a facilitator's feedback); click one to go to that step")
     COLUMNS = ("steps", "false belief", "arose", "ended by")
     #: the grey of the line under a belief that says how it arose and what ended it
     DETAIL = QColor(95, 100, 115)
@@ -222,8 +226,9 @@ class BeliefTimelinePanel(QWidget):
             self.tree.clear()
             self.shown = []
             return
-        agents = [a for a in timeline.world.agents if any(b.agent == a for b in beliefs)]
-        self.strip.set_data(list(timeline.world.agents), beliefs, timeline.num_steps, tick)
+        agents = holders(timeline, beliefs)
+        self.strip.set_data([*timeline.world.agents, *(a for a in agents if a not in timeline.world.agents)],
+                            beliefs, timeline.num_steps, tick)
         arisen = [b for b in beliefs if b.start <= tick]
         held = [b for b in arisen if b.end is None or b.end > tick]
         self.caption.setText(f"{len(arisen)} false belief{'s' if len(arisen) != 1 else ''} by step {tick}, "
@@ -240,7 +245,8 @@ class BeliefTimelinePanel(QWidget):
                          if b.end is not None else "still held")
                 span = f"{b.start}–{b.end}" if b.end is not None else f"{b.start}–"
                 item = QTreeWidgetItem([span, b.text, b.arose, ended])
-                detail = QTreeWidgetItem([f"arose: {b.arose}; ended by: {ended}"])
+                kind = f"{b.order}; " if b.about is not None else ""
+                detail = QTreeWidgetItem([f"{kind}arose: {b.arose}; ended by: {ended}"])
                 summary = b.summary(timeline.num_steps)
                 for row in (item, detail):
                     row.setData(0, Qt.ItemDataRole.UserRole, b.start)
@@ -264,10 +270,19 @@ class BeliefTimelinePanel(QWidget):
         return list(self.shown)
 
 
+def holders(timeline: Timeline, beliefs: list[FalseBelief]) -> list[str]:
+    """Whose false beliefs ``beliefs`` holds: the world's agents in order, then the others (the
+    facilitators) as they first appear."""
+    mine = {b.agent for b in beliefs}
+    out = [a for a in timeline.world.agents if a in mine]
+    for b in beliefs:
+        if b.agent not in out:
+            out.append(b.agent)
+    return out
+
+
 def _shows(timeline: Timeline) -> bool:
-    family = getattr(timeline.world, "family", "")
-    return (family == "kitchen" and timeline.has_belief_kind(BELIEF)) or (
-        family == "household" and timeline.has_belief_kind(SYMBOLIC))
+    return any(timeline.has_belief_kind(kind) for kind in beliefs_for(timeline.world).kinds)
 
 
 def _register() -> None:

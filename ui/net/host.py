@@ -53,7 +53,6 @@ from sim.inputs import read_json
 from sim.registry import load_scenario
 from sim.session import Session
 from ui import catalog
-from ui.belief_words import kitchen_recipe_words
 from ui.net.guard import Guesses, LogLimit, Strangers, address_key
 from ui.net.protocol import (
     JOIN_QUERY,
@@ -80,6 +79,7 @@ from ui.net.study import (
     reveal,
 )
 from ui.render import explanation_words, feedback_words
+from ui.render.kitchen_beliefs import kitchen_recipe_words
 from ui.runner import Batch, SessionRunner
 
 #: participants per pair (the kitchen's two cooks)

@@ -32,9 +32,9 @@ from sim.kitchen.world import (
     is_dish,
 )
 from sim.snapshots import Particles, read_snapshot
-from ui.belief_words import KitchenWords
 from ui.render import sprites
 from ui.render.base import SECOND_SEAT_KEYS, KeyBinding, Overlays, SpriteBook, WorldRenderer
+from ui.render.kitchen_beliefs import KitchenWords
 
 #: the belief kind of ProToM's particle snapshots (docs/kitchen.md)
 PARTICLES = Particles.kind
