@@ -123,11 +123,11 @@ class BeliefHistory:
             record = held.pop(key)
             record.end = tick
             record.ended_by = self._ended_by(timeline, view, listener, record, since, tick)
-        previous = beliefs_in(before[1]) if before is not None else {}
+        assert self._adapter is not None
         for key, (thing, at, words) in wrong.items():
             if key in held:
                 continue
-            if previous.get(key) is True:
+            if before is not None and self._adapter.was_true(before[1], thing, at):
                 arose = "the world changed out of its sight"
             else:
                 arose = self._told(timeline, listener, since, tick) or "its own reasoning"

@@ -201,6 +201,15 @@ class WorldBeliefs:
             return said
         return f"{said}; it is {self.namer.location_words(ghost.actual)}" if ghost.actual else f"{said}; it is not there"
 
+    def was_true(self, view: BelievedWorld, thing: str, at: Any) -> bool:
+        """Whether ``view`` (an earlier snapshot) held the belief that ``thing`` is at ``at`` and it
+        was true then (a false belief that was true before arose because the world changed out of
+        sight)."""
+        at = tuple(at) if isinstance(at, list) else at
+        return any(g.thing == thing and (tuple(g.at) if isinstance(g.at, list) else g.at) == at and g.true
+                   for g in view.ghosts) or any(f"{b.agent}'s goal" == thing and b.goal == at and b.true and b.top
+                                                for b in view.goals)
+
     def sees(self, state: Any, agent: str, thing: str, at: Any) -> bool:
         """Whether ``agent`` sees, in ``state``, the place ``at`` or the thing itself (what ends a
         false belief by the agent's own observation)."""

@@ -333,7 +333,7 @@ class KitchenBeliefs(WorldBeliefs):
         share = f" ({ghost.p:.0%})" if ghost.p < 0.995 else ""
         where = namer.kitchen_place(ghost.at)
         if ghost.thing == "nothing":
-            said = f"{prefix}nothing is {where[3:] if where.startswith('on ') else where}{share}"
+            said = f"{prefix}nothing is {where}{share}"
         else:
             said = f"{prefix}{kitchen_item_words(ghost.thing)} is {where}{share}"
         if ghost.true:
@@ -344,6 +344,13 @@ class KitchenBeliefs(WorldBeliefs):
         if ghost.actual is not None:
             return f"{said}; {gone}, the nearest one is {namer.kitchen_place(ghost.actual)}"
         return f"{said}; {gone}"
+
+    def was_true(self, view: BelievedWorld, thing: str, at: Any) -> bool:
+        """A station believed empty is no ghost while it is empty: it was, when ``view`` has no
+        ghost and no unknown there."""
+        if thing == "nothing":
+            return not any(g.at == at for g in view.ghosts) and at not in view.unknown
+        return super().was_true(view, thing, at)
 
     def sees(self, state: Any, agent: str, thing: str, at: Any) -> bool:
         w = self.world
