@@ -5,10 +5,11 @@ generic belief views.
 * The minds: a cook's own ``belief`` snapshot (``As alice believes it``) and ProToM's
   ``particles`` (``As protom thinks alice believes it``: a distribution, one ghost per believed
   content); the belief timeline follows both.
-* Words (``KitchenNamer``): a station is "the top counter of the tomato room"; a room is named by
-  what it alone holds at the start (``ROOM_NAMES``: "the serving room" holds the only delivery
-  stations, "the tomato room" the only tomatoes ...), by where it lies when nothing sets it apart
-  ("the north-west room"), "the kitchen" when there is one room. An object ``ChoppedLettuce`` is
+* Words (``KitchenNamer``): a station is "the top counter of the tomato room". A room is named
+  from the layout, declaratively: "the kitchen" when there is one room; "the hall" when its floor
+  is more than ``HALL`` times as large as every other room's; else by what it alone holds at the
+  start (``ROOM_NAMES``: "the serving room" holds the only delivery stations, "the tomato room"
+  the only tomatoes ...); by where it lies when nothing sets it apart ("the north-west room"). An object ``ChoppedLettuce`` is
   "the chopped lettuce" (``kitchen_item_words``).
 * ``KitchenWords``: the kitchen views' ``WorldRenderer.feedback_words`` (a facilitator's Pickup /
   Pass suggestion with its places in words, not grid coordinates) and ``explanation_words``.
@@ -36,6 +37,8 @@ ROOM_NAMES: tuple[tuple[str, str], ...] = (
     ("cutting board", "the chopping room"),
     ("plate", "the plate room"),
 )
+#: a room whose floor is more than this many times as large as every other room's is "the hall"
+HALL = 2
 #: a particle's content when the cook has never seen the station (rules 2): not a false belief
 UNSEEN = "unknown"
 
@@ -98,7 +101,12 @@ class KitchenNamer(Namer):
             what = {STATION_KIND_NAMES[w.station_kind[s]]} | _holds(ITEM_NAMES[start.contents[s]])
             for room in {w.room_of[n] for n in w._adjacent_walkable(cell) if w.room_of[n] >= 0}:
                 holds[room] |= what
+        for room, floor in cells.items():
+            if all(len(floor) > HALL * len(other) for r, other in cells.items() if r != room):
+                names[room] = "the hall"
         for room in cells:
+            if room in names:
+                continue
             for what, name in ROOM_NAMES:
                 if what in holds[room] and not any(what in holds[other] for other in cells if other != room):
                     names[room] = name
