@@ -29,10 +29,12 @@ GENERIC = ("ui/belief_view.py", "ui/belief_timeline.py", "ui/belief_timeline_pan
            "ui/particles.py", "ui/belief_panel.py")
 
 
-def kitchen_episode(tmp_path: Path) -> Any:
+@pytest.fixture(scope="module")
+def k23(tmp_path_factory: Any) -> Any:
     """kitchen-23: bob takes the plate alice saw, then puts one where she saw none; ProToM follows."""
     world, name = load_scenario("kitchen-23-plate-gone-downstairs")
-    return record(tmp_path, "k23", world, name, {a: make_agent("kitchen-heuristic") for a in world.agents}, 40,
+    return record(tmp_path_factory.mktemp("k23"), "k23", world, name,
+                  {a: make_agent("kitchen-heuristic") for a in world.agents}, 40,
                   catalog.make_mechanisms(("protom",), world))
 
 
@@ -85,8 +87,8 @@ def test_kitchen_rooms_are_named_by_what_they_alone_hold():
 
 
 @pytest.mark.slow  # records a kitchen episode with ProToM (about a second)
-def test_the_timeline_lists_believed_empty_places_and_protoms_particles(qtbot, tmp_path):
-    timeline = kitchen_episode(tmp_path)
+def test_the_timeline_lists_believed_empty_places_and_protoms_particles(qtbot, tmp_path, k23):
+    timeline = k23
     beliefs = BeliefHistory().update(timeline)
     kinds = {(b.agent, b.about, b.thing) for b in beliefs}
     assert ("alice", None, "Plate") in kinds
@@ -143,8 +145,8 @@ def test_the_timeline_lists_first_order_beliefs_in_the_household(qtbot, tmp_path
 
 
 @pytest.mark.slow  # records a kitchen episode with ProToM (about a second)
-def test_the_particles_tab_says_places_in_words_and_never_seen_is_not_false(qtbot, tmp_path):
-    timeline = kitchen_episode(tmp_path)
+def test_the_particles_tab_says_places_in_words_and_never_seen_is_not_false(qtbot, tmp_path, k23):
+    timeline = k23
     window = show(qtbot, tmp_path, timeline)
     tick = 8
     window.model.seek(tick)
