@@ -165,13 +165,16 @@ def test_the_particles_tab_says_places_in_words_and_never_seen_is_not_false(qtbo
         if verdicts[i] == "never seen":
             assert table.item(i, 2).text() == "not seen yet"
     wrong = verdicts.count("no")
-    assert f"{wrong} false, {verdicts.count('never seen')} about places never seen (not false)" in panel.caption.text()
-    # the legend: what a chip and its red corner mean
+    assert f"{wrong} false, {verdicts.count('never seen')} never seen (not false)" in panel.caption.text()
+    # the legend: what a chip and its red corner mean, in a few words (the whole meaning in tooltips)
     assert panel.legend.isVisibleTo(panel)
-    symbols = [s for s, _ in panel.legend.entries]
-    assert symbols == [s for s, _ in KitchenBeliefs.particles_legend] and {"unseen", "false"} <= set(symbols)
-    assert "red corner" in dict(panel.legend.entries)["false"]
-    assert "not a false belief" in dict(panel.legend.entries)["unseen"]
+    assert panel.legend.entries == KitchenBeliefs.particles_legend
+    legend = {symbol: (words, meaning) for symbol, words, meaning in panel.legend.entries}
+    assert legend["false"][0] == "false belief" and "red corner" in legend["false"][1]
+    assert legend["unseen"][0] == "never seen (not false)" and "not a false belief" in legend["unseen"][1]
+    labels = [panel.legend.grid.itemAt(k).widget() for k in range(panel.legend.grid.count())]
+    assert [w.text() for w in labels if w.text()] == [words for words, _ in legend.values()]
+    assert all(w.toolTip() for w in labels)
 
     # on the map: a chip of a station never seen has no red corner
     window.view.render_frame()

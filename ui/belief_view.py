@@ -140,9 +140,9 @@ class WorldBeliefs:
     kinds: tuple[str, ...] = ()
     #: how the world's things and places are said in words
     namer_class: type[Namer] = Namer
-    #: what the map's particle chips mean, for the Particles tab's legend: (symbol, meaning), the
-    #: symbols among "unseen", "empty", "item", "false" (``ui.particles`` draws them)
-    particles_legend: tuple[tuple[str, str], ...] = ()
+    #: what the map's particle chips mean, for the Particles tab's legend: (symbol, a few words, the
+    #: whole meaning), the symbols among "item", "empty", "unseen", "false" (``ui.particles`` draws them)
+    particles_legend: tuple[tuple[str, str, str], ...] = ()
 
     def __init__(self, world: Any) -> None:
         self.world = world

@@ -27,6 +27,7 @@ from PyQt6.QtWidgets import (
     QGridLayout,
     QLabel,
     QMenu,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -87,19 +88,22 @@ def legend_chip(symbol: str, size: int = 18) -> QPixmap:
 
 
 class ParticleLegend(QWidget):
-    """What the map's particle chips mean: one drawn chip and its meaning a row."""
+    """What the map's particle chips mean: each drawn chip with a few words, two to a row (the
+    whole meaning in its tooltip), small enough for a short dock."""
+
+    PER_ROW = 2
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.grid = QGridLayout(self)
-        self.grid.setContentsMargins(2, 2, 2, 2)
-        self.grid.setHorizontalSpacing(6)
-        self.grid.setVerticalSpacing(2)
-        self.grid.setColumnStretch(1, 1)
-        #: (symbol, meaning) shown (tests)
-        self.entries: tuple[tuple[str, str], ...] = ()
+        self.grid.setContentsMargins(2, 0, 2, 2)
+        self.grid.setHorizontalSpacing(4)
+        self.grid.setVerticalSpacing(0)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        #: (symbol, words, meaning) shown (tests)
+        self.entries: tuple[tuple[str, str, str], ...] = ()
 
-    def set_entries(self, entries: tuple[tuple[str, str], ...]) -> None:
+    def set_entries(self, entries: tuple[tuple[str, str, str], ...]) -> None:
         if entries == self.entries:
             return
         self.entries = entries
@@ -107,14 +111,18 @@ class ParticleLegend(QWidget):
             item = self.grid.takeAt(0)
             if item is not None and item.widget() is not None:
                 item.widget().deleteLater()  # type: ignore[union-attr]
-        for row, (symbol, meaning) in enumerate(entries):
+        for k, (symbol, words, meaning) in enumerate(entries):
+            row, column = divmod(k, self.PER_ROW)
             chip = QLabel()
             chip.setPixmap(legend_chip(symbol))
             chip.setFixedSize(QSize(20, 20))
-            text = QLabel(meaning)
-            text.setWordWrap(True)
-            self.grid.addWidget(chip, row, 0, Qt.AlignmentFlag.AlignTop)
-            self.grid.addWidget(text, row, 1)
+            text = QLabel(words)
+            for widget in (chip, text):
+                widget.setToolTip(meaning)
+            self.grid.addWidget(chip, row, 2 * column)
+            self.grid.addWidget(text, row, 2 * column + 1)
+        for column in range(self.PER_ROW):
+            self.grid.setColumnStretch(2 * column + 1, 1)
         self.setVisible(bool(entries))
 
 
@@ -186,12 +194,12 @@ class ParticlesPanel(QWidget):
         if not snapshots:
             self.caption.setText("No particles yet.")
         else:
-            counts = ", ".join(f"{s.agent}: {s.particles}" for s in snapshots)
+            counts = ", ".join(f"{s.particles} for {s.agent}" for s in snapshots)
             wrong = sum(1 for r in rows if r.false)
             unseen = sum(1 for r in rows if r.verdict not in ("yes", "no"))
-            self.caption.setText(f"Particles per agent ({counts}); {len(rows)} beliefs about places out of sight: "
-                                 f"{wrong} false, {unseen} about places never seen (not false). "
-                                 f"View > Show particles on the map draws them:")
+            self.caption.setText(f"{len(rows)} beliefs about places out of sight (particles: {counts}): "
+                                 f"{wrong} false, {unseen} never seen (not false). On the map:")
+            self.caption.setToolTip("View > Show particles on the map turns the map's chips on and off")
         self.table.setRowCount(len(rows))
         for i, row in enumerate(rows):
             values = (row.agent, row.where, row.believed, f"{row.share:.2f}", row.verdict)

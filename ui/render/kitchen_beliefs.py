@@ -148,7 +148,16 @@ class KitchenNamer(Namer):
         if not rooms:
             text = f"the {kind} by the door"
         elif len(rooms) > 1:
-            text = f"the {kind} between " + " and ".join(names[r] for r in rooms)
+            between = " between " + " and ".join(names[r] for r in rooms)
+            which = ""
+            same = sorted(w.rc(sc) for t, sc in enumerate(w.station_cells)
+                          if w.station_kind[t] == w.station_kind[s]
+                          and sorted({w.room_of[n] for n in w._adjacent_walkable(sc) if w.room_of[n] >= 0}) == rooms)
+            if len(same) > 1:  # several on one wall between the same rooms: which one
+                across = len({p[0] for p in same}) == 1
+                same.sort(key=lambda p: (p[1], p[0]) if across else p)
+                which = f" ({ordinal(same.index(key) + 1)} from the {'left' if across else 'top'})"
+            text = f"the {kind}{which}{between}"
         else:
             room = rooms[0]
             floor = [w.rc(c) for c, rm in enumerate(w.room_of) if rm == room]
@@ -219,12 +228,13 @@ class KitchenBeliefs(WorldBeliefs):
     namer_class = KitchenNamer
     namer: KitchenNamer
     particles_legend = (
-        ("item", "a chip in a cook's corner of a counter: what the facilitator believes that cook believes "
-                 "lies there (the likeliest content), framed in the cook's colour, as opaque as the share of "
-                 "particles that believe it"),
-        ("empty", "a crossed circle: the cook is believed to think the counter is empty"),
-        ("unseen", "three dots: the cook has never seen that counter (it does not know; not a false belief)"),
-        ("false", "a red corner: the belief is false (something else lies there)"),
+        ("item", "believed there",
+         "A chip in a cook's corner of a counter: what the facilitator believes that cook believes lies there "
+         "(the likeliest content), framed in the cook's colour, as opaque as the share of particles that believe it"),
+        ("empty", "believed empty", "A crossed circle: the cook is believed to think the counter is empty"),
+        ("unseen", "never seen (not false)",
+         "Three dots: the cook has never seen that counter; it does not know, which is not a false belief"),
+        ("false", "false belief", "A red corner: the belief is false (something else lies there)"),
     )
 
     # ------------------------------------------------------------------ the views
