@@ -32,10 +32,14 @@ from ui.panels import PANELS, PanelKind
 from ui.timeline import Timeline
 
 ROW_H = 16
+#: the height of one lane when an agent's bars need several (they overlap in time)
+LANE_H = 8
 
 
 class BeliefStrip(QWidget):
-    """One lane per agent; a bar per false belief from the step it arose to the step it ended."""
+    """A band per agent; a bar per false belief from the step it arose to the step it ended, bars
+    that overlap in time on thinner lanes of the band (an agent with beliefs of several orders
+    holds many at once)."""
 
     clicked = pyqtSignal(int)
 
@@ -54,8 +58,12 @@ class BeliefStrip(QWidget):
         self.update()
 
     def sizeHint(self) -> QSize:
-        lanes = sum(max(1, self._lanes(a)) for a in self.agents) or 1
-        return QSize(240, 6 + lanes * (ROW_H + 2))
+        return QSize(240, 6 + sum(self._band(a) + 2 for a in self.agents))
+
+    def _band(self, agent: str) -> int:
+        """The height of ``agent``'s band."""
+        lanes = self._lanes(agent)
+        return ROW_H if lanes <= 1 else max(ROW_H, lanes * LANE_H)
 
     def _lanes(self, agent: str) -> int:
         return len(self._layout(agent))
@@ -83,18 +91,21 @@ class BeliefStrip(QWidget):
         painter.fillRect(self.rect(), QColor(250, 250, 252))
         for agent in self.agents:
             lanes = self._layout(agent) or [[]]
+            band = self._band(agent)
+            lane_h = band // len(lanes)
             painter.setPen(QColor(40, 44, 56))
             painter.drawText(QRect(2, y, name_w - 4, ROW_H), Qt.AlignmentFlag.AlignVCenter, agent)
-            for lane in lanes:
+            for k, lane in enumerate(lanes):
                 for b in lane:
                     end = b.end if b.end is not None else self.steps
-                    rect = QRect(name_w + int(b.start * scale), y + 2, max(3, int((end - b.start) * scale)), ROW_H - 4)
+                    rect = QRect(name_w + int(b.start * scale), y + k * lane_h + 1,
+                                 max(3, int((end - b.start) * scale)), max(3, lane_h - 2))
                     color = QColor(214, 40, 40) if b.end is None or b.end > self.tick else QColor(230, 150, 150)
                     if b.start > self.tick:
                         color = QColor(220, 220, 226)
                     painter.fillRect(rect, QBrush(color))
                     self.bars.append((rect, b))
-                y += ROW_H + 2
+            y += band + 2
         x = name_w + int(self.tick * scale)
         painter.setPen(QPen(QColor(30, 110, 235), 2))
         painter.drawLine(x, 0, x, self.height())
@@ -237,7 +248,8 @@ class BeliefTimelinePanel(QWidget):
         self.tree.clear()
         self.shown = []
         for agent in agents:
-            mine = [b for b in beliefs if b.agent == agent]
+            # its own beliefs first, then what it thinks each other believes, each in the order they arose
+            mine = sorted((b for b in beliefs if b.agent == agent), key=lambda b: (b.about is not None, b.about or ""))
             top = QTreeWidgetItem([agent, f"{len(mine)} false belief{'s' if len(mine) != 1 else ''}", "", ""])
             self.tree.addTopLevelItem(top)
             for b in mine:
