@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sim.snapshots import Belief, Particles, read_snapshot
-from ui.belief_view import BELIEF, GOALS, HELD, PARTICLES, BelievedWorld, Ghost, WorldBeliefs, decided_in
+from ui.belief_view import BELIEF, HELD, PARTICLES, BelievedWorld, Ghost, WorldBeliefs, decided_in
 from ui.belief_words import Namer, ordinal, split_compound
 
 #: what names a kitchen room, in order: the first of these that the room alone holds at the start
@@ -266,7 +266,7 @@ class KitchenBeliefs(WorldBeliefs):
             data = read_snapshot(Particles, event.data)
             state = timeline.state_at(max(0, min(event.tick, timeline.num_steps)))
             return [self.particles_view(state, event.owner, data, tick=event.tick)] if data else []
-        return super().snapshot_views(timeline, event) if event.kind == GOALS else []
+        return super().snapshot_views(timeline, event)
 
     def _ghost(self, state: Any, r: int, c: int, item: str, p: float) -> Ghost | None:
         from sim.kitchen.world import ITEM_CODE, ITEM_NAMES
