@@ -144,6 +144,10 @@ class WorldPlugin:
     default_mechanisms: tuple[str, ...] = ()
     #: the Renderer class that draws this family's states (``ui/``)
     renderer: str | None = None
+    #: the belief adapter class (``ui/``, a ``ui.beliefs.view.WorldBeliefs``): how this family's
+    #: minds are drawn in the *As X believes it* views and listed in the belief timeline (which
+    #: snapshot kinds, their believed worlds, their words); None: no believed views
+    beliefs: str | None = None
     #: extra panel classes only this family has (``ui/``); generic panels register by snapshot kind
     panels: tuple[str, ...] = ()
     #: (world, state, agent, feedback payload) -> "completed" | "not_executable" | None: how a

@@ -26,6 +26,7 @@ XDIST_GROUPS = {
     # the Xvfb cases in a child pytest (about 50 s under load), the kitchen episode with ProToM
     "xvfb-cases": ("test_ui_xvfb.py",),
     "belief-view-episode": ("test_ui_belief_view.py",),
+    "belief-lists-episode": ("test_ui_belief_lists.py",),
 }
 
 

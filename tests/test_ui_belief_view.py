@@ -30,8 +30,9 @@ from sim.seats import Agent
 from sim.session import Session
 from tests.ui_support import make_window
 from ui.beliefs.timeline import OBSERVATION, BeliefHistory
-from ui.beliefs.view import believed_world, view_choices
-from ui.beliefs.words import Namer, kitchen_feedback_words, message_words, sbl_in_words
+from ui.beliefs.view import believed_world, namer_for, view_choices
+from ui.beliefs.words import message_words, sbl_in_words
+from ui.render.kitchen_beliefs import kitchen_feedback_words
 from ui.session import catalog
 from ui.session.timeline import ReplayTimeline
 
@@ -178,8 +179,9 @@ def test_kitchen_suggestions_name_places_in_words_and_ring_them_on_the_map(qtbot
     payload = {"type": "pass", "agent": "bob", "item": "FreshOnion", "at": [6, 6], "to": "alice", "via": [3, 0]}
     text = kitchen_feedback_words(world, payload, "Bob, please pass the FreshOnion at (6, 6) to Alice: leave it "
                                                   "on the counter at (3, 0).")
-    assert text == ("Bob, please pass the onion on the counter in the middle of the south room to Alice: leave it "
-                    "on the left counter (3rd from the top) of the north-west room.")
+    # the rooms are named by what they alone hold (the hall holds the only delivery stations)
+    assert text == ("Bob, please pass the onion on the counter in the middle of the serving room to Alice: leave it "
+                    "on the left counter (3rd from the top) of the tomato room.")
     assert "(6, 6)" not in text
     window = show(qtbot, tmp_path, kitchen)
     renderer = window.renderer
@@ -237,15 +239,18 @@ def test_a_false_belief_from_an_object_moved_out_of_sight_is_drawn_and_ended_by_
     assert renderer.drawn_wrong == []
 
     beliefs = BeliefHistory().update(timeline)
-    assert [(b.agent, b.thing, b.start, b.end) for b in beliefs] == [("alice", "cupcake_2", 4, 8)]
+    # her own belief, and what she thinks bob believes (first order): both listed
+    assert [(b.agent, b.about, b.thing, b.start, b.end) for b in beliefs] == [
+        ("alice", None, "cupcake_2", 4, 8), ("alice", "bob", "cupcake_2", 4, 8)]
     assert beliefs[0].arose == "the world changed out of its sight"
     assert beliefs[0].ended_by == OBSERVATION
+    assert beliefs[1].text.startswith("alice thinks bob thinks cupcake 2 is on the counter")
 
     # the panel lists it, and a click on its row goes to the step it arose
     window.model.seek(9)
     window.panels.refresh(force=True)
     panel = window.panels.panel("Belief timeline")
-    assert panel is not None and [b.thing for b in panel.rows()] == ["cupcake_2"]
+    assert panel is not None and [(b.thing, b.about) for b in panel.rows()] == [("cupcake_2", None), ("cupcake_2", "bob")]
     item = panel.tree.topLevelItem(0).child(0)
     assert "own observation" in item.text(3) and "out of its sight" in item.text(2)
     panel.tree.itemClicked.emit(item, 0)
@@ -254,13 +259,13 @@ def test_a_false_belief_from_an_object_moved_out_of_sight_is_drawn_and_ended_by_
 
 def test_a_false_belief_ended_by_a_message_says_so(tmp_path):
     beliefs = BeliefHistory().update(moved_cupcake(tmp_path, told=True))
-    assert len(beliefs) == 1
-    assert beliefs[0].ended_by.startswith("a message from bob")
+    assert [b.about for b in beliefs] == [None, "bob"]  # her own belief and what she thinks bob believes
+    assert all(b.ended_by.startswith("a message from bob") for b in beliefs)
 
 
 def test_belief_rows_and_bubbles_are_in_plain_words_with_raw_sbl_behind_a_toggle(qtbot, tmp_path):
     timeline = moved_cupcake(tmp_path)
-    namer = Namer(timeline.world)
+    namer = namer_for(timeline.world)
     assert sbl_in_words("alice BELIEVE <cupcake>(2) ON <kitchen_counter>(1000)", namer) == \
         "alice thinks cupcake 2 is on the counter in the kitchen"
     assert sbl_in_words("alice BELIEVE <livingroom>(2001) EXPLORATION_STATE all", namer) == \

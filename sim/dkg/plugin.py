@@ -19,6 +19,7 @@ PLUGIN = WorldPlugin(
     app_agent="boltzmann",
     default_mechanisms=("protom",),
     renderer="ui.render.dkg:DKGRenderer",
+    beliefs="ui.render.dkg_beliefs:DKGBeliefs",
     feedback_progress="agents.dkg.agents:feedback_progress",
     methods={"protom": "agents.protom.dkg:DKGAdapter",
              "llm": "agents.llm.dkg:DKGLLM",

@@ -19,6 +19,7 @@ PLUGIN = WorldPlugin(
     default_agent="rhp",
     app_agent="cobel",
     renderer="ui.render.household:HouseholdRenderer",
+    beliefs="ui.render.household_beliefs:HouseholdBeliefs",
     panels=("ui.beliefs.panel:BeliefWorldPanel",),
     methods={"teams": "agents.teams.tom_household:TEAM_PLAY"},
     categories=tuple((c, c.replace("-", " ")) for c in CATEGORIES),  # (name, title) pairs, as WorldPlugin wants

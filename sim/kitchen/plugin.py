@@ -35,6 +35,7 @@ PLUGIN = WorldPlugin(
     app_agent="kitchen-heuristic",
     default_mechanisms=("protom",),
     renderer="ui.render.overcooked:KitchenView",
+    beliefs="ui.render.kitchen_beliefs:KitchenBeliefs",
     panels=("ui.beliefs.particles:ParticlesPanel",),
     feedback_progress="agents.kitchen.feedback:feedback_progress",
     methods={"protom": "agents.protom.kitchen:KitchenAdapter",

@@ -34,8 +34,8 @@ from PyQt6.QtWidgets import QCheckBox, QHeaderView, QLabel, QTreeWidget, QTreeWi
 from agents.cobel.belief_world import SNAPSHOT_KIND, BeliefWorld, team_misalignments
 from agents.cobel.sbl import DEFAULT_VOCABULARY, AttributeSpec, PredicateSpec, Vocabulary
 from sim.snapshots import Intents, SymbolicBeliefs, read_snapshot
-from ui.beliefs.view import reality_note
-from ui.beliefs.words import Namer, sbl_in_words
+from ui.beliefs.view import beliefs_for
+from ui.beliefs.words import sbl_in_words
 from ui.panels.common import register_panel
 from ui.session.timeline import Timeline
 
@@ -267,7 +267,8 @@ class BeliefWorldPanel(QWidget):
                 owner, typed, read_snapshot(SymbolicBeliefs, previous.data) if previous is not None else None,
                 read_snapshot(Intents, intent.data) if intent is not None else None, between,
                 highlight=snap.tick == tick)
-        namer = Namer(timeline.world)
+        adapter = beliefs_for(timeline.world)
+        namer = adapter.namer
         state = timeline.state_at(max(0, min(tick - 1, timeline.num_steps)))  # the state the minds decided in
         for rows in self.views.values():
             for row in rows:
@@ -275,7 +276,7 @@ class BeliefWorldPanel(QWidget):
                     row.words = row.shown
                     continue
                 row.words = sbl_in_words(row.text, namer)
-                note = reality_note(timeline.world, state, row.text, namer)
+                note = adapter.reality_note(state, row.text)
                 if note and row.present and row.group != "removed":
                     row.words += f"; {note}"
         changed = sum(r.changed for rows in self.views.values() for r in rows)

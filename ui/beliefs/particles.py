@@ -8,6 +8,11 @@ them as a table. The map draws them where the world's renderer knows how (its
 ``Overlays.beliefs``, and **View > Show particles on the map** (added by the panel while it is
 shown) turns the drawing on and off (``MainWindow.show_beliefs_on_map``).
 
+The rows are in the world's words (its belief adapter, ``ui.beliefs.view.beliefs_for``: the
+kitchen's stations are "the top counter of the tomato room", not grid coordinates); a place the
+agent has never seen is "never seen", not a false belief. Under the caption a legend says what
+the map's chips mean (the adapter's ``particles_legend``).
+
 The kitchen's plug-in names this panel (``panels``), and the app imports every plug-in's panels
 at startup, so the panel also registers for the belief kind ``particles`` in any world.
 """
@@ -16,10 +21,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from PyQt6.QtGui import QAction, QBrush, QColor
-from PyQt6.QtWidgets import QLabel, QMenu, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PyQt6.QtCore import QPointF, QRectF, QSize, Qt
+from PyQt6.QtGui import QAction, QBrush, QColor, QPainter, QPen, QPixmap, QPolygonF
+from PyQt6.QtWidgets import (
+    QGridLayout,
+    QLabel,
+    QMenu,
+    QSizePolicy,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from sim.snapshots import Particles, read_snapshot
+from ui.beliefs.view import ParticleRow, beliefs_for
 from ui.panels.common import read_only_table, register_panel
 from ui.session.timeline import Timeline
 
@@ -34,13 +50,90 @@ def particles_at(timeline: Timeline | None, tick: int) -> list[Particles]:
     return [p for p in found if p is not None]
 
 
+def legend_chip(symbol: str, size: int = 18) -> QPixmap:
+    """A chip as the map draws it (``symbol``: "item", "empty", "unseen" or "false"): a light
+    rounded square framed in a cook's colour, with what it believes, a red corner when false."""
+    pix = QPixmap(size, size)
+    pix.fill(Qt.GlobalColor.transparent)
+    p = QPainter(pix)
+    p.setRenderHint(QPainter.RenderHint.Antialiasing)
+    box = QRectF(1, 1, size - 2, size - 2)
+    p.setBrush(QBrush(QColor(250, 250, 250)))
+    p.setPen(QPen(QColor(60, 120, 220), 2))
+    p.drawRoundedRect(box, size / 5, size / 5)
+    grey = QColor(110, 116, 130)
+    mid = size / 2
+    if symbol == "unseen":
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QBrush(grey))
+        for k in (1, 2, 3):
+            p.drawEllipse(QPointF(k * size / 4, mid), size / 14, size / 14)
+    elif symbol == "empty":
+        p.setBrush(Qt.BrushStyle.NoBrush)
+        p.setPen(QPen(grey, 1.5))
+        rad = size / 3.2
+        p.drawEllipse(QPointF(mid, mid), rad, rad)
+        p.drawLine(QPointF(mid - rad, mid + rad), QPointF(mid + rad, mid - rad))
+    else:  # a believed thing (a disc here; the map draws the thing's own picture)
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QBrush(QColor(222, 70, 60) if symbol == "item" else QColor(240, 200, 60)))
+        p.drawEllipse(QPointF(mid, mid), size / 4, size / 4)
+    if symbol == "false":
+        p.setPen(Qt.PenStyle.NoPen)
+        p.setBrush(QBrush(QColor(210, 40, 40)))
+        p.drawPolygon(QPolygonF([QPointF(size - 1, 1), QPointF(size - 1 - size / 2.5, 1),
+                                 QPointF(size - 1, 1 + size / 2.5)]))
+    p.end()
+    return pix
+
+
+class ParticleLegend(QWidget):
+    """What the map's particle chips mean: each drawn chip with a few words, two to a row (the
+    whole meaning in its tooltip), small enough for a short dock."""
+
+    PER_ROW = 2
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.grid = QGridLayout(self)
+        self.grid.setContentsMargins(2, 0, 2, 2)
+        self.grid.setHorizontalSpacing(4)
+        self.grid.setVerticalSpacing(0)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        #: (symbol, words, meaning) shown (tests)
+        self.entries: tuple[tuple[str, str, str], ...] = ()
+
+    def set_entries(self, entries: tuple[tuple[str, str, str], ...]) -> None:
+        if entries == self.entries:
+            return
+        self.entries = entries
+        while self.grid.count():
+            item = self.grid.takeAt(0)
+            if item is not None and item.widget() is not None:
+                item.widget().deleteLater()  # type: ignore[union-attr]
+        for k, (symbol, words, meaning) in enumerate(entries):
+            row, column = divmod(k, self.PER_ROW)
+            chip = QLabel()
+            chip.setPixmap(legend_chip(symbol))
+            chip.setFixedSize(QSize(20, 20))
+            text = QLabel(words)
+            for widget in (chip, text):
+                widget.setToolTip(meaning)
+            self.grid.addWidget(chip, row, 2 * column)
+            self.grid.addWidget(text, row, 2 * column + 1)
+        for column in range(self.PER_ROW):
+            self.grid.setColumnStretch(2 * column + 1, 1)
+        self.setVisible(bool(entries))
+
+
 class ParticlesPanel(QWidget):
     """What each agent is believed to believe about stations out of its sight (share of particles)."""
 
     panel_title = "Particles"
     panel_tooltip = ("The facilitator's particles: for each agent, what it is believed to believe lies on the "
-                     "stations it cannot see, with the share of particles that believe it; red: a false belief")
-    COLUMNS = ("agent", "at", "believed", "share", "true")
+                     "places it cannot see, with the share of particles that believe it; red: a false belief "
+                     "(a place it has never seen is not one)")
+    COLUMNS = ("agent", "place", "believed there", "share", "true")
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -49,6 +142,9 @@ class ParticlesPanel(QWidget):
         self.caption = QLabel("No particles yet.")
         self.caption.setWordWrap(True)
         layout.addWidget(self.caption)
+        self.legend = ParticleLegend()
+        self.legend.setVisible(False)
+        layout.addWidget(self.legend)
         self.table = QTableWidget(0, len(self.COLUMNS))
         read_only_table(self.table, self.COLUMNS, stretch=2)
         layout.addWidget(self.table)
@@ -59,6 +155,8 @@ class ParticlesPanel(QWidget):
         self.action.setToolTip("Draw what each agent is believed to believe about rooms it cannot see")
         self.action.toggled.connect(self.set_on_map)
         self.snapshots: list[Particles] = []
+        #: the rows shown (tests)
+        self.rows: list[ParticleRow] = []
         self._shown: Any = None
 
     def bind_window(self, window: Any) -> None:
@@ -89,24 +187,36 @@ class ParticlesPanel(QWidget):
             return
         self._shown = key
         self.snapshots = snapshots
-        rows = [(s.agent, e) for s in snapshots for e in s.unseen]
+        adapter = beliefs_for(timeline.world) if timeline is not None else None
+        rows = [row for snap in snapshots for row in adapter.particle_rows(snap)] if adapter is not None else []
+        self.rows = rows
+        self.legend.set_entries(adapter.particles_legend if adapter is not None and snapshots else ())
         if not snapshots:
             self.caption.setText("No particles yet.")
         else:
-            counts = ", ".join(f"{s.agent}: {s.particles}" for s in snapshots)
-            wrong = sum(1 for _, e in rows if not e.get("true", True))
-            self.caption.setText(f"Particles per agent ({counts}); {len(rows)} beliefs about unseen stations, "
-                                 f"{wrong} false. View > Show particles on the map draws them.")
+            counts = ", ".join(f"{s.particles} for {s.agent}" for s in snapshots)
+            wrong = sum(1 for r in rows if r.false)
+            unseen = sum(1 for r in rows if r.verdict not in ("yes", "no"))
+            self.caption.setText(f"{len(rows)} beliefs about places out of sight (particles: {counts}): "
+                                 f"{wrong} false, {unseen} never seen (not false). On the map:")
+            self.caption.setToolTip("View > Show particles on the map turns the map's chips on and off")
         self.table.setRowCount(len(rows))
-        for i, (agent, entry) in enumerate(rows):
-            at = entry.get("at") or ("?", "?")
-            values = (agent, f"({at[0]}, {at[1]})", entry.get("item", ""), f"{float(entry.get('weight', 0)):.2f}",
-                      "yes" if entry.get("true", True) else "no")
+        for i, row in enumerate(rows):
+            values = (row.agent, row.where, row.believed, f"{row.share:.2f}", row.verdict)
             for j, value in enumerate(values):
                 item = QTableWidgetItem(str(value))
-                if not entry.get("true", True):
+                item.setToolTip(_tip(row))
+                if row.false:
                     item.setForeground(QBrush(QColor(190, 40, 40)))
                 self.table.setItem(i, j, item)
+
+
+def _tip(row: ParticleRow) -> str:
+    share = f"{row.share:.0%} of the particles"
+    if row.verdict not in ("yes", "no"):
+        return f"{row.agent} has never seen {row.where} ({share}): it does not know, which is not a false belief"
+    return (f"{row.agent} is believed to believe {row.believed} lies on {row.where} ({share}): "
+            + ("true" if row.verdict == "yes" else "a false belief"))
 
 
 register_panel(ParticlesPanel.panel_title, lambda: ParticlesPanel(), belief_kind=PARTICLES,

@@ -1,17 +1,20 @@
-"""Each agent's false beliefs over an episode, without Qt: when each arose, how long it lasted
-and what ended it. Read from the snapshots and the event stream of a Timeline.
+"""Each mind's false beliefs over an episode, without Qt: when each arose, how long it lasted and
+what ended it. Read from the snapshots and the event stream of a Timeline.
 
-A false belief is a ghost of ``ui.beliefs.view`` that is not true and held (p >= 0.5): a cook's
-remembered object that is no longer where it remembers it (kitchen ``belief`` snapshots), a CoBel
-agent's belief that an object lies where it does not (household ``symbolic_beliefs``). Each is
-followed from the first snapshot that holds it false to the first that no longer does:
+A false belief is a belief of a believed world (``ui.beliefs.view``) that is held (p >= 0.5) and
+not true: a ghost where the thing is not (or, believed empty, a place where something lies: "it is
+not there"), or a facilitator's likeliest goal for an agent that is not the agent's real one. The
+world's belief adapter (``beliefs_for(world)``) says which snapshot kinds to follow and gives the
+believed worlds each snapshot holds (``WorldBeliefs.snapshot_views``): an agent's own, what it
+thinks another agent believes (first order), a facilitator's particles about an agent, its goal
+inference. Each view is followed from the first snapshot that holds a belief false to the first
+that no longer does:
 
-* **arose** because the world changed out of the agent's sight (it believed the same before,
-  and it was true then), or with a message or a facilitator's feedback it had just been given,
-  or from the agent's own reasoning;
-* **ended** by the agent's own observation (the place or the object came into its view), a
-  facilitator's feedback or a message it had just been given, the world changing back (the thing
-  was put back where it was believed), or the agent dropping it otherwise.
+* **arose** because the world changed out of sight (the same was believed before, and it was
+  true then), or with a message or a facilitator's feedback just given, or from reasoning;
+* **ended** by an observation (the place or the thing came into the view of the agent whose
+  sight the view keeps), a facilitator's feedback or a message just given, the world changing
+  back (the thing was put back where it was believed), or the mind dropping it otherwise.
 
 ``BeliefHistory.update(timeline)`` reads only the snapshots added since its last call, so a
 panel may call it at every refresh of a live episode.
@@ -23,15 +26,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from sim.events import FeedbackEvent, MessageEvent
-from sim.snapshots import Belief, SymbolicBeliefs, read_snapshot
-from ui.beliefs.view import BELIEF, HELD, SYMBOLIC, BelievedWorld, ghost_words, household_view, kitchen_view
-from ui.beliefs.words import Namer
+from ui.beliefs.view import HELD, BelievedWorld, WorldBeliefs, beliefs_for
 
 OBSERVATION = "own observation"
 
 
 @dataclass
 class FalseBelief:
+    #: whose belief it is (an agent, or a facilitator for its particles and goal inference)
     agent: str
     thing: str
     at: Any
@@ -41,6 +43,19 @@ class FalseBelief:
     arose: str
     end: int | None = None
     ended_by: str = ""
+    #: None: the holder's own belief; an agent: what the holder thinks that agent believes; "*":
+    #: the holder's goal inference
+    about: str | None = None
+
+    @property
+    def order(self) -> str:
+        """What kind of belief it is, for people: "own belief", "what alice thinks bob believes",
+        "goal inference"."""
+        if self.about is None:
+            return "own belief"
+        if self.about == "*":
+            return "goal inference"
+        return f"what {self.agent} thinks {self.about} believes"
 
     def steps(self, until: int) -> int:
         """How many steps it lasted (until ``until`` while it is still held)."""
@@ -54,37 +69,42 @@ class FalseBelief:
         return f"{span}: {self.text}. Arose: {self.arose}; {over}"
 
 
+Key = tuple[str, Any]
+
+
 class BeliefHistory:
-    """The false beliefs of every agent of one timeline, read incrementally (module doc)."""
+    """The false beliefs of every mind of one timeline, read incrementally (module doc)."""
 
     def __init__(self) -> None:
         self._timeline: Any = None
+        self._adapter: WorldBeliefs | None = None
+        #: per snapshot kind, how many of its snapshots have been read
         self._read: dict[str, int] = {}
-        #: per agent, the false beliefs held at its last snapshot: (thing, at) -> record
-        self._open: dict[str, dict[tuple[str, Any], FalseBelief]] = {}
-        #: per agent, its last snapshot's view and tick
-        self._last: dict[str, tuple[int, BelievedWorld]] = {}
+        #: per view (holder, about, the agent the snapshot is about), the false beliefs held at its
+        #: last snapshot: (thing, at) -> record
+        self._open: dict[tuple[str, Any, str], dict[Key, FalseBelief]] = {}
+        #: per view, its last snapshot's tick and believed world
+        self._last: dict[tuple[str, Any, str], tuple[int, BelievedWorld]] = {}
         self.beliefs: list[FalseBelief] = []
-        self._namer: Namer | None = None
 
     def update(self, timeline: Any) -> list[FalseBelief]:
-        """Every false belief so far, in the order they arose."""
+        """Every false belief so far, in the order they were read (each kind's in the order they
+        arose)."""
         if timeline is not self._timeline:
             self.__init__()  # type: ignore[misc]
             self._timeline = timeline
             if timeline is not None:
-                self._namer = Namer(timeline.world)
-        if timeline is None:
+                self._adapter = beliefs_for(timeline.world)
+        if timeline is None or self._adapter is None:
             return []
-        family = getattr(timeline.world, "family", "")
-        kind = BELIEF if family == "kitchen" else SYMBOLIC if family == "household" else None
-        if kind is None:
-            return self.beliefs
-        log = timeline.belief_log.get(kind, [])
-        start = self._read.get(kind, 0)
-        for event in log[start:]:
-            self._read_snapshot(timeline, family, event)
-        self._read[kind] = len(log)
+        for kind in self._adapter.kinds:
+            log = timeline.belief_log.get(kind, [])
+            start = self._read.get(kind, 0)
+            for event in log[start:]:
+                subject = str(event.data.get("agent", event.owner)) if isinstance(event.data, dict) else event.owner
+                for view in self._adapter.snapshot_views(timeline, event):
+                    self._read_view(timeline, (view.holder, view.about, subject), view, event.tick)
+            self._read[kind] = len(log)
         return self.beliefs
 
     def of(self, agent: str) -> list[FalseBelief]:
@@ -92,42 +112,29 @@ class BeliefHistory:
 
     # ------------------------------------------------------------------ one snapshot
 
-    def _view(self, timeline: Any, family: str, event: Any) -> BelievedWorld | None:
-        state = timeline.state_at(max(0, min(event.tick - 1, timeline.num_steps)))  # the state it decided in
-        if family == "kitchen":
-            data = read_snapshot(Belief, event.data)
-            return kitchen_view(timeline.world, state, event.owner, data, tick=event.tick) if data else None
-        data = read_snapshot(SymbolicBeliefs, event.data)
-        return household_view(timeline.world, state, data, tick=event.tick) if data else None
-
-    def _read_snapshot(self, timeline: Any, family: str, event: Any) -> None:
-        view = self._view(timeline, family, event)
-        if view is None:
-            return
-        agent, tick = view.holder, event.tick
-        before = self._last.get(agent)
-        wrong = {(g.thing, _key(g.at)): g for g in view.ghosts
-                 if not g.true and g.p >= HELD and g.thing not in ("nothing", "unknown")}
-        held = self._open.setdefault(agent, {})
+    def _read_view(self, timeline: Any, track: tuple[str, Any, str], view: BelievedWorld, tick: int) -> None:
+        holder = view.holder
+        before = self._last.get(track)
+        wrong = held_false(view)
+        held = self._open.setdefault(track, {})
         since = before[0] if before is not None else 0
+        listener = view.eyes or holder
         for key in [k for k in held if k not in wrong]:
             record = held.pop(key)
             record.end = tick
-            record.ended_by = self._ended_by(timeline, family, agent, record, view, since, tick)
-        previous = {(g.thing, _key(g.at)): g for g in before[1].ghosts} if before is not None else {}
-        assert self._namer is not None
-        for key, ghost in wrong.items():
+            record.ended_by = self._ended_by(timeline, view, listener, record, since, tick)
+        assert self._adapter is not None
+        for key, (thing, at, words) in wrong.items():
             if key in held:
                 continue
-            was = previous.get(key)
-            if was is not None and was.true:
+            if before is not None and self._adapter.was_true(before[1], thing, at):
                 arose = "the world changed out of its sight"
             else:
-                arose = self._told(timeline, agent, since, tick) or "its own reasoning"
-            record = FalseBelief(agent, ghost.thing, ghost.at, ghost_words(self._namer, agent, ghost), tick, arose)
+                arose = self._told(timeline, listener, since, tick) or "its own reasoning"
+            record = FalseBelief(holder, thing, at, words, tick, arose, about=view.about)
             held[key] = record
             self.beliefs.append(record)
-        self._last[agent] = (tick, view)
+        self._last[track] = (tick, view)
 
     def _told(self, timeline: Any, agent: str, since: int, tick: int) -> str:
         """A facilitator's feedback or a message the agent was given since its last snapshot."""
@@ -141,19 +148,40 @@ class BeliefHistory:
             return f"a message from {messages[-1].sender} (step {messages[-1].tick})"
         return ""
 
-    def _ended_by(self, timeline: Any, family: str, agent: str, record: FalseBelief, view: BelievedWorld,
+    def _ended_by(self, timeline: Any, view: BelievedWorld, listener: str, record: FalseBelief,
                   since: int, tick: int) -> str:
-        world = timeline.world
-        for k in (tick - 1, tick):
-            if 0 <= k <= timeline.num_steps and _sees(world, family, timeline.state_at(k), agent, record):
-                return OBSERVATION
-        told = self._told(timeline, agent, since, tick)
+        assert self._adapter is not None
+        if view.eyes is not None:
+            for k in (tick - 1, tick):
+                if 0 <= k <= timeline.num_steps and self._adapter.sees(timeline.state_at(k), view.eyes,
+                                                                       record.thing, record.at):
+                    return OBSERVATION if view.eyes == record.agent else f"{view.eyes}'s {OBSERVATION}"
+        told = self._told(timeline, listener, since, tick)
         if told:
             return told
-        now = {(g.thing, _key(g.at)): g for g in view.ghosts}
-        if (record.thing, _key(record.at)) in now:
+        if (record.thing, _key(record.at)) in beliefs_in(view):
             return "the world changing back"
-        return "the agent dropping it"
+        return "the agent dropping it" if record.agent in timeline.world.agents else f"{record.agent} revising it"
+
+
+def held_false(view: BelievedWorld) -> dict[Key, tuple[str, Any, str]]:
+    """The false beliefs ``view`` holds: (thing, at) -> (thing, at, words). A goal belief is
+    (``"<agent>'s goal"``, the goal)."""
+    out: dict[Key, tuple[str, Any, str]] = {}
+    for g in view.ghosts:
+        if not g.true and g.p >= HELD and g.words:
+            out[(g.thing, _key(g.at))] = (g.thing, g.at, g.words)
+    for b in view.goals:
+        if b.top and not b.true and b.words:
+            out[(f"{b.agent}'s goal", b.goal)] = (f"{b.agent}'s goal", b.goal, b.words)
+    return out
+
+
+def beliefs_in(view: BelievedWorld) -> dict[Key, bool]:
+    """Every belief ``view`` holds, (thing, at) -> whether it is true."""
+    out: dict[Key, bool] = {(g.thing, _key(g.at)): g.true for g in view.ghosts}
+    out.update({(f"{b.agent}'s goal", b.goal): b.true for b in view.goals if b.top})
+    return out
 
 
 def _between(timeline: Any, cls: type, first: int, last: int) -> list[Any]:
@@ -164,17 +192,3 @@ def _between(timeline: Any, cls: type, first: int, last: int) -> list[Any]:
 
 def _key(at: Any) -> Any:
     return tuple(at) if isinstance(at, list) else at
-
-
-def _sees(world: Any, family: str, state: Any, agent: str, record: FalseBelief) -> bool:
-    """Whether ``agent`` sees, in ``state``, the place of ``record`` (or the thing itself)."""
-    if family == "kitchen":
-        s = world.station_at.get(world.cell(*record.at)) if isinstance(record.at, tuple) else None
-        return s is not None and any(t == s for t, _ in world.observe(state, agent).stations)
-    obs = world.observe(state, agent)
-    if any(o.id == record.thing for o in obs.objects):
-        return True
-    at = record.at
-    if isinstance(at, str) and at in world.place_index:
-        return obs.room_explored and world.room_of_place(at) == obs.room
-    return False

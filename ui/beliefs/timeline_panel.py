@@ -3,8 +3,11 @@ bars per agent (when each arose and how long it lasted, the shown step as a line
 in words: when it arose and why, how long it lasted and what ended it. Clicking a bar or a row
 goes to the step where that belief arose (the app model's ``seek``).
 
-It shows for episodes whose agents report what they believe about places out of sight: kitchen
-cooks (``belief``) and household CoBel agents (``symbolic_beliefs``).
+Every false belief a believed-world view draws is listed, as the world's belief adapter gives
+them (``ui.beliefs.view.beliefs_for``, ``WorldBeliefs.kinds``): an agent's own, what it thinks
+another agent believes (first order), a believed-empty place where something lies ("it is not
+there"), a facilitator's particles about an agent and its goal inference. It shows for episodes
+that hold snapshots of one of those kinds.
 """
 
 from __future__ import annotations
@@ -24,15 +27,19 @@ from PyQt6.QtWidgets import (
 )
 
 from ui.beliefs.timeline import BeliefHistory, FalseBelief
-from ui.beliefs.view import BELIEF, SYMBOLIC
+from ui.beliefs.view import beliefs_for
 from ui.panels.common import PANELS, PanelKind
 from ui.session.timeline import Timeline
 
 ROW_H = 16
+#: the height of one lane when an agent's bars need several (they overlap in time)
+LANE_H = 8
 
 
 class BeliefStrip(QWidget):
-    """One lane per agent; a bar per false belief from the step it arose to the step it ended."""
+    """A band per agent; a bar per false belief from the step it arose to the step it ended, bars
+    that overlap in time on thinner lanes of the band (an agent with beliefs of several orders
+    holds many at once)."""
 
     clicked = pyqtSignal(int)
 
@@ -51,8 +58,12 @@ class BeliefStrip(QWidget):
         self.update()
 
     def sizeHint(self) -> QSize:
-        lanes = sum(max(1, self._lanes(a)) for a in self.agents) or 1
-        return QSize(240, 6 + lanes * (ROW_H + 2))
+        return QSize(240, 6 + sum(self._band(a) + 2 for a in self.agents))
+
+    def _band(self, agent: str) -> int:
+        """The height of ``agent``'s band."""
+        lanes = self._lanes(agent)
+        return ROW_H if lanes <= 1 else max(ROW_H, lanes * LANE_H)
 
     def _lanes(self, agent: str) -> int:
         return len(self._layout(agent))
@@ -80,18 +91,21 @@ class BeliefStrip(QWidget):
         painter.fillRect(self.rect(), QColor(250, 250, 252))
         for agent in self.agents:
             lanes = self._layout(agent) or [[]]
+            band = self._band(agent)
+            lane_h = band // len(lanes)
             painter.setPen(QColor(40, 44, 56))
             painter.drawText(QRect(2, y, name_w - 4, ROW_H), Qt.AlignmentFlag.AlignVCenter, agent)
-            for lane in lanes:
+            for k, lane in enumerate(lanes):
                 for b in lane:
                     end = b.end if b.end is not None else self.steps
-                    rect = QRect(name_w + int(b.start * scale), y + 2, max(3, int((end - b.start) * scale)), ROW_H - 4)
+                    rect = QRect(name_w + int(b.start * scale), y + k * lane_h + 1,
+                                 max(3, int((end - b.start) * scale)), max(3, lane_h - 2))
                     color = QColor(214, 40, 40) if b.end is None or b.end > self.tick else QColor(230, 150, 150)
                     if b.start > self.tick:
                         color = QColor(220, 220, 226)
                     painter.fillRect(rect, QBrush(color))
                     self.bars.append((rect, b))
-                y += ROW_H + 2
+            y += band + 2
         x = name_w + int(self.tick * scale)
         painter.setPen(QPen(QColor(30, 110, 235), 2))
         painter.drawLine(x, 0, x, self.height())
@@ -154,8 +168,9 @@ class BeliefTimelinePanel(QWidget):
     """Each agent's false beliefs over the episode (module doc)."""
 
     panel_title = "Belief timeline"
-    panel_tooltip = ("Each agent's false beliefs: when each arose and why, how long it lasted and what ended it "
-                     "(its own observation, a message, a facilitator's feedback); click one to go to that step")
+    panel_tooltip = ("Each mind's false beliefs (its own, what it thinks another believes, a facilitator's particles "
+                     "and goal inference): when each arose and why, how long it lasted and what ended it (its own "
+                     "observation, a message, a facilitator's feedback); click one to go to that step")
     COLUMNS = ("steps", "false belief", "arose", "ended by")
     #: the grey of the line under a belief that says how it arose and what ended it
     DETAIL = QColor(95, 100, 115)
@@ -222,8 +237,9 @@ class BeliefTimelinePanel(QWidget):
             self.tree.clear()
             self.shown = []
             return
-        agents = [a for a in timeline.world.agents if any(b.agent == a for b in beliefs)]
-        self.strip.set_data(list(timeline.world.agents), beliefs, timeline.num_steps, tick)
+        agents = holders(timeline, beliefs)
+        self.strip.set_data([*timeline.world.agents, *(a for a in agents if a not in timeline.world.agents)],
+                            beliefs, timeline.num_steps, tick)
         arisen = [b for b in beliefs if b.start <= tick]
         held = [b for b in arisen if b.end is None or b.end > tick]
         self.caption.setText(f"{len(arisen)} false belief{'s' if len(arisen) != 1 else ''} by step {tick}, "
@@ -232,7 +248,8 @@ class BeliefTimelinePanel(QWidget):
         self.tree.clear()
         self.shown = []
         for agent in agents:
-            mine = [b for b in beliefs if b.agent == agent]
+            # its own beliefs first, then what it thinks each other believes, each in the order they arose
+            mine = sorted((b for b in beliefs if b.agent == agent), key=lambda b: (b.about is not None, b.about or ""))
             top = QTreeWidgetItem([agent, f"{len(mine)} false belief{'s' if len(mine) != 1 else ''}", "", ""])
             self.tree.addTopLevelItem(top)
             for b in mine:
@@ -240,7 +257,8 @@ class BeliefTimelinePanel(QWidget):
                          if b.end is not None else "still held")
                 span = f"{b.start}–{b.end}" if b.end is not None else f"{b.start}–"
                 item = QTreeWidgetItem([span, b.text, b.arose, ended])
-                detail = QTreeWidgetItem([f"arose: {b.arose}; ended by: {ended}"])
+                kind = f"{b.order}; " if b.about is not None else ""
+                detail = QTreeWidgetItem([f"{kind}arose: {b.arose}; ended by: {ended}"])
                 summary = b.summary(timeline.num_steps)
                 for row in (item, detail):
                     row.setData(0, Qt.ItemDataRole.UserRole, b.start)
@@ -264,10 +282,19 @@ class BeliefTimelinePanel(QWidget):
         return list(self.shown)
 
 
+def holders(timeline: Timeline, beliefs: list[FalseBelief]) -> list[str]:
+    """Whose false beliefs ``beliefs`` holds: the world's agents in order, then the others (the
+    facilitators) as they first appear."""
+    mine = {b.agent for b in beliefs}
+    out = [a for a in timeline.world.agents if a in mine]
+    for b in beliefs:
+        if b.agent not in out:
+            out.append(b.agent)
+    return out
+
+
 def _shows(timeline: Timeline) -> bool:
-    family = getattr(timeline.world, "family", "")
-    return (family == "kitchen" and timeline.has_belief_kind(BELIEF)) or (
-        family == "household" and timeline.has_belief_kind(SYMBOLIC))
+    return any(timeline.has_belief_kind(kind) for kind in beliefs_for(timeline.world).kinds)
 
 
 def _register() -> None:

@@ -3,53 +3,55 @@ or pygame (the renderers only draw it).
 
 A ``BelievedWorld`` is computed from the snapshots at the shown step and the true state there:
 
-* ``ghosts``: objects where the mind believes they are (drawn translucent, as opaque as the
+* ``ghosts``: things where the mind believes they are (drawn translucent, as opaque as the
   belief's probability), each marked ``true`` or not; a false one carries where the thing really
-  is (``actual``), so the map can draw "thinks it is here / it is there";
-* ``unknown``: what the mind has never seen (kitchen stations, household rooms), shaded;
-* ``goals``: believed goals (Doors, Keys and Gems: the facilitator's goal inference per agent);
-* ``lines``: the same in plain words.
+  is (``actual``), so the map can draw "thinks it is here / it is there", and its ``words``;
+* ``unknown``: what the mind has never seen (places, rooms), shaded;
+* ``goals``: believed goals (a facilitator's goal inference per agent);
+* ``lines``: the false beliefs in plain words.
 
-The minds it reads, per world (``view_choices`` lists those an episode holds):
-
-* kitchen: a cook's own ``belief`` snapshot (``As alice believes it``), and ProToM's ``particles``
-  (``As protom thinks alice believes it``: a distribution, one ghost per believed content);
-* household: a CoBel agent's ``symbolic_beliefs``, zero-order (``As alice believes it``) and
-  first-order (``As alice thinks bob believes it``);
-* Doors, Keys and Gems: ``goal_posterior`` snapshots (``As protom believes it``: each agent's
-  believed goal).
+Which minds a world has and how their snapshots read is the world's own: its plug-in names a
+``WorldBeliefs`` subclass (``WorldPlugin.beliefs``, ``"module:Class"``, found as its renderer is)
+and ``beliefs_for(world)`` gives it. The adapter says which views an episode holds
+(``view_choices``), builds the believed world of a view (``believed_world``) and of one snapshot
+(``snapshot_views``, which the belief timeline follows), says a belief in words
+(``ghost_words``, ``namer``), whether an agent sees a place (``sees``), and reads particle
+snapshots (``particle_rows``, ``particles_legend``). This module names no world: a world without
+an adapter has no believed views. Goal inference (``goal_posterior`` snapshots) is drawn by this
+module for any world whose adapter lists the kind ``GOALS``.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from sim.plugins import plugins, resolve
 from sim.snapshots import Belief, GoalPosterior, Particles, SymbolicBeliefs, read_snapshot
-from ui.beliefs.words import Namer, kitchen_item_words
+from ui.beliefs.words import Namer
 
 BELIEF, PARTICLES, SYMBOLIC, GOALS = Belief.kind, Particles.kind, SymbolicBeliefs.kind, GoalPosterior.kind
 #: a belief at or above this probability is what the mind holds (CoBel's threshold)
 HELD = 0.5
-_PLACING = re.compile(r"^(<[^<>()]+>\((\d+)\)|[A-Za-z_][A-Za-z0-9_]*) (ON|IN|INSIDE|HOLD) <[^<>()]+>\((\d+)\)$")
 
 
 @dataclass(frozen=True)
 class Ghost:
     """``thing`` believed at ``at`` with probability ``p``; ``actual``: where it really is when the
-    belief is false (None: not found anywhere, or the belief is true). Kitchen: ``thing`` is an
-    object name, ``at``/``actual`` a (row, col) station or ``agent:<name>``; household: an object
-    id, a place or container id or ``agent:<name>``."""
+    belief is false (None: not found anywhere, or the belief is true). What ``thing`` and ``at``
+    are is the world's (an object name and a station, an object id and a place, ``agent:<name>``
+    for a thing in an agent's hands)."""
 
     thing: str
     at: Any
     p: float
     true: bool
     actual: Any = None
-    #: what really lies at ``at`` (kitchen: the object name, "nothing"); "" when not known
+    #: what really lies at ``at`` (the object name, "nothing"); "" when not known
     there: str = ""
+    #: the belief in words (set for false ones: "alice thinks the wine is on the table; it is ...")
+    words: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class GoalBelief:
     true: bool
     #: the likeliest of the agent's believed goals
     top: bool
+    #: the belief in words (set for a false likeliest goal)
+    words: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,24 @@ class ViewChoice:
     label: str = field(compare=False, default="")
 
 
+@dataclass(frozen=True)
+class ParticleRow:
+    """One believed content of one place in a ``particles`` snapshot, in words (the Particles tab)."""
+
+    agent: str
+    #: the place in words ("the top counter of the tomato room")
+    where: str
+    #: what is believed there, in words ("the onion", "not seen yet")
+    believed: str
+    share: float
+    #: "yes" (true), "no" (a false belief) or "never seen" (the agent does not know: not false)
+    verdict: str
+
+    @property
+    def false(self) -> bool:
+        return self.verdict == "no"
+
+
 def view_label(holder: str, about: str | None) -> str:
     if about is None:
         return f"As {holder} believes it"
@@ -104,39 +126,154 @@ def view_label(holder: str, about: str | None) -> str:
     return f"As {holder} thinks {about} believes it"
 
 
+def decided_in(timeline: Any, event: Any) -> Any:
+    """The state an agent decided in when it reported ``event`` after a step (the world it believed
+    things about is the state before that step)."""
+    return timeline.state_at(max(0, min(event.tick - 1, timeline.num_steps)))
+
+
+class WorldBeliefs:
+    """How one world's minds are drawn and listed (module doc). This base draws nothing but goal
+    inference, when ``kinds`` lists ``GOALS``; a world's plug-in names its subclass."""
+
+    #: the snapshot kinds whose beliefs the views draw and the belief timeline lists
+    kinds: tuple[str, ...] = ()
+    #: how the world's things and places are said in words
+    namer_class: type[Namer] = Namer
+    #: what the map's particle chips mean, for the Particles tab's legend: (symbol, a few words, the
+    #: whole meaning), the symbols among "item", "empty", "unseen", "false" (``ui.beliefs.particles`` draws them)
+    particles_legend: tuple[tuple[str, str, str], ...] = ()
+
+    def __init__(self, world: Any) -> None:
+        self.world = world
+        self.namer = self.namer_class(world)
+
+    # ------------------------------------------------------------------ the views
+
+    def view_choices(self, timeline: Any) -> list[ViewChoice]:
+        """Every believed world the episode's snapshots can draw, in agent order."""
+        out: list[ViewChoice] = []
+        for holder, about in self.minds(timeline):
+            choice = ViewChoice(holder, about, view_label(holder, about))
+            if choice not in out:
+                out.append(choice)
+        if GOALS in self.kinds and timeline.has_belief_kind(GOALS):
+            for owner in timeline.belief_owners(GOALS):
+                choice = ViewChoice(owner, "*", view_label(owner, "*"))
+                if choice not in out:
+                    out.append(choice)
+        return out
+
+    def minds(self, timeline: Any) -> list[tuple[str, str | None]]:
+        """(holder, about) of each view of the world's own snapshot kinds (goals aside)."""
+        return []
+
+    def believed_world(self, timeline: Any, tick: int, holder: str, about: str | None) -> BelievedWorld | None:
+        """The world as ``holder`` believes it at step ``tick`` (``about``: what it thinks that agent
+        believes; ``"*"``: its goal inference for every agent), or None when no snapshot says."""
+        if about == "*":
+            if GOALS not in self.kinds or not timeline.belief_at(holder, GOALS, tick):
+                return None
+            return goals_view(self.world, timeline.state_at(tick), holder, timeline.latest_by_subject(GOALS, tick))
+        return self.mind(timeline, tick, holder, about)
+
+    def mind(self, timeline: Any, tick: int, holder: str, about: str | None) -> BelievedWorld | None:
+        """``believed_world`` for the world's own snapshot kinds."""
+        return None
+
+    def snapshot_views(self, timeline: Any, event: Any) -> list[BelievedWorld]:
+        """The believed worlds one snapshot ``event`` of a kind in ``kinds`` holds (an agent's own
+        and what it thinks others believe; a facilitator's view of one agent), for the belief
+        timeline. Goal inference: the view of the one agent the snapshot is about."""
+        if event.kind == GOALS:
+            return [goals_view(self.world, timeline.state_at(max(0, min(event.tick, timeline.num_steps))),
+                               event.owner, [event.data], tick=event.tick)]
+        return []
+
+    # ------------------------------------------------------------------ words and sight
+
+    def ghost_words(self, agent: str, ghost: Ghost, prefix: str = "") -> str:
+        """One belief in words: "alice thinks the wine is at the table; it is held by bob"."""
+        prefix = prefix or f"{agent} thinks "
+        share = f" ({ghost.p:.0%})" if ghost.p < 0.995 else ""
+        said = f"{prefix}{self.namer.object_words(ghost.thing)} is {self.namer.location_words(ghost.at)}{share}"
+        if ghost.true:
+            return said
+        return f"{said}; it is {self.namer.location_words(ghost.actual)}" if ghost.actual else f"{said}; it is not there"
+
+    def was_true(self, view: BelievedWorld, thing: str, at: Any) -> bool:
+        """Whether ``view`` (an earlier snapshot) held the belief that ``thing`` is at ``at`` and it
+        was true then (a false belief that was true before arose because the world changed out of
+        sight)."""
+        at = tuple(at) if isinstance(at, list) else at
+        return any(g.thing == thing and (tuple(g.at) if isinstance(g.at, list) else g.at) == at and g.true
+                   for g in view.ghosts) or any(f"{b.agent}'s goal" == thing and b.goal == at and b.true and b.top
+                                                for b in view.goals)
+
+    def sees(self, state: Any, agent: str, thing: str, at: Any) -> bool:
+        """Whether ``agent`` sees, in ``state``, the place ``at`` or the thing itself (what ends a
+        false belief by the agent's own observation)."""
+        return False
+
+    def reality_note(self, state: Any, text: str) -> str:
+        """For a belief statement (the world's snapshot text) false in ``state``: where the thing
+        really is, in words ("it is in the fridge in the kitchen"); "" otherwise."""
+        return ""
+
+    # ------------------------------------------------------------------ particles
+
+    def place_words(self, at: Any) -> str:
+        """A place of a snapshot (a particle's ``at``) in words."""
+        return ", ".join(str(x) for x in at) if isinstance(at, (list, tuple)) else str(at)
+
+    def thing_words(self, thing: str) -> str:
+        """A thing of a snapshot (a particle's ``item``) in words."""
+        return thing
+
+    def particle_rows(self, snapshot: Particles) -> list[ParticleRow]:
+        """The entries of one ``particles`` snapshot in words (those that do not fit are left out)."""
+        rows = []
+        for entry in snapshot.unseen:
+            try:
+                share = float(entry.get("weight", 0.0))  # type: ignore[arg-type]
+            except (TypeError, ValueError):
+                continue
+            item = str(entry.get("item", ""))
+            verdict = self.particle_verdict(item, entry.get("true", True))
+            rows.append(ParticleRow(snapshot.agent, self.place_words(entry.get("at")), self.thing_words(item),
+                                    share, verdict))
+        return rows
+
+    def particle_verdict(self, item: str, true: Any) -> str:
+        """"yes", "no" or "never seen" for a particle entry believing ``item`` (its ``true`` flag)."""
+        return "yes" if true else "no"
+
+
+_ADAPTER: list[tuple[Any, WorldBeliefs]] = []
+
+
+def beliefs_for(world: Any) -> WorldBeliefs:
+    """The belief adapter ``world``'s plug-in declares (``WorldPlugin.beliefs``), or the base one
+    (no believed views) for a world without; the last one made is kept for the same world."""
+    if _ADAPTER and _ADAPTER[0][0] is world:
+        return _ADAPTER[0][1]
+    found = plugins().get(getattr(world, "family", "")) if world is not None else None
+    cls = resolve(found.beliefs) if found is not None and found.beliefs else WorldBeliefs
+    adapter = cls(world)
+    _ADAPTER[:] = [(world, adapter)]
+    return adapter
+
+
+def namer_for(world: Any) -> Namer:
+    """How ``world``'s things and places are said in words (its adapter's ``namer``)."""
+    return beliefs_for(world).namer
+
+
 def view_choices(timeline: Any) -> list[ViewChoice]:
     """Every believed world the episode's snapshots can draw, in agent order."""
     if timeline is None:
         return []
-    world = timeline.world
-    family = getattr(world, "family", "")
-    agents = list(world.agents)
-    out: list[ViewChoice] = []
-
-    def add(holder: str, about: str | None) -> None:
-        choice = ViewChoice(holder, about, view_label(holder, about))
-        if choice not in out:
-            out.append(choice)
-
-    if family == "kitchen":
-        for agent in agents:
-            if agent in timeline.belief_owners(BELIEF):
-                add(agent, None)
-        for owner in timeline.belief_owners(PARTICLES):
-            for agent in agents:
-                add(owner, agent)
-    elif timeline.has_belief_kind(SYMBOLIC):
-        for agent in agents:
-            event = timeline.belief_at(agent, SYMBOLIC, timeline.num_steps + 1)
-            if event is None:
-                continue
-            add(agent, None)
-            for partner in (event.data.get("first_order") or {}):
-                add(agent, partner)
-    if family == "dkg" and timeline.has_belief_kind(GOALS):
-        for owner in timeline.belief_owners(GOALS):
-            add(owner, "*")
-    return out
+    return beliefs_for(timeline.world).view_choices(timeline)
 
 
 def believed_world(timeline: Any, tick: int, holder: str, about: str | None = None) -> BelievedWorld | None:
@@ -146,195 +283,13 @@ def believed_world(timeline: Any, tick: int, holder: str, about: str | None = No
     a facilitator's (particles, goals) with the state after the step, as it computes them."""
     if timeline is None:
         return None
-    world, state = timeline.world, timeline.state_at(tick)
-    family = getattr(world, "family", "")
-
-    def decided_in(event: Any) -> Any:
-        # an agent reports after a step what it believed when it chose its action: the world
-        # it believed things about is the state before that step
-        return timeline.state_at(max(0, min(event.tick - 1, timeline.num_steps)))
-
-    if about == "*":
-        return goals_view(world, state, holder, timeline.latest_by_subject(GOALS, tick)) \
-            if timeline.belief_at(holder, GOALS, tick) else None
-    if family == "kitchen":
-        if about is None:
-            event = timeline.belief_at(holder, BELIEF, tick)
-            data = read_snapshot(Belief, event.data) if event else None
-            return kitchen_view(world, decided_in(event), holder, data, tick=event.tick) if data else None
-        event = timeline.belief_at(holder, PARTICLES, tick)
-        if event is None:
-            return None
-        found = [d for d in timeline.latest_by_subject(PARTICLES, tick) if d.get("agent") == about]
-        data = read_snapshot(Particles, found[0]) if found else None
-        return particles_view(world, state, holder, data, tick=event.tick) if data else None
-    event = timeline.belief_at(holder, SYMBOLIC, tick)
-    data = read_snapshot(SymbolicBeliefs, event.data) if event else None
-    if data is None:
-        return None
-    return household_view(world, decided_in(event), data, about, tick=event.tick) if family == "household" else None
-
-
-# --------------------------------------------------------------------------------- kitchen
-
-def _kitchen_find(world: Any, state: Any, item: str, near: tuple[int, int]) -> Any:
-    """Where ``item`` really is nearest to ``near``: a station (row, col), a cook's hands, or None."""
-    from sim.kitchen.world import ITEM_CODE
-    code = ITEM_CODE.get(item)
-    if code is None:
-        return None
-    spots: list[tuple[int, Any]] = []
-    for s, content in enumerate(state.contents):
-        if content == code:
-            r, c = world.rc(world.station_cells[s])
-            spots.append((abs(r - near[0]) + abs(c - near[1]), (r, c)))
-    for i, held in enumerate(state.held):
-        if held == code:
-            r, c = world.rc(state.positions[i])
-            spots.append((abs(r - near[0]) + abs(c - near[1]) + 1, f"agent:{world.agents[i]}"))
-    return min(spots, key=lambda x: x[0])[1] if spots else None
-
-
-def _kitchen_ghost(world: Any, state: Any, r: int, c: int, item: str, p: float) -> Ghost | None:
-    from sim.kitchen.world import ITEM_CODE, ITEM_NAMES
-    s = world.station_at.get(world.cell(r, c))
-    if s is None or (item not in ITEM_CODE and item != "unknown"):
-        return None
-    there = ITEM_NAMES[state.contents[s]]
-    true = item == there
-    actual = None if true or item in ("nothing", "unknown") else _kitchen_find(world, state, item, (r, c))
-    return Ghost(item, (r, c), p, true, actual, there)
-
-
-def kitchen_view(world: Any, state: Any, agent: str, data: Belief, tick: int = 0) -> BelievedWorld:
-    """A cook's own ``belief`` snapshot: each remembered object a ghost; stations out of view it
-    believes empty that are not (true: False, thing "nothing"); stations never seen unknown."""
-    from sim.kitchen.world import DELIVERY, ITEM_NAMES, NOTHING
-    namer = Namer(world)
-    ghosts: list[Ghost] = []
-    listed: set[tuple[int, int]] = set()
-    for entry in data.objects:
-        try:
-            r, c, item = int(entry[0]), int(entry[1]), str(entry[2])
-        except (TypeError, ValueError, IndexError):
-            continue
-        listed.add((r, c))
-        ghost = _kitchen_ghost(world, state, r, c, item, 1.0)
-        if ghost is not None:
-            ghosts.append(ghost)
-    unknown = []
-    for entry in data.unknown:
-        try:
-            unknown.append((int(entry[0]), int(entry[1])))
-        except (TypeError, ValueError, IndexError):
-            continue
-    listed |= set(unknown)
-    # a station out of view, neither remembered full nor unknown: the cook believes it empty
-    i = world.agent_index.get(agent)
-    if i is not None:
-        seen = {s for s, _ in world.observe(state, agent).stations}
-        for s, cell in enumerate(world.station_cells):
-            rc = world.rc(cell)
-            if s in seen or rc in listed or world.station_kind[s] == DELIVERY or state.contents[s] == NOTHING:
-                continue
-            ghosts.append(Ghost("nothing", rc, 1.0, False, None, ITEM_NAMES[state.contents[s]]))
-    lines = tuple(ghost_words(namer, agent, g) for g in ghosts if not g.true)
-    return BelievedWorld(agent, None, agent, tuple(ghosts), tuple(unknown), (), lines, tick)
-
-
-def particles_view(world: Any, state: Any, owner: str, data: Particles, tick: int = 0) -> BelievedWorld:
-    """ProToM's particles about one cook: every believed content of every station it cannot see,
-    with its share of particles (a distribution: several ghosts per station)."""
-    namer = Namer(world)
-    ghosts = []
-    unknown = []
-    for entry in data.unseen:
-        try:
-            (r, c), item = entry["at"], str(entry["item"])
-            r, c, p = int(r), int(c), float(entry.get("weight", 1.0))
-        except (KeyError, TypeError, ValueError):
-            continue
-        if item == "unknown":
-            unknown.append((r, c))
-            continue
-        ghost = _kitchen_ghost(world, state, r, c, item, p)
-        if ghost is not None:
-            ghosts.append(ghost)
-    ghosts.sort(key=lambda g: (g.at, -g.p))
-    lines = tuple(ghost_words(namer, data.agent, g, f"{owner} thinks {data.agent} thinks ")
-                  for g in ghosts if not g.true and g.p >= HELD)
-    return BelievedWorld(owner, data.agent, data.agent if data.agent in world.agent_index else None,
-                         tuple(ghosts), tuple(unknown), (), lines, tick)
-
-
-# --------------------------------------------------------------------------------- household
-
-def household_placements(world: Any, entries: Sequence[Mapping[str, Any]]) -> tuple[dict[str, dict[str, float]], set[str]]:
-    """SBL entries (``{"atom", "p"}``) read against the household's numbering (the CoBel agents'):
-    object id -> {location (place, container or agent:<name>): probability}, and the rooms held
-    explored (p >= 0.5)."""
-    from agents.cobel.agent import OBJECT_IDS, PLACE_IDS, ROOM_IDS
-    where: dict[str, dict[str, float]] = {}
-    explored: set[str] = set()
-    n_obj, n_place, n_room = len(world.objects), len(world.places), len(world.room_ids)
-    for entry in entries:
-        atom, p = str(entry.get("atom", "")), entry.get("p", 0.0)
-        if not isinstance(p, (int, float)):
-            continue
-        if atom.endswith(" EXPLORATION_STATE all") and p >= HELD:
-            m = re.match(r"<[^<>()]+>\((\d+)\)", atom)
-            if m and ROOM_IDS <= int(m.group(1)) < ROOM_IDS + n_room:
-                explored.add(world.room_ids[int(m.group(1)) - ROOM_IDS])
-            continue
-        m = _PLACING.match(atom)
-        if m is None:
-            continue
-        subject, subject_id, predicate, object_id = m.group(1), m.group(2), m.group(3), int(m.group(4))
-        if predicate == "HOLD":
-            if subject not in world.agent_index or not OBJECT_IDS <= object_id < OBJECT_IDS + n_obj:
-                continue
-            oid, at = world.objects[object_id - OBJECT_IDS].id, f"agent:{subject}"
-        else:
-            if subject_id is None or not OBJECT_IDS <= int(subject_id) < OBJECT_IDS + n_obj:
-                continue
-            oid = world.objects[int(subject_id) - OBJECT_IDS].id
-            if PLACE_IDS <= object_id < PLACE_IDS + n_place:
-                at = world.places[object_id - PLACE_IDS].id
-            elif OBJECT_IDS <= object_id < OBJECT_IDS + n_obj:
-                at = world.objects[object_id - OBJECT_IDS].id
-            else:
-                continue
-        where.setdefault(oid, {})[at] = max(float(p), where.get(oid, {}).get(at, 0.0))
-    return where, explored
-
-
-def household_view(world: Any, state: Any, data: SymbolicBeliefs, about: str | None = None,
-                   tick: int = 0) -> BelievedWorld | None:
-    """A CoBel belief world: each object at its likeliest believed place (zero-order, or what the
-    owner thinks ``about`` believes), true or not; rooms not believed explored are unknown."""
-    if about is None:
-        entries = data.zero_order
-    elif about in (data.first_order or {}):
-        entries = data.first_order[about]
-    else:
-        return None
-    namer = Namer(world)
-    where, explored = household_placements(world, [e for e in entries if isinstance(e, Mapping)])
-    ghosts = []
-    for oid in sorted(where, key=lambda o: world.object_index[o]):
-        at, p = max(where[oid].items(), key=lambda kv: (kv[1], kv[0]))
-        actual = world.where(state, world.object_index[oid])
-        ghosts.append(Ghost(oid, at, p, at == actual, None if at == actual else actual))
-    unknown = tuple(r for r in world.room_ids if r not in explored)
-    prefix = f"{data.agent} thinks " + (f"{about} thinks " if about else "")
-    lines = tuple(ghost_words(namer, data.agent, g, prefix) for g in ghosts if not g.true and g.p >= HELD)
-    eyes = data.agent if data.agent in world.agent_index else None
-    return BelievedWorld(data.agent, about, eyes, tuple(ghosts), unknown, (), lines, tick)
+    return beliefs_for(timeline.world).believed_world(timeline, tick, holder, about)
 
 
 # --------------------------------------------------------------------------------- goals
 
-def goals_view(world: Any, state: Any, owner: str, snapshots: Sequence[Mapping[str, Any]]) -> BelievedWorld:
+def goals_view(world: Any, state: Any, owner: str, snapshots: Sequence[Mapping[str, Any]],
+               tick: int = 0) -> BelievedWorld:
     """Goal inference (``goal_posterior``): every goal with its probability per agent, the
     likeliest marked, each marked true when it is the agent's real goal."""
     goals: list[GoalBelief] = []
@@ -345,54 +300,12 @@ def goals_view(world: Any, state: Any, owner: str, snapshots: Sequence[Mapping[s
             continue
         real = world.goal_of(post.agent) if hasattr(world, "goal_of") else None
         best = max(post.goals.items(), key=lambda kv: kv[1])[0]
-        for goal, p in post.goals.items():
-            goals.append(GoalBelief(post.agent, goal, float(p), goal == real, goal == best))
+        words = ""
         if real is not None and best != real:
-            lines.append(f"{owner} thinks {post.agent} wants {best} ({post.goals[best]:.0%}); "
-                         f"it wants {real} ({post.goals.get(real, 0.0):.0%})")
-    return BelievedWorld(owner, "*", None, (), (), tuple(goals), tuple(lines))
-
-
-# --------------------------------------------------------------------------------- words
-
-def ghost_words(namer: Namer, agent: str, ghost: Ghost, prefix: str = "") -> str:
-    """One belief in words: "alice thinks the wine is on the coffee table in the livingroom; it is
-    in the fridge in the kitchen"."""
-    prefix = prefix or f"{agent} thinks "
-    share = f" ({ghost.p:.0%})" if ghost.p < 0.995 else ""
-    if namer.family == "kitchen":
-        where = namer.kitchen_place(ghost.at)
-        if ghost.thing == "nothing":
-            said = f"{prefix}nothing is {where[3:] if where.startswith('on ') else where}{share}"
-        else:
-            said = f"{prefix}{kitchen_item_words(ghost.thing)} is {where}{share}"
-        if ghost.true:
-            return said
-        if ghost.thing == "nothing":
-            return f"{said}; {kitchen_item_words(ghost.there)} is there"
-        gone = f"{kitchen_item_words(ghost.there)} is there" if ghost.there not in ("", "nothing") else "it is gone"
-        if ghost.actual is not None:
-            return f"{said}; {gone}, the nearest one is {namer.kitchen_place(ghost.actual)}"
-        return f"{said}; {gone}"
-    said = f"{prefix}{namer.object_words(ghost.thing)} is {namer.location_words(ghost.at)}{share}"
-    if ghost.true:
-        return said
-    return f"{said}; it is {namer.location_words(ghost.actual)}" if ghost.actual else f"{said}; it is not there"
-
-
-def reality_note(world: Any, state: Any, text: str, namer: Namer | None = None) -> str:
-    """For a household belief that places an object (``... <wine>(5) ON <coffeetable>(1007)``, any
-    order) and is false in ``state``: where the object really is ("it is in the fridge in the
-    kitchen"); "" otherwise (and in other worlds)."""
-    if getattr(world, "family", "") != "household":
-        return ""
-    words = text.split()
-    while len(words) >= 3 and words[1] == "BELIEVE":
-        words = words[2:]
-    where, _ = household_placements(world, [{"atom": " ".join(words), "p": 1.0}])
-    for oid, spots in where.items():
-        at = next(iter(spots))
-        actual = world.where(state, world.object_index[oid])
-        if actual != at:
-            return f"it is {(namer or Namer(world)).location_words(actual)}"
-    return ""
+            words = (f"{owner} thinks {post.agent} wants {best} ({post.goals[best]:.0%}); "
+                     f"it wants {real} ({post.goals.get(real, 0.0):.0%})")
+            lines.append(words)
+        for goal, p in post.goals.items():
+            goals.append(GoalBelief(post.agent, goal, float(p), goal == real, goal == best,
+                                    words if goal == best else ""))
+    return BelievedWorld(owner, "*", None, (), (), tuple(goals), tuple(lines), tick)

@@ -65,7 +65,6 @@ from study.design import (
     reveal,
 )
 from study.seat_view import experimenter_frame, seat_frame
-from ui.beliefs.words import kitchen_recipe_words
 from ui.net.guard import Guesses, LogLimit, Strangers, address_key
 from ui.net.protocol import (
     JOIN_QUERY,
@@ -79,6 +78,7 @@ from ui.net.protocol import (
     show_join_code,
 )
 from ui.render import explanation_words, feedback_words
+from ui.render.kitchen_beliefs import kitchen_recipe_words
 from ui.session import catalog
 from ui.session.runner import Batch, SessionRunner
 

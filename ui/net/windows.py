@@ -35,8 +35,8 @@ from PyQt6.QtWidgets import (
 )
 
 from study.seat_view import DKG_KEYS, KEY_ACTIONS, dkg_action, seat_world
-from ui.beliefs.words import kitchen_recipe_words
 from ui.net.client import SeatClient
+from ui.render.kitchen_beliefs import kitchen_recipe_words
 
 #: Doors, Keys and Gems colours by name (the scenario's legend names them)
 DKG_COLORS = {"red": "#d64545", "blue": "#3f6fd8", "yellow": "#e6c229", "green": "#3fa34d", "cyan": "#2bb8c4",

@@ -32,9 +32,9 @@ from sim.kitchen.world import (
     is_dish,
 )
 from sim.snapshots import Particles, read_snapshot
-from ui.beliefs.words import KitchenWords
 from ui.render import sprites
 from ui.render.base import SECOND_SEAT_KEYS, KeyBinding, Overlays, SpriteBook, WorldRenderer
+from ui.render.kitchen_beliefs import KitchenWords
 
 #: the belief kind of ProToM's particle snapshots (docs/kitchen.md)
 PARTICLES = Particles.kind
@@ -328,7 +328,8 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
         """What each cook is believed to believe lies on stations it cannot see: in the cook's
         corner of the cell, the likeliest content (a crossed circle: believed empty), as opaque
         as the share of particles that believe it, framed in the cook's colour; a red corner
-        marks a belief that is false."""
+        marks a belief that is false (a station never seen, three dots, is not believed wrong: no
+        corner). The Particles tab's legend says so."""
         w, t = self.world, self.tile
         beliefs = particle_beliefs(particles)
         size = max(6, int(t * 0.42))
@@ -360,7 +361,7 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
                 layer.set_alpha(int(90 + 165 * min(1.0, max(0.0, p))))
                 surface.blit(layer, box)
                 pygame.draw.rect(surface, color, box, max(1, t // 24), border_radius=max(2, size // 5))
-                if not true:
+                if not true and name != "unknown":  # never seen is not believing wrong
                     pygame.draw.polygon(surface, (210, 40, 40), [box.topright, (box.right - size // 3, box.top),
                                                                 (box.right, box.top + size // 3)])
                 self.drawn_particles.append((agent, (r, c), name, p, true))

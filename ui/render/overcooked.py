@@ -11,9 +11,9 @@ from typing import Any
 import pygame
 
 from sim.kitchen.overcooked import OvercookedState, OvercookedWorld
-from ui.beliefs.words import KitchenWords
 from ui.render import sprites
 from ui.render.base import KeyBinding, Overlays, WorldRenderer
+from ui.render.kitchen_beliefs import KitchenWords
 
 TERRAIN_COLORS = {"X": (150, 120, 90), "O": (236, 226, 190), "T": (240, 190, 180), "D": (205, 215, 230),
                   "P": (90, 90, 100), "S": (150, 210, 150), " ": (236, 232, 222)}

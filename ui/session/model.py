@@ -489,7 +489,7 @@ class AppModel:
         """Entity names in words for the shown world (bubbles, belief rows)."""
         world = self.timeline.world if self.timeline is not None else None
         if getattr(self, "_namer_for", None) is not world:
-            self._namer_for, self._namer_cache = world, Namer(world)
+            self._namer_for, self._namer_cache = world, belief_view.namer_for(world)
         return self._namer_cache
 
     def show_beliefs(self, kind: str, on: bool) -> None:

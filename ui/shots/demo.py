@@ -14,7 +14,11 @@ Xvfb display of 1366 x 768 with a fresh profile, for docs/gui.md.
 - ``belief-timeline.png``: the Belief timeline of a finished Sally-Anne episode at the default
   width, sentences wrapped;
 - ``messages.png``: the Messages tab of the second-order false-belief episode;
-- ``clip-sally.gif``: a clip exported as ``main.py export`` writes it, "As sally believes it".
+- ``clip-sally.gif``: a clip exported as ``main.py export`` writes it, "As sally believes it";
+- ``particles.png``: ``kitchen-23-plate-gone-downstairs`` with ProToM at step 10: the Particles
+  tab in words with its legend, the map's chips (never-seen counters without a red corner);
+- ``belief-timeline-kitchen.png``: the same episode finished: the Belief timeline lists alice's
+  false beliefs (a plate gone, a counter believed empty) and ProToM's particles about her.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ LEVEL = ROOT / "tests" / "fixtures" / "gym_cooking" / "full-divider_salad.txt"
 
 def take(out: Path) -> list[Path]:
     from ui.app import launch
-    from ui.export import clip as export
+    from ui.export.clip import clip as export
 
     app, window = shot_window("tom-arena-demo-shots-", SIZE, speed=16.0)
     out.mkdir(parents=True, exist_ok=True)
@@ -84,6 +88,17 @@ def take(out: Path) -> list[Path]:
     clip = export.export_clip(recording, out / "clip-sally.gif", first=0, last=5, view="As sally believes it",
                               size=(480, 320), fps=2)
     shots.append(clip.path)
+    # ProToM's particles in the kitchen: the Particles tab with its legend, then the Belief timeline
+    launch(window, targets=["kitchen-23-plate-gone-downstairs"], agents=["kitchen-heuristic"])  # ProToM by default
+    _wait(app, lambda: window.model.timeline.outcome is not None, 120)
+    window.card.hide()
+    window.model.seek(10)
+    window.panels.refresh(force=True)
+    window.panels.tabs.setCurrentWidget(window.panels.widgets["Particles"])
+    grab("particles.png")
+    window.model.seek(window.model.timeline.num_steps)
+    window.panels.tabs.setCurrentWidget(window.panels.widgets["Belief timeline"])
+    grab("belief-timeline-kitchen.png")
     window.shutdown()
     window.close()
     return shots
