@@ -346,6 +346,17 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
             return self.objects[loc - self.n_places].id
         return self.places[loc].id
 
+    def locate(self, state: HouseholdState, thing: str) -> str | None:
+        """The place (or container, or ``agent:<name>``) of the object ``thing`` names: its id,
+        or a class only one object has."""
+        index = self.object_index.get(thing)
+        if index is None:
+            of_class = [i for i, o in enumerate(self.objects) if o.cls == thing]
+            if len(of_class) != 1:
+                return None
+            index = of_class[0]
+        return self.where(state, index)
+
     def _is_open(self, state: HouseholdState, place: int) -> bool:
         return bool(state.open_places >> place & 1)
 
