@@ -35,6 +35,7 @@ from ui.menus import PLAYBACK_ACTIONS, make_actions, make_menus
 from ui.model import AppModel, is_loading
 from ui.panel_host import PanelHost
 from ui.playback import PlaybackBar
+from ui.predict import PredictController
 from ui.render import WorldRenderer, renderer_for
 from ui.render.base import ASSET_DIR
 from ui.settings import AppSettings
@@ -94,6 +95,7 @@ class MainWindow(QMainWindow):
         make_menus(self)
         self._build_status_bar()
         self._connect()
+        self.predict = PredictController(self)  # Playback > Predict, then see
         self.apply_settings()
         self.setup_filled, self.shut_down = False, False
         # the catalogue is read in the background once the event loop runs, after the first frame
