@@ -217,9 +217,12 @@ class PredictController(QObject):
             runner.hold_while(None)
             return
         questions, world = self.questions, self.model.timeline.world
+        # a take-over's timeline starts with the earlier episode's events (its steps, its answers),
+        # which its new Session does not hold: the worker reads both, as the card does
+        earlier = list(self.model.timeline.events)
 
         def waiting_for_answer(session: Any) -> bool:  # worker thread: reads the Session it runs
-            return self.enabled and due(questions, session.events, session.tick,
+            return self.enabled and due(questions, earlier + session.events, session.tick,
                                         world.active_agents(session.state)) is not None
 
         runner.hold_while(waiting_for_answer)
