@@ -1,7 +1,7 @@
 """Predict, then see: the teaching mode (Playback > Predict, then see; Ctrl+Shift+P).
 
 Where a scenario declares teaching questions (``sim/questions.py``), the live session waits before
-the step a question is due at (``SessionRunner.hold_while``), and a card over the map asks the
+the step a question is due at (``SessionRunner.hold_while``), and a strip under the map asks the
 viewer, with the choices as buttons (keys 1..n). The answer goes into the episode's stream as a
 ``PredictionEvent`` (the recording keeps it), play goes on, and once the stream shows what
 happened the card says whether the prediction matched, and what each order of Theory of Mind
@@ -15,7 +15,7 @@ import html
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PyQt6.QtCore import QEvent, QObject, Qt
+from PyQt6.QtCore import QObject, Qt
 from PyQt6.QtGui import QKeySequence, QShortcut
 from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -23,37 +23,36 @@ from sim.events import PredictionEvent
 from sim.questions import Question, Result, answers, ask_tick, due, ordinal, result
 from sim.registry import load_questions
 from ui.timeline import LiveTimeline, Timeline
-from ui.toast import CARD_STYLE
-
-#: the card's width over the map (readable at 1366 x 768 beside the docks)
-CARD_WIDTH = 440
 
 
 class PredictCard(QFrame):
-    """A non-modal card in the map's top-left corner: a question with its choices as buttons,
-    or a result. Keys 1..n answer while a question shows."""
+    """A non-modal strip under the map (nothing on the map is covered): a question with its
+    choices as buttons, or a result. Keys 1..n answer while a question shows."""
 
-    def __init__(self, parent: QWidget, window: QWidget) -> None:
-        super().__init__(parent)
-        self.setObjectName("infoCard")
-        self.setStyleSheet(CARD_STYLE)
+    def __init__(self, window: QWidget) -> None:
+        super().__init__()
+        self.setObjectName("predictCard")
+        self.setStyleSheet("#predictCard { background: #fffde7; border-top: 2px solid #f9a825; }"
+                           "#predictTitle { font-weight: bold; color: #6d4c00; }")
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-        self.title = QLabel(objectName="cardTitle")
-        self.title.setWordWrap(True)
+        self.title = QLabel(objectName="predictTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.RichText)
-        close = QPushButton("×", objectName="cardClose")
+        close = QPushButton("×")
+        close.setFlat(True)
+        close.setFixedWidth(28)
         close.setToolTip("close (Predict, then see stays on; Ctrl+Shift+P turns it off)")
         close.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         close.clicked.connect(self.dismiss)
         head = QHBoxLayout()
         head.addWidget(self.title, 1)
         head.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
-        self.choices = QVBoxLayout()
+        self.choices = QHBoxLayout()
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(14, 10, 12, 12)
+        layout.setContentsMargins(10, 4, 6, 8)
+        layout.setSpacing(4)
         layout.addLayout(head)
         layout.addWidget(self.body)
         layout.addLayout(self.choices)
@@ -69,19 +68,12 @@ class PredictCard(QFrame):
             shortcut.setEnabled(False)
             shortcut.activated.connect(lambda n=n: self._pick(n - 1))
             self.shortcuts.append(shortcut)
-        parent.installEventFilter(self)
         self.hide()
-
-    def eventFilter(self, watched: QObject | None, event: QEvent | None) -> bool:
-        if event is not None and event.type() == QEvent.Type.Resize and self.isVisible():
-            self.place()
-        return False
 
     def show_question(self, q: Question, answer: Callable[[int], None]) -> None:
         self._answer = answer
-        self._fill("question", q.id, "Predict, then see", f"<b>{html.escape(q.text)}</b><br>"
-                   "<span style='color:#555'>Play waits for your prediction: press a button or its number.</span>",
-                   [f"{i + 1}.  {c.text}" for i, c in enumerate(q.choices)])
+        self._fill("question", q.id, "Predict, then see — play waits for your prediction (a button or its number)",
+                   f"<b>{html.escape(q.text)}</b>", [f"{i + 1}.  {c.text}" for i, c in enumerate(q.choices)])
 
     def show_waiting(self, q: Question, choice: str) -> None:
         self._fill("waiting", q.id, "Predict, then see", f"<b>{html.escape(q.text)}</b><br>You predicted: "
@@ -100,21 +92,21 @@ class PredictCard(QFrame):
         self.title.setText(title)
         self.body.setText(body)
         for button in self.buttons:
+            self.choices.removeWidget(button)
+            button.hide()
             button.deleteLater()
         self.buttons = []
         for i, text in enumerate(choices):
             button = QPushButton(text)
             button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
-            button.setStyleSheet("text-align: left; padding: 4px 8px;")
+            button.setStyleSheet("padding: 4px 10px;")
             button.setToolTip(f"predict this (key {i + 1})")
             button.clicked.connect(lambda _c=False, i=i: self._pick(i))
             self.choices.addWidget(button)
             self.buttons.append(button)
         for n, shortcut in enumerate(self.shortcuts):
             shortcut.setEnabled(n < len(choices))
-        self.place()
         self.show()
-        self.raise_()
 
     def _pick(self, index: int) -> None:
         if self.showing is not None and self.showing[0] == "question" and index < len(self.buttons) \
@@ -131,21 +123,6 @@ class PredictCard(QFrame):
         for shortcut in self.shortcuts:
             shortcut.setEnabled(False)
         self.hide()
-
-    def place(self) -> None:
-        parent = self.parentWidget()
-        if parent is None:
-            return
-        width = min(CARD_WIDTH, max(260, parent.width() - 20))
-        self.setFixedWidth(width)
-        margins = self.layout().contentsMargins()
-        inner = width - margins.left() - margins.right()
-        spacing = max(0, self.layout().spacing())
-        buttons = sum(b.sizeHint().height() + spacing for b in self.buttons)
-        height = (margins.top() + margins.bottom() + self.title.heightForWidth(inner - 40) + spacing
-                  + self.body.heightForWidth(inner) + buttons + spacing + 4)
-        self.setFixedHeight(min(height, max(120, parent.height() - 20)))
-        self.move(10, 10)
 
 
 def result_html(r: Result) -> str:
@@ -181,7 +158,9 @@ class PredictController(QObject):
         #: questions answered in this window (id -> the choice's words); the event may still be on its
         #: way through the worker
         self.sent: dict[str, str] = {}
-        self.card = PredictCard(w.stage, w)
+        self.card = PredictCard(w)
+        # under the map, above the action bar and playback: the map shrinks, nothing on it is covered
+        w.centralWidget().layout().insertWidget(1, self.card)
         self.model.subscribe(self._on_model_changed)
 
     # ------------------------------------------------------------------ the mode
