@@ -187,6 +187,9 @@ class PredictController(QObject):
             self.scenario = scenario
             self.questions = questions_of(scenario)
         self._hold()
+        if self.questions and not self.enabled and timeline is not None and timeline.live:
+            self.w.statusBar().showMessage("this scenario asks teaching questions: Playback > Predict, then see "
+                                           "(Ctrl+Shift+P)", 8000)
 
     def _hold(self) -> None:
         runner = self.model.runner
