@@ -31,8 +31,11 @@ def test_predict_then_see_asks_records_and_reveals(qtbot, tmp_path, name, qid, a
                                                   orders):
     window = make_window(qtbot, tmp_path)
     try:
-        window.actions_by_name["predict"].setChecked(True)
-        assert window.predict.enabled
+        toggle = window.actions_by_name["predict"]  # Playback > Predict, then see (Ctrl+Shift+P)
+        playback = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Playback")
+        assert toggle in playback.actions() and toggle.shortcut().toString() == "Ctrl+Shift+P"
+        toggle.trigger()
+        assert toggle.isChecked() and window.predict.enabled
         p = plan(name, [default_agent("household")] * 2)
         window.start_session(p, playing=True)
         card = window.predict.card
@@ -47,8 +50,8 @@ def test_predict_then_see_asks_records_and_reveals(qtbot, tmp_path, name, qid, a
         assert session.tick == asked and not any(isinstance(e, PredictionEvent) for e in session.events)
 
         key = [c.id for c in question.choices].index(picked) + 1
-        window.activateWindow()
-        qtbot.keyClick(window, getattr(Qt.Key, f"Key_{key}"))
+        window.focus_view()
+        qtbot.keyClick(window.view, getattr(Qt.Key, f"Key_{key}"))
         qtbot.waitUntil(lambda: any(isinstance(e, PredictionEvent) for e in window.model.timeline.events),
                         timeout=10_000)
         wait_finished(qtbot, window)
@@ -92,5 +95,23 @@ def test_without_the_mode_the_session_does_not_wait(qtbot, tmp_path):
         wait_finished(qtbot, window)
         assert window.predict.card.showing is None
         assert not any(isinstance(e, PredictionEvent) for e in window.model.timeline.events)
+    finally:
+        window.shutdown()
+
+
+def test_turning_the_mode_off_lets_a_waiting_session_play_on(qtbot, tmp_path):
+    window = make_window(qtbot, tmp_path)
+    try:
+        window.actions_by_name["predict"].setChecked(True)
+        window.start_session(plan("false-belief-unexpected-transfer", ["cobel", "cobel"]), playing=True)
+        card = window.predict.card
+        qtbot.waitUntil(lambda: card.showing == ("question", "sally-looks"), timeout=30_000)
+        assert not card.close_button.isVisible()  # answered or the mode turned off, not closed
+        window.actions_by_name["predict"].setChecked(False)
+        assert not card.isVisible()
+        wait_finished(qtbot, window)
+        assert window.model.timeline.num_steps > 1
+        assert not any(isinstance(e, PredictionEvent) for e in window.model.timeline.events)
+        assert not any(s.isEnabled() for s in card.shortcuts)
     finally:
         window.shutdown()

@@ -40,7 +40,7 @@ class PredictCard(QFrame):
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.RichText)
-        close = QPushButton("×")
+        close = self.close_button = QPushButton("×")
         close.setFlat(True)
         close.setFixedWidth(28)
         close.setToolTip("close (Predict, then see stays on; Ctrl+Shift+P turns it off)")
@@ -72,7 +72,8 @@ class PredictCard(QFrame):
 
     def show_question(self, q: Question, answer: Callable[[int], None]) -> None:
         self._answer = answer
-        self._fill("question", q.id, "Predict, then see — play waits for your prediction (a button or its number)",
+        self._fill("question", q.id, "Predict, then see — play waits for your prediction (a button or its number; "
+                   "Ctrl+Shift+P turns the mode off)",
                    f"<b>{html.escape(q.text)}</b>", [f"{i + 1}.  {c.text}" for i, c in enumerate(q.choices)])
 
     def show_waiting(self, q: Question, choice: str) -> None:
@@ -90,7 +91,10 @@ class PredictCard(QFrame):
             return
         self.showing = (kind, qid)
         self.title.setText(title)
+        self.title.setWordWrap(True)
         self.body.setText(body)
+        # a question is not closed, it is answered (or the mode turned off): play waits for it
+        self.close_button.setVisible(kind != "question")
         for button in self.buttons:
             self.choices.removeWidget(button)
             button.hide()
