@@ -37,6 +37,7 @@ class PredictCard(QFrame):
         self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.title = QLabel(objectName="predictTitle")
         self.title.setTextFormat(Qt.TextFormat.PlainText)
+        self.title.setToolTip("the teaching mode (Playback > Predict, then see); Ctrl+Shift+P turns it off")
         self.body = QLabel()
         self.body.setWordWrap(True)
         self.body.setTextFormat(Qt.TextFormat.RichText)
@@ -72,8 +73,7 @@ class PredictCard(QFrame):
 
     def show_question(self, q: Question, answer: Callable[[int], None]) -> None:
         self._answer = answer
-        self._fill("question", q.id, "Predict, then see — play waits for your prediction (a button or its number; "
-                   "Ctrl+Shift+P turns the mode off)",
+        self._fill("question", q.id, "Predict, then see — play waits for your prediction (a button or its number)",
                    f"<b>{html.escape(q.text)}</b>", [f"{i + 1}.  {c.text}" for i, c in enumerate(q.choices)])
 
     def show_waiting(self, q: Question, choice: str) -> None:
