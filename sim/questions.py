@@ -172,28 +172,11 @@ def split_questions(data: dict[str, Any], source: str, error: type[Exception]) -
     return rest, list(found.questions)
 
 
-def _names_in(spec: Any) -> set[str]:
-    """Every id and class a scenario's spec declares (the names a question may refer to)."""
-    names: set[str] = set()
-    stack = [spec]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, Mapping):
-            for key, item in value.items():
-                if key in ("id", "class", "name") and isinstance(item, str):
-                    names.add(item)
-                else:
-                    stack.append(item)
-        elif isinstance(value, (list, tuple)):
-            stack.extend(value)
-    return names
-
-
-def check_questions(models: Sequence[QuestionModel], spec: Mapping[str, Any], agents: Collection[str],
+def check_questions(models: Sequence[QuestionModel], names: Collection[str] | None, agents: Collection[str],
                     source: str, error: type[Exception]) -> tuple[Question, ...]:
-    """The questions, their names checked against the scenario (its agents, and the ids and
-    classes its spec declares); one ``error`` naming the field and the value otherwise."""
-    names = _names_in(spec) | set(agents)
+    """The questions, their names checked against the world's (``World.names``: rooms, places,
+    objects...; None: not checked) and its agents; one ``error`` naming the field and the value
+    otherwise."""
 
     def fail(where: str, what: str) -> None:
         raise error(f"{source}: field '{QUESTIONS_FIELD}{where}': {what}")
@@ -213,13 +196,13 @@ def check_questions(models: Sequence[QuestionModel], spec: Mapping[str, Any], ag
         if q.about is not None:
             for j, mind in enumerate(q.about.minds):
                 agent(f"[{i}].about.minds[{j}]", mind)
-            if q.about.object not in names:
+            if names is not None and q.about.object not in names:
                 fail(f"[{i}].about.object", f"expected an object id or class of the scenario, got {q.about.object!r:.60}")
         for j, c in enumerate(q.choices):
             for k, name in enumerate(c.at):
-                if name not in names:
+                if names is not None and name not in names and name not in agents:
                     fail(f"[{i}].choices[{j}].at[{k}]",
-                         f"expected a name the scenario declares (a place, room or object id), got {name!r:.60}")
+                         f"expected a name of the scenario's world (a place, room, object...), got {name!r:.60}")
         out.append(Question(
             id=q.id, text=q.text, choices=tuple(Choice(c.id, c.text, tuple(c.at)) for c in q.choices),
             ask_tick=q.ask.tick, ask_after=q.ask.after, ask_before=q.ask.before, reveal_by=q.reveal.by,

@@ -193,8 +193,8 @@ def _read(path: str | Path, fmt: str | None = None,
     spec = known[family].validate(data, str(path))
     questions: tuple[Question, ...] = ()
     if asked:
-        agents = build_world(family, spec).agents
-        questions = check_questions(asked, spec, agents, str(path), ScenarioError)
+        world = build_world(family, spec)
+        questions = check_questions(asked, world.names(), world.agents, str(path), ScenarioError)
     return family, spec, start, questions
 
 

@@ -182,6 +182,12 @@ class World(ABC, Generic[S, A, O]):
         """The scenario data this world was built from, for recordings to embed."""
         return {}
 
+    def names(self) -> frozenset[str] | None:
+        """The names of this world's things (rooms, places, objects, items, doors) that teaching
+        questions (``sim/questions.py``) may refer to; the loader refuses a question naming
+        anything else. None: this world does not say (a question's names are then not checked)."""
+        return None
+
     def locate(self, state: S, thing: str) -> str | None:
         """Where ``thing`` (an object's id, or a class only one object has) is in ``state``: the
         name of its place, as scenario files name places; None when this world cannot say.

@@ -42,7 +42,7 @@ def q0(d: dict[str, Any]) -> dict[str, Any]:
     (lambda d: q0(d)["choices"].pop(), "questions[0].choices", "at least 2 items"),
     (lambda d: q0(d)["choices"][1].update(id="basket"), "questions[0]", "choice id 'basket' occurs twice"),
     (lambda d: q0(d)["choices"][1].update(at=["attic"]), "questions[0].choices[1].at[0]",
-     "expected a name the scenario declares (a place, room or object id), got 'attic'"),
+     "expected a name of the scenario's world (a place, room, object...), got 'attic'"),
     (lambda d: q0(d)["choices"][0].update(at=[]), "questions[0].choices[0].at", "at least 1 item"),
     (lambda d: q0(d)["reveal"].update(agent="carol"), "questions[0].reveal.agent",
      "expected an agent of the scenario (sally, anne), got 'carol'"),
@@ -136,3 +136,29 @@ def test_a_question_whose_answer_already_showed_is_not_asked() -> None:
     world, _ = load_scenario(TRANSFER)
     assert due(questions, without_answer[:0], 0, world.agents) is None  # before the move: not yet
     assert due(questions, without_answer, 4, world.agents) is None  # Sally already went to look
+
+
+def test_any_world_s_scenario_may_ask_a_question(tmp_path) -> None:
+    """Doors, Keys and Gems: which door will alice open first? Read from her 'unlock' events;
+    no order predictions without 'about'. Its names are the world's (``World.names``)."""
+    data = read_json(find_scenario("protom-02-own-keys"))
+    data[QUESTIONS_FIELD] = [{
+        "id": "first-door", "text": "Which door will alice open first?", "ask": {"tick": 0},
+        "choices": [{"id": "red", "text": "The red door", "at": ["door1"]},
+                    {"id": "blue", "text": "The blue door", "at": ["door2"]}],
+        "reveal": {"by": "action", "agent": "alice", "events": ["unlock"], "says": "alice opened"}}]
+    path = tmp_path / "own-keys-asked.json"
+    path.write_text(json.dumps(data))
+    world, scenario = load_scenario(str(path))
+    (question,) = load_questions(str(path))
+    session = Session(world, {a: make_agent("planner", "dkg") for a in world.agents}, seed=0, scenario=scenario)
+    assert due((question,), session.events, 0, world.active_agents(session.state)) is question
+    session.emit(PredictionEvent(tick=0, question=question.id, choice="blue"))
+    session.run()
+    r = result(question, session.events, lambda t, obj: None)
+    assert r.seen.choice.id == "red" and r.seen.tick == 6 and r.right is False and r.orders == ()
+    data[QUESTIONS_FIELD][0]["choices"][1]["at"] = ["door9"]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ScenarioError, match=re.escape("field 'questions[0].choices[1].at[0]': expected a name of "
+                                                      "the scenario's world (a place, room, object...), got 'door9'")):
+        read_scenario(path)

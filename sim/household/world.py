@@ -346,6 +346,11 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
             return self.objects[loc - self.n_places].id
         return self.places[loc].id
 
+    def names(self) -> frozenset[str]:
+        """Rooms, places (floors included), objects and object classes, by id."""
+        return frozenset((*self.room_ids, *(p.id for p in self.places), *(o.id for o in self.objects),
+                          *(o.cls for o in self.objects)))
+
     def locate(self, state: HouseholdState, thing: str) -> str | None:
         """The place (or container, or ``agent:<name>``) of the object ``thing`` names: its id,
         or a class only one object has."""
