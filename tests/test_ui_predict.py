@@ -14,7 +14,7 @@ from PyQt6.QtCore import Qt
 from sim.events import PredictionEvent, StepEvent
 from sim.recording import load_recording
 from tests.ui_support import make_window, plan, wait_finished
-from ui.catalog import default_agent
+from ui.catalog import SessionPlan, default_agent
 from ui.timeline import ReplayTimeline
 
 CASES = [
@@ -71,6 +71,7 @@ def test_predict_then_see_asks_records_and_reveals(qtbot, tmp_path, name, qid, a
         assert "You predicted" in text and ("✓ matched" in text) == matched
         for order in orders:
             assert f"{['0th', '1st', '2nd'][order]}-order mind predicts" in text
+        assert "Played by " + ", ".join(f"{a}: cobel" for a in p.world.agents) in text
 
         # the recording keeps the answer, flushed as written; a replay shows the same result
         path = window.model.recording_path
@@ -113,5 +114,35 @@ def test_turning_the_mode_off_lets_a_waiting_session_play_on(qtbot, tmp_path):
         assert window.model.timeline.num_steps > 1
         assert not any(isinstance(e, PredictionEvent) for e in window.model.timeline.events)
         assert not any(s.isEnabled() for s in card.shortcuts)
+    finally:
+        window.shutdown()
+
+
+def test_a_take_over_from_the_start_with_other_seats_asks_again_and_shows_their_outcome(qtbot, tmp_path):
+    """Sally-Anne answered "the basket" with a first-order Anne (Sally went to the toy box); taken
+    over from the start with a level-0 Anne, who does not tell Sally: asked again, the same answer
+    now matches where Sally goes (the basket), as the 1st-order mind's prediction does."""
+    window = make_window(qtbot, tmp_path)
+    try:
+        window.actions_by_name["predict"].setChecked(True)
+        window.start_session(plan("false-belief-unexpected-transfer", ["cobel", "cobel"]), playing=True)
+        card = window.predict.card
+        qtbot.waitUntil(lambda: card.showing == ("question", "sally-looks"), timeout=30_000)
+        card.buttons[0].click()  # the basket
+        wait_finished(qtbot, window)
+        assert window.predict.current()[2].right is False
+        timeline = window.model.timeline
+        window.model.seek(0)
+        again = SessionPlan(world=timeline.world, scenario=timeline.scenario,
+                            seats={"sally": "cobel", "anne": "cobel:order=0"},
+                            prefix=tuple(timeline.joint_actions(0)), earlier_events=tuple(timeline.events_until(0)))
+        window.start_session(again, playing=True)
+        qtbot.waitUntil(lambda: card.showing == ("question", "sally-looks"), timeout=30_000)
+        card.buttons[0].click()
+        wait_finished(qtbot, window)
+        kind, _q, r = window.predict.current()
+        assert kind == "result" and r.answer.id == "basket" and r.seen.choice.id == "basket"
+        assert r.right is True and r.matching_orders() == [1]
+        assert "sally: cobel, anne: cobel:order=0" in card.body.text()
     finally:
         window.shutdown()

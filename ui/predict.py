@@ -12,7 +12,7 @@ Everything the card says is derived from the timeline's events; the window only 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from PyQt6.QtCore import QObject, Qt
@@ -80,8 +80,8 @@ class PredictCard(QFrame):
         self._fill("waiting", q.id, "Predict, then see", f"<b>{html.escape(q.text)}</b><br>You predicted: "
                    f"<b>{html.escape(choice)}</b>. Playing on to see…", [])
 
-    def show_result(self, r: Result) -> None:
-        self._fill("result", r.question.id, "Predict, then see: what happened", result_html(r), [])
+    def show_result(self, r: Result, seats: Mapping[str, str] | None = None) -> None:
+        self._fill("result", r.question.id, "Predict, then see: what happened", result_html(r, seats), [])
 
     def _fill(self, kind: str, qid: str, title: str, body: str, choices: Sequence[str]) -> None:
         if self.showing == (kind, qid) and self.isVisible():
@@ -129,8 +129,10 @@ class PredictCard(QFrame):
         self.hide()
 
 
-def result_html(r: Result) -> str:
-    """The result card's text: the question, the viewer's prediction, what happened, each order."""
+def result_html(r: Result, seats: Mapping[str, str] | None = None) -> str:
+    """The result card's text: the question, the viewer's prediction, what happened, each order,
+    the scenario's explanation and who played (``seats``: agent -> spec; what happened depends on
+    them: a level-0 Anne, ``cobel:order=0``, does not tell Sally)."""
     q, seen = r.question, r.seen
     mark = {True: " <span style='color:#1b5e20'>✓ matched</span>", False: " <span style='color:#b71c1c'>✗ did not "
             "match</span>", None: ""}
@@ -147,6 +149,10 @@ def result_html(r: Result) -> str:
                      f"<span style='color:#555'>({html.escape(p.basis)})</span>{' ✓' if right else ''}")
     if q.explain:
         lines.append(f"<span style='color:#333'>{html.escape(q.explain)}</span>")
+    if seats:
+        played = ", ".join(f"{agent}: {spec}" for agent, spec in seats.items())
+        lines.append(f"<span style='color:#555'>Played by {html.escape(played)}; to try other seats, take over "
+                     "from the start (Home, then T)</span>")
     return "<br>".join(lines)
 
 
@@ -253,7 +259,7 @@ class PredictController(QObject):
         elif kind == "waiting":
             self.card.show_waiting(q, data)
         else:
-            self.card.show_result(data)
+            self.card.show_result(data, self.model.seat_specs)
 
     def answer(self, q: Question, index: int) -> None:
         """The viewer chose ``q.choices[index]``: into the stream, and play on."""
