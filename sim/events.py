@@ -222,3 +222,17 @@ class OutcomeEvent(Event):
     type: ClassVar[str] = "outcome"
     outcome: dict[str, Any]
     metrics: dict[str, Any]
+
+
+@register_event
+@dataclass(frozen=True, slots=True)
+class PredictionEvent(Event):
+    """The viewer answered the teaching question ``question`` (``sim/questions.py``) before step
+    ``tick`` was played: ``choice`` (its id) and the words both were shown in."""
+
+    type: ClassVar[str] = "prediction"
+    question: str
+    choice: str
+    text: str = ""
+    choice_text: str = ""
+    viewer: str = "viewer"

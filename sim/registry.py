@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sim.inputs import InputError, read_json, read_text, validate_model
 from sim.plugins import WorldPlugin, plugins
+from sim.questions import Question, check_questions, split_questions
 from sim.world import World
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -162,7 +163,17 @@ def load_spec(path: str | Path, fmt: str | None = None,
 def read_scenario(path: str | Path, fmt: str | None = None,
                   options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any], Start]:
     """``load_spec``, and the file's ``start`` (every world's files may have it; it is checked
-    here, strictly, and kept out of the world's spec)."""
+    here, strictly, and kept out of the world's spec). Its ``questions`` are checked too
+    (``load_questions`` returns them)."""
+    family, spec, start, _questions = _read(path, fmt, options)
+    return family, spec, start
+
+
+def _read(path: str | Path, fmt: str | None = None,
+          options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any], Start, tuple[Question, ...]]:
+    """``read_scenario`` and the file's teaching ``questions`` (``sim/questions.py``: every
+    world's files may have them; checked here, strictly, against the scenario's names and agents,
+    and kept out of the world's spec)."""
     known = plugins()
     path = Path(path)
     given = {k: v for k, v in (options or {}).items() if v is not None}
@@ -178,7 +189,18 @@ def read_scenario(path: str | Path, fmt: str | None = None,
     if not isinstance(family, str) or family not in known:
         raise ScenarioError(f"{path}: field 'world': expected one of {sorted(known)}, got {family!r}")
     data, start = split_start(data, str(path))
-    return family, known[family].validate(data, str(path)), start
+    data, asked = split_questions(data, str(path), ScenarioError)
+    spec = known[family].validate(data, str(path))
+    questions: tuple[Question, ...] = ()
+    if asked:
+        world = build_world(family, spec)
+        questions = check_questions(asked, world.names(), world.agents, str(path), ScenarioError)
+    return family, spec, start, questions
+
+
+def load_questions(name: str) -> tuple[Question, ...]:
+    """The teaching questions of a scenario (by name or path; see ``find_scenario``)."""
+    return _read(find_scenario(name))[3]
 
 
 def split_start(data: dict[str, Any], source: str) -> tuple[dict[str, Any], Start]:

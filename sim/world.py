@@ -182,6 +182,19 @@ class World(ABC, Generic[S, A, O]):
         """The scenario data this world was built from, for recordings to embed."""
         return {}
 
+    def names(self) -> frozenset[str] | None:
+        """The names of this world's things (rooms, places, objects, items, doors) that teaching
+        questions (``sim/questions.py``) may refer to; the loader refuses a question naming
+        anything else. None: this world does not say (a question's names are then not checked)."""
+        return None
+
+    def locate(self, state: S, thing: str) -> str | None:
+        """Where ``thing`` (an object's id, or a class only one object has) is in ``state``: the
+        name of its place, as scenario files name places; None when this world cannot say.
+        Teaching questions (``sim/questions.py``) take it as what a mind without a model of
+        other minds predicts."""
+        return None
+
     def cannot_run_here(self) -> str | None:
         """Why this world cannot be played on this machine, in words a person can act on, or
         None. A Session refuses to start where it is not None (the team room, for example,

@@ -33,6 +33,7 @@ from ui.menus import PLAYBACK_ACTIONS, make_actions, make_menus
 from ui.panels.host import PanelHost
 from ui.panels.setup import SetupPanel
 from ui.playback import PlaybackBar
+from ui.predict import PredictController
 from ui.render import WorldRenderer, renderer_for
 from ui.render.base import ASSET_DIR
 from ui.render.worldview import WorldView, map_overlays
@@ -95,6 +96,7 @@ class MainWindow(QMainWindow):
         make_menus(self)
         self._build_status_bar()
         self._connect()
+        self.predict = PredictController(self)  # Playback > Predict, then see
         self.apply_settings()
         self.setup_filled, self.shut_down = False, False
         # the catalogue is read in the background once the event loop runs, after the first frame

@@ -66,6 +66,7 @@ def make_actions(w: Any) -> dict[str, QAction]:
     a("faster", "Faster", "]", lambda: w.set_speed(w.playback.change_speed(+1)))
     a("slower", "Slower", "[", lambda: w.set_speed(w.playback.change_speed(-1)))
     a("take_over", "Take over from here", "T", w.take_over, SP.SP_ArrowUp)
+    a("predict", "&Predict, then see", "Ctrl+Shift+P", lambda on: w.predict.set_enabled(on), checkable=True)
     a("show_plans", "Show plans on the map", "V", w.set_show_plans, checkable=True)
     a("believed_next", "Next believed world (As X believes it)", "B", w.cycle_believed)
     a("accept_feedback", "Accept feedback", ["Return", "Enter"], w.toast.accept_feedback)
@@ -120,6 +121,7 @@ def make_menus(w: Any) -> None:
         menu.addAction(acts[name])
     menu.addSeparator()
     menu.addAction(acts["take_over"])
+    menu.addAction(acts["predict"])  # the teaching mode (ui/predict.py)
     menu = w.menuBar().addMenu("Fee&dback")  # Alt+D: Alt+F is File's
     menu.addAction(acts["accept_feedback"])
     menu.addAction(acts["ignore_feedback"])

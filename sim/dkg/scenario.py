@@ -36,6 +36,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from sim.inputs import check_tree, field_path, validate_model
+from sim.questions import QUESTIONS_FIELD, json_schema as questions_schema
 from sim.registry import START_FIELD, ScenarioError, StartModel
 
 COLORS = ("red", "blue", "yellow", "green", "purple", "orange", "pink", "cyan")
@@ -270,6 +271,9 @@ def json_schema() -> dict[str, Any]:
     start["description"] = ("the seats, mechanisms and task rounds the app starts this scenario with, as run --agents, "
                             "--mechanism and --rounds take them")
     schema["properties"][START_FIELD] = start
+    questions = questions_schema()  # the teaching questions every world's files may have (sim/questions.py)
+    schema.setdefault("$defs", {}).update(questions.pop("$defs"))
+    schema["properties"][QUESTIONS_FIELD] = questions
     schema["properties"]["legend"]["description"] = (
         "single characters mapped to 'wall', 'floor', {'key': colour}, {'door': colour}, "
         "{'gem': colour}, {'plate': colour} (a door of its colour opens while agents stand on all its plates) "

@@ -172,6 +172,10 @@ class DKGWorld(World[DKGState, str, DKGObservation]):
 
     # ------------------------------------------------------------- geometry
 
+    def names(self) -> frozenset[str]:
+        """Items (keys, gems) and doors, by id (``key1``, ``gem3``, ``door2``)."""
+        return frozenset((*self.item_index, *self.door_index))
+
     def cell(self, row: int, col: int) -> int:
         return row * self.width + col
 

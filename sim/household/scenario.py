@@ -360,5 +360,12 @@ def _check_geometry(rooms: list[Room], fail: Any) -> None:
 
 
 def json_schema() -> dict[str, Any]:
-    """The JSON Schema of scenario files, for editors."""
-    return HouseholdScenario.model_json_schema(by_alias=True)
+    """The JSON Schema of scenario files, for editors; with the teaching ``questions`` every
+    world's files may have (read by the loader: ``sim/questions.py``)."""
+    from sim.questions import QUESTIONS_FIELD, json_schema as questions_schema
+
+    schema = HouseholdScenario.model_json_schema(by_alias=True)
+    questions = questions_schema()
+    schema.setdefault("$defs", {}).update(questions.pop("$defs"))
+    schema["properties"][QUESTIONS_FIELD] = questions
+    return schema

@@ -346,6 +346,22 @@ class HouseholdWorld(World[HouseholdState, str, HouseholdObservation]):
             return self.objects[loc - self.n_places].id
         return self.places[loc].id
 
+    def names(self) -> frozenset[str]:
+        """Rooms, places (floors included), objects and object classes, by id."""
+        return frozenset((*self.room_ids, *(p.id for p in self.places), *(o.id for o in self.objects),
+                          *(o.cls for o in self.objects)))
+
+    def locate(self, state: HouseholdState, thing: str) -> str | None:
+        """The place (or container, or ``agent:<name>``) of the object ``thing`` names: its id,
+        or a class only one object has."""
+        index = self.object_index.get(thing)
+        if index is None:
+            of_class = [i for i, o in enumerate(self.objects) if o.cls == thing]
+            if len(of_class) != 1:
+                return None
+            index = of_class[0]
+        return self.where(state, index)
+
     def _is_open(self, state: HouseholdState, place: int) -> bool:
         return bool(state.open_places >> place & 1)
 

@@ -31,6 +31,7 @@ from sim.events import (
     LLMCallEvent,
     MessageEvent,
     OutcomeEvent,
+    PredictionEvent,
     RoundEvent,
     StepEvent,
     TeamEvent,
@@ -252,6 +253,8 @@ def describe_event(event: Event, action_label: ActionLabel | None = None) -> str
         o = event.outcome
         verdict = "stopped" if o.get("stopped") else ("success" if o.get("success") else "not solved")
         return f"{event.tick:>4}  episode over: {verdict}"
+    if isinstance(event, PredictionEvent):
+        return f"{event.tick:>4}  ? {event.viewer} predicted: {event.choice_text or event.choice} — {event.text}"
     if isinstance(event, RoundEvent):
         verdict = "success" if event.outcome.get("success") else "not solved"
         return (f"{event.tick:>4}  ↻ round {event.round} over: {verdict}; "

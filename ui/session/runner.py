@@ -17,7 +17,7 @@ import json
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +97,10 @@ class SessionRunner(QObject):
         self._pending: list[Event] = []
         self._pending_lock = threading.Lock()
         self._submitted: set[str] = set()  # human seats that gave their action for this step
+        #: events from the viewer (a teaching answer) the worker adds to the stream before its next step
+        self._viewer_events: list[Event] = []
+        #: while this says True of the Session the worker takes no step (a question waits for its answer)
+        self._hold: Callable[[Session], bool] | None = None
         self.writer: RecordingWriter | None = None
         if recording_path is not None:
             self.writer = RecordingWriter.attach(session, recording_path)
@@ -147,6 +151,31 @@ class SessionRunner(QObject):
             if not self._playing:
                 self._step_requests += 1
             self._cond.notify_all()
+
+    def hold_while(self, predicate: Callable[[Session], bool] | None) -> None:
+        """Take no step while ``predicate(session)`` is True (asked in the worker thread before
+        each step, so it may read the Session): play waits there, and so do step requests."""
+        with self._cond:
+            self._hold = predicate
+            self._cond.notify_all()
+
+    def record(self, event: Event) -> None:
+        """Add an event of the viewer's (a teaching answer) to the stream: the worker emits it
+        before its next step, at once when idle; the recording and the window get it like any."""
+        with self._pending_lock:
+            self._viewer_events.append(event)
+        self.notify()
+
+    def _held(self) -> bool:
+        return self._hold is not None and self._hold(self.session)
+
+    def _flush_viewer_events(self) -> None:
+        with self._pending_lock:
+            events, self._viewer_events = self._viewer_events, []
+        for event in events:
+            self.session.emit(event)
+        if events:
+            self._publish()
 
     def submitted_since_step(self) -> frozenset[str]:
         """Human seats whose action for the coming step is queued or taken."""
@@ -250,7 +279,13 @@ class SessionRunner(QObject):
             while True:
                 with self._cond:
                     while not self._stop:
-                        due = self._playing or self._step_requests > 0
+                        if self._viewer_events:
+                            self._cond.release()
+                            try:
+                                self._flush_viewer_events()
+                            finally:
+                                self._cond.acquire()
+                        due = (self._playing or self._step_requests > 0) and not self._held()
                         if due and self._playing and self._step_requests == 0:
                             remaining = last_step + 1.0 / self._speed - time.monotonic()
                             if remaining > 0:
