@@ -14,8 +14,8 @@ from PyQt6.QtCore import Qt
 from sim.events import PredictionEvent, StepEvent
 from sim.recording import load_recording
 from tests.ui_support import make_window, plan, wait_finished
-from ui.catalog import SessionPlan, default_agent
-from ui.timeline import ReplayTimeline
+from ui.session.catalog import SessionPlan, default_agent
+from ui.session.timeline import ReplayTimeline
 
 CASES = [
     # scenario, question, asked before step, key pressed -> choice, what happened, matched,

@@ -22,7 +22,7 @@ from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayou
 from sim.events import PredictionEvent
 from sim.questions import Question, Result, answers, ask_tick, due, ordinal, result
 from sim.registry import load_questions
-from ui.timeline import LiveTimeline, Timeline
+from ui.session.timeline import LiveTimeline, Timeline
 
 
 class PredictCard(QFrame):

@@ -1,7 +1,7 @@
 """Screenshots of Predict, then see (``ui/predict.py``) for the documentation, taken with the real
 app on a private 1366 x 768 Xvfb display.
 
-    .venv/bin/python -m ui.predict_shots [OUT_DIR]        (default docs/screenshots)
+    .venv/bin/python -m ui.shots.predict [OUT_DIR]        (default docs/screenshots)
 
 Unexpected transfer (Sally and Anne) with the app's seats (two first-order CoBel agents):
 
@@ -16,14 +16,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ui.shots import _settle, _wait, shot_window, shots_main
+from ui.shots.common import _settle, _wait, shot_window, shots_main
 
 SCENARIO = "false-belief-unexpected-transfer"
 
 
 def take(out: Path) -> list[Path]:
     from sim.registry import load_scenario
-    from ui.catalog import SessionPlan
+    from ui.session.catalog import SessionPlan
 
     app, window = shot_window("tom-arena-predict-shots-", (1358, 728), speed=2.0)  # as a 1366 x 768 screen fits it
     world, name = load_scenario(SCENARIO)
@@ -55,7 +55,7 @@ def take(out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return shots_main("ui.predict_shots", take, argv)
+    return shots_main("ui.shots.predict", take, argv)
 
 
 if __name__ == "__main__":
