@@ -85,6 +85,7 @@ class DKGRenderer(WorldRenderer):
 
     def draw(self, surface: pygame.Surface, state: DKGState, previous: DKGState | None = None,
              alpha: float = 1.0, overlays: Overlays = Overlays()) -> None:
+        self.clear_salient()
         if surface.get_size() != (self.width, self.height):
             self.layout(*surface.get_size())
         if self._background is None:

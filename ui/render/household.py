@@ -22,6 +22,7 @@ from typing import Any
 import pygame
 
 from sim.household.world import HouseholdState, HouseholdWorld
+from ui.belief_words import split_compound
 from ui.render import sprites
 from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
 
@@ -56,6 +57,8 @@ class HouseholdRenderer(WorldRenderer):
         self._tokens: dict[tuple[str, int], pygame.Surface] = {}
         #: what the last frame drew, for tests: object ids and agents
         self.drawn_objects: set[str] = set()
+        #: ... the label written under each object: object id -> (text, where)
+        self.drawn_labels: dict[str, tuple[str, pygame.Rect]] = {}
         #: the action page the last frame showed: (page, pages), or None
         self.drawn_page: tuple[int, int] | None = None
         self.drawn_agents: list[str] = []
@@ -121,6 +124,8 @@ class HouseholdRenderer(WorldRenderer):
         w = self.world
         surface.fill((30, 34, 44))
         self.drawn_objects = set()
+        self.drawn_labels = {}
+        self.clear_salient()
         self.drawn_page = None
         viewer = overlays.viewer if overlays.viewer in w.agent_index else None
         shown_objects, shown_agents, viewer_room = self._shown(state, viewer)
@@ -178,8 +183,7 @@ class HouseholdRenderer(WorldRenderer):
             things = [o for o, loc in enumerate(state.locs) if loc == floor_place and o in shown_objects]
             x = floor.x + 4
             for o in things:
-                self._draw_object(surface, state, o, x, floor.y + 4, token, shown_objects, viewer)
-                x += token + 3
+                x += self._draw_object(surface, state, o, x, floor.y + 4, token, shown_objects, viewer) + 3
 
     def _draw_card(self, surface: pygame.Surface, state: HouseholdState, p: int, card: pygame.Rect, token: int,
                    shown_objects: set[int], goal: str | None, viewer: str | None) -> None:
@@ -200,6 +204,7 @@ class HouseholdRenderer(WorldRenderer):
             shape = sprites.SURFACE_SHAPES.get(place.cls, "table")
             sprite = self.book.get(f"hh-{shape}", art)
         surface.blit(sprite, (card.x + 2, card.bottom - art - 2))
+        self.note_salient(pygame.Rect(card.x + 2, card.bottom - art - 2, art, art), *self.place_names(p))
         below = card.y + 2 + label.get_height()
         if goal:
             tag = self.fit(goal, max(9, px - 2), (150, 100, 0), card.width - 8)
@@ -212,16 +217,66 @@ class HouseholdRenderer(WorldRenderer):
         hidden = place.openable and not opened
         if viewer is not None:
             things = [o for o in things if o in shown_objects]
-        x, y = card.x + art + 6, card.bottom - token - 3
+        below = self.label_height(token)
+        x, y = card.x + art + 6, card.bottom - token - below - 3
         for o in things:
-            if x + token > card.right - 2:
-                x, y = card.x + art + 6, y - token - 2
-            self._draw_object(surface, state, o, x, y, token, shown_objects, viewer, dim=hidden)
-            x += token + 3
+            if x + self.slot_width(o, token) > card.right - 2:
+                x, y = card.x + art + 6, y - token - below - 2
+            x += self._draw_object(surface, state, o, x, y, token, shown_objects, viewer, dim=hidden) + 3
+
+    def object_label(self, o: int) -> str:
+        """The word under object ``o`` on the map: its class's short name, and its number when
+        other objects share the class ("ball", "cup 1", "cup 2"; as the belief rows name them)."""
+        w = self.world
+        obj = w.objects[o]
+        same = [k for k, other in enumerate(w.objects) if other.cls == obj.cls]
+        word = sprites.short_name(obj.cls)
+        if len(same) == 1:
+            return word
+        digits = obj.id.rsplit("_", 1)[-1]
+        return f"{word} {digits if digits.isdigit() else same.index(o) + 1}"
+
+    def label_px(self, size: int) -> int:
+        return max(10, min(15, int(size * 0.5)))
+
+    def label_height(self, size: int) -> int:
+        """The height of the label strip under an object of ``size`` (0: too small to label)."""
+        return self.font(self.label_px(size)).get_linesize() + 1 if size >= 12 else 0
+
+    def slot_width(self, o: int, size: int) -> int:
+        """The width an object of ``size`` takes on the map with its label."""
+        if size < 12:
+            return size
+        return max(size, self.text(self.object_label(o), self.label_px(size), (20, 24, 32)).get_width() + 4)
+
+    def _draw_label(self, surface: pygame.Surface, o: int, cx: int, top: int, size: int,
+                    dim: bool = False) -> pygame.Rect:
+        """Object ``o``'s label centred under (``cx``, ``top``), dark on a light plate."""
+        text = self.object_label(o)
+        label = self.text(text, self.label_px(size), (20, 24, 32))
+        plate = pygame.Rect(0, 0, label.get_width() + 4, label.get_height())
+        plate.midtop = (cx, top)
+        layer = pygame.Surface(plate.size, pygame.SRCALPHA)
+        layer.fill((255, 255, 255, 120 if dim else 215))
+        surface.blit(layer, plate)
+        surface.blit(label, (plate.x + 2, plate.y))
+        self.drawn_labels[self.world.objects[o].id] = (text, plate)
+        return plate
+
+    def object_names(self, o: int) -> tuple[str, ...]:
+        """The words a message may use for object ``o`` (its id, its class, its label)."""
+        obj = self.world.objects[o]
+        return obj.id, obj.cls, split_compound(obj.cls), self.object_label(o)
+
+    def place_names(self, p: int) -> tuple[str, ...]:
+        place = self.world.places[p]
+        short = short_place(place.id, self.world.room_ids[place.room])
+        return place.id, short, split_compound(short), place.cls, split_compound(place.cls)
 
     def _draw_object(self, surface: pygame.Surface, state: HouseholdState, o: int, x: int, y: int, size: int,
-                     shown_objects: set[int], viewer: str | None, dim: bool = False) -> None:
-        """An object; a target with a gold ring; a container with its contents below it."""
+                     shown_objects: set[int], viewer: str | None, dim: bool = False, labelled: bool = True) -> int:
+        """An object with its label under it (``object_label``); a target with a gold ring; a
+        container with its contents below it. Returns the width it took."""
         w = self.world
         obj = w.objects[o]
         self.drawn_objects.add(obj.id)
@@ -234,17 +289,20 @@ class HouseholdRenderer(WorldRenderer):
             sprite.set_alpha(110)
         if obj.kind == "target":
             pygame.draw.circle(surface, GOAL_GOLD, (x + size // 2, y + size // 2), size // 2 + 1, max(1, size // 12))
-        surface.blit(sprite, (x, y))
-        digits = "".join(ch for ch in obj.id.rsplit("_", 1)[-1] if ch.isdigit())
-        if digits and size >= 16:
-            num = self.text(digits, max(9, size // 2), (30, 30, 40))
-            surface.blit(num, (x + size - num.get_width() + 2, y + size - num.get_height() + 3))
+        slot = self.slot_width(o, size) if labelled else size
+        left = x + (slot - size) // 2
+        surface.blit(sprite, (left, y))
+        taken = pygame.Rect(left, y, size, size)
+        if labelled and size >= 12:
+            taken.union_ip(self._draw_label(surface, o, left + size // 2, y + size + 1, size, dim))
+        self.note_salient(taken, *self.object_names(o))
         if obj.kind == "container":
             inside = [c for c in w.contents(state, o) if viewer is None or c in shown_objects]
             mini = max(6, size // 2)
             for k, c in enumerate(inside[:3]):
-                self._draw_object(surface, state, c, x + k * (mini - 2), y + size - mini // 2, mini, shown_objects,
-                                  viewer, dim)
+                self._draw_object(surface, state, c, left + k * (mini - 2), y + size - mini // 2, mini, shown_objects,
+                                  viewer, dim, labelled=False)
+        return slot
 
     def location_point(self, state: HouseholdState, at: str) -> tuple[int, int] | None:
         """The pixel of a location (a place's card, a container's place, an agent's hands)."""
@@ -304,6 +362,10 @@ class HouseholdRenderer(WorldRenderer):
             sprite = (self.book.get(f"hh-container-{sprites.CONTAINER_SHAPES.get(obj.cls, 'basket')}", size)
                       if obj.kind == "container" else self._object_sprite(obj.cls, size))
             box = self.draw_ghost(surface, sprite, pos, ghost.p, ghost.true, color)
+            taken = box.inflate(4, 4)
+            if size >= 12:  # which thing the ghost is, under it
+                taken.union_ip(self._draw_label(surface, o, box.centerx, box.bottom + 3, size))
+            self.note_salient(taken, *self.object_names(o))
             self.drawn_ghosts.append((ghost.thing, ghost.at, ghost.p, ghost.true))
             if not ghost.true:
                 self.drawn_wrong.append((ghost.thing, ghost.at, ghost.actual))
@@ -390,7 +452,10 @@ class HouseholdRenderer(WorldRenderer):
                     continue
                 hx = x - hand * 0.35 if h == 0 else x + size - hand * 0.65
                 pygame.draw.circle(surface, (255, 255, 255), (int(hx + hand / 2), int(y + size * 0.55 + hand / 2)), hand // 2 + 2)
-                self._draw_object(surface, state, o, int(hx), int(y + size * 0.55), hand, shown_objects, overlays.viewer)
+                self._draw_object(surface, state, o, int(hx), int(y + size * 0.55), hand, shown_objects, overlays.viewer,
+                                  labelled=False)
+                if hand >= 12:  # the label under the hand, outside the agent's name plate
+                    self._draw_label(surface, o, int(hx + hand / 2), int(y + size * 0.55 + hand + 3), hand)
             name = self.text(agent, max(10, int(size * 0.34)), (255, 255, 255))
             plate = pygame.Rect(0, 0, name.get_width() + 6, name.get_height() + 1)
             plate.midbottom = (int(x + size / 2), int(y + size + 2))
@@ -504,6 +569,17 @@ class HouseholdRenderer(WorldRenderer):
         x, y = self.agent_point(state, i)
         _, floor = self._place_cards(state.rooms[i])
         return int(x + self._agent_size(floor) / 2), int(y)
+
+    def agent_rect(self, state: HouseholdState, agent: str) -> pygame.Rect | None:
+        """The agent's figure with the objects in its hands, their labels and its name plate."""
+        i = self.world.agent_index.get(agent)
+        if i is None:
+            return None
+        x, y = self.agent_point(state, i)
+        _, floor = self._place_cards(state.rooms[i])
+        size = self._agent_size(floor)
+        hand = max(8, int(size * 0.48))
+        return pygame.Rect(int(x - hand * 0.35) - 4, int(y) - 4, int(size + hand * 0.7) + 8, int(size + 8))
 
     def action_for_key(self, key: str, state: HouseholdState, agent: str, legal: Sequence[Any]) -> Any | None:
         """Space waits; the number keys and the page key are the window's (``numbered_actions``)."""
