@@ -304,10 +304,17 @@ class WorldRenderer(ABC):
         best: tuple[float, int, pygame.Rect] | None = None
         for k, (x, y) in enumerate(self._bubble_candidates(anchor, body, w, h)):
             box = pygame.Rect(x, y, w, h).clamp(area)
+            base, tip = self._tail(box, anchor, body)
+            tail = pygame.Rect(min(p[0] for p in (*base, tip)), min(p[1] for p in (*base, tip)), 0, 0)
+            tail.width = max(p[0] for p in (*base, tip)) - tail.x + 1
+            tail.height = max(p[1] for p in (*base, tip)) - tail.y + 1
             cost = 0.0
             for rect, weight in things:
                 clip = box.clip(rect)
                 cost += weight * clip.width * clip.height
+                if not rect.contains(pygame.Rect(anchor, (1, 1))):  # the tail's strip (not the speaker)
+                    clip = tail.clip(rect)
+                    cost += weight * 0.5 * clip.width * clip.height
             if any(box.colliderect(p.inflate(0, 4)) for p in placed):
                 cost += 10.0 ** 9
             cost += 0.4 * (abs(box.centerx - anchor[0]) + abs(box.bottom - anchor[1]))
@@ -367,11 +374,19 @@ class WorldRenderer(ABC):
         #: the bubbles of the last frame (tests)
         self.bubble_rects = placed
 
-    @staticmethod
-    def _draw_tail(surface: pygame.Surface, box: pygame.Rect, anchor: tuple[int, int], body: pygame.Rect,
+    @classmethod
+    def _draw_tail(cls, surface: pygame.Surface, box: pygame.Rect, anchor: tuple[int, int], body: pygame.Rect,
                    color: tuple[int, int, int]) -> None:
-        """The bubble's tail: from the side of ``box`` nearest the speaker to the speaker (its head
-        when the bubble is above, else the edge of ``body`` that faces the bubble)."""
+        base, tip = cls._tail(box, anchor, body)
+        if math.hypot(tip[0] - base[0][0], tip[1] - base[0][1]) > 3:
+            pygame.draw.polygon(surface, color, [*base, tip])
+
+    @staticmethod
+    def _tail(box: pygame.Rect, anchor: tuple[int, int], body: pygame.Rect
+              ) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+        """The bubble's tail (its base on ``box``, its tip): from the side of ``box`` nearest the
+        speaker to the speaker (its head when the bubble is above, else the edge of ``body`` that
+        faces the bubble)."""
         ax, ay = anchor
         if box.bottom <= ay:
             tx = max(box.left + 6, min(box.right - 6, ax))
@@ -384,8 +399,7 @@ class WorldRenderer(ABC):
             right = box.right <= body.centerx
             edge = box.right if right else box.left
             base, tip = [(edge, ty - 4), (edge, ty + 4)], (body.left if right else body.right, body.centery)
-        if math.hypot(tip[0] - base[0][0], tip[1] - base[0][1]) > 3:
-            pygame.draw.polygon(surface, color, [*base, tip])
+        return base, tip
 
     def draw_badges(self, surface: pygame.Surface, state: Any,
                     badges: Mapping[str, tuple[str, tuple[int, int, int]]]) -> None:

@@ -217,12 +217,34 @@ class HouseholdRenderer(WorldRenderer):
         hidden = place.openable and not opened
         if viewer is not None:
             things = [o for o in things if o in shown_objects]
-        below = self.label_height(token)
-        x, y = card.x + art + 6, card.bottom - token - below - 3
-        for o in things:
-            if x + self.slot_width(o, token) > card.right - 2:
-                x, y = card.x + art + 6, y - token - below - 2
-            x += self._draw_object(surface, state, o, x, y, token, shown_objects, viewer, dim=hidden) + 3
+        area = pygame.Rect(card.x + art + 6, card.y + 2 + label.get_height(), 0, 0)
+        area.width, area.height = card.right - 2 - area.x, card.bottom - 3 - area.y
+        size, spots = self._flow(things, token, area)
+        if things and size < 16:  # crowded beside the furniture: over it too (the card's whole width)
+            wide = pygame.Rect(card.x + 4, area.y, card.width - 6, area.height)
+            size, spots = max([(size, spots), self._flow(things, token, wide)], key=lambda f: f[0])
+        clip = surface.get_clip()
+        surface.set_clip(card.clip(clip) if clip else card)
+        for o, (x, y) in zip(things, spots):
+            self._draw_object(surface, state, o, x, y, size, shown_objects, viewer, dim=hidden)
+        surface.set_clip(clip)
+
+    def _flow(self, things: Sequence[int], token: int, area: pygame.Rect) -> tuple[int, list[tuple[int, int]]]:
+        """Objects laid out in rows from the bottom of ``area`` up, each with its label: at the
+        largest size up to ``token`` at which they all fit (the smallest when none does)."""
+        size = token
+        while True:
+            row = size + self.label_height(size) + 2
+            spots, x, y = [], area.x, area.bottom - row + 2
+            for o in things:
+                slot = self.slot_width(o, size)
+                if x + slot > area.right and x > area.x:
+                    x, y = area.x, y - row
+                spots.append((x, y))
+                x += slot + 3
+            if not spots or spots[-1][1] >= area.y or size <= 10:
+                return size, spots
+            size = max(10, size - 2)
 
     def object_label(self, o: int) -> str:
         """The word under object ``o`` on the map: its class's short name, and its number when
@@ -455,7 +477,8 @@ class HouseholdRenderer(WorldRenderer):
                 self._draw_object(surface, state, o, int(hx), int(y + size * 0.55), hand, shown_objects, overlays.viewer,
                                   labelled=False)
                 if hand >= 12:  # the label under the hand, outside the agent's name plate
-                    self._draw_label(surface, o, int(hx + hand / 2), int(y + size * 0.55 + hand + 3), hand)
+                    plate = self._draw_label(surface, o, int(hx + hand / 2), int(y + size * 0.55 + hand + 3), hand)
+                    self.note_salient(plate, *self.object_names(o))
             name = self.text(agent, max(10, int(size * 0.34)), (255, 255, 255))
             plate = pygame.Rect(0, 0, name.get_width() + 6, name.get_height() + 1)
             plate.midbottom = (int(x + size / 2), int(y + size + 2))
