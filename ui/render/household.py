@@ -259,7 +259,7 @@ class HouseholdRenderer(WorldRenderer):
         return f"{word} {digits if digits.isdigit() else same.index(o) + 1}"
 
     def label_px(self, size: int) -> int:
-        return max(10, min(15, int(size * 0.5)))
+        return max(14, min(16, int(size * 0.55)))
 
     def label_height(self, size: int) -> int:
         """The height of the label strip under an object of ``size`` (0: too small to label)."""
@@ -444,7 +444,11 @@ class HouseholdRenderer(WorldRenderer):
             size = self._agent_size(floor)
             here = [j for j in range(len(self.world.agents)) if s.rooms[j] == r]
             k = here.index(i)
-            return floor.right - (len(here) - k) * (size + 6), floor.bottom - size - 2
+            hand = max(8, int(size * 0.48))
+            # side by side with room for both hands and the labels under them
+            slot = min(size + int(hand * 0.7) + 20, max(size + 6, floor.width // len(here)))
+            return (floor.right - (len(here) - k) * slot + int(hand * 0.35) + 8,
+                    floor.bottom - size - 2 - self.label_height(hand))
         x, y = spot(state)
         if previous is not None and alpha < 1 and previous.rooms[i] != state.rooms[i]:
             px, py = spot(previous)
@@ -453,7 +457,9 @@ class HouseholdRenderer(WorldRenderer):
         return x, y
 
     def _agent_size(self, floor: pygame.Rect) -> int:
-        return max(10, min(floor.height - 4, int(self.tile * 1.3)))
+        """An agent's size in a floor band: as tall as it allows under the labels of its hands."""
+        size = max(10, min(floor.height - 4, int(self.tile * 1.3)))
+        return max(10, min(size, floor.height - 4 - self.label_height(max(8, int(size * 0.48)))))
 
     def _draw_agents(self, surface: pygame.Surface, state: HouseholdState, previous: HouseholdState | None,
                      alpha: float, shown_objects: set[int], shown_agents: set[int], overlays: Overlays) -> None:
