@@ -4,6 +4,7 @@ shows its pots' contents and state, its stations' names and its orders."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 
 import pygame
@@ -21,6 +22,8 @@ from ui.worldview import draw_frame, init_pygame
 
 #: the world view's default size (a clip's, ui/export.py)
 SIZE = (960, 640)
+#: the map of a 1366 x 768 window, and a smaller one
+APP_MAPS = ((1000, 600), (760, 640))
 FALSE_BELIEF = ("false-belief-unexpected-transfer", "false-belief-unexpected-contents", "false-belief-second-order")
 
 
@@ -49,11 +52,11 @@ def test_a_bubble_leaves_what_its_message_names_in_view(name):
     namer = Namer(world)
     assert messages
     checked = 0
-    for event in messages:
+    for event, size in itertools.product(messages, (SIZE, *APP_MAPS)):
         tick = min(event.tick + 1, max(states))  # the app shows a message from the step after it
         renderer = renderer_for(world)
-        renderer.layout(*SIZE)
-        surface = pygame.Surface(SIZE)
+        renderer.layout(*size)
+        surface = pygame.Surface(size)
         words = message_words(event.text, namer)
         draw_frame(renderer, surface, states[tick], Overlays(messages=((event.sender, words),)))
         (bubble,) = renderer.bubble_rects
@@ -61,7 +64,7 @@ def test_a_bubble_leaves_what_its_message_names_in_view(name):
         things = named(renderer, words)
         if not things:  # "the kitchen is explored": nothing on the map to keep in view
             continue
-        assert not any(bubble.colliderect(r) for r in things), (name, tick, words, bubble, things)
+        assert not any(bubble.colliderect(r) for r in things), (name, size, tick, words, bubble, things)
         checked += 1
     assert checked >= 1  # the message that says where the ball (the sugar) is
 

@@ -103,6 +103,7 @@ class DKGRenderer(WorldRenderer):
                 rect = self.cell_rect(*w.rc(loc))
                 surface.blit(book.get(f"{item.kind}-{item.color}", small),
                              (rect.x + (t - small) // 2, rect.y + (t - small) // 2))
+                self.note_salient(rect, item.kind, f"{item.color} {item.kind}", f"{item.kind}_{item.color}")
 
         if overlays.human is not None and overlays.legal:
             self._draw_legal(surface, state, overlays)
