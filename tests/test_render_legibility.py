@@ -159,3 +159,23 @@ def test_overcooked_stations_are_labelled_and_the_orders_shown():
     renderer.draw(pygame.Surface(SIZE), world.reset(0))
     if not world.layout.orders_listed:
         assert len(renderer.drawn_orders) == len(world.layout.all_orders)
+
+
+def test_every_household_scenario_labels_every_object_it_draws():
+    """At the default size every object drawn has its label, inside the map, no two overlapping
+    (the largest houses draw small objects and cut a few labels at their card's edge)."""
+    init_pygame()
+    from sim.registry import ROOT
+
+    frames = 0
+    for path in sorted((ROOT / "scenarios" / "household").rglob("*.json")):
+        world, _ = load_scenario(str(path))
+        renderer = renderer_for(world)
+        renderer.layout(*SIZE)
+        renderer.draw(pygame.Surface(SIZE), world.reset(0))
+        assert set(renderer.drawn_labels) == renderer.drawn_objects, path
+        rects = [rect for _text, rect in renderer.drawn_labels.values()]
+        assert all(0 <= r.top and r.bottom <= renderer.hud_top for r in rects), path
+        assert not any(a.colliderect(b) for k, a in enumerate(rects) for b in rects[k + 1:]), path
+        frames += 1
+    assert frames >= 100

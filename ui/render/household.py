@@ -27,6 +27,8 @@ from ui.render import sprites
 from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
 
 PAGE = 9
+#: objects drawn at least this many pixels wide get a label under them
+LABELLED = 8
 #: room kind -> floor colour
 ROOM_FLOORS = {"kitchen": (232, 226, 208), "livingroom": (214, 190, 156), "bedroom": (200, 214, 230),
                "bathroom": (206, 230, 232), "office": (222, 222, 214)}
@@ -219,28 +221,34 @@ class HouseholdRenderer(WorldRenderer):
             things = [o for o in things if o in shown_objects]
         area = pygame.Rect(card.x + art + 6, card.y + 2 + label.get_height(), 0, 0)
         area.width, area.height = card.right - 2 - area.x, card.bottom - 3 - area.y
-        size, spots = self._flow(things, token, area)
+        room, within = card.width - 6, (card.x + 3, card.right - 3)  # a label may reach over the furniture
+        size, spots = self._flow(things, token, area, room)
         if things and size < 16:  # crowded beside the furniture: over it too (the card's whole width)
             wide = pygame.Rect(card.x + 4, area.y, card.width - 6, area.height)
-            size, spots = max([(size, spots), self._flow(things, token, wide)], key=lambda f: f[0])
+            wide_size, wide_spots = self._flow(things, token, wide, room)
+            if wide_size > size:
+                size, spots = wide_size, wide_spots
         clip = surface.get_clip()
         surface.set_clip(card.clip(clip) if clip else card)
-        for o, (x, y) in zip(things, spots):
-            self._draw_object(surface, state, o, x, y, size, shown_objects, viewer, dim=hidden)
+        for o, (x, y, slot) in zip(things, spots):
+            self._draw_object(surface, state, o, x, y, size, shown_objects, viewer, dim=hidden, room=room,
+                              slot=slot, within=within)
         surface.set_clip(clip)
 
-    def _flow(self, things: Sequence[int], token: int, area: pygame.Rect) -> tuple[int, list[tuple[int, int]]]:
-        """Objects laid out in rows from the bottom of ``area`` up, each with its label: at the
-        largest size up to ``token`` at which they all fit (the smallest when none does)."""
+    def _flow(self, things: Sequence[int], token: int, area: pygame.Rect, room: int
+              ) -> tuple[int, list[tuple[int, int, int]]]:
+        """Objects laid out in rows from the bottom of ``area`` up, each with its label (in at most
+        ``room`` pixels; one wider than ``area`` takes a row of its own): (size, [(x, y, slot)]) at
+        the largest size up to ``token`` at which they all fit (the smallest when none does)."""
         size = token
         while True:
             row = size + self.label_height(size) + 2
             spots, x, y = [], area.x, area.bottom - row + 2
             for o in things:
-                slot = self.slot_width(o, size)
+                slot = min(self.slot_width(o, size, room), max(size, area.width))
                 if x + slot > area.right and x > area.x:
                     x, y = area.x, y - row
-                spots.append((x, y))
+                spots.append((x, y, slot))
                 x += slot + 3
             if not spots or spots[-1][1] >= area.y or size <= 10:
                 return size, spots
@@ -263,26 +271,43 @@ class HouseholdRenderer(WorldRenderer):
 
     def label_height(self, size: int) -> int:
         """The height of the label strip under an object of ``size`` (0: too small to label)."""
-        return self.font(self.label_px(size)).get_linesize() + 1 if size >= 12 else 0
+        return self.font(self.label_px(size)).get_linesize() + 1 if size >= LABELLED else 0
 
-    def slot_width(self, o: int, size: int) -> int:
-        """The width an object of ``size`` takes on the map with its label."""
-        if size < 12:
+    def label_text(self, o: int, size: int, room: int | None = None) -> str:
+        """``object_label`` as it fits ``room`` pixels: the class's word cut short, the number kept."""
+        text = self.object_label(o)
+        if room is None:
+            return text
+        word, _, number = text.partition(" ")
+        while len(word) > 2 and self.text(text, self.label_px(size), (20, 24, 32)).get_width() + 4 > room:
+            word = word[:-1]
+            text = f"{word}. {number}".rstrip() if number else f"{word}."
+        return text
+
+    def slot_width(self, o: int, size: int, room: int | None = None) -> int:
+        """The width an object of ``size`` takes on the map with its label (in at most ``room``)."""
+        if size < LABELLED:
             return size
-        return max(size, self.text(self.object_label(o), self.label_px(size), (20, 24, 32)).get_width() + 4)
+        label = self.text(self.label_text(o, size, room), self.label_px(size), (20, 24, 32))
+        return max(size, label.get_width() + 4)
 
     def _draw_label(self, surface: pygame.Surface, o: int, cx: int, top: int, size: int,
-                    dim: bool = False) -> pygame.Rect:
-        """Object ``o``'s label centred under (``cx``, ``top``), dark on a light plate."""
-        text = self.object_label(o)
+                    dim: bool = False, room: int | None = None, within: tuple[int, int] | None = None) -> pygame.Rect:
+        """Object ``o``'s label centred under (``cx``, ``top``), dark on a light plate, in at most
+        ``room`` pixels and moved inside ``within`` (left, right) when it is given."""
+        text = self.label_text(o, size, room)
         label = self.text(text, self.label_px(size), (20, 24, 32))
         plate = pygame.Rect(0, 0, label.get_width() + 4, label.get_height())
         plate.midtop = (cx, top)
+        if within is not None:
+            plate.right = min(plate.right, within[1])
+            plate.left = max(plate.left, within[0])
         layer = pygame.Surface(plate.size, pygame.SRCALPHA)
         layer.fill((255, 255, 255, 120 if dim else 215))
         surface.blit(layer, plate)
         surface.blit(label, (plate.x + 2, plate.y))
-        self.drawn_labels[self.world.objects[o].id] = (text, plate)
+        clip = surface.get_clip()  # what shows of it (a card clips what does not fit)
+        self.drawn_labels[self.world.objects[o].id] = (text, plate.clip(clip) if clip else plate)
         return plate
 
     def object_names(self, o: int) -> tuple[str, ...]:
@@ -296,7 +321,9 @@ class HouseholdRenderer(WorldRenderer):
         return place.id, short, split_compound(short), place.cls, split_compound(place.cls)
 
     def _draw_object(self, surface: pygame.Surface, state: HouseholdState, o: int, x: int, y: int, size: int,
-                     shown_objects: set[int], viewer: str | None, dim: bool = False, labelled: bool = True) -> int:
+                     shown_objects: set[int], viewer: str | None, dim: bool = False, labelled: bool = True,
+                     room: int | None = None, slot: int | None = None,
+                     within: tuple[int, int] | None = None) -> int:
         """An object with its label under it (``object_label``); a target with a gold ring; a
         container with its contents below it. Returns the width it took."""
         w = self.world
@@ -311,12 +338,13 @@ class HouseholdRenderer(WorldRenderer):
             sprite.set_alpha(110)
         if obj.kind == "target":
             pygame.draw.circle(surface, GOAL_GOLD, (x + size // 2, y + size // 2), size // 2 + 1, max(1, size // 12))
-        slot = self.slot_width(o, size) if labelled else size
+        if slot is None:
+            slot = self.slot_width(o, size, room) if labelled else size
         left = x + (slot - size) // 2
         surface.blit(sprite, (left, y))
         taken = pygame.Rect(left, y, size, size)
-        if labelled and size >= 12:
-            taken.union_ip(self._draw_label(surface, o, left + size // 2, y + size + 1, size, dim))
+        if labelled and size >= LABELLED:
+            taken.union_ip(self._draw_label(surface, o, left + size // 2, y + size + 1, size, dim, room, within))
         self.note_salient(taken, *self.object_names(o))
         if obj.kind == "container":
             inside = [c for c in w.contents(state, o) if viewer is None or c in shown_objects]
@@ -385,7 +413,7 @@ class HouseholdRenderer(WorldRenderer):
                       if obj.kind == "container" else self._object_sprite(obj.cls, size))
             box = self.draw_ghost(surface, sprite, pos, ghost.p, ghost.true, color)
             taken = box.inflate(4, 4)
-            if size >= 12:  # which thing the ghost is, under it
+            if size >= LABELLED:  # which thing the ghost is, under it
                 taken.union_ip(self._draw_label(surface, o, box.centerx, box.bottom + 3, size))
             self.note_salient(taken, *self.object_names(o))
             self.drawn_ghosts.append((ghost.thing, ghost.at, ghost.p, ghost.true))
@@ -482,8 +510,12 @@ class HouseholdRenderer(WorldRenderer):
                 pygame.draw.circle(surface, (255, 255, 255), (int(hx + hand / 2), int(y + size * 0.55 + hand / 2)), hand // 2 + 2)
                 self._draw_object(surface, state, o, int(hx), int(y + size * 0.55), hand, shown_objects, overlays.viewer,
                                   labelled=False)
-                if hand >= 12:  # the label under the hand, outside the agent's name plate
-                    plate = self._draw_label(surface, o, int(hx + hand / 2), int(y + size * 0.55 + hand + 3), hand)
+                if hand >= LABELLED:  # the label under the hand, outside the agent's name plate
+                    middle = int(x + size / 2)  # each hand's label on its own side of the agent
+                    side = (middle - int(size / 2 + hand * 0.35) - 10, middle - 1) if h == 0 else \
+                        (middle + 1, middle + int(size / 2 + hand * 0.35) + 10)
+                    plate = self._draw_label(surface, o, int(hx + hand / 2), int(y + size * 0.55 + hand + 3), hand,
+                                             room=side[1] - side[0], within=side)
                     self.note_salient(plate, *self.object_names(o))
             name = self.text(agent, max(10, int(size * 0.34)), (255, 255, 255))
             plate = pygame.Rect(0, 0, name.get_width() + 6, name.get_height() + 1)

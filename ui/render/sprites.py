@@ -386,7 +386,7 @@ OBJECT_LOOKS: dict[str, tuple[str, RGB]] = {
 #: object class -> the short word written under its objects where the class name is long
 SHORT_NAMES: dict[str, str] = {
     "wineglass": "glass", "coffeepot": "pot", "loaf_bread": "loaf", "toothbrush": "brush", "calculator": "calc",
-    "poundcake": "cake",
+    "poundcake": "pound",
 }
 
 
