@@ -283,7 +283,8 @@ class WorldRenderer(ABC):
         """Where ``sender``'s bubble of ``w`` x ``h`` goes: of the spots around the speaker
         (``_bubble_candidates``), kept inside the map, the one that covers least of what matters,
         weighed: the things the message names (``salient`` whose words occur in ``text``) most,
-        then the agents, then the other salient things, then the distance from the speaker. Spots
+        then the agents, then the other salient things, then the distance from the speaker (a gap
+        between them, more than being off-centre). Spots
         on a bubble already placed are taken only when every spot is."""
         bottom = self.hud_top if top < self.hud_top <= (self.height or self.hud_top) else (self.height or 10 ** 6)
         area = pygame.Rect(0, top, max(w + 4, self.width), max(h + 4, bottom - top))
@@ -317,7 +318,10 @@ class WorldRenderer(ABC):
                     cost += weight * 0.5 * clip.width * clip.height
             if any(box.colliderect(p.inflate(0, 4)) for p in placed):
                 cost += 10.0 ** 9
-            cost += 0.4 * (abs(box.centerx - anchor[0]) + abs(box.bottom - anchor[1]))
+            # near the speaker: a little for being off-centre, more for a gap (a long tail)
+            gap = (max(0, body.left - box.right, box.left - body.right)
+                   + max(0, body.top - box.bottom, box.top - body.bottom))
+            cost += 0.3 * abs(box.centerx - anchor[0]) + 1.0 * gap
             if best is None or (cost, k) < best[:2]:
                 best = (cost, k, box)
         assert best is not None
