@@ -164,11 +164,18 @@ class OvercookedRenderer(KitchenWords, WorldRenderer):
         self._dots(surface, center, r, ingredients)
 
     def _dots(self, surface: pygame.Surface, center: tuple[int, int], r: int, ingredients: Sequence[str]) -> None:
+        """The ingredients as dots told apart by shape as well as colour: a tomato with its green
+        stalk, an onion with its pale heart."""
         for k, item in enumerate(sorted(ingredients)):
             x = center[0] + int((k - (len(ingredients) - 1) / 2) * r * 0.62)
-            inner = sprites.INGREDIENT_COLORS.get(item, ((200, 200, 200), (0, 0, 0)))[0]
-            pygame.draw.circle(surface, (255, 255, 255), (x, center[1]), max(2, r // 3) + 1)
-            pygame.draw.circle(surface, inner, (x, center[1]), max(2, r // 3))
+            inner, mark = sprites.INGREDIENT_COLORS.get(item, ((200, 200, 200), (255, 255, 255)))
+            d = max(2, r // 3)
+            pygame.draw.circle(surface, (255, 255, 255), (x, center[1]), d + 1)
+            pygame.draw.circle(surface, inner, (x, center[1]), d)
+            if item == "tomato":
+                pygame.draw.rect(surface, mark, (x - max(1, d // 2), center[1] - d - 1, max(2, d), max(2, d // 2)))
+            else:
+                pygame.draw.circle(surface, mark, (x, center[1]), max(1, d // 2))
 
     def _item(self, surface: pygame.Surface, center: tuple[int, int], size: int, obj: Any) -> None:
         """An object of overcooked_ai (onion, tomato, dish, soup) centred at ``center``."""
