@@ -302,20 +302,22 @@ class WorldRenderer(ABC):
             for rect in self.keep_clear(state, [agent]):
                 things.append((rect, 8.0 if agent == sender else 4.0))
         body = self.agent_rect(state, sender) or pygame.Rect(anchor[0] - 12, anchor[1], 24, 24)
+        rects = [rect for rect, _ in things]
+        speaker = pygame.Rect(anchor, (1, 1))
         best: tuple[float, int, pygame.Rect] | None = None
         for k, (x, y) in enumerate(self._bubble_candidates(anchor, body, w, h)):
             box = pygame.Rect(x, y, w, h).clamp(area)
             base, tip = self._tail(box, anchor, body)
-            tail = pygame.Rect(min(p[0] for p in (*base, tip)), min(p[1] for p in (*base, tip)), 0, 0)
-            tail.width = max(p[0] for p in (*base, tip)) - tail.x + 1
-            tail.height = max(p[1] for p in (*base, tip)) - tail.y + 1
+            xs, ys = [p[0] for p in (*base, tip)], [p[1] for p in (*base, tip)]
+            tail = pygame.Rect(min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1)
             cost = 0.0
-            for rect, weight in things:
-                clip = box.clip(rect)
-                cost += weight * clip.width * clip.height
-                if not rect.contains(pygame.Rect(anchor, (1, 1))):  # the tail's strip (not the speaker)
-                    clip = tail.clip(rect)
-                    cost += weight * 0.5 * clip.width * clip.height
+            for i in box.collidelistall(rects):
+                clip = box.clip(rects[i])
+                cost += things[i][1] * clip.width * clip.height
+            for i in tail.collidelistall(rects):
+                if not rects[i].contains(speaker):  # the tail's strip (not the speaker it points at)
+                    clip = tail.clip(rects[i])
+                    cost += things[i][1] * 0.5 * clip.width * clip.height
             if any(box.colliderect(p.inflate(0, 4)) for p in placed):
                 cost += 10.0 ** 9
             # near the speaker: a little for being off-centre, more for a gap (a long tail)

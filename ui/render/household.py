@@ -57,6 +57,9 @@ class HouseholdRenderer(WorldRenderer):
         self.min_x, self.max_x = min(a for a, _ in xs), max(b for _, b in xs)
         self.min_y, self.max_y = min(a for a, _ in ys), max(b for _, b in ys)
         self._tokens: dict[tuple[str, int], pygame.Surface] = {}
+        #: the world's labels and names of objects and places (they never change)
+        self._labels: dict[int, str] = {}
+        self._names: dict[tuple[str, int], tuple[str, ...]] = {}
         #: what the last frame drew, for tests: object ids and agents
         self.drawn_objects: set[str] = set()
         #: ... the label written under each object: object id -> (text, where)
@@ -257,14 +260,17 @@ class HouseholdRenderer(WorldRenderer):
     def object_label(self, o: int) -> str:
         """The word under object ``o`` on the map: its class's short name, and its number when
         other objects share the class ("ball", "cup 1", "cup 2"; as the belief rows name them)."""
-        w = self.world
-        obj = w.objects[o]
-        same = [k for k, other in enumerate(w.objects) if other.cls == obj.cls]
-        word = sprites.short_name(obj.cls)
-        if len(same) == 1:
-            return word
-        digits = obj.id.rsplit("_", 1)[-1]
-        return f"{word} {digits if digits.isdigit() else same.index(o) + 1}"
+        found = self._labels.get(o)
+        if found is None:
+            w = self.world
+            obj = w.objects[o]
+            same = [k for k, other in enumerate(w.objects) if other.cls == obj.cls]
+            found = word = sprites.short_name(obj.cls)
+            if len(same) > 1:
+                digits = obj.id.rsplit("_", 1)[-1]
+                found = f"{word} {digits if digits.isdigit() else same.index(o) + 1}"
+            self._labels[o] = found
+        return found
 
     def label_px(self, size: int) -> int:
         return max(14, min(16, int(size * 0.55)))
@@ -312,13 +318,19 @@ class HouseholdRenderer(WorldRenderer):
 
     def object_names(self, o: int) -> tuple[str, ...]:
         """The words a message may use for object ``o`` (its id, its class, its label)."""
-        obj = self.world.objects[o]
-        return obj.id, obj.cls, split_compound(obj.cls), self.object_label(o)
+        key = ("object", o)
+        if key not in self._names:
+            obj = self.world.objects[o]
+            self._names[key] = (obj.id, obj.cls, split_compound(obj.cls), self.object_label(o))
+        return self._names[key]
 
     def place_names(self, p: int) -> tuple[str, ...]:
-        place = self.world.places[p]
-        short = short_place(place.id, self.world.room_ids[place.room])
-        return place.id, short, split_compound(short), place.cls, split_compound(place.cls)
+        key = ("place", p)
+        if key not in self._names:
+            place = self.world.places[p]
+            short = short_place(place.id, self.world.room_ids[place.room])
+            self._names[key] = (place.id, short, split_compound(short), place.cls, split_compound(place.cls))
+        return self._names[key]
 
     def _draw_object(self, surface: pygame.Surface, state: HouseholdState, o: int, x: int, y: int, size: int,
                      shown_objects: set[int], viewer: str | None, dim: bool = False, labelled: bool = True,
