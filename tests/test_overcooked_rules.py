@@ -251,9 +251,9 @@ def test_the_app_draws_a_layout_under_its_rules_and_maps_keys():
     renderer.layout(350, 250)
     state = world.reset(0)
     renderer.draw(surface, state)
-    pot = renderer.cell_rect(2, 2)
-    soup_top = (pot.centerx, pot.centery - int(renderer.tile * 0.2))  # above the ingredient dots
-    assert surface.get_at(soup_top)[:3] == (235, 160, 60)  # the soup's disc on the pot
+    assert renderer.drawn_pots[(2, 2)] == (("onion", "onion"), "2/3")  # the soup in the pot, not cooking yet
+    assert renderer.drawn_pots[(2, 0)] == ((), "empty")
+    assert [recipe for recipe, _value, _bonus in renderer.drawn_orders] == [("onion", "tomato"), ("onion", "tomato", "tomato")]
     alice = state.players[0]
     assert surface.get_at(renderer.cell_rect(alice[1], alice[0]).move(0, -renderer.tile // 4).center)[:3] != (236, 232, 222)
     legal = world.legal_actions(state, "alice")

@@ -355,6 +355,9 @@ class Layout:
                  for c in itertools.combinations_with_replacement(sorted(INGREDIENTS), n)]
         self.all_orders = frozenset(all_orders or every)
         self.bonus_orders = frozenset(bonus_orders)
+        #: the orders in the layout's own order (every recipe when it lists none: ``orders_listed`` False)
+        self.order_list: tuple[Recipe, ...] = tuple(dict.fromkeys(all_orders or every))
+        self.orders_listed = bool(all_orders)
 
     def _read_start_state(self, state: Any, where: str) -> None:
         if not isinstance(state, dict) or not isinstance(state.get("players"), list):

@@ -8,6 +8,7 @@ maps keys to actions for a human seat, and names the actions a person can take.
 
 from __future__ import annotations
 
+import math
 import os
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -218,26 +219,125 @@ class WorldRenderer(ABC):
         doors and stations it can work), in surface pixels; none by default."""
         return []
 
+    def agent_rect(self, state: Any, agent: str) -> pygame.Rect | None:
+        """The pixels ``agent`` takes on the map with a small margin (None where the world has no
+        place for it): by default a tile below its ``agent_anchor``."""
+        anchor = self.agent_anchor(state, agent)
+        if anchor is None:
+            return None
+        t = max(self.tile, 24)
+        return pygame.Rect(anchor[0] - t // 2 - 4, anchor[1] - 4, t + 8, t + 8)
+
     def keep_clear(self, state: Any, agents: Sequence[str], human: str | None = None,
                    legal: Sequence[Any] = ()) -> list[pygame.Rect]:
         """What a pop-up must not cover: ``agents`` (a human's own agent, a feedback's recipient)
         and the cells highlighted for ``human``'s legal actions, in surface pixels."""
-        t = max(self.tile, 24)
         rects = []
         for agent in agents:
-            anchor = self.agent_anchor(state, agent)
-            if anchor is not None:
-                rects.append(pygame.Rect(anchor[0] - t // 2 - 4, anchor[1] - 4, t + 8, t + 8))
+            rect = self.agent_rect(state, agent)
+            if rect is not None:
+                rects.append(rect)
         if human is not None and legal:
             rects += [r.inflate(4, 4) for r in self.legal_cells(state, human, legal)]
         return rects
 
+    #: what the last frame drew that a bubble should leave in view: (rectangle, the words that name
+    #: it), filled by ``draw`` (``note_salient``); a bubble keeps clear of these, above all of those
+    #: its message names (the ball a false belief is about)
+    salient: list[tuple[pygame.Rect, frozenset[str]]] = []
+
+    def note_salient(self, rect: pygame.Rect, *names: str) -> None:
+        """Record ``rect`` as something on the map a speech bubble should not cover, named by
+        ``names`` (ids and words a message may use for it; compared without case)."""
+        if "salient" not in self.__dict__:
+            self.salient = []
+        words = {n.lower().replace("_", " ") for n in names if n}
+        self.salient.append((pygame.Rect(rect), frozenset(words)))
+
+    def clear_salient(self) -> None:
+        """Forget the last frame's ``salient`` things and caption (each ``draw`` starts with it)."""
+        self.salient = []
+        self.caption_box = None
+
+    #: the believed view's caption as the last frame drew it (bubbles stacked at the top go below it)
+    caption_box: pygame.Rect | None = None
+
+    def _bubble_candidates(self, anchor: tuple[int, int], body: pygame.Rect, w: int, h: int) -> list[tuple[int, int]]:
+        """Top-left corners of a bubble ``w`` x ``h`` around a speaker whose head is at ``anchor``
+        and who takes ``body``: above (centred, then to either side, then higher), beside, below;
+        best first when equal."""
+        ax, ay = anchor
+        gap = 6
+        above = ay - h - gap
+        spots = [(ax - w // 2, above), (ax - 16, above), (ax - w + 16, above)]
+        for lift in (1, 2, 3):
+            dy = lift * (h + 4)
+            spots += [(ax - w // 2, above - dy), (ax - 16, above - dy), (ax - w + 16, above - dy)]
+        for y in (body.centery - h // 2, body.top):
+            spots += [(body.right + gap, y), (body.left - gap - w, y)]
+        spots += [(ax - w // 2, body.bottom + gap), (ax - 16, body.bottom + gap), (ax - w + 16, body.bottom + gap)]
+        return spots
+
+    def bubble_place(self, state: Any, sender: str, text: str, anchor: tuple[int, int], w: int, h: int,
+                     placed: Sequence[pygame.Rect], top: int) -> pygame.Rect:
+        """Where ``sender``'s bubble of ``w`` x ``h`` goes: of the spots around the speaker
+        (``_bubble_candidates``), kept inside the map, the one that covers least of what matters,
+        weighed: the things the message names (``salient`` whose words occur in ``text``) most,
+        then the agents, then the other salient things, then the distance from the speaker (a gap
+        between them, more than being off-centre). Spots
+        on a bubble already placed are taken only when every spot is."""
+        bottom = self.hud_top if top < self.hud_top <= (self.height or self.hud_top) else (self.height or 10 ** 6)
+        area = pygame.Rect(0, top, max(w + 4, self.width), max(h + 4, bottom - top))
+        said = " " + " ".join(text.lower().replace("_", " ").split()) + " "
+        things = []
+        for rect, names in self.salient:
+            named = any(f" {n} " in said or f" {n}'" in said or f" {n};" in said or f" {n}," in said
+                        or f" {n}." in said for n in names)
+            things.append((rect, 24.0 if named else 3.0))
+        agents = list(self.world.agents) if hasattr(self.world, "agents") else []
+        drawn = getattr(self, "drawn_agents", None)
+        for agent in agents:
+            if drawn is not None and agent not in drawn:
+                continue
+            for rect in self.keep_clear(state, [agent]):
+                things.append((rect, 8.0 if agent == sender else 4.0))
+        body = self.agent_rect(state, sender) or pygame.Rect(anchor[0] - 12, anchor[1], 24, 24)
+        rects = [rect for rect, _ in things]
+        speaker = pygame.Rect(anchor, (1, 1))
+        best: tuple[float, int, pygame.Rect] | None = None
+        for k, (x, y) in enumerate(self._bubble_candidates(anchor, body, w, h)):
+            box = pygame.Rect(x, y, w, h).clamp(area)
+            base, tip = self._tail(box, anchor, body)
+            xs, ys = [p[0] for p in (*base, tip)], [p[1] for p in (*base, tip)]
+            tail = pygame.Rect(min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1)
+            cost = 0.0
+            for i in box.collidelistall(rects):
+                clip = box.clip(rects[i])
+                cost += things[i][1] * clip.width * clip.height
+            for i in tail.collidelistall(rects):
+                if not rects[i].contains(speaker):  # the tail's strip (not the speaker it points at)
+                    clip = tail.clip(rects[i])
+                    cost += things[i][1] * 0.5 * clip.width * clip.height
+            if any(box.colliderect(p.inflate(0, 4)) for p in placed):
+                cost += 10.0 ** 9
+            # near the speaker: a little for being off-centre, more for a gap (a long tail)
+            gap = (max(0, body.left - box.right, box.left - body.right)
+                   + max(0, body.top - box.bottom, box.top - body.bottom))
+            cost += 0.3 * abs(box.centerx - anchor[0]) + 1.0 * gap
+            if best is None or (cost, k) < best[:2]:
+                best = (cost, k, box)
+        assert best is not None
+        return best[2]
+
     def draw_messages(self, surface: pygame.Surface, state: Any, messages: Sequence[tuple[str, str]]) -> None:
-        """Speech bubbles for ``messages``: over their sender where the world has a place for
-        it, else stacked along the top edge. The same for every world."""
+        """Speech bubbles for ``messages``: by their sender where the world has a place for it and
+        the frame drew it (``bubble_place``: clear of what the message is about), else stacked along
+        the top edge. The same for every world."""
         px = max(12, min(18, self.height // 40 if self.height else 14))
         top = max(2, self.bubble_top)
         stacked = max(4, self.bubble_top)
+        if self.caption_box is not None and stacked < self.caption_box.bottom + 4:
+            stacked = self.caption_box.bottom + 4
         rising = self.bubble_bottom
         placed: list[pygame.Rect] = []
         for sender, text in messages[-4:]:
@@ -245,16 +345,19 @@ class WorldRenderer(ABC):
             label = self.text(f"{sender}: {line}", px, (25, 25, 35))
             w, h = label.get_width() + 12, label.get_height() + 8
             anchor = self.agent_anchor(state, sender)
-            if anchor is None and rising is not None:
-                x, y = 6, max(top, rising - h)
-                rising = y - 4
-            elif anchor is None:
-                x, y = 6, stacked
-                stacked += h + 4
+            drawn = getattr(self, "drawn_agents", None)
+            if drawn is not None and sender not in drawn:
+                anchor = None  # a speaker the frame leaves out (fog of war): its bubble gives no place away
+            if anchor is not None:
+                box = self.bubble_place(state, sender, text, anchor, w, h, placed, top)
             else:
-                x = max(2, min(self.width - w - 2, anchor[0] - w // 2))
-                y = max(top, anchor[1] - h - 6)
-            box = pygame.Rect(x, y, w, h)
+                if rising is not None:
+                    x, y = 6, max(top, rising - h)
+                    rising = y - 4
+                else:
+                    x, y = 6, stacked
+                    stacked += h + 4
+                box = pygame.Rect(x, y, w, h)
             # bubbles never cover each other: one that would is lifted above the others (or, at the
             # top edge, put below them)
             for _ in range(len(placed) + 1):
@@ -270,13 +373,39 @@ class WorldRenderer(ABC):
             x, y = box.topleft
             pygame.draw.rect(surface, (255, 253, 231), box, border_radius=6)
             pygame.draw.rect(surface, self.agent_color(sender), box, width=2, border_radius=6)
-            if anchor is not None and box.bottom <= anchor[1]:
-                tip = (max(box.left + 6, min(box.right - 6, anchor[0])), box.bottom)
-                pygame.draw.polygon(surface, self.agent_color(sender),
-                                    [(tip[0] - 5, tip[1]), (tip[0] + 5, tip[1]), (anchor[0], anchor[1] - 2)])
+            if anchor is not None and not box.inflate(-4, -4).collidepoint(anchor):
+                body = self.agent_rect(state, sender) or pygame.Rect(anchor, (1, 1))
+                self._draw_tail(surface, box, anchor, body, self.agent_color(sender))
             surface.blit(label, (x + 6, y + 4))
         #: the bubbles of the last frame (tests)
         self.bubble_rects = placed
+
+    @classmethod
+    def _draw_tail(cls, surface: pygame.Surface, box: pygame.Rect, anchor: tuple[int, int], body: pygame.Rect,
+                   color: tuple[int, int, int]) -> None:
+        base, tip = cls._tail(box, anchor, body)
+        if math.hypot(tip[0] - base[0][0], tip[1] - base[0][1]) > 3:
+            pygame.draw.polygon(surface, color, [*base, tip])
+
+    @staticmethod
+    def _tail(box: pygame.Rect, anchor: tuple[int, int], body: pygame.Rect
+              ) -> tuple[list[tuple[int, int]], tuple[int, int]]:
+        """The bubble's tail (its base on ``box``, its tip): from the side of ``box`` nearest the
+        speaker to the speaker (its head when the bubble is above, else the edge of ``body`` that
+        faces the bubble)."""
+        ax, ay = anchor
+        if box.bottom <= ay:
+            tx = max(box.left + 6, min(box.right - 6, ax))
+            base, tip = [(tx - 5, box.bottom), (tx + 5, box.bottom)], (ax, ay - 2)
+        elif box.top >= body.bottom - 2:
+            tx = max(box.left + 6, min(box.right - 6, ax))
+            base, tip = [(tx - 5, box.top), (tx + 5, box.top)], (ax, body.bottom)
+        else:
+            ty = max(box.top + 4, min(box.bottom - 4, body.centery))
+            right = box.right <= body.centerx
+            edge = box.right if right else box.left
+            base, tip = [(edge, ty - 4), (edge, ty + 4)], (body.left if right else body.right, body.centery)
+        return base, tip
 
     def draw_badges(self, surface: pygame.Surface, state: Any,
                     badges: Mapping[str, tuple[str, tuple[int, int, int]]]) -> None:
@@ -358,7 +487,6 @@ class WorldRenderer(ABC):
 
     def draw_belief_arrow(self, surface: pygame.Surface, start: tuple[int, int], end: tuple[int, int]) -> None:
         """A thin red arrow from where a thing is believed to be to where it is."""
-        import math
         (x0, y0), (x1, y1) = start, end
         if abs(x1 - x0) + abs(y1 - y0) < 4:
             return
@@ -397,6 +525,7 @@ class WorldRenderer(ABC):
         layer.fill((90, 40, 120, 215))
         surface.blit(layer, box)
         surface.blit(label, (box.x + 6, box.y + 3))
+        self.caption_box = box
 
     # ------------------------------------------------------------- text
 

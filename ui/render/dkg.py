@@ -85,6 +85,7 @@ class DKGRenderer(WorldRenderer):
 
     def draw(self, surface: pygame.Surface, state: DKGState, previous: DKGState | None = None,
              alpha: float = 1.0, overlays: Overlays = Overlays()) -> None:
+        self.clear_salient()
         if surface.get_size() != (self.width, self.height):
             self.layout(*surface.get_size())
         if self._background is None:
@@ -102,6 +103,7 @@ class DKGRenderer(WorldRenderer):
                 rect = self.cell_rect(*w.rc(loc))
                 surface.blit(book.get(f"{item.kind}-{item.color}", small),
                              (rect.x + (t - small) // 2, rect.y + (t - small) // 2))
+                self.note_salient(rect, item.kind, f"{item.color} {item.kind}", f"{item.kind}_{item.color}")
 
         if overlays.human is not None and overlays.legal:
             self._draw_legal(surface, state, overlays)

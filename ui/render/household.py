@@ -22,10 +22,13 @@ from typing import Any
 import pygame
 
 from sim.household.world import HouseholdState, HouseholdWorld
+from ui.beliefs.words import split_compound
 from ui.render import sprites
 from ui.render.base import KeyBinding, Overlays, SpriteBook, WorldRenderer
 
 PAGE = 9
+#: objects drawn at least this many pixels wide get a label under them
+LABELLED = 8
 #: room kind -> floor colour
 ROOM_FLOORS = {"kitchen": (232, 226, 208), "livingroom": (214, 190, 156), "bedroom": (200, 214, 230),
                "bathroom": (206, 230, 232), "office": (222, 222, 214)}
@@ -54,8 +57,13 @@ class HouseholdRenderer(WorldRenderer):
         self.min_x, self.max_x = min(a for a, _ in xs), max(b for _, b in xs)
         self.min_y, self.max_y = min(a for a, _ in ys), max(b for _, b in ys)
         self._tokens: dict[tuple[str, int], pygame.Surface] = {}
+        #: the world's labels and names of objects and places (they never change)
+        self._labels: dict[int, str] = {}
+        self._names: dict[tuple[str, int], tuple[str, ...]] = {}
         #: what the last frame drew, for tests: object ids and agents
         self.drawn_objects: set[str] = set()
+        #: ... the label written under each object: object id -> (text, where)
+        self.drawn_labels: dict[str, tuple[str, pygame.Rect]] = {}
         #: the action page the last frame showed: (page, pages), or None
         self.drawn_page: tuple[int, int] | None = None
         self.drawn_agents: list[str] = []
@@ -121,6 +129,8 @@ class HouseholdRenderer(WorldRenderer):
         w = self.world
         surface.fill((30, 34, 44))
         self.drawn_objects = set()
+        self.drawn_labels = {}
+        self.clear_salient()
         self.drawn_page = None
         viewer = overlays.viewer if overlays.viewer in w.agent_index else None
         shown_objects, shown_agents, viewer_room = self._shown(state, viewer)
@@ -178,8 +188,7 @@ class HouseholdRenderer(WorldRenderer):
             things = [o for o, loc in enumerate(state.locs) if loc == floor_place and o in shown_objects]
             x = floor.x + 4
             for o in things:
-                self._draw_object(surface, state, o, x, floor.y + 4, token, shown_objects, viewer)
-                x += token + 3
+                x += self._draw_object(surface, state, o, x, floor.y + 4, token, shown_objects, viewer) + 3
 
     def _draw_card(self, surface: pygame.Surface, state: HouseholdState, p: int, card: pygame.Rect, token: int,
                    shown_objects: set[int], goal: str | None, viewer: str | None) -> None:
@@ -200,6 +209,7 @@ class HouseholdRenderer(WorldRenderer):
             shape = sprites.SURFACE_SHAPES.get(place.cls, "table")
             sprite = self.book.get(f"hh-{shape}", art)
         surface.blit(sprite, (card.x + 2, card.bottom - art - 2))
+        self.note_salient(pygame.Rect(card.x + 2, card.bottom - art - 2, art, art), *self.place_names(p))
         below = card.y + 2 + label.get_height()
         if goal:
             tag = self.fit(goal, max(9, px - 2), (150, 100, 0), card.width - 8)
@@ -212,16 +222,122 @@ class HouseholdRenderer(WorldRenderer):
         hidden = place.openable and not opened
         if viewer is not None:
             things = [o for o in things if o in shown_objects]
-        x, y = card.x + art + 6, card.bottom - token - 3
-        for o in things:
-            if x + token > card.right - 2:
-                x, y = card.x + art + 6, y - token - 2
-            self._draw_object(surface, state, o, x, y, token, shown_objects, viewer, dim=hidden)
-            x += token + 3
+        area = pygame.Rect(card.x + art + 6, card.y + 2 + label.get_height(), 0, 0)
+        area.width, area.height = card.right - 2 - area.x, card.bottom - 3 - area.y
+        room, within = card.width - 6, (card.x + 3, card.right - 3)  # a label may reach over the furniture
+        size, spots = self._flow(things, token, area, room)
+        if things and size < 16:  # crowded beside the furniture: over it too (the card's whole width)
+            wide = pygame.Rect(card.x + 4, area.y, card.width - 6, area.height)
+            wide_size, wide_spots = self._flow(things, token, wide, room)
+            if wide_size > size:
+                size, spots = wide_size, wide_spots
+        clip = surface.get_clip()
+        surface.set_clip(card.clip(clip) if clip else card)
+        for o, (x, y, slot) in zip(things, spots):
+            self._draw_object(surface, state, o, x, y, size, shown_objects, viewer, dim=hidden, room=room,
+                              slot=slot, within=within)
+        surface.set_clip(clip)
+
+    def _flow(self, things: Sequence[int], token: int, area: pygame.Rect, room: int
+              ) -> tuple[int, list[tuple[int, int, int]]]:
+        """Objects laid out in rows from the bottom of ``area`` up, each with its label (in at most
+        ``room`` pixels; one wider than ``area`` takes a row of its own): (size, [(x, y, slot)]) at
+        the largest size up to ``token`` at which they all fit (the smallest when none does)."""
+        size = token
+        while True:
+            row = size + self.label_height(size) + 2
+            spots, x, y = [], area.x, area.bottom - row + 2
+            for o in things:
+                slot = min(self.slot_width(o, size, room), max(size, area.width))
+                if x + slot > area.right and x > area.x:
+                    x, y = area.x, y - row
+                spots.append((x, y, slot))
+                x += slot + 3
+            if not spots or spots[-1][1] >= area.y or size <= 10:
+                return size, spots
+            size = max(10, size - 2)
+
+    def object_label(self, o: int) -> str:
+        """The word under object ``o`` on the map: its class's short name, and its number when
+        other objects share the class ("ball", "cup 1", "cup 2"; as the belief rows name them)."""
+        found = self._labels.get(o)
+        if found is None:
+            w = self.world
+            obj = w.objects[o]
+            same = [k for k, other in enumerate(w.objects) if other.cls == obj.cls]
+            found = word = sprites.short_name(obj.cls)
+            if len(same) > 1:
+                digits = obj.id.rsplit("_", 1)[-1]
+                found = f"{word} {digits if digits.isdigit() else same.index(o) + 1}"
+            self._labels[o] = found
+        return found
+
+    def label_px(self, size: int) -> int:
+        return max(14, min(16, int(size * 0.55)))
+
+    def label_height(self, size: int) -> int:
+        """The height of the label strip under an object of ``size`` (0: too small to label)."""
+        return self.font(self.label_px(size)).get_linesize() + 1 if size >= LABELLED else 0
+
+    def label_text(self, o: int, size: int, room: int | None = None) -> str:
+        """``object_label`` as it fits ``room`` pixels: the class's word cut short, the number kept."""
+        text = self.object_label(o)
+        if room is None:
+            return text
+        word, _, number = text.partition(" ")
+        while len(word) > 2 and self.text(text, self.label_px(size), (20, 24, 32)).get_width() + 4 > room:
+            word = word[:-1]
+            text = f"{word}. {number}".rstrip() if number else f"{word}."
+        return text
+
+    def slot_width(self, o: int, size: int, room: int | None = None) -> int:
+        """The width an object of ``size`` takes on the map with its label (in at most ``room``)."""
+        if size < LABELLED:
+            return size
+        label = self.text(self.label_text(o, size, room), self.label_px(size), (20, 24, 32))
+        return max(size, label.get_width() + 4)
+
+    def _draw_label(self, surface: pygame.Surface, o: int, cx: int, top: int, size: int,
+                    dim: bool = False, room: int | None = None, within: tuple[int, int] | None = None) -> pygame.Rect:
+        """Object ``o``'s label centred under (``cx``, ``top``), dark on a light plate, in at most
+        ``room`` pixels and moved inside ``within`` (left, right) when it is given."""
+        text = self.label_text(o, size, room)
+        label = self.text(text, self.label_px(size), (20, 24, 32))
+        plate = pygame.Rect(0, 0, label.get_width() + 4, label.get_height())
+        plate.midtop = (cx, top)
+        if within is not None:
+            plate.right = min(plate.right, within[1])
+            plate.left = max(plate.left, within[0])
+        layer = pygame.Surface(plate.size, pygame.SRCALPHA)
+        layer.fill((255, 255, 255, 120 if dim else 215))
+        surface.blit(layer, plate)
+        surface.blit(label, (plate.x + 2, plate.y))
+        clip = surface.get_clip()  # what shows of it (a card clips what does not fit)
+        self.drawn_labels[self.world.objects[o].id] = (text, plate.clip(clip) if clip else plate)
+        return plate
+
+    def object_names(self, o: int) -> tuple[str, ...]:
+        """The words a message may use for object ``o`` (its id, its class, its label)."""
+        key = ("object", o)
+        if key not in self._names:
+            obj = self.world.objects[o]
+            self._names[key] = (obj.id, obj.cls, split_compound(obj.cls), self.object_label(o))
+        return self._names[key]
+
+    def place_names(self, p: int) -> tuple[str, ...]:
+        key = ("place", p)
+        if key not in self._names:
+            place = self.world.places[p]
+            short = short_place(place.id, self.world.room_ids[place.room])
+            self._names[key] = (place.id, short, split_compound(short), place.cls, split_compound(place.cls))
+        return self._names[key]
 
     def _draw_object(self, surface: pygame.Surface, state: HouseholdState, o: int, x: int, y: int, size: int,
-                     shown_objects: set[int], viewer: str | None, dim: bool = False) -> None:
-        """An object; a target with a gold ring; a container with its contents below it."""
+                     shown_objects: set[int], viewer: str | None, dim: bool = False, labelled: bool = True,
+                     room: int | None = None, slot: int | None = None,
+                     within: tuple[int, int] | None = None) -> int:
+        """An object with its label under it (``object_label``); a target with a gold ring; a
+        container with its contents below it. Returns the width it took."""
         w = self.world
         obj = w.objects[o]
         self.drawn_objects.add(obj.id)
@@ -234,17 +350,21 @@ class HouseholdRenderer(WorldRenderer):
             sprite.set_alpha(110)
         if obj.kind == "target":
             pygame.draw.circle(surface, GOAL_GOLD, (x + size // 2, y + size // 2), size // 2 + 1, max(1, size // 12))
-        surface.blit(sprite, (x, y))
-        digits = "".join(ch for ch in obj.id.rsplit("_", 1)[-1] if ch.isdigit())
-        if digits and size >= 16:
-            num = self.text(digits, max(9, size // 2), (30, 30, 40))
-            surface.blit(num, (x + size - num.get_width() + 2, y + size - num.get_height() + 3))
+        if slot is None:
+            slot = self.slot_width(o, size, room) if labelled else size
+        left = x + (slot - size) // 2
+        surface.blit(sprite, (left, y))
+        taken = pygame.Rect(left, y, size, size)
+        if labelled and size >= LABELLED:
+            taken.union_ip(self._draw_label(surface, o, left + size // 2, y + size + 1, size, dim, room, within))
+        self.note_salient(taken, *self.object_names(o))
         if obj.kind == "container":
             inside = [c for c in w.contents(state, o) if viewer is None or c in shown_objects]
             mini = max(6, size // 2)
             for k, c in enumerate(inside[:3]):
-                self._draw_object(surface, state, c, x + k * (mini - 2), y + size - mini // 2, mini, shown_objects,
-                                  viewer, dim)
+                self._draw_object(surface, state, c, left + k * (mini - 2), y + size - mini // 2, mini, shown_objects,
+                                  viewer, dim, labelled=False)
+        return slot
 
     def location_point(self, state: HouseholdState, at: str) -> tuple[int, int] | None:
         """The pixel of a location (a place's card, a container's place, an agent's hands)."""
@@ -304,6 +424,10 @@ class HouseholdRenderer(WorldRenderer):
             sprite = (self.book.get(f"hh-container-{sprites.CONTAINER_SHAPES.get(obj.cls, 'basket')}", size)
                       if obj.kind == "container" else self._object_sprite(obj.cls, size))
             box = self.draw_ghost(surface, sprite, pos, ghost.p, ghost.true, color)
+            taken = box.inflate(4, 4)
+            if size >= LABELLED:  # which thing the ghost is, under it
+                taken.union_ip(self._draw_label(surface, o, box.centerx, box.bottom + 3, size))
+            self.note_salient(taken, *self.object_names(o))
             self.drawn_ghosts.append((ghost.thing, ghost.at, ghost.p, ghost.true))
             if not ghost.true:
                 self.drawn_wrong.append((ghost.thing, ghost.at, ghost.actual))
@@ -360,7 +484,11 @@ class HouseholdRenderer(WorldRenderer):
             size = self._agent_size(floor)
             here = [j for j in range(len(self.world.agents)) if s.rooms[j] == r]
             k = here.index(i)
-            return floor.right - (len(here) - k) * (size + 6), floor.bottom - size - 2
+            hand = max(8, int(size * 0.48))
+            # side by side with room for both hands and the labels under them
+            slot = min(size + int(hand * 0.7) + 20, max(size + 6, floor.width // len(here)))
+            return (floor.right - (len(here) - k) * slot + int(hand * 0.35) + 8,
+                    floor.bottom - size - 2 - self.label_height(hand))
         x, y = spot(state)
         if previous is not None and alpha < 1 and previous.rooms[i] != state.rooms[i]:
             px, py = spot(previous)
@@ -369,7 +497,9 @@ class HouseholdRenderer(WorldRenderer):
         return x, y
 
     def _agent_size(self, floor: pygame.Rect) -> int:
-        return max(10, min(floor.height - 4, int(self.tile * 1.3)))
+        """An agent's size in a floor band: as tall as it allows under the labels of its hands."""
+        size = max(10, min(floor.height - 4, int(self.tile * 1.3)))
+        return max(10, min(size, floor.height - 4 - self.label_height(max(8, int(size * 0.48)))))
 
     def _draw_agents(self, surface: pygame.Surface, state: HouseholdState, previous: HouseholdState | None,
                      alpha: float, shown_objects: set[int], shown_agents: set[int], overlays: Overlays) -> None:
@@ -390,7 +520,15 @@ class HouseholdRenderer(WorldRenderer):
                     continue
                 hx = x - hand * 0.35 if h == 0 else x + size - hand * 0.65
                 pygame.draw.circle(surface, (255, 255, 255), (int(hx + hand / 2), int(y + size * 0.55 + hand / 2)), hand // 2 + 2)
-                self._draw_object(surface, state, o, int(hx), int(y + size * 0.55), hand, shown_objects, overlays.viewer)
+                self._draw_object(surface, state, o, int(hx), int(y + size * 0.55), hand, shown_objects, overlays.viewer,
+                                  labelled=False)
+                if hand >= LABELLED:  # the label under the hand, outside the agent's name plate
+                    middle = int(x + size / 2)  # each hand's label on its own side of the agent
+                    side = (middle - int(size / 2 + hand * 0.35) - 10, middle - 1) if h == 0 else \
+                        (middle + 1, middle + int(size / 2 + hand * 0.35) + 10)
+                    plate = self._draw_label(surface, o, int(hx + hand / 2), int(y + size * 0.55 + hand + 3), hand,
+                                             room=side[1] - side[0], within=side)
+                    self.note_salient(plate, *self.object_names(o))
             name = self.text(agent, max(10, int(size * 0.34)), (255, 255, 255))
             plate = pygame.Rect(0, 0, name.get_width() + 6, name.get_height() + 1)
             plate.midbottom = (int(x + size / 2), int(y + size + 2))
@@ -504,6 +642,17 @@ class HouseholdRenderer(WorldRenderer):
         x, y = self.agent_point(state, i)
         _, floor = self._place_cards(state.rooms[i])
         return int(x + self._agent_size(floor) / 2), int(y)
+
+    def agent_rect(self, state: HouseholdState, agent: str) -> pygame.Rect | None:
+        """The agent's figure with the objects in its hands, their labels and its name plate."""
+        i = self.world.agent_index.get(agent)
+        if i is None:
+            return None
+        x, y = self.agent_point(state, i)
+        _, floor = self._place_cards(state.rooms[i])
+        size = self._agent_size(floor)
+        hand = max(8, int(size * 0.48))
+        return pygame.Rect(int(x - hand * 0.35) - 4, int(y) - 4, int(size + hand * 0.7) + 8, int(size + 8))
 
     def action_for_key(self, key: str, state: HouseholdState, agent: str, legal: Sequence[Any]) -> Any | None:
         """Space waits; the number keys and the page key are the window's (``numbered_actions``)."""

@@ -34,7 +34,7 @@ from sim.kitchen.world import (
 from sim.snapshots import Particles, read_snapshot
 from ui.render import sprites
 from ui.render.base import SECOND_SEAT_KEYS, KeyBinding, Overlays, SpriteBook, WorldRenderer
-from ui.render.kitchen_beliefs import KitchenWords
+from ui.render.kitchen_beliefs import KitchenWords, kitchen_item_words
 
 #: the belief kind of ProToM's particle snapshots (docs/kitchen.md)
 PARTICLES = Particles.kind
@@ -177,6 +177,7 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
 
     def draw(self, surface: pygame.Surface, state: KitchenState, previous: KitchenState | None = None,
              alpha: float = 1.0, overlays: Overlays = Overlays()) -> None:
+        self.clear_salient()
         if surface.get_size() != (self.width, self.height):
             self.layout(*surface.get_size())
         if self._background is None:
@@ -203,6 +204,8 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
                 continue
             self.drawn_items[w.rc(cell)] = ITEM_NAMES[item]
             rect = self.cell_rect(*w.rc(cell))
+            words = kitchen_item_words(ITEM_NAMES[item])
+            self.note_salient(rect, ITEM_NAMES[item], words, words.removeprefix("the ").removeprefix("a "))
             surface.blit(self.book.get(item_sprite_name(item), small),
                          (rect.x + (t - small) // 2, rect.y + (t - small) // 2))
 

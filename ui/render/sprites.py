@@ -375,7 +375,25 @@ OBJECT_LOOKS: dict[str, tuple[str, RGB]] = {
     "mug": ("mug", (90, 140, 200)), "vase": ("vase", (80, 150, 190)), "candle": ("candle", (250, 240, 200)),
     "lamp": ("lamp", (240, 200, 80)), "cushion": ("cushion", (170, 110, 200)), "towel": ("towel", (120, 200, 220)),
     "plate": ("plate", (250, 251, 253)),
+    # the false-belief scenarios' things, each its own shape (colours from the Okabe-Ito palette, told
+    # apart without colour vision by shape and by the label the view writes under each object)
+    "ball": ("ball", (213, 94, 0)), "cup": ("cup", (86, 180, 233)), "car": ("car", (0, 114, 178)),
+    "sugar": ("cubes", (250, 250, 250)), "salt": ("shaker", (235, 235, 240)),
+    "wineglass": ("glass", (204, 121, 167)), "pancake": ("pancake", (230, 159, 0)),
+    "coffeepot": ("coffeepot", (110, 80, 60)),
 }
+
+#: object class -> the short word written under its objects where the class name is long
+SHORT_NAMES: dict[str, str] = {
+    "wineglass": "glass", "coffeepot": "pot", "loaf_bread": "loaf", "toothbrush": "brush", "calculator": "calc",
+    "poundcake": "pound",
+}
+
+
+def short_name(cls: str) -> str:
+    """The word for an object class on the map: its short name, else the class (underscores as
+    spaces) cut to 7 letters."""
+    return SHORT_NAMES.get(cls) or cls.replace("_", " ")[:7]
 
 
 def surface_sprite(size: int, shape: str) -> pygame.Surface:
@@ -620,6 +638,59 @@ def object_sprite(size: int, shape: str, color: RGB) -> pygame.Surface:
                 pygame.draw.line(s, (250, 250, 250), (body.x, y), (body.right - 1, y), line)
     elif shape == "plate":
         return plate_sprite(size)
+    elif shape == "ball":  # a beach ball: a disc with a seam and a white band
+        r = int(size * 0.36)
+        pygame.draw.circle(s, dark, (int(c), int(c)), r + line)
+        pygame.draw.circle(s, color, (int(c), int(c)), r)
+        pygame.draw.ellipse(s, (250, 250, 250), (int(c - r), int(c - r * 0.3), 2 * r, int(r * 0.6)))
+        pygame.draw.line(s, dark, (c, c - r), (c, c + r), max(1, size // 16))
+        pygame.draw.circle(s, dark, (int(c), int(c)), r + line, max(1, size // 20))
+    elif shape == "cup":  # a tea cup on its saucer, handle to the right
+        pygame.draw.ellipse(s, dark, (int(size * 0.12), int(size * 0.7), int(size * 0.76), int(size * 0.16)))
+        body = [(size * 0.22, size * 0.3), (size * 0.7, size * 0.3), (size * 0.62, size * 0.74), (size * 0.3, size * 0.74)]
+        pygame.draw.circle(s, dark, (int(size * 0.72), int(size * 0.46)), int(size * 0.12), max(2, size // 14))
+        pygame.draw.polygon(s, color, body)
+        pygame.draw.polygon(s, dark, body, max(1, size // 24))
+        pygame.draw.line(s, (250, 250, 250), (size * 0.24, size * 0.34), (size * 0.68, size * 0.34), max(1, size // 16))
+    elif shape == "car":  # a toy car from the side: body, cabin, two wheels
+        body = pygame.Rect(int(size * 0.08), int(size * 0.42), int(size * 0.84), int(size * 0.26))
+        cabin = pygame.Rect(int(size * 0.26), int(size * 0.22), int(size * 0.44), int(size * 0.24))
+        pygame.draw.rect(s, color, cabin, border_radius=size // 10)
+        pygame.draw.rect(s, (180, 220, 245), cabin.inflate(-size // 8, -size // 10), border_radius=size // 16)
+        pygame.draw.rect(s, color, body, border_radius=size // 12)
+        for wx in (0.28, 0.72):
+            pygame.draw.circle(s, (30, 30, 34), (int(size * wx), int(size * 0.7)), max(2, int(size * 0.12)))
+            pygame.draw.circle(s, (200, 200, 206), (int(size * wx), int(size * 0.7)), max(1, int(size * 0.05)))
+    elif shape == "cubes":  # sugar cubes: three white cubes with grey edges
+        k = max(3, int(size * 0.26))
+        for bx, by in ((0.18, 0.48), (0.5, 0.48), (0.34, 0.2)):
+            cube = pygame.Rect(int(size * bx), int(size * by), k, k)
+            pygame.draw.rect(s, color, cube)
+            pygame.draw.rect(s, (120, 120, 130), cube, max(1, size // 24))
+    elif shape == "shaker":  # a salt shaker: a jar with a steel cap and its holes
+        body = pygame.Rect(int(size * 0.3), int(size * 0.34), int(size * 0.4), int(size * 0.52))
+        pygame.draw.rect(s, color, body, border_radius=size // 10)
+        pygame.draw.rect(s, (120, 120, 130), body, max(1, size // 24), border_radius=size // 10)
+        cap = pygame.Rect(int(size * 0.3), int(size * 0.16), int(size * 0.4), int(size * 0.2))
+        pygame.draw.rect(s, STEEL_DARK, cap, border_radius=size // 12)
+        for hx in (0.42, 0.5, 0.58):
+            pygame.draw.circle(s, (40, 40, 46), (int(size * hx), int(size * 0.25)), max(1, size // 28))
+    elif shape == "glass":  # a wine glass: bowl, stem, foot
+        pygame.draw.polygon(s, color, [(c - size * 0.2, size * 0.14), (c + size * 0.2, size * 0.14),
+                                       (c + size * 0.12, size * 0.46), (c - size * 0.12, size * 0.46)])
+        pygame.draw.line(s, dark, (c, size * 0.46), (c, size * 0.78), max(2, size // 14))
+        pygame.draw.line(s, dark, (c - size * 0.16, size * 0.8), (c + size * 0.16, size * 0.8), max(2, size // 12))
+    elif shape == "pancake":  # a stack of three
+        for k in range(3):
+            pygame.draw.ellipse(s, dark, (int(size * 0.14), int(size * (0.56 - k * 0.14)), int(size * 0.72), int(size * 0.2)))
+            pygame.draw.ellipse(s, color, (int(size * 0.14), int(size * (0.53 - k * 0.14)), int(size * 0.72), int(size * 0.18)))
+    elif shape == "coffeepot":  # a pot with a spout and a handle
+        body = pygame.Rect(int(size * 0.3), int(size * 0.28), int(size * 0.4), int(size * 0.54))
+        pygame.draw.line(s, dark, (body.x, body.y + size * 0.12), (size * 0.12, size * 0.26), max(2, size // 10))
+        pygame.draw.circle(s, dark, (body.right, body.centery), int(size * 0.13), max(2, size // 14))
+        pygame.draw.rect(s, color, body, border_radius=size // 10)
+        pygame.draw.rect(s, dark, (body.x - size // 20, body.y - size // 14, body.width + size // 10, size // 8),
+                         border_radius=size // 20)
     else:  # anything else: a labelled token drawn by the renderer on this disc
         pygame.draw.circle(s, dark, (int(c), int(c)), int(size * 0.36))
         pygame.draw.circle(s, color, (int(c), int(c)), int(size * 0.32))
