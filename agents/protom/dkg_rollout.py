@@ -141,8 +141,9 @@ class DKGRollouts:
             for c, d in enumerate(dist):
                 if d == INF or d == 0:
                     continue
+                moves = dict(world.neighbors[c])
                 for name in order:  # DKGPlanner.step_towards: the first improving move in this order
-                    n = next((n for m, n in world.neighbors[c] if m == name), None)
+                    n = moves.get(name)
                     if n is not None and dist[n] < d and world.passable(n, open_doors):
                         hops[c] = n
                         break
