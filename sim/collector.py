@@ -2,7 +2,7 @@
 
 The collector's full collections walk every object it tracks: the interpreter's modules, the
 world, the session's events, the planners' plans. In an episode they came in the middle of
-decisions at random (60-150 ms each with six or eight ProToM agents, about ten in 120 ticks;
+decisions at random (25-155 ms of CPU each with six or eight ProToM agents under load, about ten in 120 ticks;
 docs/protom.md, "The dearest decisions"). So the Session ``hold``s after its set-up and after
 every step: what is alive then is frozen (``gc.freeze``), and the collections inside the next
 step walk only what that step made. Objects are still freed by their reference counts as
