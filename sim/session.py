@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from sim import __version__
+from sim import __version__, collector
 from sim.events import (
     BeliefEvent,
     ErrorEvent,
@@ -126,6 +126,7 @@ class Session:
                 self.seats[agent_id].observe_state(state)
         for mechanism, stream in zip(self.mechanisms, root.spawn(len(self.mechanisms))):
             mechanism.reset(world, self._state, self._context(mechanism.name, stream))
+        collector.hold()  # what the set-up built stays out of the collector's walks (sim/collector.py)
 
     def _context(self, name: str, stream: np.random.SeedSequence) -> SeatContext:
         import numpy as np
@@ -301,6 +302,8 @@ class Session:
                 mechanism.round_start(step.state)
         if last_round_over or (self.max_ticks is not None and self.tick >= self.max_ticks):
             self._finish()
+        else:
+            collector.hold()
         return TickStatus.ADVANCED
 
     def _next_round(self, ended: Any, following: Any) -> None:
@@ -374,6 +377,7 @@ class Session:
         self.emit(OutcomeEvent(tick=self.tick, outcome=self.outcome(stopped), metrics=self.metrics()))
         for seat in self.seats.values():
             seat.close()
+        collector.release()
 
     def outcome(self, stopped: bool = False) -> dict[str, Any]:
         """The world's outcome of the current (at the end: the last) round; with task rounds,

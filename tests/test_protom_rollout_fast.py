@@ -446,6 +446,7 @@ def test_the_memos_hold_nothing_the_garbage_collector_walks() -> None:
     session = Session(world, {a: make_agent("tom-planner:k=cycle", world.family) for a in world.agents},
                       seed=0, scenario=name, mechanisms=[fac])
     session.run(max_steps=16)
+    session.stop()  # the episode ends: what it froze goes back to the collector (sim/collector.py)
     engine = fac.adapter.rollouts
     for _ in range(3):  # a tuple is untracked once the ones inside it are: one pass per level of nesting
         gc.collect()

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -97,6 +96,7 @@ class DKGPlanner:
         self.relaxation = relaxation
         self.n_cells = world.width * world.height
         self._dist: dict[tuple[frozenset[int], int], list[float]] = {}
+        self._passable_steps: dict[int, tuple[tuple[int, ...], ...]] = {}
         self._plans: dict[tuple, Plan] = {}
         self._openable: dict[tuple, int] = {}
         # (items' locations, -1 - agent) -> (keys it holds, mask of the keys on the floor): see plan
@@ -121,23 +121,35 @@ class DKGPlanner:
         if dist is not None:
             return dist
         self.stats["bfs"] += 1
-        world = self.world
+        passable = self.world.passable
+        steps = self._steps(open_doors)
         dist = [INF] * self.n_cells
-        queue = deque()
-        for t in targets:
-            if world.passable(t, open_doors):
-                dist[t] = 0
-                queue.append(t)
-        neighbors, passable = world.neighbors, world.passable
-        while queue:
-            c = queue.popleft()
-            d = dist[c] + 1
-            for _, n in neighbors[c]:
-                if dist[n] == INF and passable(n, open_doors):
-                    dist[n] = d
-                    queue.append(n)
+        frontier = [t for t in targets if passable(t, open_doors)]
+        for t in frontier:
+            dist[t] = 0
+        d = 0
+        while frontier:  # breadth-first, one distance at a time
+            d += 1
+            reached = []
+            for c in frontier:
+                for n in steps[c]:
+                    if dist[n] == INF:
+                        dist[n] = d
+                        reached.append(n)
+            frontier = reached
         self._dist[key] = dist
         return dist
+
+    def _steps(self, open_doors: int) -> tuple[tuple[int, ...], ...]:
+        """For every cell, the neighbours that can be entered with doors ``open_doors`` open (in
+        ``world.neighbors`` order), listed once per mask for the breadth-first searches."""
+        steps = self._passable_steps.get(open_doors)
+        if steps is None:
+            world = self.world
+            passable = world.passable
+            steps = self._passable_steps[open_doors] = tuple(
+                tuple(n for _, n in world.neighbors[c] if passable(n, open_doors)) for c in range(self.n_cells))
+        return steps
 
     def relaxed_distance(self, cell: int, target: int) -> float:
         """Distance with every door open: a lower bound that ignores keys."""

@@ -493,7 +493,8 @@ def _exclusive_hypotheses(goals: Sequence[Goal], posts: Sequence[np.ndarray], pr
     n, m = len(posts), len(goals)
     cached = _PERMUTATIONS.get((m, n))
     if cached is None:
-        perms = np.array(list(itertools.permutations(range(m), n)), dtype=np.intp).reshape(-1, n)
+        perms = np.fromiter(itertools.chain.from_iterable(itertools.permutations(range(m), n)), dtype=np.intp,
+                            count=math.perm(m, n) * n).reshape(-1, n)  # lexicographic, without a list of tuples
         # agents x hypotheses: where each agent's factor lies in the flattened agents x goals table
         where = np.ascontiguousarray((perms + np.arange(n) * m).T)
         cached = _PERMUTATIONS[(m, n)] = (perms, where)

@@ -68,6 +68,10 @@ class DKGRollouts:
         self._holds: dict[tuple[int, ...], list[Task]] = {}
         # Task -> a number standing for it in the memos' keys (see _task_key)
         self._task_ids: dict[Task, int] = {}
+        # id(task) -> (task, its number): the same Task object asked again (a candidate's task, at
+        # every event of its rollouts) is found without hashing it (a dataclass's __hash__ and
+        # __eq__ run in Python); the object is held, so its id is not reused while kept
+        self._task_objects: dict[int, tuple[Task, int]] = {}
         self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0, "suffixes": 0}
 
     def _world_for(self, goals: tuple[int, ...]) -> DKGWorld:
@@ -137,8 +141,9 @@ class DKGRollouts:
             for c, d in enumerate(dist):
                 if d == INF or d == 0:
                     continue
+                moves = dict(world.neighbors[c])
                 for name in order:  # DKGPlanner.step_towards: the first improving move in this order
-                    n = next((n for m, n in world.neighbors[c] if m == name), None)
+                    n = moves.get(name)
                     if n is not None and dist[n] < d and world.passable(n, open_doors):
                         hops[c] = n
                         break
@@ -308,9 +313,15 @@ class DKGRollouts:
         of small tuples; made of numbers and strings only, they are left alone by Python's cyclic
         garbage collector, whose full collections would otherwise walk them all (0.2-0.4 s each,
         in the middle of a decision), while a ``Task`` in them keeps each one in its sights."""
+        seen = self._task_objects.get(id(task))
+        if seen is not None and seen[0] is task:
+            return seen[1]
         found = self._task_ids.get(task)
         if found is None:
             found = self._task_ids[task] = len(self._task_ids)
+        if len(self._task_objects) >= 4096:
+            self._task_objects.clear()
+        self._task_objects[id(task)] = (task, found)
         return found
 
     def _holds_for(self, goals: tuple[int, ...]) -> list[Task]:
