@@ -198,3 +198,19 @@ def test_launch_plays_a_gym_cooking_level_with_the_cooks_asked_for_and_play_agai
     assert window.sessions.play_again_plan().world.agents == ("alice", "bob", "carol")
     with pytest.raises(LaunchError, match="--cooks: expected a number of cooks from 1 to 4, got 5"):
         launch(window, targets=[level], cooks=5, paused=True)
+
+
+def test_a_kind_for_tests_is_not_offered_in_the_seat_combos_but_plays_by_name(qtbot, window, tmp_path):
+    from agents.registry import agent_kinds, make_agent
+
+    assert agent_kinds()["held"].for_tests
+    assert "held" not in agent_kinds(listed=True)
+    window.fill_setup()
+    assert window.setup.select_scenario("two-rooms")
+    offered = {box.itemText(i) for box in window.setup.seat_boxes.values() for i in range(box.count())}
+    assert "planner" in offered and "held" not in offered
+    for family in {i.family for i in catalog.scenarios()}:
+        assert "held" not in dict(catalog.agent_choices(family))
+    assert "held" not in dict(catalog.agent_choices_any())
+    # still made by name (the tests' seats)
+    assert make_agent(f"held:release={tmp_path / 'go'}", "dkg") is not None

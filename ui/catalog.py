@@ -69,7 +69,7 @@ def default_scenario(infos: list[ScenarioInfo], preferred: str = "") -> Scenario
 
 def agent_choices(family: str) -> list[tuple[str, str]]:
     """(kind, summary) of the agents that can take a seat in ``family``."""
-    return [(k.name, k.summary) for k in agent_kinds().values() if k.plays(family)]
+    return [(k.name, k.summary) for k in agent_kinds(listed=True).values() if k.plays(family)]
 
 
 def default_agent(family: str | Any) -> str:
@@ -88,7 +88,7 @@ def default_agent(family: str | Any) -> str:
 
 def mechanism_choices(role: str, family: str | None = None) -> list[tuple[str, str]]:
     """(kind, summary) of the mechanisms of ``role`` that work in ``family`` (any world when None)."""
-    return [(k.name, k.summary) for k in mechanism_kinds(role).values() if k.plays(family)]
+    return [(k.name, k.summary) for k in mechanism_kinds(role, listed=True).values() if k.plays(family)]
 
 
 def default_mechanism(role: str, family: str | None, category: str | None = None) -> str:
@@ -150,8 +150,6 @@ __all__ = ["NONE", "ROLES", "SessionPlan", "agent_choices", "category_title", "d
 
 PLAIN_KINDS = {
     "human": "You play this seat with the keyboard (or the TradeCraft board).",
-    "held": "For the project's tests: plays as the world's usual computer player, but waits before a move "
-            "until a file the test names appears.",
     "planner": "A computer player that always takes a shortest plan to its own goal, and carries out "
                "suggestions it accepts.",
     "boltzmann": "A computer player that behaves like a person: usually the best move, now and then a worse one "
@@ -228,7 +226,7 @@ def plain_words(spec: str, role: str = "seat") -> str:
 
 
 def agent_choices_any() -> list[tuple[str, str]]:
-    return [(k.name, k.summary) for k in agent_kinds().values()]
+    return [(k.name, k.summary) for k in agent_kinds(listed=True).values()]
 
 
 def plain_description(text: str) -> str:
