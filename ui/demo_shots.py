@@ -14,13 +14,16 @@ Xvfb display of 1366 x 768 with a fresh profile, for docs/gui.md.
 - ``belief-timeline.png``: the Belief timeline of a finished Sally-Anne episode at the default
   width, sentences wrapped;
 - ``messages.png``: the Messages tab of the second-order false-belief episode;
-- ``clip-sally.gif``: a clip exported as ``main.py export`` writes it, "As sally believes it".
+- ``clip-sally.gif``: a clip exported as ``main.py export`` writes it, "As sally believes it";
+- ``tradecraft-answer.png``: the TradeCraft board with alice's proposal to bob (the person),
+  Accept and Reject in view in the dock's default height.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from ui.shots import ROOT, _settle, _wait, shot_window, shots_main
 
@@ -44,6 +47,8 @@ def take(out: Path) -> list[Path]:
                                    window.frameGeometry().height()).save(str(path))
         shots.append(path)
 
+    tradecraft_answer(app, window)
+    grab("tradecraft-answer.png")
     setup = window.setup
     # the Session panel: a description with angle brackets, and an LLM seat on the embedded model
     setup.select_scenario("false-belief-unexpected-contents")
@@ -87,6 +92,25 @@ def take(out: Path) -> list[Path]:
     window.shutdown()
     window.close()
     return shots
+
+
+def tradecraft_answer(app: Any, window: Any) -> Any:
+    """Play mc1v1-01 with bob as the person until alice's proposal waits for his answer; the board."""
+    from sim.registry import load_scenario
+    from sim.tradecraft.world import RESPOND
+    from ui.catalog import SessionPlan
+
+    world, name = load_scenario("mc1v1-01")
+    window.start_session(SessionPlan(world=world, scenario=name, seats={"alice": "trader:beta=0", "bob": "human"},
+                                     seed=0), playing=True)
+    board = window.panels.panel("TradeCraft board")
+
+    def answering() -> bool:
+        window.panels.refresh()
+        return board is not None and board.can_act and board.obs is not None and board.obs.phase == RESPOND
+
+    _wait(app, answering, 120)
+    return board
 
 
 def main(argv: list[str] | None = None) -> int:
