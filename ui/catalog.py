@@ -12,7 +12,15 @@ from agents.registry import agent_kinds, make_agent, make_mechanism, mechanism_k
 from sim import scenario_index
 from sim.events import Event
 from sim.plugins import plugins
-from sim.registry import ScenarioInfo
+from sim.registry import (
+    SCENARIO_DIR,
+    ScenarioError,
+    ScenarioInfo,
+    find_scenario,
+    peek_scenario,
+    scenario_paths,
+    scenario_stem,
+)
 from sim.seats import Agent, Mechanism
 from sim.world import World
 
@@ -50,8 +58,16 @@ def category_title(family: str, category: str | None) -> str:
 
 
 def scenario_category(name: str) -> str | None:
-    """The category of the shipped scenario called ``name`` (None: none, or not shipped)."""
-    return next((i.category for i in scenarios() if i.name == name), None)
+    """The category of the shipped scenario called ``name`` (None: none, or not shipped), read
+    from its file (not from the catalogue, which may still be being built)."""
+    try:
+        path = find_scenario(name)
+        if not path.resolve().is_relative_to(SCENARIO_DIR.resolve()) or scenario_stem(path) != name:
+            return None
+        category = peek_scenario(path).get("category")
+    except (ScenarioError, OSError, ValueError):
+        return None
+    return category if isinstance(category, str) else None
 
 
 def default_scenario(infos: list[ScenarioInfo], preferred: str = "") -> ScenarioInfo | None:
@@ -65,6 +81,32 @@ def default_scenario(infos: list[ScenarioInfo], preferred: str = "") -> Scenario
     known = plugins()
     return next((i for i in infos if i.family in known and known[i.family].default_category is not None
                  and i.category == known[i.family].default_category), infos[0])
+
+
+def first_scenario(preferred: str = "") -> str:
+    """The name of the scenario ``default_scenario`` chooses, found without the catalogue, so
+    that the window's first frame shows it while the catalogue (its index) is still being read:
+    the preferred one when a file has that name, else the first file, in the catalogue's order,
+    of a world's default category (a look at each file's ``category`` until one matches: tens
+    of small files, not the index). Empty when there is none (the caller then asks the catalogue)."""
+    if preferred:
+        try:
+            find_scenario(preferred)
+            return preferred
+        except ScenarioError:
+            pass
+    known = plugins()
+    for path in scenario_paths():
+        plugin = known.get(path.relative_to(SCENARIO_DIR).parts[0])
+        if plugin is None or plugin.default_category is None or plugin.renderer is None:
+            continue
+        try:
+            data = peek_scenario(path)
+        except (ScenarioError, OSError, ValueError):
+            continue
+        if data.get("world") in known and data.get("category") == known[data["world"]].default_category:
+            return scenario_stem(path)
+    return ""
 
 
 def agent_choices(family: str) -> list[tuple[str, str]]:
@@ -140,7 +182,7 @@ class SessionPlan:
 
 
 __all__ = ["NONE", "ROLES", "SessionPlan", "agent_choices", "category_title", "default_agent",
-           "default_mechanism", "default_scenario", "scenario_category", "has_view", "make_mechanism", "make_mechanisms",
+           "default_mechanism", "default_scenario", "first_scenario", "scenario_category", "has_view", "make_mechanism", "make_mechanisms",
            "mechanism_choices", "mechanism_works", "scan_scenarios", "scenarios"]
 
 
