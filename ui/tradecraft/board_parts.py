@@ -337,7 +337,7 @@ class CraftingTable(QGroupBox):
         self.board = board
         self._found: list = []
         t_layout = QVBoxLayout(self)
-        # the craft (recipe, times) and its buttons on the first row, in view in a dock a third of
+        # the craft (recipe, times) and its buttons on the first rows, in view in a dock a third of
         # a laptop screen tall (1366 x 768); the hand and its possible recipes to choose from below
         craft_row = QHBoxLayout()
         craft_row.addWidget(QLabel("Recipe"))
@@ -360,9 +360,13 @@ class CraftingTable(QGroupBox):
         self.done_button = QPushButton("Done")
         self.done_button.setToolTip("finish crafting for this turn (amounts are then rounded down)")
         self.done_button.clicked.connect(board.done)
-        for button in (self.check_button, self.apply_button, self.done_button):
-            craft_row.addWidget(button)
         t_layout.addLayout(craft_row)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.check_button)
+        buttons.addWidget(self.apply_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.done_button)
+        t_layout.addLayout(buttons)
         self.craft_status = QLabel()
         self.craft_status.setWordWrap(True)
         t_layout.addWidget(self.craft_status)
