@@ -22,6 +22,15 @@ def test_team_scenarios_start_without_a_facilitator_as_the_command_line_does():
     assert catalog.default_mechanism("facilitator", "dkg", necessary.category) == "protom"
 
 
+def test_a_scenarios_category_and_the_default_scenario_read_from_files_are_the_catalogues():
+    """What the first frame reads from files (no catalogue yet) is what the catalogue says."""
+    infos = catalog.scenarios()
+    assert {i.name: catalog.scenario_category(i.name) for i in infos} == {i.name: i.category for i in infos}
+    assert catalog.first_scenario() == catalog.default_scenario(infos).name
+    assert catalog.first_scenario("two-rooms") == "two-rooms"
+    assert catalog.first_scenario("no-such-scenario") == catalog.default_scenario(infos).name
+
+
 def test_the_session_panel_defaults_per_scenario_and_keeps_a_persons_choice(qtbot, window):
     window.fill_setup()
     setup = window.setup

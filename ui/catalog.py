@@ -18,6 +18,7 @@ from sim.registry import (
     ScenarioInfo,
     find_scenario,
     peek_scenario,
+    read_scenario,
     scenario_paths,
     scenario_stem,
 )
@@ -64,9 +65,16 @@ def scenario_category(name: str) -> str | None:
         path = find_scenario(name)
         if not path.resolve().is_relative_to(SCENARIO_DIR.resolve()) or scenario_stem(path) != name:
             return None
-        category = peek_scenario(path).get("category")
+        return _category(path)
     except (ScenarioError, OSError, ValueError):
         return None
+
+
+def _category(path: Any) -> str | None:
+    """A scenario file's category as the catalogue has it: the file's own field, else what its
+    world's checks give it (a world may give its files a default category)."""
+    data = peek_scenario(path)
+    category = data["category"] if "category" in data else read_scenario(path)[1].get("category")
     return category if isinstance(category, str) else None
 
 
@@ -101,11 +109,10 @@ def first_scenario(preferred: str = "") -> str:
         if plugin is None or plugin.default_category is None or plugin.renderer is None:
             continue
         try:
-            data = peek_scenario(path)
+            if _category(path) == plugin.default_category:
+                return scenario_stem(path)
         except (ScenarioError, OSError, ValueError):
             continue
-        if data.get("world") in known and data.get("category") == known[data["world"]].default_category:
-            return scenario_stem(path)
     return ""
 
 
