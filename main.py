@@ -343,12 +343,12 @@ def cmd_list(args: argparse.Namespace) -> int:
         for problem in kind_problems():
             print(f"warning: {problem}", file=sys.stderr)
         print("\nagent kinds (for --agents):")
-        kinds = [{"kind": k.name, "worlds": _worlds(k), "what it does": k.summary} for k in agent_kinds().values()]
+        kinds = [{"kind": k.name, "worlds": _worlds(k), "what it does": k.summary} for k in agent_kinds(listed=True).values()]
         print(format_table(kinds, ["kind", "worlds", "what it does"]))
         from agents.registry import mechanism_kinds
         print("\nmechanism kinds (for --facilitator and --mechanism):")
         kinds = [{"kind": k.name, "role": k.role, "worlds": _worlds(k), "what it does": k.summary}
-                 for k in mechanism_kinds().values()]
+                 for k in mechanism_kinds(listed=True).values()]
         print(format_table(kinds, ["kind", "role", "worlds", "what it does"]))
     return 0
 

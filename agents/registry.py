@@ -12,6 +12,10 @@ A kind plays the world families it lists, every world (``ANY_WORLD``), or, with 
 worlds whose plug-in declares every method it names (``agents.methods``): the ``llm`` agent
 plays every world that declares ``methods["llm"]``.
 
+A kind ``for_tests`` (the ``held`` agent) is made by name like any other but left out of the
+lists people choose from (``agent_kinds(listed=True)``: the app's seat combos, ``main.py list
+--agents``).
+
 A spec is ``kind`` or ``kind:param=value,param=value`` (values parsed as numbers where they
 look like numbers, ``true``/``false`` as booleans), e.g. ``boltzmann:temperature=1.0`` or
 ``protom:eps=0.2``. ``none`` as a mechanism spec means no mechanism.
@@ -73,6 +77,8 @@ class AgentKind:
     factory: Callable[..., Agent] | str
     #: the plug-in methods it needs: it plays the worlds that declare them all (``families`` unused)
     needs: tuple[str, ...] = ()
+    #: a kind for the project's tests: made by name, never offered in a list to choose from
+    for_tests: bool = False
 
     def plays(self, family: str | None) -> bool:
         return _plays(self.families, self.needs, family)
@@ -105,6 +111,8 @@ class MechanismKind:
     role: str = "facilitator"
     #: the plug-in methods it needs: it works in the worlds that declare them all (``families`` unused)
     needs: tuple[str, ...] = ()
+    #: a kind for the project's tests: made by name, never offered in a list to choose from
+    for_tests: bool = False
 
     def plays(self, family: str | None) -> bool:
         return _plays(self.families, self.needs, family)
@@ -225,12 +233,15 @@ def kinds_registered(*added: AgentKind | MechanismKind) -> Iterator[None]:
                 mechanisms_[name] = mechanism_kind
 
 
-def agent_kinds() -> dict[str, AgentKind]:
-    return dict(_collect()[0])
+def agent_kinds(*, listed: bool = False) -> dict[str, AgentKind]:
+    """Every agent kind by name (``listed``: only those offered to choose from, not ``for_tests``)."""
+    return {n: k for n, k in _collect()[0].items() if not (listed and k.for_tests)}
 
 
-def mechanism_kinds(role: str | None = None) -> dict[str, MechanismKind]:
-    return {n: k for n, k in _collect()[1].items() if role is None or k.role == role}
+def mechanism_kinds(role: str | None = None, *, listed: bool = False) -> dict[str, MechanismKind]:
+    """Every mechanism kind of ``role`` (any when None) by name (``listed``: not ``for_tests``)."""
+    return {n: k for n, k in _collect()[1].items()
+            if (role is None or k.role == role) and not (listed and k.for_tests)}
 
 
 def _value(text: str) -> Any:

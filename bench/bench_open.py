@@ -1,6 +1,12 @@
 """Benchmark of opening a recording from a cold start: ``main.py gui REC`` until its first frame.
 
     .venv/bin/python bench/bench_open.py [--steps 10000] [--repeats 3] [--out bench/results/bench_open.json]
+    .venv/bin/python bench/bench_open.py --default-scenario [--repeats 3]
+
+With ``--default-scenario`` it times ``main.py gui`` with nothing to open instead: the default
+scenario's first frame (found by its file, the catalogue read in a worker thread afterwards), with
+the catalogue's index present and with none yet (a first run), against a baseline in the same run
+that reads the catalogue first (what a start did before).
 
 Each figure is a fresh process (``main.py``'s command line, imports, window, the recording; the
 Session panel's catalogue is filled after the first frame), started the way ``main.py gui REC --paused`` starts, on Qt's offscreen platform,
@@ -41,6 +47,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 FIRST_FRAME_TARGET_S = 1.0
+#: ``cold_start``'s path for a start with nothing to open (the default scenario)
+DEFAULT = Path("-")
 
 
 def child(path: str, blocking: bool) -> None:
@@ -77,6 +85,41 @@ def child(path: str, blocking: bool) -> None:
     print(json.dumps({"first_frame_s": first, "first_frame_cpu_s": first_cpu, "loaded_s": loaded, "steps": steps}))
 
 
+def child_default(wait_catalogue: bool) -> None:
+    """One cold start of ``main.py gui`` with nothing to open (the default scenario, paused, as a
+    first run shows it), timed until the view has painted the scenario's first state; with
+    ``wait_catalogue``, the Session panel's catalogue is read first (what a start did before the
+    default scenario was found by its file). Prints the figures as one JSON line."""
+    t0 = time.perf_counter()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from main import build_parser
+
+    build_parser().parse_args(["gui", "--paused"])
+    from ui.app import application, launch
+    from ui.settings import AppSettings
+
+    app = application()
+    from ui.mainwindow import MainWindow
+
+    window = MainWindow(AppSettings.at(os.environ["BENCH_SETTINGS"]))
+    window.show()
+    if wait_catalogue:
+        window.fill_setup()
+    launch(window, paused=True)
+    while window.view.drawn_state is None:
+        window.view.repaint()
+        app.processEvents()
+    first, first_cpu = time.perf_counter() - t0, time.process_time()
+    scenario = window.model.timeline.scenario
+    while not window.catalogue.finished:
+        app.processEvents()
+        time.sleep(0.002)
+    read = time.perf_counter() - t0
+    window.shutdown()
+    print(json.dumps({"first_frame_s": first, "first_frame_cpu_s": first_cpu, "catalogue_read_s": read,
+                      "scenario": scenario}))
+
+
 def cold_start(path: Path, work: Path, *, blocking: bool = False, index: bool = True,
                bytecode: bool = True) -> dict[str, Any]:
     cache = work / "cache"
@@ -90,7 +133,9 @@ def cold_start(path: Path, work: Path, *, blocking: bool = False, index: bool = 
         env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
     else:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-    out = subprocess.run([sys.executable, __file__, "--child", str(path), *(["--blocking"] if blocking else [])],
+    what = ["--child-default", *(["--blocking"] if blocking else [])] if path == DEFAULT else \
+        ["--child", str(path), *(["--blocking"] if blocking else [])]
+    out = subprocess.run([sys.executable, __file__, *what],
                          env=env, capture_output=True, text=True, cwd=ROOT, check=True)
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     figures["load_average"] = os.getloadavg()[0]
@@ -136,6 +181,41 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
+def run_default(args: argparse.Namespace) -> dict[str, Any]:
+    """``--default-scenario``: a start with nothing to open, the default scenario's first frame,
+    with and without the catalogue's index, against the start that reads the catalogue first."""
+    work = Path(args.work)
+    work.mkdir(parents=True, exist_ok=True)
+    cold_start(DEFAULT, work)  # bytecode caches and the index, once
+    rows: dict[str, list[dict[str, Any]]] = {"first_frame": [], "first_frame_no_index": [],
+                                             "catalogue_first": [], "catalogue_first_no_index": []}
+    for _ in range(args.repeats):  # interleaved, so that load changes touch every figure alike
+        rows["first_frame"].append(cold_start(DEFAULT, work))
+        rows["catalogue_first"].append(cold_start(DEFAULT, work, blocking=True))
+        rows["first_frame_no_index"].append(cold_start(DEFAULT, work, index=False))
+        rows["catalogue_first_no_index"].append(cold_start(DEFAULT, work, blocking=True, index=False))
+    keys = ("first_frame_s", "first_frame_cpu_s", "catalogue_read_s", "load_average")
+    results: dict[str, Any] = {"cpus": os.cpu_count(), "scenario": rows["first_frame"][0]["scenario"]}
+    for name, runs in rows.items():
+        results[name] = {**{k: statistics.median(r[k] for r in runs) for k in keys}, "runs": len(runs)}
+    return results
+
+
+def report_default(r: dict[str, Any]) -> str:
+    def line(label: str, f: dict[str, Any]) -> str:
+        return (f"{label:<52} first frame {f['first_frame_s']:.2f} s (CPU {f['first_frame_cpu_s']:.2f} s), "
+                f"catalogue read {f['catalogue_read_s']:.2f} s   [load avg {f['load_average']:.1f}, "
+                f"median of {f['runs']}]")
+
+    return "\n".join([
+        f"cold start of 'main.py gui' ({r['cpus']} CPUs), the default scenario {r['scenario']}:",
+        line("first frame, the catalogue index present:", r["first_frame"]),
+        line("first frame, no index yet (first run):", r["first_frame_no_index"]),
+        line("baseline: catalogue read first, index present:", r["catalogue_first"]),
+        line("baseline: catalogue read first, no index yet:", r["catalogue_first_no_index"]),
+    ])
+
+
 def tree_bytecode_caches() -> int:
     """How many ``__pycache__`` folders the project's own packages hold (read by the start
     "without bytecode caches" too, which then compiles fewer modules than it says)."""
@@ -171,17 +251,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(ROOT / "bench" / "results" / "bench_open.json"))
     parser.add_argument("--work", default=str(ROOT / "bench" / "results" / "open-work"),
                         help="folder for the generated recordings, settings and index")
+    parser.add_argument("--default-scenario", action="store_true",
+                        help="time a start with nothing to open (the default scenario's first frame) instead, "
+                             "against reading the catalogue first (figures in bench_open_default.json)")
     parser.add_argument("--child", metavar="REC", help=argparse.SUPPRESS)
+    parser.add_argument("--child-default", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--blocking", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child, args.blocking)
         return 0
-    results = run(args)
+    if args.child_default:
+        child_default(args.blocking)
+        return 0
+    results = run_default(args) if args.default_scenario else run(args)
     out = Path(args.out)
+    if args.default_scenario and out == Path(parser.get_default("out")):
+        out = out.with_name("bench_open_default.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=2) + "\n")
-    print(report(results))
+    print(report_default(results) if args.default_scenario else report(results))
     print(f"figures: {out}")
     return 0
 

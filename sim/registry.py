@@ -203,6 +203,17 @@ def load_questions(name: str) -> tuple[Question, ...]:
     return _read(find_scenario(name))[3]
 
 
+def peek_scenario(path: str | Path) -> dict[str, Any]:
+    """A scenario file's data as its format's reader gives it, not checked (a quick look at a
+    field, e.g. the category of the file the app opens first); raises ScenarioError when the
+    file cannot be read. ``read_scenario`` reads a file to use it."""
+    path = Path(path)
+    data = _format_of(path, None)[1](path)
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: expected a JSON object at the top level")
+    return data
+
+
 def split_start(data: dict[str, Any], source: str) -> tuple[dict[str, Any], Start]:
     """Scenario data without its ``start`` field (for the world's validator), and that field,
     checked strictly (a ScenarioError names ``source`` and the field)."""

@@ -214,6 +214,7 @@ def test_list_shows_scenarios_and_agent_kinds(capsys):
     assert "Doors, Keys and Gems" in table
     kind_names = [line.split()[0] for line in kinds.strip().splitlines()]
     assert {"planner", "boltzmann", "human"} <= set(kind_names)
+    assert "held" not in kind_names  # a kind for the tests (for_tests): made by name, never listed
     mechanism_names = [line.split()[0] for line in mechanisms.strip().splitlines()[3:]]
     assert {"protom", "oracle", "random"} <= set(mechanism_names)
 

@@ -24,7 +24,7 @@ from study.design import (
 )
 from study.seat_view import public_layout, seat_frame
 from tests.study_support import write_study
-from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode
+from ui.net.protocol import PROTOCOL_VERSION, SEAT_MESSAGES, ProtocolError, decode
 
 
 def _edited(tmp_path: Path, **changes) -> Path:
@@ -161,7 +161,7 @@ def test_study_commands_refuse_bad_input(tmp_path, capsys):
                               lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
                                                                                           max_size=4),
                               max_leaves=12).map(lambda v: json.dumps(v, allow_nan=True)),
-                 st.fixed_dictionaries({"v": st.just(1), "type": st.sampled_from(sorted(SEAT_MESSAGES))},
+                 st.fixed_dictionaries({"v": st.just(PROTOCOL_VERSION), "type": st.sampled_from(sorted(SEAT_MESSAGES))},
                                        optional={"code": st.text(max_size=8), "action": st.integers() | st.text(),
                                                  "feedback_id": st.integers() | st.booleans(),
                                                  "accept": st.booleans() | st.integers(),

@@ -35,6 +35,7 @@ from ui.net.protocol import (
     CODE_LENGTH,
     HOST_MESSAGES,
     MAX_SEAT_MESSAGE_BYTES,
+    PROTOCOL_VERSION as V,
     decode,
     new_join_code,
     read_join_code,
@@ -169,9 +170,9 @@ def test_a_non_ascii_code_and_bad_messages_do_not_end_the_host(host):
         messages, _ = _refusal_of(host.port, code, f"127.0.3.{n + 1}")
         assert messages, code
         assert messages[-1]["type"] == "refused" and messages[-1]["reason"], messages
-    for n, text in enumerate(['{"v":1,"type":"hello","code":"1111-1111"', "[" * 5000, '{"v":1,"type":"hello","code":'
+    for n, text in enumerate([f'{{"v":{V},"type":"hello","code":"1111-1111"', "[" * 5000, f'{{"v":{V},"type":"hello","code":'
                               + "9" * 5000 + "}", '{"v":1e999,"type":"hello","code":"x"}', '"\\ud800"', "null",
-                              '{"v":1,"type":"key","action":"up"}', "\u00e9" * 3000]):
+                              f'{{"v":{V},"type":"key","action":"up"}}', "\u00e9" * 3000]):
         sock = RawSocket(host.port, f"127.0.4.{n + 1}")
         sock.send(text_frame(text))
         reply = sock.read(60)
@@ -195,7 +196,7 @@ def test_an_oversize_frame_closes_its_connection_unbuffered(host):
         big.close()
     # a whole 300 KiB frame on one connection while another is answered
     big = RawSocket(host.port, "127.0.5.9")
-    sent = big.send(text_frame('{"v":1,"type":"hello","code":"' + "x" * 300 * 1024 + '"}'))
+    sent = big.send(text_frame(f'{{"v":{V},"type":"hello","code":"' + "x" * 300 * 1024 + '"}'))
     other_messages, _ = _refusal_of(host.port, "ZZZZ-ZZZZ", "127.0.5.10")
     assert other_messages[-1]["reason"] == NOT_ACCEPTED
     assert big.read(60).closed or not sent
@@ -238,7 +239,7 @@ def test_a_taken_code_gets_the_same_reply_as_an_unknown_one_and_one_connection_h
     taken = _refusal_of(host.port, CODES[0], "127.0.6.1")
     unknown = _refusal_of(host.port, "ZZZZ-ZZZZ", "127.0.6.2")
     mistyped = _refusal_of(host.port, "not a code", "127.0.6.3")
-    assert taken == unknown == mistyped == ([{"v": 1, "type": "refused", "reason": NOT_ACCEPTED}], 1008)
+    assert taken == unknown == mistyped == ([{"v": V, "type": "refused", "reason": NOT_ACCEPTED}], 1008)
     # the joined connection asks for the other seat too: the same reply, and it is closed
     first.hello(CODES[1])
     reply = first.read(60)
@@ -324,20 +325,20 @@ def _play_through(port: int, codes: tuple[str, str], source: str = "127.0.0.1", 
                 if page["kind"] != "wait" and acted[k] != ("page", page["id"]):
                     acted[k] = ("page", page["id"])
                     if page["kind"] == "questionnaire":
-                        sock.send_json({"v": 1, "type": "answer", "page_id": page["id"],
+                        sock.send_json({"v": V, "type": "answer", "page_id": page["id"],
                                         "answers": {i["id"]: 4 for i in page["items"]}})
                     else:
-                        sock.send_json({"v": 1, "type": "continue", "page_id": page["id"]})
+                        sock.send_json({"v": V, "type": "continue", "page_id": page["id"]})
                 continue
             game = now["frame"]
             for m in reply.messages:
                 if m["type"] == "feedback" and m["feedback_id"] not in decided[k]:
                     decided[k].add(m["feedback_id"])
-                    sock.send_json({"v": 1, "type": "decide", "feedback_id": m["feedback_id"], "accept": False})
+                    sock.send_json({"v": V, "type": "decide", "feedback_id": m["feedback_id"], "accept": False})
             if not game["done"] and acted[k] != ("frame", game["tick"]):
                 acted[k] = ("frame", game["tick"])
                 frames += 1
-                sock.send_json({"v": 1, "type": "key", "action": "stay"})
+                sock.send_json({"v": V, "type": "key", "action": "stay"})
     for sock in people:
         for m in sock.reply.messages:
             decode(json.dumps(m), "test", HOST_MESSAGES)  # everything the host sent is of the protocol
@@ -352,8 +353,8 @@ _CODES = st.one_of(st.sampled_from(list(CODES) + ["1111 1111", "2222-222", "ZZZZ
                    st.text(max_size=12), st.text(alphabet=CODE_ALPHABET + "-ilo ", max_size=10), _ANY_JSON)
 _SEAT = st.sampled_from(["hello", "key", "decide", "continue", "answer", "welcome", "launch"])
 _MESSAGES = st.one_of(
-    st.fixed_dictionaries({"v": st.just(1), "type": st.just("hello"), "code": _CODES}),
-    st.fixed_dictionaries({"v": st.one_of(st.just(1), _ANY_JSON), "type": _SEAT},
+    st.fixed_dictionaries({"v": st.just(V), "type": st.just("hello"), "code": _CODES}),
+    st.fixed_dictionaries({"v": st.one_of(st.just(V), st.just(1), _ANY_JSON), "type": _SEAT},
                           optional={"code": _CODES, "action": st.sampled_from(["up", "stay", "left"]) | _ANY_JSON,
                                     "feedback_id": st.integers() | _ANY_JSON, "accept": st.booleans() | _ANY_JSON,
                                     "page_id": st.sampled_from(["0", "1", "2"]) | _ANY_JSON,
@@ -363,8 +364,8 @@ _MESSAGES = st.one_of(
     _ANY_JSON)
 _TEXTS = st.one_of(_MESSAGES.map(lambda m: json.dumps(m)), st.text(max_size=300),
                    st.integers(1, 3000).map(lambda n: "[" * n), st.integers(30, 400).map(lambda n: "9" * n),
-                   st.just('{"v":1,"type":"hello","code":"\\ud800\\udc00"}'),
-                   st.just('{"v":1,"type":"hello","code":"1111-1111","code":"2222-2222"}'))
+                   st.just(f'{{"v":{V},"type":"hello","code":"\\ud800\\udc00"}}'),
+                   st.just(f'{{"v":{V},"type":"hello","code":"1111-1111","code":"2222-2222"}}'))
 
 
 @st.composite
@@ -606,3 +607,22 @@ def test_a_silent_seat_is_dropped_so_its_participant_can_join_again(qtbot, tmp_p
         if "sock" in joined:
             joined["sock"].close()
         host.shutdown()
+
+
+@pytest.mark.slow
+def test_an_app_of_the_first_protocol_version_is_told_in_its_own_version_and_its_seat_stays_free(host):
+    """Version 2 added ``waiting``: a version-1 app is refused with a ``refused`` its decoder reads
+    (v 1), saying the other computer runs an older ToM Arena, whether it joined by the URL's code
+    (seated in the handshake) or by ``hello``; the seat is free for a current app at once."""
+    for url in (False, True):
+        sock = RawSocket(host.port, "127.0.8.1", path=f"/?code={CODES[0]}" if url else "/")
+        sock.hello(CODES[0], version=1)
+        reply = sock.read(60)
+        sock.close()
+        assert reply.closed, reply
+        refused = [m for m in reply.messages if m["type"] == "refused"]
+        assert refused and refused[-1]["v"] == 1 and "older ToM Arena" in refused[-1]["reason"], reply.messages
+        current, answer = _join(host.port, CODES[0])
+        assert "welcome" in answer.kinds(), answer
+        current.close()
+    assert host.alive()

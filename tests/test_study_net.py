@@ -35,7 +35,16 @@ from tests.study_support import (
     write_study,
 )
 from ui.net.host import NOT_ACCEPTED, StudyHost
-from ui.net.protocol import SEAT_MESSAGES, ProtocolError, decode, encode
+from ui.net.protocol import (
+    HOST_MESSAGES,
+    PROTOCOL_VERSION,
+    SEAT_MESSAGES,
+    ProtocolError,
+    VersionMismatch,
+    decode,
+    encode,
+    refusal,
+)
 
 #: grid coordinates as suggestions used to give them: "(3, 12)"
 COORDINATES = re.compile(r"\(\s*\d+\s*,\s*\d+\s*\)")
@@ -326,18 +335,38 @@ def test_host_and_two_joining_apps_under_xvfb(tmp_path):
 
 def test_protocol_refuses_bad_frames():
     ok = decode(encode("key", action="up"), "test", SEAT_MESSAGES)
-    assert ok["action"] == "up"
-    for text, words in [('{"v": 1, "type": "key", "action": "up", "action": "down"}', "twice"),
-                        ('{"v": 2, "type": "key", "action": "up"}', "protocol version"),
-                        ('{"v": 1, "type": "launch", "action": "up"}', "field 'type'"),
-                        ('{"v": 1, "type": "key"}', "'action' is missing"),
-                        ('{"v": 1, "type": "key", "action": 3}', "expected str"),
-                        ('{"v": 1, "type": "decide", "feedback_id": 1, "accept": 1}', "expected bool"),
-                        ('{"v": 1, "type": "key", "action": "up", "x": 1}', "unknown field"),
+    assert ok["action"] == "up" and ok["v"] == PROTOCOL_VERSION == 2
+    v = PROTOCOL_VERSION
+    for text, words in [(f'{{"v": {v}, "type": "key", "action": "up", "action": "down"}}', "twice"),
+                        (f'{{"v": {v + 1}, "type": "key", "action": "up"}}', "runs a newer ToM Arena"),
+                        ('{"v": 1, "type": "key", "action": "up"}', "runs an older ToM Arena"),
+                        ('{"v": true, "type": "key", "action": "up"}', "protocol version True"),
+                        (f'{{"v": {v}, "type": "launch", "action": "up"}}', "field 'type'"),
+                        (f'{{"v": {v}, "type": "key"}}', "'action' is missing"),
+                        (f'{{"v": {v}, "type": "key", "action": 3}}', "expected str"),
+                        (f'{{"v": {v}, "type": "decide", "feedback_id": 1, "accept": 1}}', "expected bool"),
+                        (f'{{"v": {v}, "type": "key", "action": "up", "x": 1}}', "unknown field"),
                         ('[1]', "expected a JSON object"),
-                        ('{"v": 1, "type": "key", "action": "' + "u" * 300_000 + '"}', "longer than")]:
+                        (f'{{"v": {v}, "type": "key", "action": "' + "u" * 300_000 + '"}', "longer than")]:
         with pytest.raises(ProtocolError, match=words):
             decode(text, "test", SEAT_MESSAGES)
+
+
+def test_a_seat_of_the_first_version_is_refused_in_words_its_own_decoder_reads():
+    """Version 2 added the ``waiting`` message: a version-1 app joining is refused with a
+    ``refused`` of version 1 (whose fields never changed), so that it shows why."""
+    import json
+
+    with pytest.raises(VersionMismatch) as caught:
+        decode('{"v": 1, "type": "hello", "code": "1111-1111"}', "message from 127.0.0.1", SEAT_MESSAGES)
+    assert caught.value.older and caught.value.version == 1
+    answer = json.loads(refusal(str(caught.value), caught.value.version))
+    # what a version-1 decoder checks: v == 1, a known type, its fields
+    assert answer == {"v": 1, "type": "refused", "reason": str(caught.value)}
+    assert "older ToM Arena (study protocol 1; this one speaks 2)" in answer["reason"]
+    assert set(HOST_MESSAGES["refused"]) == {"reason"}
+    with pytest.raises(ValueError):
+        refusal("no", 0)
 
 
 @pytest.mark.slow

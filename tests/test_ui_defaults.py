@@ -22,6 +22,15 @@ def test_team_scenarios_start_without_a_facilitator_as_the_command_line_does():
     assert catalog.default_mechanism("facilitator", "dkg", necessary.category) == "protom"
 
 
+def test_a_scenarios_category_and_the_default_scenario_read_from_files_are_the_catalogues():
+    """What the first frame reads from files (no catalogue yet) is what the catalogue says."""
+    infos = catalog.scenarios()
+    assert {i.name: catalog.scenario_category(i.name) for i in infos} == {i.name: i.category for i in infos}
+    assert catalog.first_scenario() == catalog.default_scenario(infos).name
+    assert catalog.first_scenario("two-rooms") == "two-rooms"
+    assert catalog.first_scenario("no-such-scenario") == catalog.default_scenario(infos).name
+
+
 def test_the_session_panel_defaults_per_scenario_and_keeps_a_persons_choice(qtbot, window):
     window.fill_setup()
     setup = window.setup
@@ -198,3 +207,19 @@ def test_launch_plays_a_gym_cooking_level_with_the_cooks_asked_for_and_play_agai
     assert window.sessions.play_again_plan().world.agents == ("alice", "bob", "carol")
     with pytest.raises(LaunchError, match="--cooks: expected a number of cooks from 1 to 4, got 5"):
         launch(window, targets=[level], cooks=5, paused=True)
+
+
+def test_a_kind_for_tests_is_not_offered_in_the_seat_combos_but_plays_by_name(qtbot, window, tmp_path):
+    from agents.registry import agent_kinds, make_agent
+
+    assert agent_kinds()["held"].for_tests
+    assert "held" not in agent_kinds(listed=True)
+    window.fill_setup()
+    assert window.setup.select_scenario("two-rooms")
+    offered = {box.itemText(i) for box in window.setup.seat_boxes.values() for i in range(box.count())}
+    assert "planner" in offered and "held" not in offered
+    for family in {i.family for i in catalog.scenarios()}:
+        assert "held" not in dict(catalog.agent_choices(family))
+    assert "held" not in dict(catalog.agent_choices_any())
+    # still made by name (the tests' seats)
+    assert make_agent(f"held:release={tmp_path / 'go'}", "dkg") is not None

@@ -80,6 +80,7 @@ def test_a_level_opened_by_path_shows_in_the_session_panel_and_starts_again(qtbo
     launch(window, targets=[str(LEVEL)], paused=True)
     timeline = window.model.timeline
     assert timeline.world.family == "kitchen"
+    window.fill_setup()  # the panel as it is once the catalogue is read (after the level's first frame)
     setup = window.setup
     assert setup.world.family == "kitchen" and setup.scenario == timeline.scenario
     item = setup.tree.currentItem()
@@ -253,6 +254,7 @@ def test_view_reset_layout_puts_every_panel_back(qtbot, window):
 
 def test_a_level_opened_with_cooks_keeps_them_in_the_session_panel(qtbot, window):
     launch(window, targets=[str(LEVEL)], cooks=3, paused=True)
+    window.fill_setup()  # the panel as it is once the catalogue is read
     setup = window.setup
     item = setup.tree.currentItem()
     assert len(setup.world.agents) == 3 and item.text(1) == "3"

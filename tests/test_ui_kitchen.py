@@ -159,6 +159,11 @@ def test_two_people_cook_by_key_presses_until_the_dishes_are_served(qtbot, tmp_p
             assert window.model.human_to_move() == "alice" and window.model.second_key_seat() == "bob"
             window.focus_view()
             QTest.keyClick(window.view, ALICE_KEYS[joint["alice"]])   # arrows and Space
+            if k < 3:  # half a step in (alice moved, bob has not): the map is still drawn whole
+                qtbot.waitUntil(lambda: window.model.humans_to_move() == ("bob",), timeout=5000)
+                window.view.render_frame()
+                assert window.model.viewer() is None and window.view.overlays.viewer is None
+                assert sorted(window.renderer.drawn_agents) == ["alice", "bob"]
             QTest.keyClick(window.view, BOB_KEYS[joint["bob"]])       # W/A/S/D and Q
             qtbot.waitUntil(lambda k=k: window.model.timeline.num_steps == k + 1, timeout=5000)
         wait_finished(qtbot, window)

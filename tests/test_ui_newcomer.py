@@ -499,6 +499,43 @@ def test_with_no_scenario_index_the_window_runs_while_it_is_built(qtbot, tmp_pat
         window.shutdown()
 
 
+def test_a_start_shows_the_default_scenarios_first_frame_before_the_catalogue_is_read(qtbot, tmp_path,
+                                                                                       monkeypatch):
+    """``main.py gui`` with nothing to open (a first run builds the index): the default scenario is
+    found by its file and its first frame painted while the catalogue is still held; once read,
+    the Session panel shows that scenario with the episode's seats."""
+    from sim import scenario_index
+    from ui.app import launch
+    from ui.mainwindow import MainWindow
+    from ui.session import catalog
+    from ui.settings import AppSettings
+
+    gate, began = _gated_catalogue(monkeypatch, tmp_path)
+    window = MainWindow(AppSettings.at(tmp_path / "settings.ini"))
+    qtbot.addWidget(window)
+    try:
+        window.show()
+        launch(window, paused=True)  # as run_app does for 'main.py gui', before the event loop
+        assert not window.catalogue.started and not window.setup_filled
+        qtbot.waitUntil(lambda: window.view.drawn_state is not None, timeout=30_000)
+        assert window.view.drawn_state == window.model.timeline.state_at(0)
+        assert not window.catalogue.finished  # drawn before the catalogue (and its index) is read
+        qtbot.waitUntil(began.is_set, timeout=10_000)  # it is read after the first frame
+        assert not scenario_index.index_path().exists()
+        gate.set()
+        qtbot.waitUntil(lambda: window.setup_filled, timeout=60_000)
+        infos = catalog.scenarios()
+        default = catalog.default_scenario(infos)
+        assert default is not None and window.model.timeline.scenario == default.name
+        assert catalog.first_scenario() == default.name  # found by its file: the catalogue's own choice
+        assert window.setup.scenario == default.name
+        assert list(window.setup.seat_boxes) == list(window.model.timeline.world.agents)
+        assert window.setup.facilitator.currentText() == window.sessions.last_plan.mechanisms[0]
+    finally:
+        gate.set()
+        window.shutdown()
+
+
 def test_asking_for_the_panel_while_the_index_is_built_waits_for_it(qtbot, tmp_path, monkeypatch):
     """Ctrl+N (``show_setup``) before the build is done waits for it, with a busy cursor, and
     shows the filled panel; the build's own signal then changes nothing."""

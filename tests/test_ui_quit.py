@@ -48,6 +48,37 @@ def test_closing_while_a_large_recording_loads_cancels_the_load(qtbot, tmp_path,
     assert isinstance(window.model.timeline, PreviewTimeline)
 
 
+def test_closing_does_not_join_a_load_that_has_not_noticed_its_cancel_yet(qtbot, tmp_path, monkeypatch):
+    """A load stuck where it does not look at its cancel check (a slow disk): closing cancels it
+    and returns with its thread still running (no unbounded join); the load ends by itself later
+    and shows nothing."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    from bench_gui import make_long_recording
+
+    path = make_long_recording(tmp_path / "short.jsonl", 20)
+    stuck, release = threading.Event(), threading.Event()
+    cancels: list[bool] = []
+    load = RecordingLoader.load
+
+    def stalled(path, cancelled=None):
+        stuck.set()
+        release.wait(60)  # the test's stand-in for a read that blocks
+        cancels.append(bool(cancelled and cancelled()))
+        return load(path, cancelled)
+
+    monkeypatch.setattr(RecordingLoader, "load", staticmethod(stalled))
+    window = make_window(qtbot, tmp_path)
+    assert window.open_recording_in_background(path)
+    qtbot.waitUntil(stuck.is_set, timeout=10_000)
+    thread = window.loader._threads[-1]
+    window.close()
+    assert thread.is_alive()  # closing returned without waiting for it
+    release.set()
+    thread.join(60)
+    assert cancels == [True]  # it sees the cancel at its next check
+    assert isinstance(window.model.timeline, PreviewTimeline)
+
+
 def test_closing_does_not_wait_for_the_scenario_catalogue(qtbot, tmp_path, monkeypatch):
     from ui.session import catalog
 

@@ -140,3 +140,51 @@ def test_the_tradecraft_board_keeps_its_room_after_maximize_another_world_and_a_
         assert not dock.isFloating()
     finally:
         again.shutdown()
+
+
+def test_the_tradecraft_answer_and_proposal_buttons_are_in_view_on_a_laptop_screen(qtbot, tmp_path):
+    """A fresh window as maximized on 1366 x 768: the board's dock at its default height shows
+    Accept and Reject of alice's proposal, the craft's Check, Apply and Done, and then Propose and
+    Pass of bob's turn, without scrolling (they were below the fold)."""
+    from agents.tradecraft.selfplay import with_options
+    from sim.registry import find_scenario, load_spec
+    from sim.tradecraft.world import CRAFT, PROPOSE, RESPOND, TradeCraftWorld
+
+    _, spec = load_spec(find_scenario("mc1v1-01"))
+    world = TradeCraftWorld(with_options(spec, {"stop": "all", "max_turns": 4}))
+    window = make_window(qtbot, tmp_path, record=False)
+    window.setGeometry(QRect(0, 0, 1358, 728))  # a 1366 x 768 screen less a window manager's frame
+    try:
+        window.start_session(SessionPlan(world=world, scenario="mc1v1-01",
+                                         seats={"alice": "trader:beta=0", "bob": "human"}, seed=0))
+        board = window.panels.panel("TradeCraft board")
+        holder = window.panels.docks["TradeCraft board"].widget()
+
+        def at(phase):
+            window.panels.refresh()
+            return board.can_act and board.obs is not None and board.obs.phase == phase
+
+        def in_view(widget) -> bool:
+            viewport = holder.viewport()
+            top_left = widget.mapTo(viewport, QPoint(0, 0))
+            return (widget.isVisible() and viewport.rect().contains(QRect(top_left, widget.size()))
+                    and inside(window, widget))
+
+        qtbot.waitUntil(lambda: at(RESPOND), timeout=20_000)
+        qtbot.waitUntil(lambda: holder.height() >= 200)
+        assert holder.height() <= window.height() // 3 + 20  # the dock's default height, not more
+        trade = board.trade
+        assert trade.trade_pages.currentWidget() is trade.incoming_page
+        assert in_view(trade.accept_button) and in_view(trade.reject_button)
+        assert in_view(trade.give_list) and in_view(trade.receive_list)
+        trade.accept_button.click()
+        qtbot.waitUntil(lambda: at(CRAFT), timeout=20_000)
+        crafting = board.crafting
+        assert all(in_view(w) for w in (crafting.recipe_box, crafting.check_button, crafting.apply_button,
+                                        crafting.done_button))
+        crafting.done_button.click()
+        qtbot.waitUntil(lambda: at(PROPOSE), timeout=20_000)
+        assert trade.trade_pages.currentWidget() is trade.composer_page
+        assert in_view(trade.propose_button) and in_view(trade.pass_button)
+    finally:
+        window.shutdown()

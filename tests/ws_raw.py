@@ -110,8 +110,11 @@ class RawSocket:
     def send_json(self, message: Any) -> bool:
         return self.send(text_frame(message if isinstance(message, str) else json.dumps(message)))
 
-    def hello(self, code: Any) -> bool:
-        return self.send_json({"v": 1, "type": "hello", "code": code})
+    def hello(self, code: Any, version: int | None = None) -> bool:
+        """A ``hello`` with ``code``, in this protocol version unless ``version`` (an older app's)."""
+        from ui.net.protocol import PROTOCOL_VERSION
+
+        return self.send_json({"v": version or PROTOCOL_VERSION, "type": "hello", "code": code})
 
     def _parse(self) -> None:
         """Take every whole frame out of the buffer."""

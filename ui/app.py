@@ -105,8 +105,12 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
         if not paused:
             window.set_playing(True)  # a replay plays by itself too (once loaded)
         return
-    window.fill_setup()  # the panel shows the scenario that starts
-    name = scenarios[0] if scenarios else window._default_scenario_name()
+    # the scenario's first frame does not wait for the catalogue (its index may be being built):
+    # the default scenario is found by its file; the panel shows it once the catalogue is read
+    name = scenarios[0] if scenarios else catalog.first_scenario(window.settings.get("default_scenario"))
+    if not name:
+        window.fill_setup()
+        name = window._default_scenario_name()
     if not name:
         raise LaunchError("no scenarios found under scenarios/")
     try:
@@ -128,8 +132,7 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
         plan = SessionPlan(world=world, scenario=scenario, seats=seats,
                            mechanisms=tuple(s for s in chosen if s and s != catalog.NONE), seed=seed,
                            rounds=start.rounds or 1)
-        if not window.setup.select_scenario(scenario):  # a file outside scenarios/: listed as opened
-            window.setup.add_opened(world, scenario, find_scenario(name), start=start)
+        window.show_launched(world, scenario, find_scenario(name), start)
         window.start_session(plan, playing=not paused)
     except (ScenarioError, ValueError, LookupError) as exc:
         raise LaunchError(str(exc)) from None

@@ -28,6 +28,8 @@ class EpisodePresenter(QObject):
     def __init__(self, w: Any) -> None:
         super().__init__(w)
         self.w, self.model = w, w.model
+        #: the plan of the episode started before the Session panel was filled, shown there once it is
+        self.pending: SessionPlan | None = None
 
     # ------------------------------------------------------------------ live sessions
 
@@ -74,18 +76,10 @@ class EpisodePresenter(QObject):
     def start_session(self, plan: SessionPlan, playing: bool = True) -> Session:
         w = self.w
         session = w.sessions.start(plan, w.playback.current_speed, playing)
-        w.fill_setup()
-        setup = w.setup
-        if setup.takeover_step is None:  # the panel shows what is playing, ready to start again
-            if not (setup.scenario == plan.scenario and setup.world is plan.world) \
-                    and not setup.select_scenario(plan.scenario):
-                setup.add_opened(plan.world, plan.scenario)  # not in the catalogue: listed as opened
-            if setup.world is not None and list(setup.world.agents) == list(plan.world.agents):
-                for agent, spec in plan.seats.items():
-                    setup.set_seat(agent, spec)
-            setup.set_mechanisms(self.model.mechanism_specs)
-            setup.seed.setValue(plan.seed)
-            setup.rounds.setValue(plan.rounds)
+        if w.setup_filled:
+            self.show_plan_in_setup(plan)
+        else:  # the catalogue may be being read (its index built): the episode does not wait for it
+            self.pending = plan
         path = self.model.recording_path
         where = f" — recording to {path}" if path else " — not recording"
         w.mode_label.setText(f"live: {plan.scenario}, seed {plan.seed}"
@@ -95,6 +89,26 @@ class EpisodePresenter(QObject):
         if self.model.humans:
             w.focus_view()
         return session
+
+    def show_pending(self) -> None:
+        """Show the plan of the episode started before the Session panel was filled (once it is)."""
+        if self.pending is not None:
+            plan, self.pending = self.pending, None
+            self.show_plan_in_setup(plan)
+
+    def show_plan_in_setup(self, plan: SessionPlan) -> None:
+        """The Session panel shows what is playing, ready to start again."""
+        setup = self.w.setup
+        if setup.takeover_step is None:
+            if not (setup.scenario == plan.scenario and setup.world is plan.world) \
+                    and not setup.select_scenario(plan.scenario):
+                setup.add_opened(plan.world, plan.scenario)  # not in the catalogue: listed as opened
+            if setup.world is not None and list(setup.world.agents) == list(plan.world.agents):
+                for agent, spec in plan.seats.items():
+                    setup.set_seat(agent, spec)
+            setup.set_mechanisms(self.model.mechanism_specs)
+            setup.seed.setValue(plan.seed)
+            setup.rounds.setValue(plan.rounds)
 
     def close_episode(self) -> None:
         """Stop the episode and empty every view: map, panels, board, scrubber, score, title."""

@@ -99,6 +99,8 @@ class MainWindow(QMainWindow):
         self.predict = PredictController(self)  # Playback > Predict, then see
         self.apply_settings()
         self.setup_filled, self.shut_down = False, False
+        #: (world, scenario, path, start) the command line started, for the Session panel
+        self.launched: tuple[Any, str, Path, Any] | None = None
         # the catalogue is read in the background once the event loop runs, after the first frame
         # of what the command line opens (a recording needs none of it); the panel fills once read
         QTimer.singleShot(0, self._fill_setup_after_frame)
@@ -205,10 +207,22 @@ class MainWindow(QMainWindow):
                 QGuiApplication.restoreOverrideCursor()
                 self._status("")
         self.setup.show_note("")
-        self.setup.load_scenarios(infos, select=self._default_scenario_name(infos))
+        launched = self.launched
+        shown = launched is not None or self.episodes.pending is not None  # else the default scenario
+        self.setup.load_scenarios(infos, select="" if shown else self._default_scenario_name(infos))
+        if launched is not None:
+            self.show_launched(*launched)
+        self.episodes.show_pending()
         if problems:  # one bad file must not hide the others; say which and why
             self.setup.show_note(f"{len(problems)} file(s) under scenarios/ skipped (hover for why)",
                                  "\n".join(problems))
+
+    def show_launched(self, world: Any, scenario: str, path: Path, start: Any) -> None:
+        """Select the scenario the command line started in the Session panel (a file outside
+        ``scenarios/`` is listed as opened); before the catalogue is read, once it is."""
+        self.launched = (world, scenario, path, start)
+        if self.setup_filled and not self.setup.select_scenario(scenario):
+            self.setup.add_opened(world, scenario, path, start=start)
 
     def _status(self, message: str) -> None:
         bar = self.statusBar()

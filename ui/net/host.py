@@ -69,12 +69,15 @@ from ui.net.guard import Guesses, LogLimit, Strangers, address_key
 from ui.net.protocol import (
     JOIN_QUERY,
     MAX_SEAT_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
     SEAT_MESSAGES,
     ProtocolError,
+    VersionMismatch,
     decode,
     encode,
     new_join_code,
     read_join_code,
+    refusal,
     show_join_code,
 )
 from ui.render import explanation_words, feedback_words
@@ -423,11 +426,12 @@ class StudyHost(QObject):
         if slot.socket is not None:
             slot.socket.sendTextMessage(encode(kind, **fields))
 
-    def _close(self, sock: QWebSocket, reason: str) -> None:
-        """Tell a connection why (a ``refused`` message) and close it; a seat it held is free at once."""
+    def _close(self, sock: QWebSocket, reason: str, version: int = PROTOCOL_VERSION) -> None:
+        """Tell a connection why (a ``refused`` message, in the protocol ``version`` it speaks) and
+        close it; a seat it held is free at once."""
         self._strangers.forget(sock)
         self._closing.setdefault(id(sock), (sock, self.clock()))
-        sock.sendTextMessage(encode("refused", reason=reason))
+        sock.sendTextMessage(refusal(reason, version))
         sock.close(QWebSocketProtocol.CloseCode.CloseCodePolicyViolated, reason[:100])
         slot = self._slot_of(sock)
         if slot is not None:
@@ -444,6 +448,10 @@ class StudyHost(QObject):
         source = f"message from participant {slot.index + 1}"
         try:
             message = decode(text, source, SEAT_MESSAGES, limit=MAX_SEAT_MESSAGE_BYTES)
+        except VersionMismatch as exc:  # an app of another version cannot play: its seat is free again
+            self._log_seat(slot, f"participant {slot.index + 1} ({slot.participant}): closed, {_plain(str(exc))}")
+            self._close(sock, str(exc), exc.version if exc.older else PROTOCOL_VERSION)
+            return
         except ProtocolError as exc:
             self._log_seat(slot, f"participant {slot.index + 1} ({slot.participant}): refused {_plain(str(exc))}")
             self._send(slot, "refused", reason=str(exc))
@@ -475,7 +483,8 @@ class StudyHost(QObject):
             message = decode(text, f"message from {shown}", SEAT_MESSAGES, limit=MAX_SEAT_MESSAGE_BYTES)
         except ProtocolError as exc:
             self._log_stranger(key, f"closed a connection from {shown}: {_plain(str(exc))}")
-            self._close(sock, str(exc))
+            self._close(sock, str(exc), exc.version if isinstance(exc, VersionMismatch) and exc.older
+                        else PROTOCOL_VERSION)
             return
         if message["type"] != "hello":
             self._log_stranger(key, f"closed a connection from {shown}: a {message['type']} message before hello")

@@ -13,6 +13,12 @@ separators, ``O`` as ``0`` and ``I``/``L`` as ``1``. A seat gives its code in it
 ``hello``; the participant's app also puts it in the URL it opens (``ws://HOST:PORT/?code=CODE``,
 ``JOIN_QUERY``), so the host seats it during the WebSocket handshake, before any stranger can
 push the connection out (the ``hello`` that follows is then nothing new).
+
+Versions: 1, the first; 2 added the host's ``waiting`` message (and ``feedback``'s optional
+``payload``). Each side refuses a message of another version (``VersionMismatch``, saying which
+side runs the older ToM Arena). The ``refused`` message has had the same fields in every
+version, so the host answers a seat of an older version with a ``refused`` in that seat's
+version (``refusal``): the older app shows that reason instead of a version error of its own.
 """
 
 from __future__ import annotations
@@ -23,7 +29,9 @@ from typing import Any
 
 from sim.inputs import InputError, parse_json
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+#: the first version; ``refused`` has had the same fields since
+FIRST_VERSION = 1
 #: the longest message the host sends and a seat accepts (a kitchen frame is about 2 KiB)
 MAX_MESSAGE_BYTES = 256 * 1024
 #: the longest message a seat sends and the host accepts (a questionnaire's answers are well under 2 KiB)
@@ -64,6 +72,39 @@ def read_join_code(text: object) -> str | None:
 
 class ProtocolError(InputError):
     """A frame that is not a message of this protocol; the text says what is wrong."""
+
+
+class VersionMismatch(ProtocolError):
+    """A message of another protocol version; ``version`` is the one it gave (any JSON value)
+    and ``message`` the object it was (unchecked)."""
+
+    def __init__(self, text: str, version: Any, message: dict[str, Any]) -> None:
+        super().__init__(text)
+        self.version, self.message = version, message
+
+    @property
+    def older(self) -> bool:
+        """The other side speaks a known older version (it can read a ``refusal``)."""
+        return type(self.version) is int and FIRST_VERSION <= self.version < PROTOCOL_VERSION
+
+
+def version_words(version: Any) -> str:
+    """Why a message of protocol ``version`` is refused, in words for the person at either computer."""
+    if type(version) is int and FIRST_VERSION <= version < PROTOCOL_VERSION:
+        return (f"the other computer runs an older ToM Arena (study protocol {version}; this one speaks "
+                f"{PROTOCOL_VERSION}): install this version there")
+    if type(version) is int and version > PROTOCOL_VERSION:
+        return (f"the other computer runs a newer ToM Arena (study protocol {version}; this one speaks "
+                f"{PROTOCOL_VERSION}): install that version here")
+    return f"protocol version {version!r:.40}; expected {PROTOCOL_VERSION} (both computers must run the same ToM Arena)"
+
+
+def refusal(reason: str, version: int = PROTOCOL_VERSION) -> str:
+    """A ``refused`` message as the text frame to send to a seat speaking ``version`` (this one or
+    an older one: the message's fields are the same in every version)."""
+    if not FIRST_VERSION <= version <= PROTOCOL_VERSION:
+        raise ValueError(f"no protocol version {version}")
+    return json.dumps({"v": version, "type": "refused", "reason": reason}, ensure_ascii=False, separators=(",", ":"))
 
 
 _INT, _STR, _BOOL, _DICT, _LIST = (int,), (str,), (bool,), (dict,), (list,)
@@ -112,9 +153,8 @@ def decode(text: str, source: str, kinds: dict[str, dict[str, tuple[type, ...]]]
     if not isinstance(data, dict):
         raise ProtocolError(f"{source}: expected a JSON object, got {type(data).__name__}")
     version = data.get("v")
-    if version != PROTOCOL_VERSION or isinstance(version, bool):
-        raise ProtocolError(f"{source}: field 'v': protocol version {version!r}; expected {PROTOCOL_VERSION} "
-                            "(both computers must run the same ToM Arena)")
+    if version != PROTOCOL_VERSION or type(version) is not int:
+        raise VersionMismatch(f"{source}: field 'v': {version_words(version)}", version, data)
     kind = data.get("type")
     if kind not in kinds:
         raise ProtocolError(f"{source}: field 'type': {kind!r:.60}; expected one of {', '.join(kinds)}")

@@ -22,6 +22,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")  # Ctrl+C and SIGTERM stay Python's (ui/app.py)
 import pygame
+from PyQt6 import sip
 from PyQt6.QtCore import QRect, QSize, Qt, QTimer, pyqtSignal
 from PyQt6.QtGui import QColor, QImage, QKeyEvent, QPainter, QPaintEvent, QResizeEvent
 from PyQt6.QtWidgets import QSizePolicy, QWidget
@@ -243,8 +244,8 @@ class WorldView(QWidget):
         recording) starts here, so what a person opens shows first."""
         done = [False]
 
-        def once() -> None:
-            if not done[0]:
+        def once() -> None:  # never for a view (a window) closed and deleted meanwhile
+            if not done[0] and not sip.isdeleted(self):
                 done[0] = True
                 callback()
 

@@ -12,7 +12,16 @@ from agents.registry import agent_kinds, make_agent, make_mechanism, mechanism_k
 from sim import scenario_index
 from sim.events import Event
 from sim.plugins import plugins
-from sim.registry import ScenarioInfo
+from sim.registry import (
+    SCENARIO_DIR,
+    ScenarioError,
+    ScenarioInfo,
+    find_scenario,
+    peek_scenario,
+    read_scenario,
+    scenario_paths,
+    scenario_stem,
+)
 from sim.seats import Agent, Mechanism
 from sim.world import World
 
@@ -50,8 +59,23 @@ def category_title(family: str, category: str | None) -> str:
 
 
 def scenario_category(name: str) -> str | None:
-    """The category of the shipped scenario called ``name`` (None: none, or not shipped)."""
-    return next((i.category for i in scenarios() if i.name == name), None)
+    """The category of the shipped scenario called ``name`` (None: none, or not shipped), read
+    from its file (not from the catalogue, which may still be being built)."""
+    try:
+        path = find_scenario(name)
+        if not path.resolve().is_relative_to(SCENARIO_DIR.resolve()) or scenario_stem(path) != name:
+            return None
+        return _category(path)
+    except (ScenarioError, OSError, ValueError):
+        return None
+
+
+def _category(path: Any) -> str | None:
+    """A scenario file's category as the catalogue has it: the file's own field, else what its
+    world's checks give it (a world may give its files a default category)."""
+    data = peek_scenario(path)
+    category = data["category"] if "category" in data else read_scenario(path)[1].get("category")
+    return category if isinstance(category, str) else None
 
 
 def default_scenario(infos: list[ScenarioInfo], preferred: str = "") -> ScenarioInfo | None:
@@ -67,9 +91,34 @@ def default_scenario(infos: list[ScenarioInfo], preferred: str = "") -> Scenario
                  and i.category == known[i.family].default_category), infos[0])
 
 
+def first_scenario(preferred: str = "") -> str:
+    """The name of the scenario ``default_scenario`` chooses, found without the catalogue, so
+    that the window's first frame shows it while the catalogue (its index) is still being read:
+    the preferred one when a file has that name, else the first file, in the catalogue's order,
+    of a world's default category (a look at each file's ``category`` until one matches: tens
+    of small files, not the index). Empty when there is none (the caller then asks the catalogue)."""
+    if preferred:
+        try:
+            find_scenario(preferred)
+            return preferred
+        except ScenarioError:
+            pass
+    known = plugins()
+    for path in scenario_paths():
+        plugin = known.get(path.relative_to(SCENARIO_DIR).parts[0])
+        if plugin is None or plugin.default_category is None or plugin.renderer is None:
+            continue
+        try:
+            if _category(path) == plugin.default_category:
+                return scenario_stem(path)
+        except (ScenarioError, OSError, ValueError):
+            continue
+    return ""
+
+
 def agent_choices(family: str) -> list[tuple[str, str]]:
     """(kind, summary) of the agents that can take a seat in ``family``."""
-    return [(k.name, k.summary) for k in agent_kinds().values() if k.plays(family)]
+    return [(k.name, k.summary) for k in agent_kinds(listed=True).values() if k.plays(family)]
 
 
 def default_agent(family: str | Any) -> str:
@@ -88,7 +137,7 @@ def default_agent(family: str | Any) -> str:
 
 def mechanism_choices(role: str, family: str | None = None) -> list[tuple[str, str]]:
     """(kind, summary) of the mechanisms of ``role`` that work in ``family`` (any world when None)."""
-    return [(k.name, k.summary) for k in mechanism_kinds(role).values() if k.plays(family)]
+    return [(k.name, k.summary) for k in mechanism_kinds(role, listed=True).values() if k.plays(family)]
 
 
 def default_mechanism(role: str, family: str | None, category: str | None = None) -> str:
@@ -140,7 +189,7 @@ class SessionPlan:
 
 
 __all__ = ["NONE", "ROLES", "SessionPlan", "agent_choices", "category_title", "default_agent",
-           "default_mechanism", "default_scenario", "scenario_category", "has_view", "make_mechanism", "make_mechanisms",
+           "default_mechanism", "default_scenario", "first_scenario", "scenario_category", "has_view", "make_mechanism", "make_mechanisms",
            "mechanism_choices", "mechanism_works", "scan_scenarios", "scenarios"]
 
 
@@ -150,8 +199,6 @@ __all__ = ["NONE", "ROLES", "SessionPlan", "agent_choices", "category_title", "d
 
 PLAIN_KINDS = {
     "human": "You play this seat with the keyboard (or the TradeCraft board).",
-    "held": "For the project's tests: plays as the world's usual computer player, but waits before a move "
-            "until a file the test names appears.",
     "planner": "A computer player that always takes a shortest plan to its own goal, and carries out "
                "suggestions it accepts.",
     "boltzmann": "A computer player that behaves like a person: usually the best move, now and then a worse one "
@@ -228,7 +275,7 @@ def plain_words(spec: str, role: str = "seat") -> str:
 
 
 def agent_choices_any() -> list[tuple[str, str]]:
-    return [(k.name, k.summary) for k in agent_kinds().values()]
+    return [(k.name, k.summary) for k in agent_kinds(listed=True).values()]
 
 
 def plain_description(text: str) -> str:

@@ -451,10 +451,10 @@ class AppModel:
             return None
         if self.viewer_choice != "auto":
             return self.viewer_choice if self.viewer_choice in self.timeline.world.agents else None
-        if len(self.humans) == 1:
-            return next(iter(self.humans))
-        waiting = self.humans_to_move()
-        return waiting[0] if len(waiting) == 1 else None
+        # Automatic: the eyes of the one seat a person plays. Several people at one screen see
+        # the same map, the whole world, whoever still has to move (following the seat that has
+        # yet to move would switch the fog on and off every half-step).
+        return next(iter(self.humans)) if len(self.humans) == 1 else None
 
     def set_viewer(self, choice: str) -> None:
         self.viewer_choice = choice

@@ -19,12 +19,15 @@ Xvfb display of 1366 x 768 with a fresh profile, for docs/gui.md.
   tab in words with its legend, the map's chips (never-seen counters without a red corner);
 - ``belief-timeline-kitchen.png``: the same episode finished: the Belief timeline lists alice's
   false beliefs (a plate gone, a counter believed empty) and ProToM's particles about her.
+- ``tradecraft-answer.png``: the TradeCraft board with alice's proposal to bob (the person),
+  Accept and Reject in view in the dock's default height.
 """
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from ui.shots.common import ROOT, _settle, _wait, shot_window, shots_main
 
@@ -48,6 +51,8 @@ def take(out: Path) -> list[Path]:
                                    window.frameGeometry().height()).save(str(path))
         shots.append(path)
 
+    tradecraft_answer(app, window)
+    grab("tradecraft-answer.png")
     setup = window.setup
     # the Session panel: a description with angle brackets, and an LLM seat on the embedded model
     setup.select_scenario("false-belief-unexpected-contents")
@@ -102,6 +107,25 @@ def take(out: Path) -> list[Path]:
     window.shutdown()
     window.close()
     return shots
+
+
+def tradecraft_answer(app: Any, window: Any) -> Any:
+    """Play mc1v1-01 with bob as the person until alice's proposal waits for his answer; the board."""
+    from sim.registry import load_scenario
+    from sim.tradecraft.world import RESPOND
+    from ui.session.catalog import SessionPlan
+
+    world, name = load_scenario("mc1v1-01")
+    window.start_session(SessionPlan(world=world, scenario=name, seats={"alice": "trader:beta=0", "bob": "human"},
+                                     seed=0), playing=True)
+    board = window.panels.panel("TradeCraft board")
+
+    def answering() -> bool:
+        window.panels.refresh()
+        return board is not None and board.can_act and board.obs is not None and board.obs.phase == RESPOND
+
+    _wait(app, answering, 120)
+    return board
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -430,6 +430,8 @@ class Walk:
         from PyQt6.QtCore import QPoint, QRect
 
         setup, holder = self.w.setup, self.w.setup_dock.widget()
+        # the first frame came before the catalogue: the panel fills once it is read (index built)
+        self.check("the Session panel fills once the scenarios are read", self.wait(lambda: self.w.setup_filled, 120))
         self.settle()
         self.check("the Session panel needs no horizontal scroll bar", not holder.horizontalScrollBar().isVisible(),
                    f"panel {setup.minimumSizeHint().width()} px wide in a {holder.viewport().width()} px dock")
