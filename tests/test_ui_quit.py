@@ -115,3 +115,15 @@ def test_quitting_kills_a_model_server_that_is_still_answering_after_a_short_gra
     ui.app.stop_model_servers()
     assert process.returncode == -signal.SIGKILL
     assert graces and max(graces) <= 1.0  # not the server's own 10 s grace
+
+
+def test_a_worker_that_reports_after_qt_deleted_its_signal_raises_nothing(qapp):
+    """At the program's end PyQt deletes every Qt object; a daemon worker (the scenario catalogue
+    still read when a signal closed the app) that finishes then reports to no one, silently."""
+    from PyQt6 import sip
+
+    from ui.session.controllers import _Reports, report_from_worker
+
+    reports = _Reports()
+    sip.delete(reports)
+    report_from_worker(reports, 1, None)  # raised RuntimeError in the worker thread before

@@ -203,6 +203,16 @@ _REPORTS: _Reports | None = None
 _TOKENS = itertools.count(1)
 
 
+def report_from_worker(reports: _Reports, whom: int, what: Any) -> None:
+    """Emit a worker's report. At the program's end PyQt deletes every Qt object, this one too,
+    while a daemon worker (the catalogue still read when a signal closed the app) may still
+    finish: its report then reaches no one, as any report to a closed window."""
+    try:
+        reports.report.emit(whom, what)
+    except RuntimeError:  # "wrapped C/C++ object of type _Reports has been deleted"
+        pass
+
+
 def worker_reports() -> _Reports:
     """The reports' signal (made on first use: call it first from the GUI thread)."""
     global _REPORTS
@@ -258,7 +268,7 @@ class RecordingLoader(QObject):
             except LOAD_ERRORS as exc:
                 result = f"cannot open {path}: {exc}"
             if not cancel.is_set():
-                reports.report.emit(whom, (path, result, time.perf_counter() - begun))
+                report_from_worker(reports, whom, (path, result, time.perf_counter() - begun))
 
         thread = threading.Thread(target=work, name="tom-arena-open", daemon=True)
         self._threads = [t for t in self._threads if t.is_alive()] + [thread]
@@ -316,7 +326,7 @@ class CatalogueReader(QObject):
                 outcome[0] = catalog.scan_scenarios()
             except BaseException as exc:  # noqa: BLE001 - raised again by result(), in the GUI thread
                 outcome[1] = exc
-            reports.report.emit(whom, None)
+            report_from_worker(reports, whom, None)
 
         self._thread = threading.Thread(target=work, name="tom-arena-scenarios", daemon=True)
         self._thread.start()
