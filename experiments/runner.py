@@ -487,10 +487,11 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
         todo = todo[:limit]
     reporter = None
     if preload and todo:
-        from experiments.report import ReportProcess
+        from experiments.report import ReportProcess, figure_processes
 
         if ReportProcess.available():
-            reporter = ReportProcess()  # before any thread of this process starts: it forks
+            # before any thread of this process starts: it forks
+            reporter = ReportProcess(figure_processes(jobs, backend))
     try:
         runner = (make_backend(backend, jobs=jobs, address=address, concurrent=concurrent,
                                warm=(prepare_worker, warm_tasks(todo))) if todo else None)
@@ -568,15 +569,15 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
             # the statistics (scipy: 0.7-2 s) and the report, imported while the episodes ran by the
             # report process, or now: a design, a scenario or a pre-check that fails is reported
             # without waiting for them. The figures are drawn on as many processes as the sweep's
-            # workers, at least two where there are two cores.
+            # workers, at least two where there are two cores (``figure_processes``).
             line = command or default_command(name, seeds, out_dir)
-            drawers = max(jobs if backend == "local" else 2, min(2, os.cpu_count() or 1))
             if reporter is not None:
-                result.analysis, result.report = reporter.analyse_and_report(result, command=line, jobs=drawers)
+                result.analysis, result.report = reporter.analyse_and_report(result, command=line)
             else:
-                from experiments.report import analyse_and_report
+                from experiments.report import analyse_and_report, figure_processes
 
-                result.analysis, result.report = analyse_and_report(result, command=line, jobs=drawers)
+                result.analysis, result.report = analyse_and_report(result, command=line,
+                                                                    jobs=figure_processes(jobs, backend))
         finally:
             if reporter is not None:
                 reporter.close()
