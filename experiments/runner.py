@@ -456,9 +456,10 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
               backend: str = "local", address: str | None = None, quiet: bool = False,
               limit: int | None = None, concurrent: int = 1, preload: bool = False) -> RunResult:
     """Run (or finish) the sweep; ``limit`` stops after that many new episodes (for tests).
-    ``preload``: where a second core and ``fork`` are there, a process forked before the episodes
-    (``experiments.report.ReportProcess``) imports what the statistics and the report need while
-    they run, and computes them afterwards (``RunResult.reporter``, which the caller closes)."""
+    ``preload``: where a second core and ``fork`` are there, a process forked before the scenarios
+    are read (``experiments.report.ReportProcess``) imports what the statistics and the report need
+    while this one checks and plans the sweep and the episodes run, and computes them afterwards
+    (``RunResult.reporter``, which the caller closes; a sweep that fails before closes it)."""
     from tqdm import tqdm
 
     from experiments.backends import make_backend
@@ -467,32 +468,34 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
     if seeds is not None and seeds < 1:
         raise ExperimentError("--seeds must be at least 1")
     check_outputs(design, out)
-    seed_list = design.seeds.seeds(seeds)
-    scenarios = resolve_scenarios(design.scenarios, design.cooks)
-    attrs = run_checks(design, scenarios, jobs=jobs if backend == "local" else 1)
-    tasks = plan(design, scenarios, seed_list, cache_folder(design, out))
-    results = ResultsFile(out / RESULTS, design.experiment)
-    done = results.open(resume)
-    by_key = {t.key: t for t in tasks}
-    for key, record in done.items():
-        task = by_key.get(key)
-        if task is not None and record.get("setup") != task.setup():
-            results.close()
-            raise ExperimentError(f"{results.path}: episode {key} was played with another setup (the scenario file, "
-                                  "seats, mechanisms or max_ticks changed); choose another --out to start again")
-    todo = [t for t in tasks if t.key not in done]
-    # Long episodes first (more agents, higher t_max) so that workers finish together.
-    todo.sort(key=lambda t: -len(t.seats))
-    if limit is not None:
-        todo = todo[:limit]
     reporter = None
-    if preload and todo:
+    if preload:
         from experiments.report import ReportProcess, figure_processes
 
         if ReportProcess.available():
-            # before any thread of this process starts: it forks
+            # before any thread of this process starts (it forks), and before the checks and the
+            # plan, which leave the second core free
             reporter = ReportProcess(figure_processes(jobs, backend))
     try:
+        seed_list = design.seeds.seeds(seeds)
+        scenarios = resolve_scenarios(design.scenarios, design.cooks)
+        attrs = run_checks(design, scenarios, jobs=jobs if backend == "local" else 1)
+        tasks = plan(design, scenarios, seed_list, cache_folder(design, out))
+        results = ResultsFile(out / RESULTS, design.experiment)
+        done = results.open(resume)
+        by_key = {t.key: t for t in tasks}
+        for key, record in done.items():
+            task = by_key.get(key)
+            if task is not None and record.get("setup") != task.setup():
+                results.close()
+                raise ExperimentError(f"{results.path}: episode {key} was played with another setup (the scenario "
+                                      "file, seats, mechanisms or max_ticks changed); choose another --out to start "
+                                      "again")
+        todo = [t for t in tasks if t.key not in done]
+        # Long episodes first (more agents, higher t_max) so that workers finish together.
+        todo.sort(key=lambda t: -len(t.seats))
+        if limit is not None:
+            todo = todo[:limit]
         runner = (make_backend(backend, jobs=jobs, address=address, concurrent=concurrent,
                                warm=(prepare_worker, warm_tasks(todo))) if todo else None)
     except BaseException:
