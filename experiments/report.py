@@ -95,7 +95,8 @@ Figure = tuple[str, tuple[Any, ...], dict[str, Any]]
 
 
 def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, str, Figure]]:
-    """The PNG figures to draw: (file name, caption, what draws it), in the report's order."""
+    """The PNG figures to draw: (file name, caption, what draws it), in the report's order; at
+    most ``FIGURES_AT_MOST`` (the drawing processes are counted by it)."""
     made: list[tuple[str, str, Figure]] = []
     conds = analysis.conditions
     shown = [m for m in design.metrics if m.test] or list(design.metrics)
@@ -157,12 +158,16 @@ def preload() -> None:
     import sim.analysis.plots  # noqa: F401
 
 
+#: the most figures a report draws (``figures``)
+FIGURES_AT_MOST = 5
+
+
 def figure_processes(jobs: int | None, backend: str = "local") -> int:
     """How many processes draw a report's figures: as many as the sweep's local workers, at
-    least two where there are two cores."""
+    least two where there are two cores, no more than there are figures."""
     import os
 
-    return max((jobs or 1) if backend == "local" else 2, min(2, os.cpu_count() or 1))
+    return min(FIGURES_AT_MOST, max((jobs or 1) if backend == "local" else 2, min(2, os.cpu_count() or 1)))
 
 
 def analyse_and_report(result: Any, *, command: str, jobs: int = 1, pool: Any = None) -> tuple[Analysis, Path]:
