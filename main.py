@@ -566,7 +566,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        code = main()
     except BrokenPipeError:  # output piped into a pager or `head` that closed early: not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
+    # The process ends here: the garbage collector's passes over everything loaded while the
+    # interpreter shuts down (0.08-0.1 s of CPU after an experiment) free nothing it needs.
+    # Exit handlers and the modules' own teardown still run.
+    import gc
+
+    gc.freeze()
+    sys.exit(code)

@@ -95,7 +95,8 @@ Figure = tuple[str, tuple[Any, ...], dict[str, Any]]
 
 
 def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, str, Figure]]:
-    """The PNG figures to draw: (file name, caption, what draws it), in the report's order."""
+    """The PNG figures to draw: (file name, caption, what draws it), in the report's order; at
+    most ``FIGURES_AT_MOST`` (the drawing processes are counted by it)."""
     made: list[tuple[str, str, Figure]] = []
     conds = analysis.conditions
     shown = [m for m in design.metrics if m.test] or list(design.metrics)
@@ -157,30 +158,44 @@ def preload() -> None:
     import sim.analysis.plots  # noqa: F401
 
 
-def analyse_and_report(result: Any, *, command: str, jobs: int = 1) -> tuple[Analysis, Path]:
+#: the most figures a report draws (``figures``)
+FIGURES_AT_MOST = 5
+
+
+def figure_processes(jobs: int | None, backend: str = "local") -> int:
+    """How many processes draw a report's figures: as many as the sweep's local workers, at
+    least two where there are two cores, no more than there are figures."""
+    import os
+
+    return min(FIGURES_AT_MOST, max((jobs or 1) if backend == "local" else 2, min(2, os.cpu_count() or 1)))
+
+
+def analyse_and_report(result: Any, *, command: str, jobs: int = 1, pool: Any = None) -> tuple[Analysis, Path]:
     """The statistics of a finished (or partial) sweep whose metrics are computed, and its report
-    (``write_report``, the figures on ``jobs`` processes): the analysis and report.md."""
+    (``write_report``: the figures on ``jobs`` processes, or on ``pool``'s): the analysis and
+    report.md."""
     from experiments.stats import analyse
 
     result.analysis = analyse(result.records, result.design, result.attrs)
-    return result.analysis, write_report(result, command=command, jobs=jobs)
+    return result.analysis, write_report(result, command=command, jobs=jobs, pool=pool)
 
 
 class ReportProcess:
     """A process forked before a sweep's episodes start that imports what the statistics and the
-    report need (``preload``) while they run, on a core they leave free, then computes the
-    statistics and writes the report (``analyse_and_report``, its figures drawn on processes it
-    forks with those modules loaded) once the sweep is over: one request, then it ends. It ends
-    with the process that started it, however that ends (``exit_with_parent``)."""
+    report need (``preload``) and forks the ``drawers`` processes that will draw the figures
+    (``drawing_pool``) while they run, on a core they leave free, then computes the statistics
+    and writes the report (``analyse_and_report``) once the sweep is over: one request, then it
+    ends. It ends with the process that started it, however that ends (``exit_with_parent``),
+    and its drawing processes with it."""
 
-    def __init__(self) -> None:
+    def __init__(self, drawers: int = 2) -> None:
         import multiprocessing
         import os
 
         context = multiprocessing.get_context("fork")
         self._conn, child = context.Pipe()
         # not a daemon: daemonic processes may not start the figure processes
-        self._process = context.Process(target=_serve, args=(child, os.getpid()), name="tom-arena-report")
+        self._process = context.Process(target=_serve, args=(child, os.getpid(), drawers), name="tom-arena-report")
         self._process.start()
         child.close()
         self._answered = False
@@ -193,9 +208,10 @@ class ReportProcess:
 
         return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
 
-    def analyse_and_report(self, result: Any, *, command: str, jobs: int = 1) -> tuple[Analysis, Path]:
-        """``analyse_and_report`` in the report process; its exception raised here."""
-        self._conn.send((result, command, jobs))
+    def analyse_and_report(self, result: Any, *, command: str) -> tuple[Analysis, Path]:
+        """``analyse_and_report`` in the report process (its figures on its drawing processes);
+        its exception raised here."""
+        self._conn.send((result, command))
         try:
             ok, value = self._conn.recv()
         except EOFError:
@@ -218,7 +234,8 @@ class ReportProcess:
         self._process.join()
 
 
-def _serve(conn: Any, parent: int) -> None:
+def _serve(conn: Any, parent: int, drawers: int) -> None:
+    import gc
     import os
     import signal
 
@@ -232,14 +249,23 @@ def _serve(conn: Any, parent: int) -> None:
         preload()
     except ImportError:
         pass  # the request raises it again, where the caller reports it
+    # What is loaded now stays to the end: out of the garbage collector's sight, a collection
+    # no longer walks it (a full one took 0.2-0.3 s while a figure was drawn), and the drawing
+    # processes forked next share its memory pages instead of copying the ones it touches.
+    gc.freeze()
+    pool = drawing_pool(drawers)
     try:
-        result, command, jobs = conn.recv()
-    except (EOFError, OSError):
-        os._exit(0)  # the sweep ended without a report (an error, an interrupt)
-    try:
-        answer: tuple[bool, Any] = (True, analyse_and_report(result, command=command, jobs=jobs))
-    except BaseException as exc:  # noqa: B902 - handed to the caller, which raises it
-        answer = (False, exc)
+        try:
+            result, command = conn.recv()
+        except (EOFError, OSError):
+            os._exit(0)  # the sweep ended without a report (an error, an interrupt)
+        try:
+            answer: tuple[bool, Any] = (True, analyse_and_report(result, command=command, jobs=drawers, pool=pool))
+        except BaseException as exc:  # noqa: B902 - handed to the caller, which raises it
+            answer = (False, exc)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     try:
         conn.send(answer)
     except Exception as exc:  # an exception that does not pickle
@@ -261,50 +287,64 @@ def _figure_cost(figure: Figure) -> int:
     return len(args[2]) * len(args[4]) if name == "grid_figure" else 1
 
 
-def start_drawing(todo: Sequence[Figure], jobs: int) -> Any:
-    """Draw the figures on up to ``jobs`` worker processes (forked, ending with this one), the
-    biggest first, while the caller writes the rest; returns what ``finish_drawing`` waits on.
-    With one job (or one figure) they are drawn by ``finish_drawing``, in this process."""
+def drawing_pool(jobs: int) -> Any:
+    """``jobs`` processes, forked now and ending with this one, that draw figures (``draw``), or
+    None where this process draws them (one job, or no ``fork``)."""
     import multiprocessing
     import os
     from concurrent.futures import ProcessPoolExecutor
 
     from experiments.backends import exit_with_parent
 
-    jobs = min(jobs, len(todo))
     if jobs < 2 or "fork" not in multiprocessing.get_all_start_methods():
-        return list(todo)
+        return None
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
                                initializer=exit_with_parent, initargs=(os.getpid(),))
-    return pool, [pool.submit(draw, f) for f in sorted(todo, key=_figure_cost, reverse=True)]
+    pool.submit(int)  # forks every process now (the pool starts them at its first task)
+    return pool
+
+
+def start_drawing(todo: Sequence[Figure], pool: Any) -> Any:
+    """Hand the figures to ``pool``'s processes, the biggest first, while the caller writes the
+    rest; returns what ``finish_drawing`` waits on. Without a pool they are drawn by
+    ``finish_drawing``, in this process."""
+    if pool is None:
+        return list(todo)
+    return [pool.submit(draw, f) for f in sorted(todo, key=_figure_cost, reverse=True)]
 
 
 def finish_drawing(drawing: Any) -> None:
-    if isinstance(drawing, list):
-        for figure in drawing:
-            draw(figure)
-        return
-    pool, futures = drawing
-    try:
-        for future in futures:
-            future.result()
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    """Wait for the figures ``start_drawing`` handed out, or draw them here; an error is raised."""
+    from concurrent.futures import Future
+
+    for item in drawing:
+        if isinstance(item, Future):
+            item.result()
+        else:
+            draw(item)
 
 
-def write_report(result: Any, *, command: str, jobs: int = 1) -> Path:
+def write_report(result: Any, *, command: str, jobs: int = 1, pool: Any = None) -> Path:
     """Tables, figures and the report page of a finished (or partial) sweep; returns report.md.
-    The figures are drawn on ``jobs`` processes at once, while the tables and the page are written."""
+    The figures are drawn on ``pool``'s processes, or on ``jobs`` processes forked for them, at
+    once, while the tables and the page are written."""
     design: Design = result.design
     analysis: Analysis = result.analysis
     out: Path = result.out
     out.mkdir(parents=True, exist_ok=True)
     planned = figures(out, design, analysis)
-    drawing = start_drawing([figure for _, _, figure in planned], jobs)
+    own = pool is None
+    if own:
+        pool = drawing_pool(min(jobs, len(planned)))
     try:
-        return _write_pages(result, command, [(name, caption) for name, caption, _ in planned])
+        drawing = start_drawing([figure for _, _, figure in planned], pool)
+        try:
+            return _write_pages(result, command, [(name, caption) for name, caption, _ in planned])
+        finally:
+            finish_drawing(drawing)
     finally:
-        finish_drawing(drawing)
+        if own and pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path:

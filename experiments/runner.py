@@ -456,9 +456,10 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
               backend: str = "local", address: str | None = None, quiet: bool = False,
               limit: int | None = None, concurrent: int = 1, preload: bool = False) -> RunResult:
     """Run (or finish) the sweep; ``limit`` stops after that many new episodes (for tests).
-    ``preload``: where a second core and ``fork`` are there, a process forked before the episodes
-    (``experiments.report.ReportProcess``) imports what the statistics and the report need while
-    they run, and computes them afterwards (``RunResult.reporter``, which the caller closes)."""
+    ``preload``: where a second core and ``fork`` are there, a process forked before the scenarios
+    are read (``experiments.report.ReportProcess``) imports what the statistics and the report need
+    while this one checks and plans the sweep and the episodes run, and computes them afterwards
+    (``RunResult.reporter``, which the caller closes; a sweep that fails before closes it)."""
     from tqdm import tqdm
 
     from experiments.backends import make_backend
@@ -467,31 +468,34 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
     if seeds is not None and seeds < 1:
         raise ExperimentError("--seeds must be at least 1")
     check_outputs(design, out)
-    seed_list = design.seeds.seeds(seeds)
-    scenarios = resolve_scenarios(design.scenarios, design.cooks)
-    attrs = run_checks(design, scenarios, jobs=jobs if backend == "local" else 1)
-    tasks = plan(design, scenarios, seed_list, cache_folder(design, out))
-    results = ResultsFile(out / RESULTS, design.experiment)
-    done = results.open(resume)
-    by_key = {t.key: t for t in tasks}
-    for key, record in done.items():
-        task = by_key.get(key)
-        if task is not None and record.get("setup") != task.setup():
-            results.close()
-            raise ExperimentError(f"{results.path}: episode {key} was played with another setup (the scenario file, "
-                                  "seats, mechanisms or max_ticks changed); choose another --out to start again")
-    todo = [t for t in tasks if t.key not in done]
-    # Long episodes first (more agents, higher t_max) so that workers finish together.
-    todo.sort(key=lambda t: -len(t.seats))
-    if limit is not None:
-        todo = todo[:limit]
     reporter = None
-    if preload and todo:
-        from experiments.report import ReportProcess
+    if preload:
+        from experiments.report import ReportProcess, figure_processes
 
         if ReportProcess.available():
-            reporter = ReportProcess()  # before any thread of this process starts: it forks
+            # before any thread of this process starts (it forks), and before the checks and the
+            # plan, which leave the second core free
+            reporter = ReportProcess(figure_processes(jobs, backend))
     try:
+        seed_list = design.seeds.seeds(seeds)
+        scenarios = resolve_scenarios(design.scenarios, design.cooks)
+        attrs = run_checks(design, scenarios, jobs=jobs if backend == "local" else 1)
+        tasks = plan(design, scenarios, seed_list, cache_folder(design, out))
+        results = ResultsFile(out / RESULTS, design.experiment)
+        done = results.open(resume)
+        by_key = {t.key: t for t in tasks}
+        for key, record in done.items():
+            task = by_key.get(key)
+            if task is not None and record.get("setup") != task.setup():
+                results.close()
+                raise ExperimentError(f"{results.path}: episode {key} was played with another setup (the scenario "
+                                      "file, seats, mechanisms or max_ticks changed); choose another --out to start "
+                                      "again")
+        todo = [t for t in tasks if t.key not in done]
+        # Long episodes first (more agents, higher t_max) so that workers finish together.
+        todo.sort(key=lambda t: -len(t.seats))
+        if limit is not None:
+            todo = todo[:limit]
         runner = (make_backend(backend, jobs=jobs, address=address, concurrent=concurrent,
                                warm=(prepare_worker, warm_tasks(todo))) if todo else None)
     except BaseException:
@@ -568,15 +572,15 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
             # the statistics (scipy: 0.7-2 s) and the report, imported while the episodes ran by the
             # report process, or now: a design, a scenario or a pre-check that fails is reported
             # without waiting for them. The figures are drawn on as many processes as the sweep's
-            # workers, at least two where there are two cores.
+            # workers, at least two where there are two cores (``figure_processes``).
             line = command or default_command(name, seeds, out_dir)
-            drawers = max(jobs if backend == "local" else 2, min(2, os.cpu_count() or 1))
             if reporter is not None:
-                result.analysis, result.report = reporter.analyse_and_report(result, command=line, jobs=drawers)
+                result.analysis, result.report = reporter.analyse_and_report(result, command=line)
             else:
-                from experiments.report import analyse_and_report
+                from experiments.report import analyse_and_report, figure_processes
 
-                result.analysis, result.report = analyse_and_report(result, command=line, jobs=drawers)
+                result.analysis, result.report = analyse_and_report(result, command=line,
+                                                                    jobs=figure_processes(jobs, backend))
         finally:
             if reporter is not None:
                 reporter.close()

@@ -153,8 +153,7 @@ def test_the_report_process_imports_while_the_episodes_run_and_writes_the_same_r
             compute_metrics(result.records, design)
             result.seconds = 1.0
         analysis, report = analyse_and_report(here, command="python main.py experiment small", jobs=1)
-        analysis_there, report_there = reporter.analyse_and_report(there, command="python main.py experiment small",
-                                                                   jobs=2)
+        analysis_there, report_there = reporter.analyse_and_report(there, command="python main.py experiment small")
     finally:
         reporter.close()
     assert not reporter._process.is_alive()
@@ -178,7 +177,7 @@ def test_the_report_process_raises_its_error_here_and_ends_unasked(tmp_path):
     reporter, result.reporter = result.reporter, None
     try:
         with pytest.raises(KeyError, match="values"):  # no metrics computed
-            reporter.analyse_and_report(result, command="x", jobs=1)
+            reporter.analyse_and_report(result, command="x")
     finally:
         reporter.close()
     unasked = ReportProcess()

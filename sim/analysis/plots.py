@@ -40,10 +40,34 @@ def wrapped(text: str, width_inches: float, fontsize: float = 12.0) -> str:
 def tight_layout(fig: Any) -> None:
     """``fig.tight_layout()`` without the placeholder layout engine it leaves on the figure,
     for which ``savefig`` lays the figure out once more (a whole draw without rendering) before
-    the draw that writes the file: the same layout and the same PNG, one draw fewer."""
+    the draw that writes the file: the same layout and the same PNG, one draw fewer.
+
+    The tight layout measures every Axes twice (its second pass fits the subplots into the
+    margins the first found) while nothing moves between the two: each Axes is measured once
+    here (``_measured_once``), which halves the layout's cost (the text extents of every tick
+    label and title) and gives the same numbers."""
     from matplotlib.layout_engine import TightLayoutEngine
 
-    TightLayoutEngine().execute(fig)
+    for ax in fig.axes:
+        ax.get_tightbbox = _measured_once(ax.get_tightbbox)
+    try:
+        TightLayoutEngine().execute(fig)
+    finally:
+        for ax in fig.axes:
+            del ax.get_tightbbox  # the method again, for the draws to come
+
+
+def _measured_once(measure: Any) -> Any:
+    """``measure`` (an Axes' ``get_tightbbox``) answering a repeated call from its first answer."""
+    answers: dict[Any, Any] = {}
+
+    def once(renderer: Any = None, *args: Any, **kwargs: Any) -> Any:
+        key = (id(renderer), args, tuple(sorted(kwargs.items())))
+        if key not in answers:
+            answers[key] = measure(renderer, *args, **kwargs)
+        return answers[key]
+
+    return once
 
 
 PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
