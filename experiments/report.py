@@ -427,8 +427,8 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     cache = (f" LLM response cache: {result.cache_hits} answers from the cache, {result.cache_misses} asked."
              if result.cache_hits or result.cache_misses else "")
     copied = getattr(result, "copied", 0)
-    shared = (f" ({result.ran - copied} played, {copied} of them also the episode of another condition that "
-              "plays the same thing)" if copied else "")
+    shared = (f" ({result.ran - copied} played; the other {copied} are copies, recorded under a second condition "
+              "that plays the same episode)" if copied else "")
     lines += ["## Run", "", f"{result.ran} episodes run{shared} in {result.seconds:.1f} s ({result.backend}); "
               f"{result.resumed} were already in `episodes.jsonl`.{cache}", "",
               "## Software", "", "| | version |", "|---|---|"]
