@@ -355,6 +355,7 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     n_conds = len(analysis.conditions)
     total = n_scen * n_conds * k
     partial = len(result.records) < total
+    team_values = [r["teams"] for r in result.records if "teams" in r]
     lines = [f"# {design.title_text()}", ""]
     if design.description:
         lines += [design.description, ""]
@@ -370,7 +371,9 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
               + (f"; {design.cooks} cooks on the gym-cooking levels" if design.cooks is not None else ""),
               f"- **Episodes**: {len(result.records)} = {n_scen} scenarios × {n_conds} conditions × {k} seeds"
               + (f"; each plays the scenario {design.rounds} times in a row (task rounds, same agents and "
-                 f"mechanisms), and its outcomes are the last round's" if design.rounds > 1 else ""),
+                 f"mechanisms), and its outcomes are the last round's" if design.rounds > 1 else "")
+              + (f"; the {len(team_values)} values of the team conditions stand for {sum(team_values)} episode records, "
+                 f"one per team and seed (below)" if team_values else ""),
               f"- **Unit of replication**: the scenario. Each metric is averaged over a scenario's seeds first; "
               f"every n below counts scenarios (n = {n_scen} over all scenarios).",
               "- **Tests** (two-sided, paired by scenario where both conditions ran the same scenarios): "
