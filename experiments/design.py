@@ -16,7 +16,9 @@ command line), seeds, metrics and the tests to run on them::
         {"name": "none"},
         {"name": "protom", "mechanisms": ["protom:phi=0.0,eps=0.1"]},
         {"name": "planners", "agents": ["alice=planner", "bob=boltzmann"], "mechanisms": [
-            {"kind": "protom", "params": {"goal_prior": {"gem1": 2.0}}}]}
+            {"kind": "protom", "params": {"goal_prior": {"gem1": 2.0}}}]},
+        {"name": "all-teams", "mechanisms": ["random-teams"], "over_teams": "mean"},   every team the
+        {"name": "best-team", "mechanisms": ["random-teams"], "over_teams": "best"}    draw could give
       ],
       "baseline": "none",                             what derived metrics compare with
       "reference": "protom",                          what the tests compare every condition with
@@ -124,8 +126,24 @@ class ConditionConfig(BaseModel):
                                      f"{{\"kind\": ..., \"params\": {{...}}}}, got {item!r:.80}")
         return value
 
+    #: a team condition computed by the runner from every team a ``random-teams`` draw could give
+    #: (the condition's one team mechanism, ``every=0``): each team plays every seed, and the
+    #: condition's value is the mean over the teams (``mean``: the exact expectation of the draw)
+    #: or that of the best team (``best``: the team with the best mean over the seeds on
+    #: ``best_by``, per scenario). Where there are more than ``team_limit`` teams, that many
+    #: distinct teams drawn at random (a fixed seed) stand for them.
+    over_teams: Literal["mean", "best"] | None = None
+    best_by: str | None = Field(None, pattern=r"^[a-z][a-z0-9_]*$", max_length=64)
+    team_limit: int = Field(1000, ge=1, le=100_000)
+
     def mechanism_specs(self) -> list[tuple[str, dict[str, Any]]]:
         return [(m, {}) if isinstance(m, str) else (m.kind, dict(m.params)) for m in self.mechanisms]
+
+    def team_mechanism(self) -> int | None:
+        """The index of the condition's ``random-teams`` mechanism when it is the only one of that
+        kind, else None."""
+        kinds = [spec.partition(":")[0].strip() for spec, _ in self.mechanism_specs()]
+        return kinds.index("random-teams") if kinds.count("random-teams") == 1 else None
 
 
 class HookConfig(BaseModel):
@@ -260,6 +278,24 @@ class Design(BaseModel):
             for n in self.share_metrics:
                 if n not in metric_names:
                     raise ValueError(f"share_metrics: {n!r} is not a metric ({', '.join(metric_names)})")
+        for c in self.conditions:
+            if c.over_teams is None:
+                if c.best_by is not None:
+                    raise ValueError(f"condition {c.name!r}: best_by needs \"over_teams\": \"best\"")
+                continue
+            if c.team_mechanism() is None:
+                raise ValueError(f"condition {c.name!r}: over_teams plays every team of the condition's one "
+                                 "'random-teams' mechanism; give it exactly one (e.g. \"random-teams:round_steps=6\")")
+            if c.over_teams == "mean" and c.best_by is not None:
+                raise ValueError(f"condition {c.name!r}: best_by is for \"over_teams\": \"best\", not \"mean\"")
+            if c.over_teams == "best":
+                by = self.best_metric(c)
+                metric = next((m for m in self.metrics if m.name == by), None)
+                if metric is None:
+                    raise ValueError(f"condition {c.name!r}: best_by {by!r} is not a metric ({', '.join(metric_names)})")
+                if metric.higher_is_better is None:
+                    raise ValueError(f"condition {c.name!r}: the best team is chosen on metric {by!r}, which does not "
+                                     "say which way is better; give it \"higher_is_better\": true or false")
         if self.tests.compare is not None:
             for a, b in self.tests.compare:
                 for n in (a, b):
@@ -281,6 +317,15 @@ class Design(BaseModel):
         if self.share_metrics is not None:
             return [m for n in self.share_metrics for m in self.metrics if m.name == n]
         return [m for m in self.metrics if m.test]
+
+    def best_metric(self, condition: ConditionConfig) -> str:
+        """The metric the best team of an ``over_teams: best`` condition is chosen on: ``best_by``,
+        or the first share metric, or the first tested metric."""
+        if condition.best_by is not None:
+            return condition.best_by
+        if self.share_metrics:
+            return self.share_metrics[0]
+        return next((m.name for m in self.metrics if m.test), self.metrics[0].name)
 
     def condition(self, name: str) -> ConditionConfig:
         return next(c for c in self.conditions if c.name == name)

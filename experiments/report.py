@@ -347,6 +347,36 @@ def write_report(result: Any, *, command: str, jobs: int = 1, pool: Any = None) 
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _titled(design: Design, name: str) -> str:
+    title = design.condition(name).title
+    return f" ({title})" if title else ""
+
+
+def _over_teams_lines(design: Design, records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What the design's ``over_teams`` conditions played: per condition, the teams over the
+    scenarios (each team played with every seed), and what a scenario's value is."""
+    lines = []
+    for c in design.conditions:
+        if c.over_teams is None:
+            continue
+        per = {r["scenario"]: r.get("teams", 0) for r in records if r["condition"] == c.name}
+        if not per:
+            continue
+        teams = sum(per.values())
+        span = f"{min(per.values())}-{max(per.values())}" if len(set(per.values())) > 1 else f"{teams // len(per)}"
+        drawn = any(r.get("teams", 0) < r.get("teams_possible", 0) for r in records if r["condition"] == c.name)
+        which = (f"every team its random draw could give, or {c.team_limit} of them drawn at random where there are "
+                 f"more" if drawn else "every team its random draw could give")
+        if c.over_teams == "mean":
+            value = "the mean over the teams (the exact expectation of the draw)"
+        else:
+            value = (f"that of the best team, the one with the best mean over the seeds on "
+                     f"{design.best_metric(c)} (exhaustive search)")
+        lines += ["", f"`{c.name}` plays {which}: {teams} teams over {len(per)} scenarios ({span} per scenario), "
+                  f"each with every seed; a scenario's value is {value}. n still counts scenarios."]
+    return lines
+
+
 def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path:
     design: Design = result.design
     analysis: Analysis = result.analysis
@@ -365,6 +395,7 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     n_conds = len(analysis.conditions)
     total = n_scen * n_conds * k
     partial = len(result.records) < total
+    team_values = [r["teams"] for r in result.records if "teams" in r]
     lines = [f"# {design.title_text()}", ""]
     if design.description:
         lines += [design.description, ""]
@@ -380,7 +411,9 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
               + (f"; {design.cooks} cooks on the gym-cooking levels" if design.cooks is not None else ""),
               f"- **Episodes**: {len(result.records)} = {n_scen} scenarios × {n_conds} conditions × {k} seeds"
               + (f"; each plays the scenario {design.rounds} times in a row (task rounds, same agents and "
-                 f"mechanisms), and its outcomes are the last round's" if design.rounds > 1 else ""),
+                 f"mechanisms), and its outcomes are the last round's" if design.rounds > 1 else "")
+              + (f"; the {len(team_values)} values of the team conditions stand for {sum(team_values)} episode records, "
+                 f"one per team and seed (below)" if team_values else ""),
               f"- **Unit of replication**: the scenario. Each metric is averaged over a scenario's seeds first; "
               f"every n below counts scenarios (n = {n_scen} over all scenarios).",
               "- **Tests** (two-sided, paired by scenario where both conditions ran the same scenarios): "
@@ -401,11 +434,13 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
     if design.baseline:
         lines += ["", f"Baseline (for derived metrics): `{design.baseline}`. Reference (tests): `{design.reference}`."]
     if design.floor and design.ceiling:
-        lines += ["", f"Floor (without the mechanism): `{design.floor}`. Ceiling (free information): "
-                  f"`{design.ceiling}`. Share of the gain: " + ", ".join(m.name for m in design.shared_metrics()) + "."]
+        lines += ["", f"Floor: `{design.floor}`{_titled(design, design.floor)}. Ceiling: "
+                  f"`{design.ceiling}`{_titled(design, design.ceiling)}. Share of the gain: "
+                  + ", ".join(m.name for m in design.shared_metrics()) + "."]
     elif design.floor:
         lines += ["", f"Floor (without the mechanism): `{design.floor}`. No ceiling (a condition with free "
                   "information) is declared, so no share of the gain is given."]
+    lines += _over_teams_lines(design, result.records)
     lines += ["", "Metrics: " + "; ".join(
         f"**{m.name}** ({m.source or 'derived: ' + str(m.derive)}{', ' + m.kind if m.kind == 'binary' else ''}"
         f"{', not tested' if not m.test else ''})" for m in design.metrics) + ".", ""]
@@ -434,7 +469,10 @@ def _write_pages(result: Any, command: str, made: list[tuple[str, str]]) -> Path
         lines.append("")
     cache = (f" LLM response cache: {result.cache_hits} answers from the cache, {result.cache_misses} asked."
              if result.cache_hits or result.cache_misses else "")
-    lines += ["## Run", "", f"{result.ran} episodes run in {result.seconds:.1f} s ({result.backend}); "
+    copied = getattr(result, "copied", 0)
+    shared = (f" ({result.ran - copied} played; the other {copied} are copies, recorded under a second condition "
+              "that plays the same episode)" if copied else "")
+    lines += ["## Run", "", f"{result.ran} episodes run{shared} in {result.seconds:.1f} s ({result.backend}); "
               f"{result.resumed} were already in `episodes.jsonl`.{cache}", "",
               "## Software", "", "| | version |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in software().items()]

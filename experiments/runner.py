@@ -67,6 +67,10 @@ class EpisodeTask:
     llm_cache: str | None = None
     rounds: int = 1
     cooks: int | None = None  # a reading option of gym-cooking levels (the design's ``cooks``)
+    #: the team an ``over_teams`` condition's episode plays, and how many teams it plays in all
+    team: tuple[str, ...] = ()
+    teams_of: int = 0
+    teams_possible: int = 0
 
     def setup(self) -> str:
         """What the episode depends on besides its seed: a resumed file must agree on it."""
@@ -138,14 +142,49 @@ def plan(design: Design, scenarios: Sequence[ScenarioRef], seeds: Sequence[int],
             except AgentSpecError as exc:
                 raise ExperimentError(f"condition {cond.name!r} on {ref.name} ({ref.family}): {exc}") from None
             mechanisms = tuple((spec, params) for spec, params in cond.mechanism_specs())
+            seat_items = tuple((a, seats[a]) for a in ref.agents)
+            first = EpisodeTask(episode_key(ref.name, cond.name, seeds[0]), ref.name, ref.path, ref.family,
+                                ref.spec_hash, cond.name, seat_items, mechanisms, seeds[0], design.max_ticks,
+                                llm_cache, design.rounds, design.cooks)
+            session = _check_start(first)
+            check_sources(design, session, first)
+            teams: list[tuple[str, ...]] = [()]
+            possible = 0
+            if cond.over_teams is not None:
+                teams, possible = condition_teams(cond, ref, session)
             for seed in seeds:
-                tasks.append(EpisodeTask(episode_key(ref.name, cond.name, seed), ref.name, ref.path, ref.family,
-                                         ref.spec_hash, cond.name, tuple((a, seats[a]) for a in ref.agents),
-                                         mechanisms, seed, design.max_ticks, llm_cache, design.rounds,
-                                         design.cooks))
-            if tasks:
-                check_sources(design, _check_start(tasks[-1]), tasks[-1])
+                for team in teams:
+                    key = episode_key(ref.name, cond.name, seed)
+                    played = mechanisms
+                    if team:
+                        index = cond.team_mechanism()
+                        assert index is not None  # the design's validation
+                        spec, params = mechanisms[index]
+                        played = (*mechanisms[:index], (spec, {**params, "team": list(team)}), *mechanisms[index + 1:])
+                        key = f"{key}|{'+'.join(team)}"
+                    tasks.append(EpisodeTask(key, ref.name, ref.path, ref.family, ref.spec_hash, cond.name,
+                                             seat_items, played, seed, design.max_ticks, llm_cache, design.rounds,
+                                             design.cooks, team, len(teams) if team else 0, possible))
     return tasks
+
+
+def condition_teams(cond: Any, ref: ScenarioRef, session: Any) -> tuple[list[tuple[str, ...]], int]:
+    """The teams an ``over_teams`` condition plays in a scenario: every team its ``random-teams``
+    draw could give (``possible_teams``), or, beyond the condition's ``team_limit``, that many
+    distinct ones drawn at random (seeded by the scenario's name: the same teams in every run);
+    and how many teams are possible."""
+    import numpy as np
+
+    mechanism = next(m for m in session.mechanisms if m.kind == "random-teams")
+    try:
+        teams = mechanism.possible_teams()
+    except ValueError as exc:
+        raise ExperimentError(f"condition {cond.name!r} on {ref.name}: {exc}") from None
+    if len(teams) <= cond.team_limit:
+        return teams, len(teams)
+    rng = np.random.default_rng(int(fingerprint(ref.name)[:12], 16))
+    picked = sorted(int(i) for i in rng.choice(len(teams), size=cond.team_limit, replace=False))
+    return [teams[i] for i in picked], len(teams)
 
 
 def _check_start(task: EpisodeTask) -> Any:
@@ -268,6 +307,8 @@ def run_episode(task: EpisodeTask) -> dict[str, Any]:
     record = {"record": "episode", "key": task.key, "scenario": task.scenario, "world": task.family,
               "condition": task.condition, "seed": task.seed, "setup": task.setup(),
               "outcome": outcome, "metrics": session.metrics(), "events": event_counts(session.events)}
+    if task.team:
+        record.update(team=list(task.team), teams_of=task.teams_of, teams_possible=task.teams_possible)
     summaries = {m.name: m.episode_summary() for m in mechanisms if callable(getattr(m, "episode_summary", None))}
     if summaries:  # mechanisms that report per-episode results (team formation); read by derive hooks
         record["mechanisms"] = summaries
@@ -381,8 +422,10 @@ def metric_value(record: Mapping[str, Any], source: str, metric: str) -> float:
     return float(value)
 
 
-def compute_metrics(records: list[dict[str, Any]], design: Design) -> None:
-    """Fill ``record["values"]``: source metrics first, then derived ones in design order."""
+def compute_metrics(records: list[dict[str, Any]], design: Design) -> list[dict[str, Any]]:
+    """Fill ``record["values"]``: source metrics first, then derived ones in design order. Returns
+    the records the statistics read: these, with the episodes of each ``over_teams`` condition
+    (one per team) made one per scenario and seed (``over_teams_records``)."""
     for r in records:
         r["values"] = {m.name: metric_value(r, m.source, m.name) for m in design.metrics if m.source}
     for m in design.metrics:
@@ -392,6 +435,67 @@ def compute_metrics(records: list[dict[str, Any]], design: Design) -> None:
                 if r["key"] not in derived:
                     raise ExperimentError(f"metric {m.name!r}: {m.derive} gave no value for {r['key']}")
                 r["values"][m.name] = float(derived[r["key"]])
+    return over_teams_records(records, design)
+
+
+def over_teams_records(records: Sequence[dict[str, Any]], design: Design) -> list[dict[str, Any]]:
+    """The records with those of every ``over_teams`` condition replaced, per scenario and seed, by
+    one record: ``mean``: each metric's mean over every team played (the exact expectation of the
+    random draw, or over ``team_limit`` drawn teams); ``best``: the values of the team whose mean
+    over the scenario's seeds is the best on the condition's ``best_by`` metric (the first such
+    team in ``possible_teams`` order on a tie). Only complete sets are kept (every team, and for
+    ``best`` every seed): a partial sweep leaves the rest out. Each record keeps ``teams`` (how
+    many were played) and, for ``best``, ``best_team``."""
+    import numpy as np
+
+    over = {c.name: c for c in design.conditions if c.over_teams is not None}
+    if not over:
+        return list(records)
+    by_seed: dict[tuple[str, str, int], list[dict[str, Any]]] = {}
+    for r in records:
+        if r["condition"] in over:
+            by_seed.setdefault((r["scenario"], r["condition"], r["seed"]), []).append(r)
+    complete = {k: v for k, v in by_seed.items() if v and len(v) == v[0]["teams_of"]}
+    best_team: dict[tuple[str, str], tuple[str, ...] | None] = {}
+    for (scenario, condition, _), _rows in complete.items():
+        cond = over[condition]
+        if cond.over_teams != "best" or (scenario, condition) in best_team:
+            continue
+        seeds = [v for k, v in complete.items() if k[0] == scenario and k[1] == condition]
+        if len(seeds) != len({k[2] for k in by_seed if k[0] == scenario and k[1] == condition}):
+            best_team[(scenario, condition)] = None  # a seed is incomplete
+            continue
+        metric = next(m for m in design.metrics if m.name == design.best_metric(cond))
+        sign = 1.0 if metric.higher_is_better else -1.0
+        means: dict[tuple[str, ...], list[float]] = {}
+        for rows in seeds:
+            for r in rows:
+                means.setdefault(tuple(r["team"]), []).append(r["values"][metric.name])
+        order = list(means)  # possible_teams order (plan order)
+        best_team[(scenario, condition)] = max(order, key=lambda t: (sign * float(np.mean(means[t])), -order.index(t)))
+    out: list[dict[str, Any]] = []
+    for r in records:
+        if r["condition"] not in over:
+            out.append(r)
+            continue
+        k = (r["scenario"], r["condition"], r["seed"])
+        found = complete.get(k)
+        if found is None or r is not found[0]:
+            continue
+        rows = found
+        merged: dict[str, Any] = {key: r[key] for key in ("scenario", "world", "condition", "seed") if key in r}
+        merged.update(record="teams", key=episode_key(*k), teams=len(rows), teams_possible=r["teams_possible"])
+        if over[r["condition"]].over_teams == "mean":
+            merged["values"] = {m.name: float(np.mean([x["values"][m.name] for x in rows])) for m in design.metrics}
+        else:
+            team = best_team.get((r["scenario"], r["condition"]))
+            if team is None:
+                continue
+            chosen = next(x for x in rows if tuple(x["team"]) == team)
+            merged["values"] = dict(chosen["values"])
+            merged["best_team"] = list(team)
+        out.append(merged)
+    return out
 
 
 # ---------------------------------------------------------------------- the sweep
@@ -408,6 +512,8 @@ class RunResult:
     resumed: int
     seconds: float
     backend: str
+    #: of the episodes run, how many are copies of an identical episode of another condition
+    copied: int = 0
     cache_hits: int = 0
     cache_misses: int = 0
     analysis: Any = None
@@ -496,6 +602,18 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
         todo.sort(key=lambda t: -len(t.seats))
         if limit is not None:
             todo = todo[:limit]
+        # Episodes that play the same thing (two conditions' identical team, such as the mean and the
+        # best over every team) are played once: the others get a copy under their own key and condition.
+        copies: dict[str, list[EpisodeTask]] = {}
+        first_of: dict[tuple[Any, ...], EpisodeTask] = {}
+        for t in todo:
+            same = (t.path, t.spec_hash, t.setup(), t.seed, t.cooks, t.llm_cache)
+            if same in first_of:
+                copies[first_of[same].key].append(t)
+            else:
+                first_of[same] = t
+                copies[t.key] = []
+        todo = list(first_of.values())
         runner = (make_backend(backend, jobs=jobs, address=address, concurrent=concurrent,
                                warm=(prepare_worker, warm_tasks(todo))) if todo else None)
     except BaseException:
@@ -509,11 +627,14 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
     try:
         if runner is not None:
             for result in runner.run(run_episode, todo):
-                results.append(result["record"])
-                done[result["record"]["key"]] = result["record"]
+                record = result["record"]
+                for copy in [record, *({**record, "key": t.key, "condition": t.condition}
+                                       for t in copies[record["key"]])]:
+                    results.append(copy)
+                    done[copy["key"]] = copy
+                    bar.update(1)
                 hits += result["info"]["llm_cache_hits"]
                 misses += result["info"]["llm_cache_misses"]
-                bar.update(1)
     except BaseException:
         if reporter is not None:
             reporter.close()
@@ -527,7 +648,9 @@ def run_sweep(design: Design, out: str | Path, *, seeds: int | None = None, jobs
     records = [done[t.key] for t in tasks if t.key in done]
     if len(records) == len(tasks):
         results.finalize(records)
-    return RunResult(design, out, list(scenarios), attrs, records, ran=len(todo), resumed=len(tasks) - len(todo),
+    copied = sum(len(c) for c in copies.values())
+    ran = len(todo) + copied
+    return RunResult(design, out, list(scenarios), attrs, records, ran=ran, resumed=len(tasks) - ran, copied=copied,
                      seconds=seconds, backend=runner.describe() if runner else backend, cache_hits=hits,
                      cache_misses=misses, episodes_per_node=dict(getattr(runner, "episodes_per_node", {})),
                      reporter=reporter)
@@ -568,7 +691,7 @@ def main(name: str | Path, *, seeds: int | None = None, out: str | Path | None =
                            address=address, quiet=quiet, concurrent=concurrent, preload=True)
         reporter, result.reporter = result.reporter, None
         try:
-            compute_metrics(result.records, design)
+            result.records = compute_metrics(result.records, design)
             # the statistics (scipy: 0.7-2 s) and the report, imported while the episodes ran by the
             # report process, or now: a design, a scenario or a pre-check that fails is reported
             # without waiting for them. The figures are drawn on as many processes as the sweep's

@@ -176,48 +176,61 @@ NO_GAIN = 1e-9
 def share_rows(analysis: Analysis, floor: str, ceiling: str, metrics: Sequence[MetricConfig], *,
                confidence: float = 0.95) -> dict[str, Any]:
     """Each condition's share of the available gain, (method - floor) / (ceiling - floor), on the
-    scenario values (each the mean over its seeds):
+    scenario values (each the mean over its seeds). A gain is a move in the metric's better
+    direction (``higher_is_better``): method - floor where higher is better, floor - method where
+    lower is (steps), so gains and available gains read the same way for every metric; a metric
+    that does not say which way is better takes higher as better for these two columns (the share
+    itself does not depend on it).
 
-    - per scenario: the share, None where the ceiling and the floor are equal there (no gain to
-      take: undefined);
+    - per scenario: the share, None where no gain is available there (the ceiling equals the floor,
+      or, for a metric with a direction, the ceiling is not better than the floor: a share of a
+      loss reads backwards);
     - per group and over all scenarios: the ratio of the mean gains over the scenarios where floor,
-      ceiling and the method all ran, mean(method - floor) / mean(ceiling - floor) (the pooled gain
-      taken over the pooled gain available; scenarios without an available gain count in both
-      means, adding the method's own gain or loss over the floor to the numerator), with
-      Fieller's interval (``sim.analysis.stats.ratio_ci``; n counts scenarios).
+      ceiling and the method all ran, mean(gain of the method) / mean(gain of the ceiling) (the
+      pooled gain taken over the pooled gain available; scenarios without an available gain count
+      in both means, adding the method's own gain or loss over the floor to the numerator and the
+      ceiling's to the denominator), with Fieller's interval (``sim.analysis.stats.ratio_ci``; n
+      counts scenarios).
 
     1 is the ceiling's result, 0 the floor's; a share outside [0, 1] is a method below the floor or
-    above the ceiling. The direction of the metric does not matter: a gain is a move from the floor
-    towards the ceiling."""
+    above the ceiling."""
     conditions = [c for c in analysis.conditions if c not in (floor, ceiling)]
     out: dict[str, Any] = {"floor": floor, "ceiling": ceiling, "confidence": confidence, "metrics": [],
-                           "rows": [], "scenarios": {}}
+                           "directions": {}, "rows": [], "scenarios": {}}
     if floor not in analysis.conditions or ceiling not in analysis.conditions:
         out["missing"] = [c for c in (floor, ceiling) if c not in analysis.conditions]
         return out
     cells = analysis.cells
     for m in metrics:
         name = m.name
+        sign = -1.0 if m.higher_is_better is False else 1.0
         out["metrics"].append(name)
+        out["directions"][name] = m.higher_is_better
         values = [v for by_c in cells.values() for c in (floor, ceiling) if c in by_c for v in (by_c[c][name],)]
         tol = NO_GAIN * max([1.0] + [abs(v) for v in values])
+
+        def gain(s: str, c: str, name: str = name, sign: float = sign) -> float:
+            return sign * (cells[s][c][name] - cells[s][floor][name])
+
+        def no_gain(available: float, tol: float = tol, directed: bool = m.higher_is_better is not None) -> bool:
+            return available <= tol if directed else abs(available) <= tol
+
         per: dict[str, dict[str, float | None]] = {}
         for s, by_c in cells.items():
             if floor not in by_c or ceiling not in by_c:
                 continue
-            gain = by_c[ceiling][name] - by_c[floor][name]
-            per[s] = {c: (None if abs(gain) <= tol else (by_c[c][name] - by_c[floor][name]) / gain)
-                      for c in conditions if c in by_c}
-            per[s]["_available"] = gain
+            available = gain(s, ceiling)
+            per[s] = {c: (None if no_gain(available) else gain(s, c) / available) for c in conditions if c in by_c}
+            per[s]["_available"] = available
         out["scenarios"][name] = per
         for group, _ in analysis.groups:
             for c in conditions:
                 units = [s for s in per if c in per[s] and (group == ALL or analysis.scenario_group.get(s) == group)]
                 if not units:
                     continue
-                num = [cells[s][c][name] - cells[s][floor][name] for s in units]
-                den = [cells[s][ceiling][name] - cells[s][floor][name] for s in units]
-                none = sum(1 for d in den if abs(d) <= tol)
+                num = [gain(s, c) for s in units]
+                den = [gain(s, ceiling) for s in units]
+                none = sum(1 for d in den if no_gain(d))
                 if all(abs(d) <= tol for d in den):
                     est, low, high, kind = math.nan, math.nan, math.nan, "undefined"
                 else:
@@ -485,8 +498,11 @@ def share_markdown(analysis: Analysis) -> str:
         return f"Not computed: no episodes of {', '.join(shares['missing'])} in this run."
     conf = f"{shares['confidence']:.0%}"
     labels = dict(analysis.groups)
-    lines = [f"Floor: `{floor}` (without the mechanism); ceiling: `{ceiling}` (free information). Share = "
-             f"(method − floor) / (ceiling − floor): 0 is the floor's result, 1 the ceiling's.", "",
+    ways = {True: "higher is better", False: "lower is better", None: "no direction declared: higher taken as better"}
+    lines = [f"Floor: `{floor}`; ceiling: `{ceiling}`. Share = (method − floor) / (ceiling − floor): 0 is the "
+             f"floor's result, 1 the ceiling's. Gains are moves in the better direction (method − floor where "
+             f"higher is better, floor − method where lower is): "
+             + "; ".join(f"{m}: {ways[shares['directions'].get(m)]}" for m in shares["metrics"]) + ".", "",
              f"| metric | group | condition | n (scenarios) | floor | ceiling | method | gain / available | "
              f"share [{conf} CI] | scenarios without gain |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in shares["rows"]:
@@ -505,9 +521,9 @@ def share_markdown(analysis: Analysis) -> str:
               f"same t-interval the comparisons use (it keeps its coverage where many scenarios give identical "
               f"results), turned into a ratio, where a bootstrap of a ratio of two small means is unstable. "
               f"'unbounded': the available gain is not distinguishable from 0 at {conf}, so no finite interval "
-              f"holds the share. A scenario where ceiling and floor are equal has no share of its own "
-              f"(— below; 'scenarios without gain' counts them); it stays in the pooled means, adding its "
-              f"method's gain or loss over the floor to the numerator and nothing to the denominator.", ""]
+              f"holds the share. A scenario where the ceiling is not better than the floor has no share of its "
+              f"own (— below; 'scenarios without gain' counts them); it stays in the pooled means, adding its "
+              f"method's gain or loss over the floor to the numerator and the ceiling's to the denominator.", ""]
     conds = [c for c in analysis.conditions if c not in (floor, ceiling)]
     metrics = shares["metrics"]
     lines += ["| scenario | group | available: " + " / ".join(metrics) + " | "
@@ -519,6 +535,6 @@ def share_markdown(analysis: Analysis) -> str:
         cells = [" / ".join(_share_text(shares["scenarios"][m][s].get(c)) if c in shares["scenarios"][m][s] else ""
                             for m in metrics) for c in conds]
         lines.append(f"| {s} | {analysis.scenario_group.get(s) or ''} | {avail} | " + " | ".join(cells) + " |")
-    lines += ["", "Per scenario: the available gain (ceiling − floor) and each condition's share, "
-              + " / ".join(metrics) + "; —: ceiling equals floor there (share undefined)."]
+    lines += ["", "Per scenario: the available gain (the ceiling's gain over the floor) and each condition's share, "
+              + " / ".join(metrics) + "; —: no gain available there (share undefined)."]
     return "\n".join(lines)

@@ -185,3 +185,33 @@ def test_the_share_figure_draws_bounded_unbounded_and_undefined_rows(tmp_path):
             {"panel": "success", "label": "protom", "estimate": math.nan, "low": math.nan, "high": math.nan}]
     path = share_figure(tmp_path / "shares.png", "floor none, ceiling oracle", rows)
     assert path.stat().st_size > 1000
+
+
+def test_the_share_follows_the_metrics_direction():
+    """Lower is better (steps): a gain is floor - method, and a scenario whose ceiling is not
+    better than its floor has no share of its own (a share of a loss would read backwards)."""
+    steps = _design(metrics=[{"name": "score", "source": "metrics.score", "higher_is_better": False},
+                             {"name": "cost", "source": "metrics.cost", "test": False}])
+    # floor 10 steps; ceiling 6, 8, 12 (worse than the floor in s3); the method 8, 9, 10
+    data = {"s1": {"f": [10.0, 10.0], "m": [8.0, 8.0], "c": [6.0, 6.0]},
+            "s2": {"f": [10.0, 10.0], "m": [9.0, 9.0], "c": [8.0, 8.0]},
+            "s3": {"f": [10.0, 10.0], "m": [10.0, 10.0], "c": [12.0, 12.0]}}
+    analysis = analyse(_records(data), steps, {})
+    per = analysis.shares["scenarios"]["score"]
+    assert per["s1"]["m"] == pytest.approx(0.5) and per["s2"]["m"] == pytest.approx(0.5) and per["s3"]["m"] is None
+    assert [per[s]["_available"] for s in ("s1", "s2", "s3")] == [4.0, 2.0, -2.0]
+    (row,) = analysis.shares["rows"]
+    # gains in the better direction: (2 + 1 + 0) / 3 over (4 + 2 - 2) / 3
+    assert row["gain"] == pytest.approx(1.0) and row["available"] == pytest.approx(4 / 3)
+    assert row["share"] == pytest.approx(3 / 4) and row["no_gain"] == 1
+    text = share_markdown(analysis)
+    assert "+1.000 / +1.333" in text and "score: lower is better" in text and "| s3 |  | -2.00 | — |" in text
+    # the same numbers with higher as better: the signs of both gains turn, the pooled share does not
+    up = analyse(_records(data), _design(metrics=[{"name": "score", "source": "metrics.score",
+                                                   "higher_is_better": True},
+                                                  {"name": "cost", "source": "metrics.cost", "test": False}]), {})
+    (row_up,) = up.shares["rows"]
+    assert row_up["gain"] == pytest.approx(-1.0) and row_up["share"] == pytest.approx(row["share"])
+    assert (row_up["low"], row_up["high"]) == pytest.approx((row["low"], row["high"]))
+    # higher as better: only s3's ceiling is above its floor, so only s3 has a share of its own
+    assert {s: v["m"] for s, v in up.shares["scenarios"]["score"].items()} == {"s1": None, "s2": None, "s3": 0.0}

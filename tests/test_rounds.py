@@ -108,7 +108,7 @@ def test_a_team_formed_in_one_round_plays_the_next_ones_and_the_idle_wait():
 
 
 def test_an_experiment_design_plays_rounds_and_scores_the_last(tmp_path):
-    design = json.loads((SCENARIO_DIR / "experiments" / "teams-rush-confirm.json").read_text())
+    design = without_team_bounds(json.loads((SCENARIO_DIR / "experiments" / "teams-rush-confirm.json").read_text()))
     design.update(experiment="rounds-small", scenarios=["dkg/rush-02-*"], seeds={"count": 1, "first": 0}, rounds=3)
     design["conditions"] = [{"name": "teams", "mechanisms": ["teams:round_steps=6,max_size=eta"]},
                             {"name": "random-teams", "mechanisms": ["random-teams:round_steps=6"]}]
@@ -138,7 +138,7 @@ def test_the_per_task_round_confirmation_plays_its_shipped_halls(tmp_path):
     from generators import make_taskround
 
     assert make_taskround.main(["--check"]) == 0
-    design = json.loads((SCENARIO_DIR / "experiments" / "teams-task-confirm.json").read_text())
+    design = without_team_bounds(json.loads((SCENARIO_DIR / "experiments" / "teams-task-confirm.json").read_text()))
     assert design["tests"]["alpha"] == 0.0125 and design["rounds"] == 5
     design.update(experiment="task-small", scenarios=["dkg/taskround-02-*"], seeds={"count": 1, "first": 0}, rounds=2)
     path = tmp_path / "d.json"
@@ -167,6 +167,18 @@ def test_the_facilitator_starts_each_task_round_afresh():
         if getattr(event, "kind", None) == "goal_posterior":
             posteriors.setdefault(event.tick, {})[event.data["agent"]] = event.data["goals"]
     assert session.tick == 50 and posteriors[26] == posteriors[1]  # the same first step, the same inference
+
+
+def without_team_bounds(design: dict) -> dict:
+    """A team design without its floor and ceiling over every team (``over_teams`` conditions,
+    added after the declared runs; tests/test_teams_ceiling.py plays them): the declared
+    conditions only, with ``random-teams`` the floor again."""
+    design["conditions"] = [c for c in design["conditions"] if "over_teams" not in c]
+    for key in ("ceiling", "share_metrics"):
+        design.pop(key, None)
+    if "floor" in design:
+        design["floor"] = "random-teams"
+    return design
 
 
 def as_run_before(design: dict) -> dict:

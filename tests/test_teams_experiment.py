@@ -21,13 +21,13 @@ from experiments.teams import (
     team_value,
 )
 from sim.registry import build_world, load_spec
-from tests.test_rounds import as_run_before
+from tests.test_rounds import as_run_before, without_team_bounds
 
 DESIGN = SCENARIO_DIR / "experiments" / "teams-dkg.json"
 
 
 def small_design(tmp_path: Path) -> Path:
-    data = json.loads(DESIGN.read_text())
+    data = without_team_bounds(json.loads(DESIGN.read_text()))
     data["scenarios"] = ["dkg/team-03-five", "dkg/team-01-six"]
     data["seeds"] = {"count": 2, "first": 0}
     data["tests"]["bootstrap"] = 200
@@ -148,7 +148,7 @@ def test_check_refuses_worlds_that_are_not_team_scenarios():
 
 
 def test_confirmation_design_runs_on_two_scenarios_and_one_seed(tmp_path):
-    data = json.loads((SCENARIO_DIR / "experiments" / "teams-dkg-confirm.json").read_text())
+    data = without_team_bounds(json.loads((SCENARIO_DIR / "experiments" / "teams-dkg-confirm.json").read_text()))
     assert len(data["scenarios"]) == 48 and data["seeds"] == {"count": 5, "first": 0}
     data["scenarios"] = data["scenarios"][:2]
     data["seeds"] = {"count": 1, "first": 0}

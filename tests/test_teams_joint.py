@@ -188,9 +188,12 @@ def test_the_declared_confirmation_plays_its_own_halls_with_final_teams_of_one_s
     design = load_design(path)
     data = json.loads(path.read_text())
     assert data["rounds"] == 2 and data["scenarios"] == ["dkg/jointconfirm-*"]
-    assert [c.name for c in design.conditions] == ["teams", "random-teams"]
+    assert [c.name for c in design.conditions] == ["teams", "random-teams", "all-teams", "best-team"]
+    assert (design.floor, design.ceiling, design.comparisons()) == ("all-teams", "best-team", [("teams", "random-teams")])
+    assert [c.over_teams for c in design.conditions] == [None, None, "mean", "best"]
     assert all("warmup=1" in c["mechanisms"][0] and "embedding=features" in c["mechanisms"][0]
                for c in data["conditions"])
+    assert len({c["mechanisms"][0] for c in data["conditions"][1:]}) == 1  # the same draw, every team of it
     assert "max_size=eta" in data["conditions"][0]["mechanisms"][0]
     assert [m["name"] for m in data["metrics"] if m.get("test", True)] == ["score", "bas"]
 

@@ -20,7 +20,7 @@ from sim.dkg.world import DKGWorld
 from sim.events import StepEvent, TeamEvent
 from sim.registry import build_world, load_spec, split_start
 from sim.session import Session
-from tests.test_rounds import as_run_before
+from tests.test_rounds import as_run_before, without_team_bounds
 
 # Two vaults behind red doors, side by side; one red key between al and bo, another far right.
 #   col: 0123456789AB
@@ -134,7 +134,7 @@ def test_scarce_key_halls_hold_one_key_per_member_of_a_team_of_ceil_half(tmp_pat
 
 @pytest.mark.slow
 def test_rush_design_runs_on_two_scenarios_and_one_seed(tmp_path, capsys):
-    design = json.loads((SCENARIO_DIR / "experiments" / "teams-rush-confirm.json").read_text())
+    design = without_team_bounds(json.loads((SCENARIO_DIR / "experiments" / "teams-rush-confirm.json").read_text()))
     design["scenarios"] = ["dkg/rush-01-*", "dkg/rush-02-*"]
     design["seeds"] = {"count": 1, "first": 0}
     path = tmp_path / "small.json"

@@ -49,6 +49,7 @@ misaligned pairs counted at each round's end since the last re-optimization, ove
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -808,31 +809,71 @@ class TeamFormationMechanism(_TeamMechanismBase):
 class RandomTeamMechanism(_TeamMechanismBase):
     """The baseline: a team of ``size`` agents (default ceil(n / 2)) drawn at random, redrawn
     every ``every`` rounds (0: never). It tracks alignment like the real mechanism, so the
-    same panels and metrics (BAS, FTM) compare them."""
+    same panels and metrics (BAS, FTM) compare them.
+
+    ``team`` (names joined by '+') makes the draw give that team: the draw is still made (the
+    episode's random numbers are the same), and the named team is used instead of what it gave.
+    The experiment runner's team conditions (``over_teams``: the mean over every team the draw
+    could give, the best of them) play each of ``possible_teams()`` this way."""
 
     kind = "random-teams"
 
-    def __init__(self, *, size: int | None = None, every: int = 0, **common: Any) -> None:
+    def __init__(self, *, size: int | None = None, every: int = 0, team: Sequence[AgentId] | str | None = None,
+                 **common: Any) -> None:
         super().__init__(**common)
         if size is not None and size < 1:
             raise ValueError(f"size must be >= 1, got {size}")
         if every < 0:
             raise ValueError(f"every must be >= 0, got {every}")
+        if isinstance(team, str):
+            team = [a for a in team.split("+") if a]
+        if team is not None and (not team or len(set(team)) != len(team)):
+            raise ValueError(f"team must name distinct agents (names joined by '+', e.g. ada+ben), got {team!r}")
+        if team is not None and every:
+            raise ValueError("team gives every draw the same team; it cannot be combined with every (redraws)")
         self.size, self.every = size, every
+        self.team_given = tuple(team) if team is not None else None
 
     def reset(self, world: World, state: Any, ctx: SeatContext) -> None:
         super().reset(world, state, ctx)
         if self.size is not None and self.size > len(self.pool):
             raise ValueError(f"size {self.size} exceeds the {len(self.pool)} "
                              f"{'candidates' if self.outside else 'agents of this world'}")
+        if self.team_given is not None:
+            possible = set(self.possible_teams())
+            if tuple(a for a in self.agents if a in set(self.team_given)) not in possible:
+                k = self.team_sizes()[0]
+                raise ValueError(f"team {'+'.join(self.team_given)} is not a team the draw could give: "
+                                 f"{k} of the {'candidates' if self.outside else 'agents'} {list(self.pool)}"
+                                 + (f", each group's share ({', '.join(f'{n}: {e}' for n, (e, _) in self.group_sizes.items())})"
+                                    if len(self.groups) > 1 else ""))
 
     def team_sizes(self) -> tuple[int, int]:
         k = self.eta if self.size is None else self.size
         return k, k
 
+    def possible_teams(self) -> list[tuple[AgentId, ...]]:
+        """Every team the draw can give (after ``reset``), each as likely as the others, in turn
+        order within a team and in lexicographic order of the agents' turn indices: ``size`` of
+        the pool, or with groups each group's share of its members."""
+        k = self.team_sizes()[0]
+        if len(self.groups) > 1:
+            if k != self.eta:
+                raise ValueError(f"a random team of {k} cannot be drawn group by group (their sizes sum to {self.eta})")
+            parts = [itertools.combinations(members, eta)
+                     for members, (eta, _) in zip(self.groups.values(), self.group_sizes.values())]
+            teams = [set(x for part in choice for x in part) for choice in itertools.product(*parts)]
+            out = [tuple(a for a in self.agents if a in team) for team in teams]
+            return sorted(out, key=lambda t: [self.agents.index(a) for a in t])
+        return [tuple(c) for c in itertools.combinations(self.pool, k)]
+
     def _draw(self, tick: int, why: str) -> TeamAssignment:
         k = self.eta if self.size is None else self.size
         team = self._draw_from_pool(k)
+        if self.team_given is not None:
+            team = tuple(a for a in self.agents if a in set(self.team_given))
+            return self._assign(team, f"{why}: the given team {', '.join(team)} (every team is played)", tick,
+                                {"phase": "formed"})
         return self._assign(team, f"{why}: {k} agents drawn at random (baseline)", tick, {"phase": "formed"})
 
     def initial(self, tick: int) -> TeamAssignment:
@@ -851,7 +892,8 @@ class RandomTeamMechanism(_TeamMechanismBase):
         return None
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, **self._common_params(), "size": self.size, "every": self.every}
+        return {"kind": self.kind, **self._common_params(), "size": self.size, "every": self.every,
+                **({"team": list(self.team_given)} if self.team_given is not None else {})}
 
 
 class FixedTeamMechanism(_TeamMechanismBase):
