@@ -37,7 +37,7 @@ LEVEL = ROOT / "tests" / "fixtures" / "gym_cooking" / "full-divider_salad.txt"
 
 def take(out: Path) -> list[Path]:
     from ui.app import launch
-    from ui.export.clip import clip as export
+    from ui.export import clip as export
 
     app, window = shot_window("tom-arena-demo-shots-", SIZE, speed=16.0)
     out.mkdir(parents=True, exist_ok=True)
