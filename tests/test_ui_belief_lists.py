@@ -176,6 +176,34 @@ def test_the_particles_tab_says_places_in_words_and_never_seen_is_not_false(qtbo
     assert [w.text() for w in labels if w.text()] == [words for words, _ in legend.values()]
     assert all(w.toolTip() for w in labels)
 
+    # legible in the Minds dock's default width at 1366x768 (about 300 px): every column in view,
+    # headers and short columns whole, places and beliefs wrapped onto more lines, not cut
+    from ui.beliefs.particles import ParticlesPanel
+
+    panel = ParticlesPanel()
+    qtbot.addWidget(panel)
+    panel.resize(300, 500)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.show_at(timeline, tick)
+    qtbot.wait(20)
+    table = panel.table
+    header, metrics = table.horizontalHeader(), table.fontMetrics()
+    assert header.length() <= table.viewport().width() and table.horizontalScrollBar().maximum() == 0
+    for column in range(table.columnCount()):
+        head = table.horizontalHeaderItem(column)
+        assert head.toolTip() and header.sectionSize(column) >= metrics.horizontalAdvance(head.text())
+    for i in range(table.rowCount()):
+        for column in (0, 3):
+            assert table.columnWidth(column) >= metrics.horizontalAdvance(table.item(i, column).text())
+        assert all(table.columnWidth(4) >= metrics.horizontalAdvance(w) for w in table.item(i, 4).text().split())
+        for column in (1, 2):
+            text = table.item(i, column).text()
+            lines = -(-metrics.horizontalAdvance(text) // max(1, table.columnWidth(column) - 8))
+            assert table.rowHeight(i) >= min(lines, 3) * metrics.lineSpacing(), (text, table.columnWidth(column))
+            assert table.item(i, column).toolTip()
+    panel.grab().save(str(tmp_path / "particles.png"))
+
     # on the map: a chip of a station never seen has no red corner
     window.view.render_frame()
     renderer = window.renderer

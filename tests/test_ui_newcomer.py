@@ -488,6 +488,11 @@ def test_with_no_scenario_index_the_window_runs_while_it_is_built(qtbot, tmp_pat
             qtbot.wait(20)
         assert window.isVisible() and not window.setup_filled
         assert window.setup.note.text() == "reading scenarios…" and window.setup.tree.topLevelItemCount() == 0
+        # nothing plays and nothing is read yet: the choices are blank and disabled, not "none"
+        for box in window.setup.mechanism_boxes.values():
+            assert box.currentText() == "" and not box.isEnabled()
+        assert not window.setup.seat_boxes and not window.setup.start_button.isEnabled()
+        assert not window.setup.seed.isEnabled() and not window.setup.rounds.isEnabled()
         gate.set()
         qtbot.waitUntil(lambda: window.setup_filled, timeout=30_000)
         assert window.setup.tree.topLevelItemCount() > 0 and window.setup.world is not None
@@ -520,7 +525,16 @@ def test_a_start_shows_the_default_scenarios_first_frame_before_the_catalogue_is
         qtbot.waitUntil(lambda: window.view.drawn_state is not None, timeout=30_000)
         assert window.view.drawn_state == window.model.timeline.state_at(0)
         assert not window.catalogue.finished  # drawn before the catalogue (and its index) is read
+        # meanwhile the Session panel shows what plays (welcome card: "a facilitator (protom) watches")
+        plan = window.sessions.last_plan
+        setup = window.setup
+        assert plan.mechanisms and setup.mechanisms() == plan.mechanisms
+        assert setup.facilitator.currentText() == plan.mechanisms[0] and setup.facilitator.isEnabled()
+        assert setup.seats() == dict(plan.seats) and setup.scenario == plan.scenario
+        assert (setup.seed.value(), setup.rounds.value()) == (plan.seed, plan.rounds)
         qtbot.waitUntil(began.is_set, timeout=10_000)  # it is read after the first frame
+        assert setup.tree.topLevelItemCount() == 0 and setup.note.text() == "reading scenarios…"
+        assert setup.mechanisms() == plan.mechanisms and setup.seats() == dict(plan.seats)
         assert not scenario_index.index_path().exists()
         gate.set()
         qtbot.waitUntil(lambda: window.setup_filled, timeout=60_000)
@@ -531,6 +545,9 @@ def test_a_start_shows_the_default_scenarios_first_frame_before_the_catalogue_is
         assert window.setup.scenario == default.name
         assert list(window.setup.seat_boxes) == list(window.model.timeline.world.agents)
         assert window.setup.facilitator.currentText() == window.sessions.last_plan.mechanisms[0]
+        assert window.setup.seats() == dict(plan.seats) and window.setup.mechanisms() == plan.mechanisms
+        current = window.setup.tree.currentItem()  # the scenario is selected in the tree once it is read
+        assert current is not None and current.text(0) == default.name
     finally:
         gate.set()
         window.shutdown()

@@ -76,10 +76,9 @@ class EpisodePresenter(QObject):
     def start_session(self, plan: SessionPlan, playing: bool = True) -> Session:
         w = self.w
         session = w.sessions.start(plan, w.playback.current_speed, playing)
-        if w.setup_filled:
-            self.show_plan_in_setup(plan)
-        else:  # the catalogue may be being read (its index built): the episode does not wait for it
-            self.pending = plan
+        if not w.setup_filled:  # the catalogue may be being read (its index built): the episode does not
+            self.pending = plan  # wait for it; the panel shows the plan now and its scenario once read
+        self.show_plan_in_setup(plan)
         path = self.model.recording_path
         where = f" — recording to {path}" if path else " — not recording"
         w.mode_label.setText(f"live: {plan.scenario}, seed {plan.seed}"
@@ -97,11 +96,15 @@ class EpisodePresenter(QObject):
             self.show_plan_in_setup(plan)
 
     def show_plan_in_setup(self, plan: SessionPlan) -> None:
-        """The Session panel shows what is playing, ready to start again."""
+        """The Session panel shows what is playing, ready to start again; before the catalogue is
+        read, the plan's world, seats and mechanisms (its scenario is selected once it is read)."""
         setup = self.w.setup
         if setup.takeover_step is None:
-            if not (setup.scenario == plan.scenario and setup.world is plan.world) \
-                    and not setup.select_scenario(plan.scenario):
+            shown = setup.scenario == plan.scenario and setup.world is plan.world
+            if not self.w.setup_filled:
+                if not shown:
+                    setup.set_world(plan.world, plan.scenario, category=catalog.scenario_category(plan.scenario))
+            elif not (shown and setup.tree.currentItem() is not None) and not setup.select_scenario(plan.scenario):
                 setup.add_opened(plan.world, plan.scenario)  # not in the catalogue: listed as opened
             if setup.world is not None and list(setup.world.agents) == list(plan.world.agents):
                 for agent, spec in plan.seats.items():

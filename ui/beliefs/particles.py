@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from PyQt6.QtCore import QPointF, QRectF, QSize, Qt
+from PyQt6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt
 from PyQt6.QtGui import QAction, QBrush, QColor, QPainter, QPen, QPixmap, QPolygonF
 from PyQt6.QtWidgets import (
     QGridLayout,
+    QHeaderView,
     QLabel,
     QMenu,
     QSizePolicy,
@@ -133,7 +134,16 @@ class ParticlesPanel(QWidget):
     panel_tooltip = ("The facilitator's particles: for each agent, what it is believed to believe lies on the "
                      "places it cannot see, with the share of particles that believe it; red: a false belief "
                      "(a place it has never seen is not one)")
-    COLUMNS = ("agent", "place", "believed there", "share", "true")
+    #: short headers for a narrow dock (the whole meaning in each header's tooltip)
+    COLUMNS = ("agent", "place", "believes", "share", "true?")
+    HEADER_TIPS = ("the agent whose beliefs these are",
+                   "a place out of the agent's sight",
+                   "what the agent is believed to believe lies there",
+                   "the share of the agent's particles that believe it",
+                   "yes: it is there; no: a false belief (red); never seen: the agent does not know, "
+                   "which is not a false belief")
+    #: the columns that share the width left by the others, their text wrapped onto more lines
+    WRAPPED = (1, 2)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -146,7 +156,26 @@ class ParticlesPanel(QWidget):
         self.legend.setVisible(False)
         layout.addWidget(self.legend)
         self.table = QTableWidget(0, len(self.COLUMNS))
-        read_only_table(self.table, self.COLUMNS, stretch=2)
+        read_only_table(self.table, self.COLUMNS)
+        # legible in the default dock width (about 300 px at 1366x768): agent and share fit their
+        # text, the verdict its longest word ("never seen" on two lines), place and belief share the
+        # rest (the place more) and wrap; a row is as tall as its text
+        header = self.table.horizontalHeader()
+        for column in self.WRAPPED:
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Fixed)
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Fixed)
+        words = (self.COLUMNS[4], "never", "seen", "yes", "no")
+        header.resizeSection(4, max(max(header.fontMetrics().horizontalAdvance(w) for w in words),
+                                    max(self.table.fontMetrics().horizontalAdvance(w) for w in words)) + 14)
+        for column, tip in enumerate(self.HEADER_TIPS):
+            self.table.horizontalHeaderItem(column).setToolTip(tip)  # type: ignore[union-attr]
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # always there, so that fitting the columns to the width never makes it come and go
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.table.viewport().installEventFilter(self)  # type: ignore[union-attr]
         layout.addWidget(self.table)
         self.window_: Any = None
         self.action = QAction("Show &particles on the map", self)  # owned by the panel: goes with it
@@ -158,6 +187,23 @@ class ParticlesPanel(QWidget):
         #: the rows shown (tests)
         self.rows: list[ParticleRow] = []
         self._shown: Any = None
+
+    #: the place's share of the width the wrapped columns have (the belief gets the rest)
+    PLACE_SHARE = 0.6
+
+    def eventFilter(self, watched: QObject | None, event: QEvent | None) -> bool:
+        if event is not None and event.type() == QEvent.Type.Resize:
+            self.fit_columns()
+        return False
+
+    def fit_columns(self) -> None:
+        """Give the place and the belief the width the other columns leave."""
+        header = self.table.horizontalHeader()
+        taken = sum(header.sectionSize(c) for c in range(len(self.COLUMNS)) if c not in self.WRAPPED)
+        free = max(2 * 40, self.table.viewport().width() - taken)  # type: ignore[union-attr]
+        place = int(free * self.PLACE_SHARE)
+        header.resizeSection(1, place)
+        header.resizeSection(2, free - place)
 
     def bind_window(self, window: Any) -> None:
         """Add the View menu action (the window's View menu; a menu of its own if there is none),
@@ -209,6 +255,9 @@ class ParticlesPanel(QWidget):
                 if row.false:
                     item.setForeground(QBrush(QColor(190, 40, 40)))
                 self.table.setItem(i, j, item)
+        self.table.resizeColumnToContents(0)
+        self.table.resizeColumnToContents(3)
+        self.fit_columns()
 
 
 def _tip(row: ParticleRow) -> str:

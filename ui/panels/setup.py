@@ -200,7 +200,6 @@ class SetupPanel(QWidget):
             self.mechanism_boxes[role] = box
             options.addRow(label, box)
         self.facilitator = self.mechanism_boxes["facilitator"]
-        self._fill_mechanisms(None)
         self.seed = QSpinBox()
         guard_wheel(self.wheel_guard, self.seed)
         self.seed.setRange(0, 2**31 - 1)
@@ -243,6 +242,18 @@ class SetupPanel(QWidget):
         #: the task rounds the shown scenario's file asked for (its ``start``), if any
         self._start_rounds: int | None = None
         self.infos: list[ScenarioInfo] = []
+        # no world shown yet (the catalogue is being read): no choices to show, none to make
+        for box in self.mechanism_boxes.values():
+            if box.lineEdit() is not None:
+                box.lineEdit().setPlaceholderText("…")
+        self._set_ready(False)
+
+    def _set_ready(self, ready: bool) -> None:
+        """Offer the mechanisms, seed, rounds and Start once a world is shown; before that they
+        are blank and disabled, so the panel never shows choices other than what plays."""
+        for widget in (*self.mechanism_boxes.values(), self.seed, self.start_button):
+            widget.setEnabled(ready)
+        self.rounds.setEnabled(ready and self.takeover_step is None)  # a take-over keeps the recording's
 
     # ------------------------------------------------------------------ scenarios
 
@@ -338,6 +349,7 @@ class SetupPanel(QWidget):
         ``seats``, else the scenario's ``start`` (its file's seats and mechanisms), else the
         world's defaults."""
         self.world, self.scenario = world, scenario
+        self._set_ready(True)
         self.preview.setPixmap(preview_pixmap(world))
         self._fill_mechanisms(world.family, category)
         # plain text in a rich-text label: "<ball>(1) ON <basket>(1000)" must show as written
