@@ -282,3 +282,19 @@ def test_the_second_cooks_keys_are_the_kitchens_and_a_key_that_counted_says_so(q
         assert window.model.timeline.num_steps == 0
     finally:
         window.shutdown()
+
+
+
+@pytest.mark.parametrize("width", [740, 900])
+def test_the_strip_under_the_map_never_writes_over_the_clock(width):
+    """Both cooks served at two-digit ticks on a map about as wide as the app's at 1366 x 768: the
+    cooks' words give way ("at 20", no "empty hand") before they reach the tick and "over"."""
+    import dataclasses
+
+    init_pygame()
+    world, _ = load_scenario("kitchen-23-plate-gone-downstairs")
+    state = dataclasses.replace(world.reset(0), t=21, delivered=(20, 21))
+    renderer = renderer_for(world)
+    renderer.draw(pygame.Surface((width, 560)), state)
+    cooks_end, clock_left = renderer.strip_ends
+    assert cooks_end <= clock_left

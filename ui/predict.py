@@ -24,6 +24,9 @@ from sim.questions import Question, Result, answers, ask_tick, due, ordinal, res
 from sim.registry import load_questions
 from ui.session.timeline import LiveTimeline, Timeline
 
+#: the status line's hint when a scenario with questions starts while the mode is off
+QUESTIONS_HINT = "this scenario asks teaching questions: Playback > Predict, then see (Ctrl+Shift+P)"
+
 
 class PredictCard(QFrame):
     """A non-modal strip under the map (nothing on the map is covered): a question with its
@@ -197,9 +200,11 @@ class PredictController(QObject):
             self.scenario = scenario
             self.questions = questions_of(scenario)
         self._hold()
+        bar = self.w.statusBar()
         if self.questions and not self.enabled and timeline is not None and timeline.live:
-            self.w.statusBar().showMessage("this scenario asks teaching questions: Playback > Predict, then see "
-                                           "(Ctrl+Shift+P)", 8000)
+            bar.showMessage(QUESTIONS_HINT, 8000)
+        elif bar.currentMessage() == QUESTIONS_HINT:  # said of the scenario shown before
+            bar.clearMessage()
 
     def _hold(self) -> None:
         runner = self.model.runner

@@ -476,34 +476,54 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
         x = 8
         if w.orders:  # gym-cooking's rules: the orders everyone shares (ticked once delivered)
             x = self._draw_orders(surface, state, x, cy, px, icon)
+        room = self.width - clock.get_width() - 16
+        # in words where they fit before the clock, else shorter ("at 20", no "empty hand")
+        compact = self._draw_cooks(None, state, viewer, seen_agents, x, cy, px, icon, False) > room
+        #: where the cooks' words end and the clock begins in the strip (the tests read them)
+        self.strip_ends = (self._draw_cooks(surface, state, viewer, seen_agents, x, cy, px, icon, compact),
+                           self.width - clock.get_width() - 8)
+
+    def _draw_cooks(self, surface: pygame.Surface | None, state: KitchenState, viewer: str | None,
+                    seen_agents: Any, x: int, cy: int, px: int, icon: int, compact: bool) -> int:
+        """Each cook in the strip under the map (what it holds, what it wants or when it served);
+        with ``surface`` None only measures. Returns the x after the last cook."""
+        w = self.world
+
+        def blit(image: pygame.Surface, at: tuple[int, int]) -> None:
+            if surface is not None:
+                surface.blit(image, at)
+
         for i, agent in enumerate(w.agents):
-            pygame.draw.circle(surface, sprites.agent_color(i), (x + icon // 3, cy), icon // 3)
+            if surface is not None:
+                pygame.draw.circle(surface, sprites.agent_color(i), (x + icon // 3, cy), icon // 3)
             x += icon // 3 * 2 + 4
             name = self.text(agent, px, (236, 239, 244))
-            surface.blit(name, (x, cy - name.get_height() // 2))
+            blit(name, (x, cy - name.get_height() // 2))
             x += name.get_width() + 6
             if i in seen_agents:
                 held = state.held[i]
                 if held != NOTHING:
-                    surface.blit(self.book.get(item_sprite_name(held), icon), (x, cy - icon // 2))
+                    blit(self.book.get(item_sprite_name(held), icon), (x, cy - icon // 2))
                     x += icon
-                else:
+                elif not compact:
                     empty = self.text("empty hand", px, (160, 170, 185))
-                    surface.blit(empty, (x, cy - empty.get_height() // 2))
+                    blit(empty, (x, cy - empty.get_height() // 2))
                     x += empty.get_width() + 4
             if w.orders:
                 x += 14
                 continue
             delivered = state.delivered[i] >= 0 and (viewer is None or i in seen_agents or agent == viewer)
-            wants = self.text(f"served at {state.delivered[i]}" if delivered else "wants", px, (160, 170, 185))
-            surface.blit(wants, (x + 4, cy - wants.get_height() // 2))
+            said = (f"at {state.delivered[i]}" if compact else f"served at {state.delivered[i]}") if delivered else "wants"
+            wants = self.text(said, px, (160, 170, 185))
+            blit(wants, (x + 4, cy - wants.get_height() // 2))
             x += wants.get_width() + 6
             if viewer is not None and agent != viewer:  # with one cook's eyes: another's goal is not known
                 unknown = self.text("?", px, (236, 239, 244))
-                surface.blit(unknown, (x + (icon - unknown.get_width()) // 2, cy - unknown.get_height() // 2))
+                blit(unknown, (x + (icon - unknown.get_width()) // 2, cy - unknown.get_height() // 2))
             else:
-                surface.blit(self.book.get(item_sprite_name(w.goal_dish[i]), icon), (x, cy - icon // 2))
+                blit(self.book.get(item_sprite_name(w.goal_dish[i]), icon), (x, cy - icon // 2))
             x += icon + 18
+        return x
 
     def _draw_orders(self, surface: pygame.Surface, state: KitchenState, x: int, cy: int, px: int, icon: int) -> int:
         """The orders (gym-cooking's rules): each dish, ticked once delivered; returns the next x."""
