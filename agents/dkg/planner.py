@@ -277,7 +277,8 @@ class DKGPlanner:
                 dist = maps["give"] = distances(give_cells, relaxed)
             return dist[cell] + 1
 
-        if self.relaxation and heuristic(start, target_loc == me) == INF:
+        h_start = heuristic(start, target_loc == me) if self.relaxation else 0
+        if h_start == INF:
             self.stats["refused"] += 1
             return NO_PLAN  # out of reach even with every door it could ever open: no search
 
@@ -301,6 +302,22 @@ class DKGPlanner:
                     end = min((c for c in cells if passable(c, od_walk)),
                               key=lambda c: (distances(single[c], od_walk)[cell], c))
             return d + 1, end
+
+        if self.relaxation and (kind == "hold" and target_loc >= 0 or kind == "give" and target_loc == me):
+            # Finishing straight away (walking to the item and picking it up, or to the recipient
+            # and handing it over), when that costs at most one step more than the heuristic, is
+            # the plan the search below returns: expanding the start pushes it first, with f = its
+            # cost, and every other successor (a key picked up or a door unlocked on the way) has
+            # f >= the heuristic + 1 (the relaxed distances obey the triangle inequality), so it
+            # is popped next and wins every tie by its lower counter. One expansion, as there.
+            if kind == "hold":
+                cells, act = single[target_loc], pickup[task.item]
+            else:
+                cells, act = give_cells, f"handover {items[task.item].id} {world.agents[task.to]}"
+            w = walk(cells, open_doors, start)
+            if w is not None and w[0] <= h_start + 1:
+                self.stats["expanded"] += 1
+                return Plan(w[0], (Macro(cells, open_doors, act, w[1]),))
 
         # Search state: (cell, held keys, open doors, floor-key mask, holds task item)
         start_node = (start, held, open_doors, floor, target_loc == me)
