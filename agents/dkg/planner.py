@@ -97,6 +97,7 @@ class DKGPlanner:
         self.n_cells = world.width * world.height
         self._dist: dict[tuple[frozenset[int], int], list[float]] = {}
         self._passable_steps: dict[int, tuple[tuple[int, ...], ...]] = {}
+        self._comp: dict[int, list[int]] = {}  # open doors -> each cell's connected part (see _components)
         self._plans: dict[tuple, Plan] = {}
         self._openable: dict[tuple, int] = {}
         # (items' locations, -1 - agent) -> (keys it holds, mask of the keys on the floor): see plan
@@ -151,6 +152,32 @@ class DKGPlanner:
                 tuple(n for _, n in world.neighbors[c] if passable(n, open_doors)) for c in range(self.n_cells))
         return steps
 
+    def _components(self, open_doors: int) -> list[int]:
+        """The connected part of the grid every cell lies in with doors ``open_doors`` open (-1
+        for a cell that cannot be entered): a cell reaches another iff both have one label. One
+        labelling per mask, where a breadth-first search from each start cell would be one per
+        (cell, mask)."""
+        comp = self._comp.get(open_doors)
+        if comp is None:
+            passable, steps = self.world.passable, self._steps(open_doors)
+            comp = self._comp[open_doors] = [-1] * self.n_cells
+            label = 0
+            for c in range(self.n_cells):
+                if comp[c] >= 0 or not passable(c, open_doors):
+                    continue
+                comp[c] = label
+                frontier = [c]
+                while frontier:
+                    reached = []
+                    for f in frontier:
+                        for n in steps[f]:
+                            if comp[n] < 0:
+                                comp[n] = label
+                                reached.append(n)
+                    frontier = reached
+                label += 1
+        return comp
+
     def relaxed_distance(self, cell: int, target: int) -> float:
         """Distance with every door open: a lower bound that ignores keys."""
         return self.distances(frozenset((target,)), self._all_open)[cell]
@@ -179,8 +206,9 @@ class DKGPlanner:
             for d, door in enumerate(world.doors):
                 if door.color in colours:
                     mask |= 1 << d
-            dist = self.distances(frozenset((start,)), mask)
-            new = {c for cell, c in floor_keys if dist[cell] != INF} - colours
+            comp = self._components(mask)
+            here = comp[start]
+            new = {c for cell, c in floor_keys if here >= 0 and comp[cell] == here} - colours
             if not new:
                 return mask
             colours |= new
