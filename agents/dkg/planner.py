@@ -346,6 +346,21 @@ class DKGPlanner:
             if w is not None and w[0] <= h_start + 1:
                 self.stats["expanded"] += 1
                 return Plan(w[0], (Macro(cells, open_doors, act, w[1]),))
+        elif self.relaxation and kind == "give" and target_loc >= 0 and give_cells \
+                and items[task.item].kind != "key":
+            # Likewise walking to the item, picking it up, walking to the recipient and handing
+            # it over, when both walks are as short as with every openable door open: the pickup
+            # then has f = the heuristic, every other successor of the start more, and the
+            # handover from there f = the heuristic, every other successor of the pickup more.
+            w = walk(single[target_loc], open_doors, start)
+            if w is not None and w[0] - 1 == distances(single[target_loc], relaxed)[start]:
+                w2 = walk(give_cells, open_doors, w[1])
+                if w2 is not None and w2[0] - 1 == distances(give_cells, relaxed)[target_loc]:
+                    self.stats["expanded"] += 2
+                    return Plan(w[0] + w2[0], (
+                        Macro(single[target_loc], open_doors, pickup[task.item], w[1]),
+                        Macro(give_cells, open_doors, f"handover {items[task.item].id} {world.agents[task.to]}",
+                              w2[1])))
 
         # Search state: (cell, held keys, open doors, floor-key mask, holds task item)
         start_node = (start, held, open_doors, floor, target_loc == me)
