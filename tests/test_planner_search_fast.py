@@ -372,7 +372,12 @@ def _compare(world: DKGWorld, states: Sequence[DKGState], relaxation: bool = Tru
                 got, want = new.plan(state, a, task), ref.plan(state, a, task)
                 assert got == want, (world.name, state, a, task)
                 checked += 1
-    assert new.stats == ref.stats  # the same searches, expansions and distance maps
+    # The same searches and expansions; the breadth-first searches from each start cell that the
+    # reference ran to find the keys it reaches are one labelling per door mask now
+    # (DKGPlanner._components), so the new planner's distance maps are some of the reference's.
+    assert {k: v for k, v in new.stats.items() if k != "bfs"} == {k: v for k, v in ref.stats.items() if k != "bfs"}
+    assert new.stats["bfs"] <= ref.stats["bfs"]
+    assert all(ref._dist[key] == dist for key, dist in new._dist.items())
     return checked
 
 

@@ -97,6 +97,7 @@ class DKGPlanner:
         self.n_cells = world.width * world.height
         self._dist: dict[tuple[frozenset[int], int], list[float]] = {}
         self._passable_steps: dict[int, tuple[tuple[int, ...], ...]] = {}
+        self._comp: dict[int, list[int]] = {}  # open doors -> each cell's connected part (see _components)
         self._plans: dict[tuple, Plan] = {}
         self._openable: dict[tuple, int] = {}
         # (items' locations, -1 - agent) -> (keys it holds, mask of the keys on the floor): see plan
@@ -151,6 +152,32 @@ class DKGPlanner:
                 tuple(n for _, n in world.neighbors[c] if passable(n, open_doors)) for c in range(self.n_cells))
         return steps
 
+    def _components(self, open_doors: int) -> list[int]:
+        """The connected part of the grid every cell lies in with doors ``open_doors`` open (-1
+        for a cell that cannot be entered): a cell reaches another iff both have one label. One
+        labelling per mask, where a breadth-first search from each start cell would be one per
+        (cell, mask)."""
+        comp = self._comp.get(open_doors)
+        if comp is None:
+            passable, steps = self.world.passable, self._steps(open_doors)
+            comp = self._comp[open_doors] = [-1] * self.n_cells
+            label = 0
+            for c in range(self.n_cells):
+                if comp[c] >= 0 or not passable(c, open_doors):
+                    continue
+                comp[c] = label
+                frontier = [c]
+                while frontier:
+                    reached = []
+                    for f in frontier:
+                        for n in steps[f]:
+                            if comp[n] < 0:
+                                comp[n] = label
+                                reached.append(n)
+                    frontier = reached
+                label += 1
+        return comp
+
     def relaxed_distance(self, cell: int, target: int) -> float:
         """Distance with every door open: a lower bound that ignores keys."""
         return self.distances(frozenset((target,)), self._all_open)[cell]
@@ -179,8 +206,9 @@ class DKGPlanner:
             for d, door in enumerate(world.doors):
                 if door.color in colours:
                     mask |= 1 << d
-            dist = self.distances(frozenset((start,)), mask)
-            new = {c for cell, c in floor_keys if dist[cell] != INF} - colours
+            comp = self._components(mask)
+            here = comp[start]
+            new = {c for cell, c in floor_keys if here >= 0 and comp[cell] == here} - colours
             if not new:
                 return mask
             colours |= new
@@ -277,7 +305,8 @@ class DKGPlanner:
                 dist = maps["give"] = distances(give_cells, relaxed)
             return dist[cell] + 1
 
-        if self.relaxation and heuristic(start, target_loc == me) == INF:
+        h_start = heuristic(start, target_loc == me) if self.relaxation else 0
+        if h_start == INF:
             self.stats["refused"] += 1
             return NO_PLAN  # out of reach even with every door it could ever open: no search
 
@@ -301,6 +330,37 @@ class DKGPlanner:
                     end = min((c for c in cells if passable(c, od_walk)),
                               key=lambda c: (distances(single[c], od_walk)[cell], c))
             return d + 1, end
+
+        if self.relaxation and (kind == "hold" and target_loc >= 0 or kind == "give" and target_loc == me):
+            # Finishing straight away (walking to the item and picking it up, or to the recipient
+            # and handing it over), when that costs at most one step more than the heuristic, is
+            # the plan the search below returns: expanding the start pushes it first, with f = its
+            # cost, and every other successor (a key picked up or a door unlocked on the way) has
+            # f >= the heuristic + 1 (the relaxed distances obey the triangle inequality), so it
+            # is popped next and wins every tie by its lower counter. One expansion, as there.
+            if kind == "hold":
+                cells, act = single[target_loc], pickup[task.item]
+            else:
+                cells, act = give_cells, f"handover {items[task.item].id} {world.agents[task.to]}"
+            w = walk(cells, open_doors, start)
+            if w is not None and w[0] <= h_start + 1:
+                self.stats["expanded"] += 1
+                return Plan(w[0], (Macro(cells, open_doors, act, w[1]),))
+        elif self.relaxation and kind == "give" and target_loc >= 0 and give_cells \
+                and items[task.item].kind != "key":
+            # Likewise walking to the item, picking it up, walking to the recipient and handing
+            # it over, when both walks are as short as with every openable door open: the pickup
+            # then has f = the heuristic, every other successor of the start more, and the
+            # handover from there f = the heuristic, every other successor of the pickup more.
+            w = walk(single[target_loc], open_doors, start)
+            if w is not None and w[0] - 1 == distances(single[target_loc], relaxed)[start]:
+                w2 = walk(give_cells, open_doors, w[1])
+                if w2 is not None and w2[0] - 1 == distances(give_cells, relaxed)[target_loc]:
+                    self.stats["expanded"] += 2
+                    return Plan(w[0] + w2[0], (
+                        Macro(single[target_loc], open_doors, pickup[task.item], w[1]),
+                        Macro(give_cells, open_doors, f"handover {items[task.item].id} {world.agents[task.to]}",
+                              w2[1])))
 
         # Search state: (cell, held keys, open doors, floor-key mask, holds task item)
         start_node = (start, held, open_doors, floor, target_loc == me)
