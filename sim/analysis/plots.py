@@ -17,6 +17,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from sim.analysis.stats import MeanSem, stars  # noqa: E402
 
@@ -86,6 +87,7 @@ def bar_panel(ax, title: str, conditions: Sequence[str], values: Mapping[str, Me
     ax.set_xticks(list(xs), conditions, rotation=30, ha="right")
     ax.set_title(wrapped(title, ax.get_position().width * ax.figure.get_figwidth()))
     ax.axhline(0, color="black", linewidth=0.6)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
     ax.spines[["top", "right"]].set_visible(False)
     tops = [m + (s if s == s else 0) for m, s in zip(means, sems)]
     finite = [t for t in tops if t == t] or [1.0]
@@ -127,7 +129,7 @@ def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]],
                 p_values: Mapping[str, Mapping[str, Mapping[str, float]]], reference: str) -> Path:
     """One row per group (e.g. scenario category): ``values[group][metric][condition]``."""
     fig, axes = plt.subplots(len(groups), len(metrics), figsize=(3.6 * len(metrics), 3.4 * len(groups)),
-                             squeeze=False)
+                             squeeze=False, sharex=True)
     for row, (group, group_label) in enumerate(groups):
         for col, (key, label) in enumerate(metrics):
             bar_panel(axes[row][col], f"{group_label}: {label}", conditions, values[group][key],
