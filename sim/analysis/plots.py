@@ -17,7 +17,6 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from sim.analysis.stats import MeanSem, stars  # noqa: E402
 
@@ -87,7 +86,6 @@ def bar_panel(ax, title: str, conditions: Sequence[str], values: Mapping[str, Me
     ax.set_xticks(list(xs), conditions, rotation=30, ha="right")
     ax.set_title(wrapped(title, ax.get_position().width * ax.figure.get_figwidth()))
     ax.axhline(0, color="black", linewidth=0.6)
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
     ax.spines[["top", "right"]].set_visible(False)
     tops = [m + (s if s == s else 0) for m, s in zip(means, sems)]
     finite = [t for t in tops if t == t] or [1.0]
