@@ -164,7 +164,7 @@ def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]
                 ax.text(high, y + 0.12, " " + mark, va="bottom", fontsize=9)
         ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
         ax.set_yticks(ys, [str(r["label"]) for r in mine])
-        ax.set_title(panel)
+        ax.set_title(panel, y=1.0)  # its place fixed, as in bar_panel (no multiplier on a category axis)
         ax.spines[["top", "right"]].set_visible(False)
         ax.set_ylim(-0.7, len(mine) - 0.3)
     fig.suptitle(wrapped(f"{title} (mean difference, {confidence:.0%} bootstrap interval)", fig.get_figwidth(), 10),
@@ -201,7 +201,7 @@ def share_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]]
             ax.text(x, len(mine) - 0.35, text, ha="center", va="bottom", fontsize=8, color="grey")
         ax.set_xlim(left, right)
         ax.set_yticks(ys, [str(r["label"]) for r in mine])
-        ax.set_title(panel)
+        ax.set_title(panel, y=1.0)  # its place fixed, as in bar_panel (no multiplier on a category axis)
         ax.spines[["top", "right"]].set_visible(False)
         ax.set_ylim(-0.7, len(mine) + 0.1)
     fig.suptitle(wrapped(f"{title} (share of the gain, {confidence:.0%} Fieller interval)", fig.get_figwidth(), 10),
@@ -223,7 +223,8 @@ def paired_figure(path: str | Path, title: str, conditions: Sequence[str],
     ax.plot(xs, means, "-s", color=PALETTE[0], linewidth=2, markersize=6, label="mean")
     ax.set_xticks(xs, conditions, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
-    ax.set_title(wrapped(title, fig.get_figwidth(), 10), fontsize=10)
+    ax.ticklabel_format(axis="y", style="plain", useOffset=False)  # the title's place fixed, as in bar_panel
+    ax.set_title(wrapped(title, fig.get_figwidth(), 10), fontsize=10, y=1.0)
     ax.legend(frameon=False, fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, path)
