@@ -19,9 +19,10 @@ would have). Per run:
 Baseline, in the same run: with ``--baseline-tree`` (another checkout, e.g. the code before a
 change) the same command from that tree alternates with this tree's, and the ratios are the
 baseline's medians over this tree's. The outputs must agree: every file a run writes is
-compared byte for byte with the first run's with the same ``--jobs`` (the report's command line
-names it), except what the report pages say about the run itself (its seconds, where the
-episodes ran, the commit); a difference is an error. The first ``--jobs`` value is the
+compared byte for byte with the first run's of the same tree with the same ``--jobs`` (the
+report's command line names it), except what the report pages say about the run itself (its
+seconds, where the episodes ran, the commit); a difference is an error. The files in which the
+two trees differ are listed (a change that draws a figure differently changes its PNG). The first ``--jobs`` value is the
 baseline of the others (the wall ratio is what the workers gain).
 Figures depend on the machine's load (printed before and after).
 """
@@ -103,13 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     runs: dict[tuple[str, int], list[dict[str, float]]] = {(label, j): [] for label, _ in trees for j in args.jobs}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"  # one path for every run: the report's command line is the same
-        reference: dict[int, dict[str, bytes]] = {}
+        reference: dict[tuple[str, int], dict[str, bytes]] = {}
         for repeat in range(args.repeats + 1):
             for jobs in args.jobs:
                 for label, tree in trees:
                     figures = one_run(tree, out, args.seeds, jobs)
                     files = outputs(out)
-                    first = reference.setdefault(jobs, files)
+                    first = reference.setdefault((label, jobs), files)
                     if files != first:
                         differ = sorted(n for n in {*files, *first} if files.get(n) != first.get(n))
                         print(f"error: {label} with --jobs {jobs} wrote different files: {', '.join(differ)}",
@@ -121,7 +122,12 @@ def main(argv: list[str] | None = None) -> int:
     med = {key: {k: statistics.median(r[k] for r in rs) for k in ("wall", "episodes", "fixed", "cpu")}
            for key, rs in runs.items()}
     print(f"'main.py experiment {DESIGN} --seeds {args.seeds}' from scratch, median of {args.repeats} runs "
-          f"(load average {load_before:.1f} before, {load_after:.1f} after); identical outputs in every run")
+          f"(load average {load_before:.1f} before, {load_after:.1f} after); identical outputs in every run "
+          f"of a tree")
+    for jobs in args.jobs if args.baseline_tree else ():
+        mine, theirs = reference[("this tree", jobs)], reference[("baseline", jobs)]
+        differ = sorted(n for n in {*mine, *theirs} if mine.get(n) != theirs.get(n))
+        print(f"  --jobs {jobs}: files that differ from the baseline's: {', '.join(differ) or 'none'}")
     print(f"  {'tree':10s} {'jobs':>4s} {'wall s':>7s} {'episodes s':>10s} {'fixed s':>7s} {'episodes %':>10s} "
           f"{'CPU s':>6s}   runs (wall)")
     for (label, jobs), m in med.items():

@@ -75,16 +75,23 @@ PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#d
 
 def bar_panel(ax, title: str, conditions: Sequence[str], values: Mapping[str, MeanSem],
               p_values: Mapping[str, float] | None = None, reference: str | None = None,
-              ylim: tuple[float, float] | None = None) -> None:
+              ylim: tuple[float, float] | None = None, name_conditions: bool = True) -> None:
     """One metric: bars with SEM error bars; brackets from ``reference`` to each condition
-    whose adjusted p-value in ``p_values`` is below 0.05."""
+    whose adjusted p-value in ``p_values`` is below 0.05. Without ``name_conditions`` the x
+    ticks are left to the panel ``ax`` shares its x axis with (setting them on every panel of a
+    shared axis sets them again on all of them)."""
     xs = range(len(conditions))
     means = [values[c].mean for c in conditions]
     sems = [values[c].sem for c in conditions]
     colors = [PALETTE[i % len(PALETTE)] for i in xs]
     ax.bar(xs, means, yerr=sems, color=colors, capsize=4, edgecolor="black", linewidth=0.6)
-    ax.set_xticks(list(xs), conditions, rotation=30, ha="right")
-    ax.set_title(wrapped(title, ax.get_position().width * ax.figure.get_figwidth()))
+    if name_conditions:
+        ax.set_xticks(list(xs), conditions, rotation=30, ha="right")
+    # The title at its place above the Axes (y=1.0), not placed by matplotlib on every draw,
+    # which measures every y tick label for a multiplier ("1e6") that could collide with it:
+    # the y axis shows plain numbers, never a multiplier or an offset.
+    ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+    ax.set_title(wrapped(title, ax.get_position().width * ax.figure.get_figwidth()), y=1.0)
     ax.axhline(0, color="black", linewidth=0.6)
     ax.spines[["top", "right"]].set_visible(False)
     tops = [m + (s if s == s else 0) for m, s in zip(means, sems)]
@@ -125,13 +132,14 @@ def metric_figure(path: str | Path, title: str, conditions: Sequence[str],
 def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]], conditions: Sequence[str],
                 metrics: Sequence[tuple[str, str]], values: Mapping[str, Mapping[str, Mapping[str, MeanSem]]],
                 p_values: Mapping[str, Mapping[str, Mapping[str, float]]], reference: str) -> Path:
-    """One row per group (e.g. scenario category): ``values[group][metric][condition]``."""
+    """One row per group (e.g. scenario category): ``values[group][metric][condition]``; the
+    rows share their x axis, the conditions named under the bottom row only."""
     fig, axes = plt.subplots(len(groups), len(metrics), figsize=(3.6 * len(metrics), 3.4 * len(groups)),
-                             squeeze=False)
+                             squeeze=False, sharex=True)
     for row, (group, group_label) in enumerate(groups):
         for col, (key, label) in enumerate(metrics):
             bar_panel(axes[row][col], f"{group_label}: {label}", conditions, values[group][key],
-                      p_values.get(group, {}).get(key), reference)
+                      p_values.get(group, {}).get(key), reference, name_conditions=row == len(groups) - 1)
     fig.suptitle(wrapped(title, fig.get_figwidth()))
     return _save(fig, path)
 
@@ -156,7 +164,7 @@ def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]
                 ax.text(high, y + 0.12, " " + mark, va="bottom", fontsize=9)
         ax.axvline(0, color="grey", linewidth=0.8, linestyle="--")
         ax.set_yticks(ys, [str(r["label"]) for r in mine])
-        ax.set_title(panel)
+        ax.set_title(panel, y=1.0)  # its place fixed, as in bar_panel (no multiplier on a category axis)
         ax.spines[["top", "right"]].set_visible(False)
         ax.set_ylim(-0.7, len(mine) - 0.3)
     fig.suptitle(wrapped(f"{title} (mean difference, {confidence:.0%} bootstrap interval)", fig.get_figwidth(), 10),
@@ -193,7 +201,7 @@ def share_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]]
             ax.text(x, len(mine) - 0.35, text, ha="center", va="bottom", fontsize=8, color="grey")
         ax.set_xlim(left, right)
         ax.set_yticks(ys, [str(r["label"]) for r in mine])
-        ax.set_title(panel)
+        ax.set_title(panel, y=1.0)  # its place fixed, as in bar_panel (no multiplier on a category axis)
         ax.spines[["top", "right"]].set_visible(False)
         ax.set_ylim(-0.7, len(mine) + 0.1)
     fig.suptitle(wrapped(f"{title} (share of the gain, {confidence:.0%} Fieller interval)", fig.get_figwidth(), 10),
@@ -215,7 +223,8 @@ def paired_figure(path: str | Path, title: str, conditions: Sequence[str],
     ax.plot(xs, means, "-s", color=PALETTE[0], linewidth=2, markersize=6, label="mean")
     ax.set_xticks(xs, conditions, rotation=30, ha="right")
     ax.set_ylabel(ylabel)
-    ax.set_title(wrapped(title, fig.get_figwidth(), 10), fontsize=10)
+    ax.ticklabel_format(axis="y", style="plain", useOffset=False)  # the title's place fixed, as in bar_panel
+    ax.set_title(wrapped(title, fig.get_figwidth(), 10), fontsize=10, y=1.0)
     ax.legend(frameon=False, fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
     return _save(fig, path)
