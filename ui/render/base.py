@@ -108,6 +108,8 @@ class WorldRenderer(ABC):
         self.hud_top = 0
         self._fonts: dict[int, pygame.font.Font] = {}
         self._texts: dict[tuple[str, int, tuple[int, ...]], pygame.Surface] = {}
+        #: what does not change between frames, drawn once per layout (``build_background``)
+        self._background: pygame.Surface | None = None
 
     # ------------------------------------------------------------- layout
 
@@ -128,10 +130,28 @@ class WorldRenderer(ABC):
         # the grid and the strip under it (if any) are centred together
         self.origin = ((width - self.tile * cols) // 2, (height - hud - self.tile * rows) // 2)
         self.hud_top = self.origin[1] + self.tile * rows
+        self._background = None
         self.on_layout()
 
     def on_layout(self) -> None:
-        """Rebuild whatever depends on the tile size (cached backgrounds, scaled sprites)."""
+        """Rebuild whatever depends on the tile size (scaled sprites; the background is rebuilt
+        by ``begin_frame``)."""
+
+    def build_background(self) -> pygame.Surface | None:
+        """What does not change between frames (walls, floors, stations), drawn at the current
+        layout; None for a view that draws everything each frame."""
+        return None
+
+    def begin_frame(self, surface: pygame.Surface) -> None:
+        """What every ``draw`` starts with: forget the last frame's salient things, lay out again
+        when the surface changed size, and paint the background (built once per layout)."""
+        self.clear_salient()
+        if surface.get_size() != (self.width, self.height):
+            self.layout(*surface.get_size())
+        if self._background is None:
+            self._background = self.build_background()
+        if self._background is not None:
+            surface.blit(self._background, (0, 0))
 
     def cell_rect(self, row: int, col: int) -> pygame.Rect:
         x0, y0 = self.origin

@@ -28,7 +28,6 @@ class DKGRenderer(WorldRenderer):
     def __init__(self, world: DKGWorld) -> None:
         super().__init__(world)
         self.book = SpriteBook(32)
-        self._background: pygame.Surface | None = None
         self.label_rects: dict[str, pygame.Rect] = {}
         self.hud_regions: dict[str, Any] = {}
 
@@ -40,11 +39,10 @@ class DKGRenderer(WorldRenderer):
 
     def on_layout(self) -> None:
         self.book = SpriteBook(self.tile)
-        self._background = None
 
     # ------------------------------------------------------------- drawing
 
-    def _build_background(self) -> pygame.Surface:
+    def build_background(self) -> pygame.Surface:
         bg = pygame.Surface((self.width, self.height))
         bg.fill((24, 28, 36))
         #: the plates drawn (cell, colour), for tests
@@ -85,12 +83,7 @@ class DKGRenderer(WorldRenderer):
 
     def draw(self, surface: pygame.Surface, state: DKGState, previous: DKGState | None = None,
              alpha: float = 1.0, overlays: Overlays = Overlays()) -> None:
-        self.clear_salient()
-        if surface.get_size() != (self.width, self.height):
-            self.layout(*surface.get_size())
-        if self._background is None:
-            self._background = self._build_background()
-        surface.blit(self._background, (0, 0))
+        self.begin_frame(surface)
         w, t, book = self.world, self.tile, self.book
 
         for d, door in enumerate(w.doors):

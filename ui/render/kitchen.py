@@ -115,7 +115,6 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
     def __init__(self, world: KitchenWorld) -> None:
         super().__init__(world)
         self.book = KitchenBook(32)
-        self._background: pygame.Surface | None = None
         #: what the last frame drew, for tests: (agent, cell, item, share, true) of the particles
         self.drawn_particles: list[tuple[str, tuple[int, int], str, float, bool]] = []
         #: ... the cooks drawn, and the objects drawn on stations by cell
@@ -134,9 +133,8 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
 
     def on_layout(self) -> None:
         self.book = KitchenBook(self.tile)
-        self._background = None
 
-    def _build_background(self) -> pygame.Surface:
+    def build_background(self) -> pygame.Surface:
         """Everything that never changes: floor, walls, doors and the stations themselves."""
         bg = pygame.Surface((self.width, self.height))
         bg.fill((24, 28, 36))
@@ -177,12 +175,7 @@ class KitchenRenderer(KitchenWords, WorldRenderer):
 
     def draw(self, surface: pygame.Surface, state: KitchenState, previous: KitchenState | None = None,
              alpha: float = 1.0, overlays: Overlays = Overlays()) -> None:
-        self.clear_salient()
-        if surface.get_size() != (self.width, self.height):
-            self.layout(*surface.get_size())
-        if self._background is None:
-            self._background = self._build_background()
-        surface.blit(self._background, (0, 0))
+        self.begin_frame(surface)
         w, t = self.world, self.tile
 
         viewer = overlays.viewer if overlays.viewer in w.agent_index else None

@@ -51,7 +51,6 @@ class OvercookedRenderer(KitchenWords, WorldRenderer):
         super().__init__(world)
         self.world: OvercookedWorld = world
         self.book = SpriteBook(32)
-        self._background: pygame.Surface | None = None
         #: what the last frame drew, for tests: each pot (x, y) -> (ingredients, state words)
         self.drawn_pots: dict[tuple[int, int], tuple[tuple[str, ...], str]] = {}
         #: ... the label of each station by (x, y)
@@ -71,12 +70,11 @@ class OvercookedRenderer(KitchenWords, WorldRenderer):
 
     def on_layout(self) -> None:
         self.book = SpriteBook(self.tile)
-        self._background = None
 
     def label_px(self) -> int:
         return max(11, min(22, self.tile // 5))
 
-    def _build_background(self) -> pygame.Surface:
+    def build_background(self) -> pygame.Surface:
         """Floor, counters, serving spots and the stations' own drawings with their labels."""
         bg = pygame.Surface((self.width, self.height))
         bg.fill((24, 28, 36))
@@ -221,12 +219,7 @@ class OvercookedRenderer(KitchenWords, WorldRenderer):
 
     def draw(self, surface: pygame.Surface, state: OvercookedState, previous: Any = None, alpha: float = 1.0,
              overlays: Overlays = Overlays()) -> None:
-        self.clear_salient()
-        if surface.get_size() != (self.width, self.height):
-            self.layout(*surface.get_size())
-        if self._background is None:
-            self._background = self._build_background()
-        surface.blit(self._background, (0, 0))
+        self.begin_frame(surface)
         t, w = self.tile, self.world
         objects = dict(state.objects)
         self.drawn_pots = {}
