@@ -143,12 +143,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from sim.plugins import plugin
     from sim.recording import RecordingWriter
     from sim.redact import DictWriter
-    from sim.registry import ScenarioError, load_scenario
+    from sim.registry import ScenarioError, load_questions, load_scenario
     from sim.session import Session
 
     mechanism_specs = [args.facilitator, *(args.mechanism or [])]
     try:
         world, name = load_scenario(args.scenario, args.format, {"cooks": args.cooks})
+        questions = load_questions(args.scenario, args.format, {"cooks": args.cooks})  # kept in each recording
         specs = seat_specs(world.agents, args.agents or [plugin(world.family).default_agent])
         if not args.agents and getattr(world, "default_agent", None):  # a world may name its own default seat
             specs = seat_specs(world.agents, [world.default_agent])
@@ -196,7 +197,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             seats = {a: make_agent(spec, world.family) for a, spec in specs.items()}
             try:  # a mechanism that does not fit this world says so when it meets it (reset)
                 session = Session(world, seats, seed=seed, scenario=name,
-                                  mechanisms=make_mechanisms(mechanism_specs, world.family), rounds=args.rounds)
+                                  mechanisms=make_mechanisms(mechanism_specs, world.family), rounds=args.rounds,
+                                  questions=questions)
             except ValueError as exc:
                 return _fail(f"{name}: {exc}")
             path = None
