@@ -278,15 +278,15 @@ def _header_problem(header: dict[str, Any], version: int) -> str | None:
         checks.append(("mechanisms", False, is_object_list(header.get("mechanisms")) and all(
             isinstance(m.get("kind"), str) and isinstance(m.get("name"), str) for m in header["mechanisms"]),
             "a list of {kind, name, ...} objects"))
-    if version >= 3:  # each question is read strictly afterwards (``read_questions``)
-        checks.append(("questions", True, header.get("questions") is None or isinstance(header.get("questions"), list),
-                       "the teaching questions the episode was played with (a list, [] for none), or null "
-                       "(not kept: a file converted from format version 2 or before)"))
     else:
         for key in ("facilitator", "team"):
             value = header.get(key)
             checks.append((key, False, value is None or (isinstance(value, dict) and isinstance(value.get("kind"), str)),
                            "null or a {kind, ...} object"))
+    if version >= 3:  # each question is read strictly afterwards (``read_questions``)
+        checks.append(("questions", True, header.get("questions") is None or isinstance(header.get("questions"), list),
+                       "the teaching questions the episode was played with (a list, [] for none), or null "
+                       "(not kept: a file converted from format version 2 or before)"))
     for name, required, valid, expected in checks:
         if name not in header:
             if required:
