@@ -276,5 +276,3 @@ class PredictController(QObject):
         self.card.show_waiting(q, choice.text)
         if not self.model.playing:
             self.w.set_playing(True)
-
-
