@@ -2,7 +2,7 @@
 
     python main.py run SCENARIO [--agents SPEC ...] [--episodes N] [--seed S] [--out DIR]
     python main.py replay FILE [--step K]
-    python main.py recording convert SRC DST                                   format 1 -> current
+    python main.py recording convert SRC DST                                   format 1, 2 -> current
     python main.py list
     python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J] [--concurrent C] [--resume] [--backend local|ray]
     python main.py llm serve [--port P] | llm check                              the LLM layer
@@ -469,8 +469,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     recording = sub.add_parser("recording", help="convert recordings between format versions",
                                description="Work on recording files. 'convert' writes a recording of an older "
-                                           "format version (1) in the current one, with the hash chain that "
-                                           "reports later edits; every event is kept.")
+                                           "format version (1 or 2) in the current one, with the hash chain that "
+                                           "reports later edits; every event is kept (a version 1 or 2 file did "
+                                           "not keep its teaching questions: they stay unknown).")
     recording_sub = recording.add_subparsers(dest="recording_command", metavar="ACTION", required=True)
     convert = recording_sub.add_parser("convert", help="write SRC in the current format as DST",
                                        description="Write the recording SRC (any format version this program "
