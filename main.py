@@ -2,7 +2,7 @@
 
     python main.py run SCENARIO [--agents SPEC ...] [--episodes N] [--seed S] [--out DIR]
     python main.py replay FILE [--step K]
-    python main.py recording convert SRC DST                                   format 1 -> current
+    python main.py recording convert SRC DST                                   format 1, 2 -> current
     python main.py list
     python main.py experiment NAME [--seeds N] [--out DIR] [--jobs J] [--concurrent C] [--resume] [--backend local|ray]
     python main.py llm serve [--port P] | llm check                              the LLM layer
@@ -143,12 +143,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     from sim.plugins import plugin
     from sim.recording import RecordingWriter
     from sim.redact import DictWriter
-    from sim.registry import ScenarioError, load_scenario
+    from sim.registry import ScenarioError, load_questions, load_scenario
     from sim.session import Session
 
     mechanism_specs = [args.facilitator, *(args.mechanism or [])]
     try:
         world, name = load_scenario(args.scenario, args.format, {"cooks": args.cooks})
+        questions = load_questions(args.scenario, args.format, {"cooks": args.cooks})  # kept in each recording
         specs = seat_specs(world.agents, args.agents or [plugin(world.family).default_agent])
         if not args.agents and getattr(world, "default_agent", None):  # a world may name its own default seat
             specs = seat_specs(world.agents, [world.default_agent])
@@ -196,7 +197,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             seats = {a: make_agent(spec, world.family) for a, spec in specs.items()}
             try:  # a mechanism that does not fit this world says so when it meets it (reset)
                 session = Session(world, seats, seed=seed, scenario=name,
-                                  mechanisms=make_mechanisms(mechanism_specs, world.family), rounds=args.rounds)
+                                  mechanisms=make_mechanisms(mechanism_specs, world.family), rounds=args.rounds,
+                                  questions=questions)
             except ValueError as exc:
                 return _fail(f"{name}: {exc}")
             path = None
@@ -467,8 +469,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     recording = sub.add_parser("recording", help="convert recordings between format versions",
                                description="Work on recording files. 'convert' writes a recording of an older "
-                                           "format version (1) in the current one, with the hash chain that "
-                                           "reports later edits; every event is kept.")
+                                           "format version (1 or 2) in the current one, with the hash chain that "
+                                           "reports later edits; every event is kept (a version 1 or 2 file did "
+                                           "not keep its teaching questions: they stay unknown).")
     recording_sub = recording.add_subparsers(dest="recording_command", metavar="ACTION", required=True)
     convert = recording_sub.add_parser("convert", help="write SRC in the current format as DST",
                                        description="Write the recording SRC (any format version this program "

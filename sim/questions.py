@@ -31,8 +31,11 @@ world's spec, like ``start``)::
   ``minds[1]`` believes it is (its first-order beliefs).
 
 The viewer's answer is a ``PredictionEvent`` in the episode's stream (so the recording keeps it
-and a replay shows it). Everything here is pure: the app and the tests call the same functions
-on the same events.
+and a replay shows it). The questions themselves go into the recording's header as the file
+declared them (``Session(questions=...)``, ``Question.to_dict``), so a replay asks and answers the
+same questions when the scenario file was edited or is gone (``recorded_questions``; recordings
+of format version 2 and before did not keep them, and are read with their scenario's). Everything
+here is pure: the app and the tests call the same functions on the same events.
 """
 
 from __future__ import annotations
@@ -159,6 +162,27 @@ class Question:
         """The choice that ``name`` (a place, a room...) stands for."""
         return next((c for c in self.choices if name in c.at), None) if name else None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The question as a scenario file declares it (what a recording's header keeps, read
+        back by ``read_questions``)."""
+        ask: dict[str, Any] = {"tick": self.ask_tick} if self.ask_tick is not None else {"after": self.ask_after}
+        if self.ask_before is not None:
+            ask["before"] = self.ask_before
+        reveal: dict[str, Any] = {"by": self.reveal_by}
+        if self.reveal_agent is not None:
+            reveal["agent"] = self.reveal_agent
+        if self.reveal_events:
+            reveal["events"] = list(self.reveal_events)
+        reveal["says"] = self.says
+        out: dict[str, Any] = {"id": self.id, "text": self.text, "ask": ask,
+                               "choices": [{"id": c.id, "text": c.text, "at": list(c.at)} for c in self.choices],
+                               "reveal": reveal}
+        if self.about_object is not None:
+            out["about"] = {"object": self.about_object, "minds": list(self.minds)}
+        if self.explain:
+            out["explain"] = self.explain
+        return out
+
 
 def split_questions(data: dict[str, Any], source: str, error: type[Exception]) -> tuple[dict[str, Any], list[QuestionModel]]:
     """Scenario data without its ``questions`` field, and that field checked strictly (``error``
@@ -172,17 +196,17 @@ def split_questions(data: dict[str, Any], source: str, error: type[Exception]) -
     return rest, list(found.questions)
 
 
-def check_questions(models: Sequence[QuestionModel], names: Collection[str] | None, agents: Collection[str],
+def check_questions(models: Sequence[QuestionModel], names: Collection[str] | None, agents: Collection[str] | None,
                     source: str, error: type[Exception]) -> tuple[Question, ...]:
     """The questions, their names checked against the world's (``World.names``: rooms, places,
-    objects...; None: not checked) and its agents; one ``error`` naming the field and the value
+    objects...) and its agents (None: not checked); one ``error`` naming the field and the value
     otherwise."""
 
     def fail(where: str, what: str) -> None:
         raise error(f"{source}: field '{QUESTIONS_FIELD}{where}': {what}")
 
     def agent(where: str, name: str | None) -> None:
-        if name is not None and name not in agents:
+        if name is not None and agents is not None and name not in agents:
             fail(where, f"expected an agent of the scenario ({', '.join(agents)}), got {name!r:.60}")
 
     out = []
@@ -200,7 +224,7 @@ def check_questions(models: Sequence[QuestionModel], names: Collection[str] | No
                 fail(f"[{i}].about.object", f"expected an object id or class of the scenario, got {q.about.object!r:.60}")
         for j, c in enumerate(q.choices):
             for k, name in enumerate(c.at):
-                if names is not None and name not in names and name not in agents:
+                if names is not None and name not in names and name not in (agents or ()):
                     fail(f"[{i}].choices[{j}].at[{k}]",
                          f"expected a name of the scenario's world (a place, room, object...), got {name!r:.60}")
         out.append(Question(
@@ -210,6 +234,29 @@ def check_questions(models: Sequence[QuestionModel], names: Collection[str] | No
             about_object=q.about.object if q.about else None, minds=tuple(q.about.minds) if q.about else (),
             explain=q.explain))
     return tuple(out)
+
+
+def read_questions(value: Any, agents: Collection[str] | None, source: str,
+                   error: type[Exception]) -> tuple[Question, ...]:
+    """A ``questions`` list in its file form (``Question.to_dict``: a recording's header keeps the
+    questions its episode was played with), checked as strictly as a scenario file's, its agents
+    against ``agents`` (None: not checked); the world's names are not checked (nothing is built
+    here: a name the world lacks only matches no event and no belief)."""
+    from sim.inputs import validate_model
+
+    found = validate_model(_QuestionsField, {QUESTIONS_FIELD: value}, source, error)
+    return check_questions(found.questions, None, agents, source, error)
+
+
+def recorded_questions(header: Mapping[str, Any]) -> tuple[Question, ...] | None:
+    """The questions a recording's header (or a Session's ``header()``) says its episode was
+    played with, or None when it does not say (recordings of format version 2 and before did not
+    keep them: their scenario file is the only source). The recording loader has checked them."""
+    value = header.get(QUESTIONS_FIELD)
+    if value is None:
+        return None
+    seats = header.get("seats")
+    return read_questions(value, list(seats) if isinstance(seats, Mapping) else None, "recording header", ValueError)
 
 
 def json_schema() -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 Layout of a file (optionally gzip-compressed, detected by content, not by name)::
 
-    {"record": "header", "format": "tom-arena-recording", "version": 2, "seed": ..., ..., "chain": C0}
+    {"record": "header", "format": "tom-arena-recording", "version": 3, "seed": ..., ..., "chain": C0}
     {"type": "observation", "tick": 0, ..., "chain": C1}     one Event per line, flushed as written
     {"type": "step", "tick": 0, "joint_action": ..., "state_hash": ..., "chain": C2}
     ...
@@ -18,9 +18,14 @@ replaying a different episode. The chain detects changes; it is not a signature 
 edits a file on purpose can recompute it).
 
 A file cut off mid-line, or damaged later, loads up to its last good event with a
-warning that says where and why. A file from a newer format version is refused. Version 1
-files (no chain; ``facilitator`` and ``team`` in the header instead of ``mechanisms``) load
-with their header upgraded in memory; ``convert_recording`` writes them as version 2.
+warning that says where and why. A file from a newer format version is refused. Older files
+load with their header upgraded in memory (``upgrade_header``), and ``convert_recording``
+writes them in the current version:
+
+* version 1: no chain; ``facilitator`` and ``team`` in the header instead of ``mechanisms``;
+* version 2: no ``questions`` in the header (the teaching questions the episode was played
+  with, ``sim/questions.py``); read as ``"questions": null``, "not kept": a replay takes its
+  scenario file's.
 """
 
 from __future__ import annotations
@@ -42,10 +47,13 @@ from typing import Any, BinaryIO
 
 from sim.events import Event, EventFormatError, OutcomeEvent, StepEvent, event_from_dict, event_type
 from sim.inputs import InputError, check_tree, parse_json
+from sim.questions import read_questions
 from sim.redact import scrub
 
 FORMAT_NAME = "tom-arena-recording"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+#: the header fields each format version brought (a header of an earlier version must not carry them)
+HEADER_FIELD_SINCE = {"chain": 2, "mechanisms": 2, "questions": 3}
 GZIP_MAGIC = b"\x1f\x8b"
 #: longest line read (LLM transcripts are the longest events; documented in docs/limits.md)
 MAX_LINE_BYTES = 64 * 1024 * 1024
@@ -162,7 +170,7 @@ class Recording:
     events: list[Event]
     footer: dict[str, Any] | None
     warnings: list[str] = field(default_factory=list)
-    #: things the reader should know that lose nothing (e.g. a version 1 file read as version 2)
+    #: things the reader should know that lose nothing (e.g. a version 2 file read as version 3)
     notes: list[str] = field(default_factory=list)
     #: the format version of the file itself (the header in memory is always the current one)
     file_version: int = FORMAT_VERSION
@@ -275,6 +283,10 @@ def _header_problem(header: dict[str, Any], version: int) -> str | None:
             value = header.get(key)
             checks.append((key, False, value is None or (isinstance(value, dict) and isinstance(value.get("kind"), str)),
                            "null or a {kind, ...} object"))
+    if version >= 3:  # each question is read strictly afterwards (``read_questions``)
+        checks.append(("questions", True, header.get("questions") is None or isinstance(header.get("questions"), list),
+                       "the teaching questions the episode was played with (a list, [] for none), or null "
+                       "(not kept: a file converted from format version 2 or before)"))
     for name, required, valid, expected in checks:
         if name not in header:
             if required:
@@ -286,23 +298,44 @@ def _header_problem(header: dict[str, Any], version: int) -> str | None:
 
 
 HEADER_ORDER = ("record", "format", "version", "app_version", "world", "scenario", "spec", "seed", "seats",
-                "mechanisms", "prefix", "rounds")
+                "mechanisms", "prefix", "rounds", "questions")
 
 
 def upgrade_header(header: dict[str, Any]) -> dict[str, Any]:
-    """A version 1 header in the current form: its facilitator (and team mechanism, when it had
-    one) become the ``mechanisms`` list, each named by its kind, as Session.header() names them."""
-    mechanisms = [{**header[key], "name": header[key]["kind"]}
-                  for key in ("facilitator", "team") if header.get(key) is not None]
-    upgraded = {k: v for k, v in header.items() if k not in ("facilitator", "team", "chain")}
-    upgraded.update(version=FORMAT_VERSION, mechanisms=mechanisms)
+    """An older header (checked) in the current form. Version 1: its facilitator (and team
+    mechanism, when it had one) become the ``mechanisms`` list, each named by its kind, as
+    Session.header() names them. Versions 1 and 2: ``questions`` is null (not kept)."""
+    version = header["version"]
+    upgraded = {k: v for k, v in header.items() if k != "chain"}
+    if version < 2:
+        upgraded["mechanisms"] = [{**header[key], "name": header[key]["kind"]}
+                                  for key in ("facilitator", "team") if header.get(key) is not None]
+        upgraded = {k: v for k, v in upgraded.items() if k not in ("facilitator", "team")}
+    if version < 3:
+        upgraded["questions"] = None
+    upgraded["version"] = FORMAT_VERSION
     ordered = {k: upgraded[k] for k in HEADER_ORDER if k in upgraded}
     return {**ordered, **upgraded}
 
 
+def _upgrade_note(path: Path, header: dict[str, Any], version: int) -> str:
+    """What reading a version ``version`` file as the current version changed (``header``: upgraded)."""
+    changes = []
+    if version < 2:
+        names = ", ".join(m["name"] for m in header["mechanisms"]) or "none"
+        changes.append(f"its facilitator is now the mechanism list: {names}")
+    changes.append("it does not keep the teaching questions it was played with: a replay takes its scenario "
+                   "file's, as they are now")
+    convert = (f"; 'python main.py recording convert' writes it as version {FORMAT_VERSION} with a hash chain"
+               if version < 2 else "")
+    return (f"{path}: format version {version}, read as version {FORMAT_VERSION} ({'; '.join(changes)}); "
+            f"nothing else differs{convert}")
+
+
 def _parse_header(path: Path, line: bytes, has_newline: bool = True
-                  ) -> tuple[dict[str, Any], bytes | None, list[str]]:
-    """(header in the current form, the chain's first value or None for version 1, notes)."""
+                  ) -> tuple[dict[str, Any], bytes | None, list[str], int]:
+    """(header in the current form, the chain's first value or None for version 1, notes, the
+    file's format version)."""
     if not has_newline and line.startswith(b'{"record":"header"'):
         raise RecordingError(f"{path}: the file ends inside its header (line 1); it holds nothing to load")
     try:
@@ -320,13 +353,12 @@ def _parse_header(path: Path, line: bytes, has_newline: bool = True
             f"{path}: recorded in format version {version} by ToM Arena "
             f"{header.get('app_version', '?')!s:.40}; this version reads format versions up to "
             f"{FORMAT_VERSION}. Update ToM Arena to open it.")
-    if version < 2:
-        for key in ("chain", "mechanisms"):  # a version 2 header with its version number edited
-            if key in header:
-                raise RecordingError(
-                    f"{path}: header field '{key}': a version 2 field in a header that says \"version\": {version} "
-                    "(which would switch the hash chain off); expected \"version\": 2, or a version 1 header "
-                    "without it")
+    for key, since in HEADER_FIELD_SINCE.items():  # a newer header with its version number edited
+        if version < since and key in header:
+            off = " (which would switch the hash chain off)" if version < 2 else ""
+            raise RecordingError(
+                f"{path}: header field '{key}': a version {since} field in a header that says \"version\": "
+                f"{version}{off}; expected \"version\": {since}, or a version {version} header without it")
     chain: bytes | None = None
     content = line
     if version >= 2:
@@ -343,14 +375,15 @@ def _parse_header(path: Path, line: bytes, has_newline: bool = True
         raise RecordingError(f"{path}: {problem}")
     # what rebuilds the world holds only finite numbers (seats may record a NaN parameter)
     check_tree({"spec": header["spec"], "prefix": header.get("prefix")}, f"{path}: header", RecordingError)
+    if header.get("questions") is not None:  # as strictly as a scenario file's (not against the world's names)
+        seats = header.get("seats")
+        read_questions(header["questions"], list(seats) if isinstance(seats, dict) else None, f"{path}: header",
+                       RecordingError)
     notes = []
     if version < FORMAT_VERSION:
         header = upgrade_header(header)
-        names = ", ".join(m["name"] for m in header["mechanisms"]) or "none"
-        notes.append(f"{path}: format version {version}, read as version {FORMAT_VERSION} (its facilitator "
-                     f"is now the mechanism list: {names}); nothing is lost. 'python main.py recording convert' "
-                     f"writes it as version {FORMAT_VERSION}")
-    return header, chain, notes
+        notes.append(_upgrade_note(path, header, version))
+    return header, chain, notes, version
 
 
 def _event_problem(obj: Any) -> str | None:
@@ -452,8 +485,7 @@ def load_recording(path: str | os.PathLike, *, cancelled: Callable[[], bool] | N
         if cancelled is not None and number % 256 == 0 and cancelled():
             raise LoadCancelled(f"{path}: reading given up at line {number}")
         if header is None:
-            header, chain, notes = _parse_header(path, line, has_newline)
-            file_version = FORMAT_VERSION if chain is not None else 1
+            header, chain, notes, file_version = _parse_header(path, line, has_newline)
             expected_step = len(header.get("prefix") or [])
             continue
         if footer is not None:

@@ -198,9 +198,11 @@ def _read(path: str | Path, fmt: str | None = None,
     return family, spec, start, questions
 
 
-def load_questions(name: str) -> tuple[Question, ...]:
-    """The teaching questions of a scenario (by name or path; see ``find_scenario``)."""
-    return _read(find_scenario(name))[3]
+def load_questions(name: str, fmt: str | None = None,
+                   options: dict[str, Any] | None = None) -> tuple[Question, ...]:
+    """The teaching questions of a scenario (by name or path; see ``find_scenario``; ``fmt``,
+    ``options``: see ``load_spec``)."""
+    return _read(find_scenario(name), fmt, options)[3]
 
 
 def peek_scenario(path: str | Path) -> dict[str, Any]:

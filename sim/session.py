@@ -41,6 +41,8 @@ _COUNTED = (ErrorEvent, FeedbackEvent, TeamEvent, MessageEvent, LLMCallEvent)
 if TYPE_CHECKING:
     import numpy as np
 
+    from sim.questions import Question
+
 
 class TickStatus(enum.Enum):
     ADVANCED = "advanced"
@@ -54,9 +56,12 @@ class Session:
     def __init__(self, world: World, seats: Mapping[AgentId, Agent], seed: int, *,
                  scenario: str = "", mechanisms: Sequence[Mechanism | None] = (),
                  max_ticks: int | None = None,
-                 prefix: Sequence[Mapping[AgentId, Any]] = (), rounds: int = 1) -> None:
+                 prefix: Sequence[Mapping[AgentId, Any]] = (), rounds: int = 1,
+                 questions: Sequence[Question] = ()) -> None:
         """``mechanisms``: facilitators, team formation... each with a distinct ``name`` (None
         entries, e.g. ``make_mechanism("none")``, are left out).
+        ``questions``: the scenario's teaching questions (``sim/questions.py``), kept in the
+        header so that a recording replays with the questions it was played with.
         ``prefix``: encoded joint actions replayed from ``reset(seed)`` before the seats take
         over (how "take over from here" continues a recorded episode).
         ``rounds``: task rounds (``sim/rounds.py``): when a round ends and another remains, play
@@ -76,6 +81,7 @@ class Session:
         self.seats = dict(seats)
         self.seed = int(seed)
         self.scenario = scenario
+        self.questions = tuple(questions)
         self.mechanisms = [m for m in mechanisms if m is not None]
         names = [m.name for m in self.mechanisms]
         clash = sorted({n for n in names if names.count(n) > 1} | (set(names) & set(world.agents)))
@@ -161,6 +167,7 @@ class Session:
             "mechanisms": [{**m.describe(), "name": m.name} for m in self.mechanisms],
             "prefix": self.prefix,
             **({"rounds": self.rounds} if self.rounds > 1 else {}),
+            "questions": [q.to_dict() for q in self.questions],
         }
 
     def subscribe(self, listener: Listener) -> None:

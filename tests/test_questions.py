@@ -1,13 +1,17 @@
 """Teaching questions (``sim/questions.py``): the loader reads a scenario's ``questions`` strictly
 (one message naming the file, the field and the value), and, headless, the question falls due
 where declared and its result (what happened, each order's prediction) is read from the event
-stream of a played episode, whatever the seats."""
+stream of a played episode, whatever the seats. A recording's header keeps the questions it was
+played with (read as strictly); a recording of format version 2, which did not, replays with its
+scenario file's."""
 
 from __future__ import annotations
 
 import copy
+import gzip
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +20,20 @@ from agents.registry import make_agent
 from sim.events import PredictionEvent
 from sim.household.scenario import json_schema
 from sim.inputs import read_json
-from sim.questions import QUESTIONS_FIELD, due, result
+from sim.questions import QUESTIONS_FIELD, due, read_questions, result
+from sim.recording import (
+    FORMAT_VERSION,
+    RecordingError,
+    RecordingWriter,
+    convert_recording,
+    load_recording,
+    read_header,
+)
 from sim.registry import ScenarioError, find_scenario, load_questions, load_scenario, read_scenario
+from sim.replay import Replay
 from sim.session import Session
+from ui.session.catalog import scenario_questions
+from ui.session.timeline import ReplayTimeline
 
 TRANSFER = "false-belief-unexpected-transfer"
 SECOND = "false-belief-second-order"
@@ -162,3 +177,115 @@ def test_any_world_s_scenario_may_ask_a_question(tmp_path) -> None:
     with pytest.raises(ScenarioError, match=re.escape("field 'questions[0].choices[1].at[0]': expected a name of "
                                                       "the scenario's world (a place, room, object...), got 'door9'")):
         read_scenario(path)
+
+
+# ------------------------------------------------------------------------ in recordings
+
+OLD = Path(__file__).parent / "fixtures" / "recordings" / "false-belief-unexpected-transfer-v2.jsonl.gz"
+
+
+def test_a_question_reads_back_from_its_file_form() -> None:
+    for name in (TRANSFER, SECOND, "false-belief-unexpected-contents"):
+        questions = load_questions(name)
+        world, _ = load_scenario(name)
+        assert questions and read_questions([q.to_dict() for q in questions], world.agents, name,
+                                            ScenarioError) == questions
+
+
+def record_elsewhere(tmp_path: Path) -> tuple[Path, Path, Any]:
+    """Sally-Anne copied under another name with its question reworded, played (the answer: the
+    basket) and recorded; returns (the scenario's file, the recording, the questions)."""
+    data = transfer()
+    data["name"] = "taught-elsewhere"
+    q0(data)["text"] = "Asked in a copy: where will Sally look for the ball?"
+    scenario = tmp_path / "taught-elsewhere.json"
+    scenario.write_text(json.dumps(data))
+    world, name = load_scenario(str(scenario))
+    questions = load_questions(str(scenario))
+    session = Session(world, {a: make_agent("cobel", "household") for a in world.agents}, seed=0, scenario=name,
+                      questions=questions)
+    path = tmp_path / "taught.jsonl"
+    RecordingWriter.attach(session, path)
+    while not session.finished:
+        if due(questions, session.events, session.tick, world.active_agents(session.state)) is not None:
+            session.emit(PredictionEvent(tick=session.tick, question="sally-looks", choice="basket"))
+        session.advance()
+    return scenario, path, questions
+
+
+def test_a_recording_keeps_its_questions_when_the_scenario_is_gone(tmp_path) -> None:
+    scenario, path, questions = record_elsewhere(tmp_path)
+    scenario.unlink()
+    assert scenario_questions("taught-elsewhere") == ()  # nothing to find by name either
+    recording = load_recording(path)
+    assert recording.file_version == FORMAT_VERSION and recording.notes == [] and recording.warnings == []
+    assert recording.header["questions"] == [q.to_dict() for q in questions]
+    timeline = ReplayTimeline(Replay(recording))
+    assert timeline.questions == questions
+    assert timeline.questions[0].text == "Asked in a copy: where will Sally look for the ball?"
+    r = result(timeline.questions[0], timeline.events,
+               lambda tick, obj: timeline.world.locate(timeline.state_at(tick), obj))
+    assert r.answer.id == "basket" and r.seen.choice.id == "box" and r.matching_orders() == [0]
+
+
+def test_a_recording_made_before_questions_were_kept_opens_with_its_scenario_s() -> None:
+    recording = load_recording(OLD)  # format version 2, written by 6cffaca
+    assert recording.file_version == 2 and recording.warnings == [] and recording.footer is not None
+    assert recording.header["version"] == FORMAT_VERSION and recording.header["questions"] is None
+    assert len(recording.notes) == 1 and "does not keep the teaching questions" in recording.notes[0]
+    timeline = ReplayTimeline(Replay(recording))
+    assert timeline.replay.warnings == [] and timeline.num_steps == 10
+    assert timeline.questions == load_questions(TRANSFER)  # its scenario file's
+    r = result(timeline.questions[0], timeline.events,
+               lambda tick, obj: timeline.world.locate(timeline.state_at(tick), obj))
+    assert r.answer is None and r.seen.choice.id == "box" and r.matching_orders() == [0]
+
+
+def test_converting_an_old_recording_keeps_its_questions_unknown(tmp_path) -> None:
+    dst = tmp_path / "converted.jsonl"
+    convert_recording(OLD, dst)
+    converted = load_recording(dst)
+    assert converted.file_version == FORMAT_VERSION and converted.notes == []
+    assert '"questions":null' in dst.read_text().splitlines()[0]
+    assert ReplayTimeline(Replay(converted)).questions == load_questions(TRANSFER)
+
+
+def first(header: dict[str, Any]) -> dict[str, Any]:
+    return header["questions"][0]
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda h: h.update(questions={"id": "x"}), "header field 'questions': expected the teaching questions the "
+                                                "episode was played with (a list, [] for none), or null"),
+    (lambda h: h.pop("questions"), "header field 'questions': missing; expected the teaching questions"),
+    (lambda h: first(h).update(colour="red"), "header: field 'questions[0].colour': unknown field"),
+    (lambda h: first(h)["choices"].pop(), "header: field 'questions[0].choices': "),
+    (lambda h: first(h).update(ask={}), "header: field 'questions[0].ask': expected exactly one of 'tick'"),
+    (lambda h: first(h)["reveal"].update(agent="carol"),
+     "header: field 'questions[0].reveal.agent': expected an agent of the scenario (sally, anne), got 'carol'"),
+    (lambda h: h["questions"].append(copy.deepcopy(first(h))),
+     "header: field 'questions[1].id': 'sally-looks' is already the id of questions[0]"),
+])
+def test_the_recording_loader_refuses_bad_questions_naming_the_field(tmp_path, change, words) -> None:
+    world, name = load_scenario(TRANSFER)
+    session = Session(world, {a: make_agent("cobel", "household") for a in world.agents}, seed=0, scenario=name,
+                      questions=load_questions(TRANSFER))
+    header = session.header()
+    change(header)
+    path = tmp_path / "bad.jsonl"
+    RecordingWriter(path, header).close()  # sealed as written: only its questions are wrong
+    for read in (load_recording, read_header):
+        with pytest.raises(RecordingError) as caught:
+            read(path)
+        message = str(caught.value)
+        assert message.startswith(f"{path}: ") and words in message and "\n" not in message, message
+
+
+def test_a_version_2_header_may_not_carry_questions(tmp_path) -> None:
+    lines = gzip.decompress(OLD.read_bytes()).splitlines(keepends=True)
+    path = tmp_path / "edited.jsonl"
+    path.write_bytes(lines[0].replace(b'"prefix":[]', b'"prefix":[],"questions":[]', 1) + b"".join(lines[1:]))
+    with pytest.raises(RecordingError, match=re.escape(
+            "header field 'questions': a version 3 field in a header that says \"version\": 2; expected "
+            "\"version\": 3, or a version 2 header without it")):
+        load_recording(path)

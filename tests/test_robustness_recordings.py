@@ -52,9 +52,9 @@ def plain_lines(path: Path) -> list[bytes]:
 
 def as_version_1(src: Path, dst: Path) -> Path:
     """``src`` as the format version 1 wrote it: no chain, the facilitator and team fields in the
-    header instead of the mechanism list."""
+    header instead of the mechanism list, no questions."""
     lines = [json.loads(line) for line in plain_lines(src)]
-    header = {k: v for k, v in lines[0].items() if k not in ("chain", "mechanisms")}
+    header = {k: v for k, v in lines[0].items() if k not in ("chain", "mechanisms", "questions")}
     mechanisms = lines[0].get("mechanisms") or []
     header["version"] = 1
     header["facilitator"] = {k: v for k, v in mechanisms[0].items() if k != "name"} if mechanisms else None
@@ -283,19 +283,29 @@ def test_a_version_1_file_loads_with_its_header_upgraded(bases):
     assert [(m["kind"], m["name"]) for m in old.header["mechanisms"]] == [("oracle", "oracle")]
     assert "facilitator" not in old.header and "team" not in old.header
     assert old.header["version"] == FORMAT_VERSION and old.file_version == 1
-    assert {k: v for k, v in old.header.items() if k != "chain"} == {k: v for k, v in new.header.items() if k != "chain"}
+    # a version 1 file did not keep the teaching questions: null (the scenario file's are read)
+    assert old.header["questions"] is None and new.header["questions"] == []
+    unkept = ("chain", "questions")
+    assert {k: v for k, v in old.header.items() if k not in unkept} == \
+        {k: v for k, v in new.header.items() if k not in unkept}
     assert old.events == new.events and old.warnings == []
-    assert len(old.notes) == 1 and "nothing is lost" in old.notes[0] and "recording convert" in old.notes[0]
+    assert len(old.notes) == 1 and "teaching questions" in old.notes[0] and "recording convert" in old.notes[0]
 
 
-def test_convert_writes_version_2_that_replays_the_same_episode(bases, tmp_path, capsys):
+def test_convert_writes_the_current_version_that_replays_the_same_episode(bases, tmp_path, capsys):
     dst = tmp_path / "converted.jsonl"
     assert main(["recording", "convert", str(bases["dkg-v1"]), str(dst)]) == 0
-    assert "format version 2" in capsys.readouterr().out
+    assert f"format version {FORMAT_VERSION}" in capsys.readouterr().out
     converted, original = load_recording(dst), load_recording(bases["dkg"])
     assert converted.file_version == FORMAT_VERSION and converted.notes == [] and converted.warnings == []
     assert converted.events == original.events and _unchained(converted.footer) == _unchained(original.footer)
-    assert dst.read_bytes() == bases["dkg"].read_bytes()  # byte for byte what the writer wrote
+    # what the writer wrote, but for the questions a version 1 file did not keep (null): every line
+    # after the header holds what the writer's did (its chain value differs: it follows the header)
+    assert converted.header["questions"] is None and original.header["questions"] == []
+    assert {k: v for k, v in converted.header.items() if k not in ("chain", "questions")} == \
+        {k: v for k, v in original.header.items() if k not in ("chain", "questions")}
+    assert [_unchained(json.loads(line)) for line in plain_lines(dst)[1:]] == \
+        [_unchained(json.loads(line)) for line in plain_lines(bases["dkg"])[1:]]
     assert Replay(converted).warnings == []
     # never over an existing file, never in place
     assert main(["recording", "convert", str(bases["dkg-v1"]), str(dst)]) == 2

@@ -2,7 +2,7 @@
 in the real window (offscreen): the live session waits where the scenario's question is due, the
 card asks it, a number key answers, the answer is in the stream and the recording, play goes on,
 and the card then says what happened and what each order of Theory of Mind predicted. A replay
-of the recording shows the same result."""
+of the recording shows the same result, from the questions its header keeps."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ import pytest
 from PyQt6.QtCore import Qt
 
 from sim.events import PredictionEvent, StepEvent
+from sim.inputs import read_json
 from sim.recording import load_recording
+from sim.registry import find_scenario, load_questions, load_scenario
 from tests.ui_support import make_window, plan, wait_finished
 from ui.session.catalog import SessionPlan, default_agent
 from ui.session.timeline import ReplayTimeline
@@ -144,5 +146,42 @@ def test_a_take_over_from_the_start_with_other_seats_asks_again_and_shows_their_
         assert kind == "result" and r.answer.id == "basket" and r.seen.choice.id == "basket"
         assert r.right is True and r.matching_orders() == [1]
         assert "sally: cobel, anne: cobel:order=0" in card.body.text()
+    finally:
+        window.shutdown()
+
+
+def test_a_replay_asks_nothing_of_the_scenario_file_its_recording_keeps_the_questions(qtbot, tmp_path):
+    """A scenario opened by path (reworded, under a name the app cannot find) is played with the
+    mode on; its file is then deleted: the replay shows the question and its result from the
+    recording's header."""
+    data = read_json(find_scenario("false-belief-unexpected-transfer"))
+    data["name"] = "taught-elsewhere"
+    data["questions"][0]["text"] = "Asked in a copy: where will Sally look for the ball?"
+    scenario = tmp_path / "taught-elsewhere.json"
+    scenario.write_text(json.dumps(data))
+    window = make_window(qtbot, tmp_path)
+    try:
+        window.actions_by_name["predict"].setChecked(True)
+        world, name = load_scenario(str(scenario))
+        window.start_session(SessionPlan(world=world, scenario=name, seats={a: "cobel" for a in world.agents},
+                                         questions=load_questions(str(scenario))), playing=True)
+        card = window.predict.card
+        qtbot.waitUntil(lambda: card.showing == ("question", "sally-looks"), timeout=30_000)
+        assert "Asked in a copy" in card.body.text()
+        card.buttons[0].click()  # the basket
+        wait_finished(qtbot, window)
+        path = window.model.recording_path
+        window.shutdown()
+        scenario.unlink()
+
+        window = make_window(qtbot, tmp_path)
+        window.actions_by_name["predict"].setChecked(True)
+        assert window.open_recording(path)
+        window.model.seek(window.model.timeline.num_steps)
+        kind, q, replayed = window.predict.current()
+        assert kind == "result" and q.text.startswith("Asked in a copy")
+        assert replayed.answer.id == "basket" and replayed.seen.choice.id == "box"
+        assert window.predict.card.showing == ("result", "sally-looks")
+        assert "Asked in a copy" in window.predict.card.body.text()
     finally:
         window.shutdown()

@@ -87,7 +87,7 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
     default scenario) with its seats, playing by itself unless ``paused``. ``cooks``: how many
     cooks play a gym-cooking level (``--cooks``, a reading option refused by other levels)."""
     from agents.registry import AgentSpecError, seat_specs
-    from sim.registry import ScenarioError, find_scenario, load_scenario_start
+    from sim.registry import ScenarioError, find_scenario, load_questions, load_scenario_start
     from ui.session import catalog
     from ui.session.catalog import SessionPlan
 
@@ -131,7 +131,7 @@ def launch(window: "MainWindow", *, targets: Sequence[str] = (), agents: Sequenc
             chosen = (facilitator, *mechanisms)
         plan = SessionPlan(world=world, scenario=scenario, seats=seats,
                            mechanisms=tuple(s for s in chosen if s and s != catalog.NONE), seed=seed,
-                           rounds=start.rounds or 1)
+                           rounds=start.rounds or 1, questions=load_questions(name, None, {"cooks": cooks}))
         window.show_launched(world, scenario, find_scenario(name), start)
         window.start_session(plan, playing=not paused)
     except (ScenarioError, ValueError, LookupError) as exc:

@@ -5,7 +5,8 @@ the step a question is due at (``SessionRunner.hold_while``), and a strip under 
 viewer, with the choices as buttons (keys 1..n). The answer goes into the episode's stream as a
 ``PredictionEvent`` (the recording keeps it), play goes on, and once the stream shows what
 happened the card says whether the prediction matched, and what each order of Theory of Mind
-predicted, from the minds of the episode. A replay shows the recorded answers' results.
+predicted, from the minds of the episode. A replay shows the recorded answers' results, for the
+questions its recording's header keeps (``Timeline.questions``).
 
 Everything the card says is derived from the timeline's events; the window only lays it out."""
 
@@ -21,7 +22,6 @@ from PyQt6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayou
 
 from sim.events import PredictionEvent
 from sim.questions import Question, Result, answers, ask_tick, due, ordinal, result
-from sim.registry import load_questions
 from ui.session.timeline import LiveTimeline, Timeline
 
 #: the status line's hint when a scenario with questions starts while the mode is off
@@ -166,8 +166,8 @@ class PredictController(QObject):
         super().__init__(w)
         self.w, self.model = w, w.model
         self.enabled = False
+        #: the questions of the episode shown (``Timeline.questions``: those it was played with)
         self.questions: tuple[Question, ...] = ()
-        self.scenario: str | None = None
         #: questions answered in this window (id -> the choice's words); the event may still be on its
         #: way through the worker
         self.sent: dict[str, str] = {}
@@ -183,7 +183,7 @@ class PredictController(QObject):
         self._hold()
         self.refresh()
         if self.enabled and not self.questions and self.model.timeline is not None:
-            self.w.statusBar().showMessage("Predict, then see: this scenario declares no questions", 5000)
+            self.w.statusBar().showMessage("Predict, then see: this episode has no teaching questions", 5000)
 
     def _on_model_changed(self, change: str) -> None:
         if change == "timeline":
@@ -195,10 +195,7 @@ class PredictController(QObject):
         self.sent = {}
         self.card.dismissed = set()
         self.card.hide_card()
-        scenario = timeline.scenario if timeline is not None else None
-        if scenario != self.scenario:
-            self.scenario = scenario
-            self.questions = questions_of(scenario)
+        self.questions = timeline.questions if timeline is not None else ()
         self._hold()
         bar = self.w.statusBar()
         if self.questions and not self.enabled and timeline is not None and timeline.live:
@@ -279,15 +276,3 @@ class PredictController(QObject):
         self.card.show_waiting(q, choice.text)
         if not self.model.playing:
             self.w.set_playing(True)
-
-
-def questions_of(scenario: str | None) -> tuple[Question, ...]:
-    """A scenario's teaching questions (none for a scenario this build cannot find or read)."""
-    if not scenario:
-        return ()
-    from sim.registry import ScenarioError
-
-    try:
-        return load_questions(scenario)
-    except (ScenarioError, OSError):
-        return ()

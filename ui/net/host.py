@@ -50,7 +50,7 @@ from PyQt6.QtWebSockets import QWebSocket, QWebSocketProtocol, QWebSocketServer
 from agents.human import HumanAgent
 from sim.events import FeedbackEvent, FeedbackStatusEvent, MessageEvent
 from sim.inputs import read_json
-from sim.registry import load_scenario
+from sim.registry import load_questions, load_scenario
 from sim.session import Session
 from study.design import (
     ANSWER_COLUMNS,
@@ -725,7 +725,8 @@ class StudyHost(QObject):
         seats = {a: HumanAgent(name=self.slots[k].participant) for k, a in enumerate(world.agents)}
         seed = study.order.seed + 1000 * self.pair + trial.number
         session = Session(world, seats, seed=seed, scenario=scenario,
-                          mechanisms=catalog.make_mechanisms(list(specs), world), max_ticks=max_ticks)
+                          mechanisms=catalog.make_mechanisms(list(specs), world), max_ticks=max_ticks,
+                          questions=load_questions(trial.scenario))
         name = "tutorial" if tutorial else f"trial-{trial.number:02d}-{trial.condition}"
         self.recording = self.out / "recordings" / self.pair_name / f"{name}-{scenario}.jsonl"
         self.session, self.episode_events = session, []

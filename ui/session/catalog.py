@@ -12,11 +12,13 @@ from agents.registry import agent_kinds, make_agent, make_mechanism, mechanism_k
 from sim import scenario_index
 from sim.events import Event
 from sim.plugins import plugins
+from sim.questions import Question
 from sim.registry import (
     SCENARIO_DIR,
     ScenarioError,
     ScenarioInfo,
     find_scenario,
+    load_questions,
     peek_scenario,
     read_scenario,
     scenario_paths,
@@ -51,6 +53,17 @@ def scan_scenarios() -> tuple[list[ScenarioInfo], list[str]]:
 
 def scenarios() -> list[ScenarioInfo]:
     return scan_scenarios()[0]
+
+
+def scenario_questions(scenario: str | None) -> tuple[Question, ...]:
+    """A scenario's teaching questions (``sim/questions.py``), read from its file as it is now;
+    none for a scenario this build cannot find or read."""
+    if not scenario:
+        return ()
+    try:
+        return load_questions(scenario)
+    except (ScenarioError, OSError):
+        return ()
 
 
 def category_title(family: str, category: str | None) -> str:
@@ -183,6 +196,12 @@ class SessionPlan:
     prefix: tuple[dict[str, Any], ...] = ()
     earlier_events: tuple[Event, ...] = field(default=(), repr=False)
     rounds: int = 1                     # task rounds (a take-over keeps the recording's)
+    #: the teaching questions the episode is played with (kept in its recording's header);
+    #: None: the scenario file's (``scenario_questions``). A take-over keeps the recording's.
+    questions: tuple[Question, ...] | None = field(default=None, repr=False)
+
+    def episode_questions(self) -> tuple[Question, ...]:
+        return self.questions if self.questions is not None else scenario_questions(self.scenario)
 
     def build_seats(self) -> dict[str, Agent]:
         return {agent: make_agent(spec, self.world.family) for agent, spec in self.seats.items()}
@@ -190,7 +209,7 @@ class SessionPlan:
 
 __all__ = ["NONE", "ROLES", "SessionPlan", "agent_choices", "category_title", "default_agent",
            "default_mechanism", "default_scenario", "first_scenario", "scenario_category", "has_view", "make_mechanism", "make_mechanisms",
-           "mechanism_choices", "mechanism_works", "scan_scenarios", "scenarios"]
+           "mechanism_choices", "mechanism_works", "scan_scenarios", "scenario_questions", "scenarios"]
 
 
 # ---------------------------------------------------------------------- plain words

@@ -93,7 +93,8 @@ class SessionController(QObject):
             return SessionPlan(world=timeline.world, scenario=timeline.scenario, seats=choice["seats"],
                                mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"],
                                prefix=tuple(timeline.joint_actions(step)),
-                               earlier_events=tuple(timeline.events_until(step)), rounds=timeline.rounds)
+                               earlier_events=tuple(timeline.events_until(step)), rounds=timeline.rounds,
+                               questions=timeline.questions)
         return SessionPlan(world=choice["world"], scenario=choice["scenario"], seats=choice["seats"],
                            mechanisms=tuple(choice["mechanisms"]), seed=choice["seed"],
                            rounds=choice.get("rounds", 1))
@@ -116,7 +117,7 @@ class SessionController(QObject):
         seats = plan.build_seats()
         mechanisms = catalog.make_mechanisms(plan.mechanisms, plan.world)
         session = Session(plan.world, seats, seed=plan.seed, scenario=plan.scenario, mechanisms=mechanisms,
-                          prefix=list(plan.prefix), rounds=plan.rounds)
+                          prefix=list(plan.prefix), rounds=plan.rounds, questions=plan.episode_questions())
         self.stop()  # a decision under way (ProToM weighing six agents) is abandoned, not waited for
         path = self.recording_path(plan)
         timeline = LiveTimeline(plan.world, session.header(), session.state, earlier=plan.earlier_events)
@@ -140,7 +141,7 @@ class SessionController(QObject):
         if plan is None:
             return None
         return SessionPlan(world=plan.world, scenario=plan.scenario, seats=plan.seats, mechanisms=plan.mechanisms,
-                           seed=plan.seed, rounds=plan.rounds)
+                           seed=plan.seed, rounds=plan.rounds, questions=plan.questions)
 
     def has_live_game(self) -> bool:
         """True while a live episode runs that has steps to lose (not yet over)."""

@@ -10,12 +10,14 @@ show both, and "take over from here" reads the joint actions up to the cursor.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sim.events import BeliefEvent, Event, FeedbackEvent, FeedbackStatusEvent, ObservationEvent, OutcomeEvent, StepEvent
+from sim.questions import Question, recorded_questions
 from sim.replay import Replay
 from sim.rounds import step_recorded
 from sim.world import World
@@ -76,6 +78,18 @@ class Timeline:
         self.type_counts: Counter[str] = Counter()
         self.outcome: OutcomeEvent | None = None
         self.version = 0  # bumped on every change, so views redraw only when needed
+
+    @functools.cached_property
+    def questions(self) -> tuple[Question, ...]:
+        """The teaching questions the episode was played with, from its header; a recording of
+        format version 2 or before did not keep them: its scenario file's as it is now (none
+        when that file is gone or cannot be read)."""
+        recorded = recorded_questions(self.header)
+        if recorded is not None:
+            return recorded
+        from ui.session.catalog import scenario_questions
+
+        return scenario_questions(self.scenario)
 
     # --------------------------------------------------------------- states
 
