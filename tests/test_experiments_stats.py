@@ -305,3 +305,17 @@ def test_a_long_title_is_wrapped_inside_a_narrow_figure(tmp_path):
     finally:
         plt.Figure.savefig = real_savefig
     assert seen["inside"] and (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_every_shipped_designs_conditions_get_colours_of_their_own():
+    """A figure's bars take ``PALETTE`` in condition order: no two conditions of a shipped design
+    may share a colour."""
+    import json
+    from pathlib import Path
+
+    from sim.analysis.plots import PALETTE
+
+    assert len(set(PALETTE)) == len(PALETTE)
+    for path in sorted((Path(__file__).parents[1] / "scenarios" / "experiments").glob("*.json")):
+        conditions = json.loads(path.read_text())["conditions"]
+        assert len(conditions) <= len(PALETTE), f"{path.name}: {len(conditions)} conditions"

@@ -70,7 +70,10 @@ def _measured_once(measure: Any) -> Any:
     return once
 
 
-PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c")
+#: ten distinct colours (the designs have up to nine conditions): a condition's bar never takes
+#: another's colour
+PALETTE = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3", "#8c8c8c",
+           "#ccb974", "#64b5cd")
 
 
 def bar_panel(ax, title: str, conditions: Sequence[str], values: Mapping[str, MeanSem],
