@@ -397,7 +397,8 @@ class DKGPlanningAgent(Agent):
             self.memory = self.humans.observe(self.world, self.planner, state, self.memory)
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "compliance": self.compliance, "humans": self.humans_param}
+        found = {"kind": self.kind, "compliance": self.compliance}
+        return found if self.humans_param == "seats" else {**found, "humans": self.humans_param}
 
     # ------------------------------------------------------------ feedback
 
