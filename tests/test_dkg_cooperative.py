@@ -143,3 +143,18 @@ def test_run_takes_the_cooperative_human_from_the_command_line_and_from_a_scenar
     session = Session(world, seats, seed=0)
     session.run()
     assert seats["human"].kind == "cooperative" and world.outcome(session.state)["length"] == 19
+
+
+def test_without_a_helper_the_cooperative_kind_acts_alone_from_the_start():
+    from sim.registry import load_scenario
+
+    lengths = {}
+    for kind in ("planner", "cooperative"):
+        world, _ = load_scenario("two-rooms")
+        seats = {a: make_agent(kind, "dkg") for a in world.agents}
+        session = Session(world, seats, seed=0)
+        session.run()
+        lengths[kind] = [e.joint_action for e in session.events if e.type == "step"]
+        if kind == "cooperative":
+            assert all(seat.memory == (ALONE, ALONE) for seat in seats.values())
+    assert lengths["planner"] == lengths["cooperative"]

@@ -181,7 +181,11 @@ def cooperative_action(world: DKGWorld, planner: DKGPlanner, s: DKGState,
     (``joint_step``, planned afresh from the state it sees) and the tick that plan ends at; or
     ``(None, ALONE)`` when it judges the others not cooperating, that is when that tick is later
     than the one ``planned`` at its previous turn (what they did since has put the joint optimum
-    off), or when there is no joint plan: from then on it acts alone."""
+    off), or when there is no joint plan: from then on it acts alone. In a world without a helper
+    (an agent without a goal) there is nobody to act with: it acts alone from the start, without
+    searching (a joint plan of several agents with goals is also far too large a search)."""
+    if len(world.goal_agents) == len(world.agents):
+        return None, ALONE
     end, action = joint_step(world, planner, s)
     if end is None or action is None or (planned is not None and end > planned):
         return None, ALONE
