@@ -202,7 +202,7 @@ def joint_policy_helper(spec: dict[str, Any]) -> int | None:
 
         def act(self, observation: DKGObservation, legal_actions: Any) -> str:
             action = joint_step(world, planner, observation.state)[1]
-            return action if action in legal_actions else "wait"
+            return action if action is not None and action in legal_actions else "wait"
 
     seats = {a: CooperativeAgent() if a in world.goals else JointHelper() for a in world.agents}
     session = Session(world, seats, seed=0)
