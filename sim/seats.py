@@ -49,6 +49,10 @@ class SeatContext:
     rng: np.random.Generator
     emit: Callable[[Event], None]
     clock: Callable[[], int]
+    #: the kind of every seat of the episode (``Agent.kind``, e.g. ``{"human": "cooperative",
+    #: "robot": "planner"}``), as the scenario or ``--agents`` declares them: what a mind may know
+    #: of how the others are played (a DKG helper predicts a ``cooperative`` human as one)
+    seat_kinds: Mapping[AgentId, str] = field(default_factory=dict)
 
     @property
     def tick(self) -> int:

@@ -138,7 +138,8 @@ class Session:
         import numpy as np
 
         return SeatContext(world=self.world, agent_id=name, seed=int(stream.generate_state(1)[0]),
-                           rng=np.random.default_rng(stream), emit=self.emit, clock=lambda: self.tick)
+                           rng=np.random.default_rng(stream), emit=self.emit, clock=lambda: self.tick,
+                           seat_kinds={a: seat.kind for a, seat in self.seats.items()})
 
     # ------------------------------------------------------------------ views
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 import heapq
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
+from agents.dkg.joint import joint_step, ticks_left_bound
 from agents.dkg.planner import INF, DKGPlanner, Plan, Task
 from agents.params import Positive, Probability
 from sim.dkg.world import DKGObservation, DKGState, DKGWorld
@@ -131,12 +133,72 @@ def helper_action(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper:
 _ROLLOUTS: "weakref.WeakKeyDictionary[DKGWorld, dict]" = weakref.WeakKeyDictionary()
 
 
-def _others_action(world: DKGWorld, planner: DKGPlanner, s: DKGState) -> str:
-    """What an agent other than the planning helper does in the prediction: the planner agent
-    for its gem, or waiting for another helper."""
-    a = s.turn
-    goal = world.goal_item[a]
-    return "wait" if goal is None else planner_action(world, planner, s, a, Task.hold(goal))
+#: a cooperative agent's memory (``Humans``) once it acts alone
+ALONE = "alone"
+
+
+@dataclass(frozen=True)
+class Humans:
+    """How the agents with a goal act, as a helper predicts them and as they act: each the planner
+    agent for its own gem (ProToM's simulated human), except those in ``cooperative`` (agent
+    indices; the ``cooperative`` kind), which act by a joint plan (``cooperative_action``).
+
+    A cooperative agent remembers one thing between its turns, the tick its last joint plan had
+    every goal held at (or ``ALONE``); ``memory`` is that per agent, a tuple as long as the world's
+    agents (``start``), or ``()`` when no agent is cooperative."""
+
+    cooperative: frozenset[int] = frozenset()
+
+    def start(self, world: DKGWorld) -> tuple:
+        return tuple(None for _ in world.agents) if self.cooperative else ()
+
+    def act(self, world: DKGWorld, planner: DKGPlanner, s: DKGState, memory: tuple) -> tuple[str, tuple]:
+        """The action of the agent with a goal whose turn it is in ``s``, and the memory after it."""
+        a = s.turn
+        task = Task.hold(world.goal_item[a])  # type: ignore[arg-type]
+        if a in self.cooperative and memory[a] != ALONE:
+            action, mine = cooperative_action(world, planner, s, memory[a])
+            if mine != ALONE:
+                return action, (*memory[:a], mine, *memory[a + 1:])  # type: ignore[return-value]
+            memory = (*memory[:a], ALONE, *memory[a + 1:])
+        return planner_action(world, planner, s, a, task), memory
+
+    def observe(self, world: DKGWorld, planner: DKGPlanner, s: DKGState, memory: tuple) -> tuple:
+        """The memory after the turn that starts in ``s`` (a helper following the episode keeps the
+        cooperative agents' memory as they keep it: the same judgement from the same state)."""
+        if not self.cooperative or world.done(s) or s.turn not in self.cooperative or memory[s.turn] == ALONE:
+            return memory
+        return self.act(world, planner, s, memory)[1]
+
+
+#: ProToM's simulated human for every agent with a goal: the default prediction
+PLANNER_HUMANS = Humans()
+
+
+def cooperative_action(world: DKGWorld, planner: DKGPlanner, s: DKGState,
+                       planned: int | None) -> tuple[str | None, int | str]:
+    """A cooperative agent's turn in ``s``: its action by a fewest-ticks joint plan for every goal
+    (``joint_step``, planned afresh from the state it sees) and the tick that plan ends at; or
+    ``(None, ALONE)`` when it judges the others not cooperating, that is when that tick is later
+    than the one ``planned`` at its previous turn (what they did since has put the joint optimum
+    off), or when there is no joint plan: from then on it acts alone. In a world without a helper
+    (an agent without a goal) there is nobody to act with: it acts alone from the start, without
+    searching (a joint plan of several agents with goals is also far too large a search)."""
+    if len(world.goal_agents) == len(world.agents):
+        return None, ALONE
+    end, action = joint_step(world, planner, s)
+    if end is None or action is None or (planned is not None and end > planned):
+        return None, ALONE
+    return action, end
+
+
+def _others_action(world: DKGWorld, planner: DKGPlanner, s: DKGState, humans: Humans,
+                   memory: tuple) -> tuple[str, tuple]:
+    """What an agent other than the planning helper does in the prediction (``humans``), or
+    waiting for another helper; and the memory after it."""
+    if world.goal_item[s.turn] is None:
+        return "wait", memory
+    return humans.act(world, planner, s, memory)
 
 
 def _ending(world: DKGWorld, s: DKGState) -> tuple:
@@ -144,13 +206,15 @@ def _ending(world: DKGWorld, s: DKGState) -> tuple:
     return (held != len(world.goal_agents), s.t, -held)
 
 
-def rollout(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, plan: tuple) -> tuple:
+def rollout(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, plan: tuple,
+            humans: Humans = PLANNER_HUMANS, memory: tuple = ()) -> tuple:
     """How the episode ends from ``state`` when ``helper`` follows ``plan`` (``plan_step``), every
-    agent with a goal acts as the planner agent and any other helper waits: (failed, end tick,
-    -goals held), smaller is better. Deterministic, so it is what happens when the others are
-    planner agents."""
+    agent with a goal acts as ``humans`` says (the planner agent by default; ``memory`` is the
+    cooperative agents' memory in ``state``) and any other helper waits: (failed, end tick,
+    -goals held), smaller is better. Deterministic, so it is what happens when the others act
+    as predicted."""
     cache = _ROLLOUTS.setdefault(world, {})
-    key = (state.key(), helper, plan)
+    key = (state.key(), helper, plan, humans, memory)
     found = cache.get(key)
     if found is not None:
         return found
@@ -160,7 +224,7 @@ def rollout(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, 
             task, plan = plan_step(world, planner, s, helper, plan)
             action = helper_action(world, planner, s, helper, task)
         else:
-            action = _others_action(world, planner, s)
+            action, memory = _others_action(world, planner, s, humans, memory)
         s = world.step(s, {world.agents[s.turn]: action}).state
     result = _ending(world, s)
     if len(cache) > 200_000:
@@ -172,12 +236,14 @@ def rollout(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, 
 _STEPS: "weakref.WeakKeyDictionary[DKGWorld, dict]" = weakref.WeakKeyDictionary()
 
 
-def carry_out(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, step: Task | str) -> DKGState:
+def carry_out(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int, step: Task | str,
+              humans: Humans = PLANNER_HUMANS, memory: tuple = ()) -> tuple[DKGState, tuple]:
     """The state at the helper's next decision after ``state`` (its turn) when it carries out
     ``step`` alone (a task until it is done or can no longer be done, or one turn of waiting)
-    while the others act as in ``rollout``; or the state where the episode ended before that."""
+    while the others act as in ``rollout``; or the state where the episode ended before that;
+    with the cooperative agents' memory there."""
     cache = _STEPS.setdefault(world, {})
-    key = (state.key(), helper, step)
+    key = (state.key(), helper, step, humans, memory)
     found = cache.get(key)
     if found is not None:
         return found
@@ -192,12 +258,12 @@ def carry_out(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int
             plan = rest
             action = helper_action(world, planner, s, helper, task)
         else:
-            action = _others_action(world, planner, s)
+            action, memory = _others_action(world, planner, s, humans, memory)
         s = world.step(s, {world.agents[s.turn]: action}).state
     if len(cache) > 200_000:
         cache.clear()
-    cache[key] = s
-    return s
+    cache[key] = (s, memory)
+    return s, memory
 
 
 def help_steps(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int) -> list[Task | str]:
@@ -216,110 +282,93 @@ def help_steps(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: in
     return [*steps, WAIT]
 
 
-def ticks_left_bound(world: DKGWorld, planner: DKGPlanner, s: DKGState) -> int:
-    """A lower bound on the ticks from ``s`` until every agent with a goal holds its gem, whoever
-    acts how: each gem not yet held is still walked to (every door open) and picked up by an
-    agent allowed to, one action every n ticks, and handed over when that agent is not its
-    owner (one handover at least for a gem in another agent's hands). 10**9 when out of reach."""
-    n = len(world.agents)
-    worst = 0
-    for a in world.goal_agents:
-        g = world.goal_item[a]
-        loc = s.item_locs[g]  # type: ignore[index]
-        if loc == -1 - a:
-            continue
-        if loc < 0:
-            worst = max(worst, ((-1 - loc) - s.turn) % n + 1)
-            continue
-        best = None
-        for b in range(n):
-            if (b, g) in world.forbidden:
-                continue
-            d = planner.relaxed_distance(s.agent_cells[b], loc)
-            if d == INF:
-                continue
-            actions = int(d) + 1 + (0 if b == a else 1)
-            ticks = ((b - s.turn) % n) + 1 + (actions - 1) * n
-            best = ticks if best is None else min(best, ticks)
-        if best is None:
-            return 10**9
-        worst = max(worst, best)
-    return worst
-
-
 def plan_help(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int,
-              nodes: int = HELP_NODES) -> tuple[tuple, tuple]:
+              nodes: int = HELP_NODES, humans: Humans = PLANNER_HUMANS, memory: tuple = ()) -> tuple[tuple, tuple]:
     """The helper's plan from ``state`` (its turn) and its predicted ending (``rollout``): a
     best-first search over the joint states at the helper's decisions, each step of a plan
-    (``help_steps``: unlock, deliver, fetch, wait) carried out against the others as the planner
-    agents (``carry_out``), each state also ended by staying out of the way from there. A state
+    (``help_steps``: unlock, deliver, fetch, wait) carried out against the others as ``humans``
+    predicts them (``carry_out``; the planner agents by default), each state also ended by staying out of the way from there. A state
     reached again later is not searched again (from the same state the same plan ends no
     sooner later). The first ending taken off the queue is the soonest: staying from the start
     before any plan, a shorter plan before a longer one among equals. Past ``nodes`` expanded
     states, the best ending found so far."""
     counter = 0
     bound = len(world.goal_agents)
-    best_ending = rollout(world, planner, state, helper, STAY)
+    best_ending = rollout(world, planner, state, helper, STAY, humans, memory)
     best = (best_ending, 0, 0, STAY)
-    # entries: (ending or lower bound, 0 = an ending / 1 = a state to expand, plan length, counter, state, plan)
-    queue: list[tuple] = [((False, state.t + ticks_left_bound(world, planner, state), -bound), 1, 0, -1, state, STAY),
-                          (best_ending, 0, 0, 0, None, STAY)]
-    seen = {state.key()[1:]: state.t}
+    # entries: (ending or lower bound, 0 = an ending / 1 = a state to expand, plan length, counter,
+    # state, plan, memory)
+    queue: list[tuple] = [((False, state.t + ticks_left_bound(world, planner, state), -bound), 1, 0, -1, state, STAY,
+                           memory), (best_ending, 0, 0, 0, None, STAY, memory)]
+    seen = {(state.key()[1:], memory): state.t}
     expanded = 0
     while queue:
-        value, kind, length, _, s, plan = heapq.heappop(queue)
+        value, kind, length, _, s, plan, mem = heapq.heappop(queue)
         if kind == 0:
             return plan, value
         expanded += 1
         if expanded > nodes:
             break
         for step in help_steps(world, planner, s, helper):
-            nxt = carry_out(world, planner, s, helper, step)
+            nxt, after = carry_out(world, planner, s, helper, step, humans, mem)
             longer = (*plan, step)
-            ending = _ending(world, nxt) if world.done(nxt) else rollout(world, planner, nxt, helper, STAY)
+            ending = _ending(world, nxt) if world.done(nxt) else rollout(world, planner, nxt, helper, STAY, humans,
+                                                                           after)
             counter += 1
-            heapq.heappush(queue, (ending, 0, len(longer), counter, None, longer))
+            heapq.heappush(queue, (ending, 0, len(longer), counter, None, longer, after))
             if (ending, len(longer)) < best[:2]:
                 best = (ending, len(longer), counter, longer)
-            k = nxt.key()[1:]
+            k = (nxt.key()[1:], after)
             if not world.done(nxt) and nxt.t < seen.get(k, world.t_max + 1):
                 seen[k] = nxt.t
                 low = (False, nxt.t + ticks_left_bound(world, planner, nxt), -bound)
                 if low < best[0]:
                     counter += 1
-                    heapq.heappush(queue, (low, 1, len(longer), counter, nxt, longer))
+                    heapq.heappush(queue, (low, 1, len(longer), counter, nxt, longer, after))
     return best[3], best[0]
 
 
 def choose_help(world: DKGWorld, planner: DKGPlanner, state: DKGState, helper: int,
-                current: tuple | None = None, expected: tuple | None = None) -> tuple[tuple, tuple]:
+                current: tuple | None = None, expected: tuple | None = None,
+                humans: Humans = PLANNER_HUMANS, memory: tuple = ()) -> tuple[tuple, tuple]:
     """The helper's plan from ``state`` and its predicted ending (``rollout``). ``current`` is
     what is left of the plan it follows and ``expected`` the ending predicted for it: while the
     world goes as predicted (the same ending from here) it is kept without searching; otherwise
     ``plan_help`` searches again, and ``current`` is left only for a strictly better plan.
 
+    ``humans`` and ``memory`` are how the helper predicts the agents with a goal (``Humans``).
     So, by construction, a planner helper never makes the others slower than without it when
     they are planner agents: at the first turn the chosen plan ends no later than staying
     (which is the others acting alone) and the prediction is exact from then on. Against other
     minds (a Boltzmann human) the search is redone whenever what happens departs from the
     prediction."""
-    now = None if current is None else rollout(world, planner, state, helper, current)
+    now = None if current is None else rollout(world, planner, state, helper, current, humans, memory)
     if current is not None and now == expected:
         return current, now  # type: ignore[return-value]
-    plan, value = plan_help(world, planner, state, helper)
+    plan, value = plan_help(world, planner, state, helper, HELP_NODES, humans, memory)
     if current is not None and now is not None and not value < now:
         return current, now
     return plan, value
 
 
+#: how a helper predicts the agents with a goal: ``seats`` as their seats are declared (an agent
+#: seated as ``cooperative`` as that kind, any other as the planner agent), or all of them as
+#: ``planner`` (ProToM's simulated human) or as ``cooperative``
+HumanPrediction = Literal["seats", "planner", "cooperative"]
+
+
 class DKGPlanningAgent(Agent):
     """Shared machinery: own goal, feedback tasks, and the plan snapshot for the views."""
 
-    def __init__(self, compliance: Probability = 1.0, show_plan: bool = True) -> None:
+    def __init__(self, compliance: Probability = 1.0, show_plan: bool = True,
+                 humans: HumanPrediction = "seats") -> None:
         if not 0.0 <= compliance <= 1.0:
             raise ValueError(f"compliance must be in [0, 1], got {compliance}")
+        if humans not in ("seats", "planner", "cooperative"):
+            raise ValueError(f"humans must be seats, planner or cooperative, got {humans!r}")
         self.compliance = compliance
         self.show_plan = show_plan
+        self.humans_param = humans
         self.feedback: Feedback | None = None
         self.feedback_task: Task | None = None
         self._last_plan: tuple[Task, Plan, DKGState] | None = None
@@ -336,9 +385,24 @@ class DKGPlanningAgent(Agent):
         self.feedback = self.feedback_task = None
         self.help_plan: tuple | None = None  # what is left of a helper's plan (choose_help)
         self.help_ending: tuple | None = None  # and the ending predicted for it
+        # how the agents with a goal are predicted (a helper's search) and, for a cooperative
+        # agent, how it acts itself; their memory is followed state by state (observe_state)
+        cooperative = {a for a in world.goal_agents if a == self.index and self.kind == "cooperative"
+                       or self.humans_param == "cooperative"
+                       or self.humans_param == "seats" and ctx.seat_kinds.get(world.agents[a]) == "cooperative"}
+        self.humans = Humans(frozenset(cooperative))
+        self.memory = self.humans.start(world)
+        self.observe_state(world.reset(ctx.seed))
+
+    def observe_state(self, state: Any) -> None:
+        if self.humans.cooperative:
+            if state.t == 0:  # the start (again, in a new task round)
+                self.memory = self.humans.start(self.world)
+            self.memory = self.humans.observe(self.world, self.planner, state, self.memory)
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": self.kind, "compliance": self.compliance}
+        found = {"kind": self.kind, "compliance": self.compliance}
+        return found if self.humans_param == "seats" else {**found, "humans": self.humans_param}
 
     # ------------------------------------------------------------ feedback
 
@@ -368,7 +432,7 @@ class DKGPlanningAgent(Agent):
                 return self.feedback_task
         if self.goal is None:
             plan, self.help_ending = choose_help(self.world, self.planner, state, self.index, self.help_plan,
-                                                 self.help_ending)
+                                                 self.help_ending, self.humans, self.memory)
             task, self.help_plan = plan_step(self.world, self.planner, state, self.index, plan)
             return task
         return self.goal
@@ -402,6 +466,27 @@ class PlannerAgent(DKGPlanningAgent):
         return action if action in legal_actions else "wait"
 
 
+class CooperativeAgent(PlannerAgent):
+    """CLIPS.jl's principal: acts by a joint policy with the others toward its own gem.
+
+    At each of its turns it plans a fewest-ticks joint plan for both agents from the state it sees
+    (``joint_step``: A* over joint actions) and takes its own action from it; it judges the others
+    not cooperating once what they did since its previous turn has put that plan's end off (a
+    later tick than it planned then), and from then on acts alone, as the planner agent
+    (``cooperative_action``). Without a goal it helps as the planner agent does."""
+
+    kind = "cooperative"
+
+    def act(self, observation: DKGObservation, legal_actions: Sequence[str]) -> str:
+        state = observation.state
+        task = self.current_task(state)
+        if self.goal is None or task != self.goal or self.index not in self.humans.cooperative:
+            return super().act(observation, legal_actions)  # helping, or a facilitator's task
+        action, self.memory = self.humans.act(self.world, self.planner, state, self.memory)
+        self._last_plan = (task, self.planner.plan(state, self.index, task), state)
+        return action if action in legal_actions else "wait"
+
+
 class BoltzmannAgent(DKGPlanningAgent):
     """The simulated human: P(a) ∝ exp(-Q(a) / temperature), Q(a) = 1 + cost-to-go after a.
 
@@ -411,8 +496,9 @@ class BoltzmannAgent(DKGPlanningAgent):
 
     kind = "boltzmann"
 
-    def __init__(self, temperature: Positive = 0.5, compliance: Probability = 1.0, show_plan: bool = True) -> None:
-        super().__init__(compliance=compliance, show_plan=show_plan)
+    def __init__(self, temperature: Positive = 0.5, compliance: Probability = 1.0, show_plan: bool = True,
+                 humans: HumanPrediction = "seats") -> None:
+        super().__init__(compliance=compliance, show_plan=show_plan, humans=humans)
         if not temperature > 0:
             raise ValueError(f"temperature must be positive, got {temperature}")
         self.temperature = float(temperature)

@@ -222,6 +222,9 @@ PLAIN_KINDS = {
                "suggestions it accepts.",
     "boltzmann": "A computer player that behaves like a person: usually the best move, now and then a worse one "
                  "(the higher its temperature, the more often).",
+    "cooperative": "A computer player that plans its moves together with its helper (a shortest plan for both "
+                   "of them to its gem) and expects the helper to play its part; once the helper does something "
+                   "that puts that plan off, it plays alone, like the planner.",
     "llm": "A language model chooses each move, reasoning about what the others want. Needs the embedded model "
            "or an endpoint (Settings > LLM).",
     "trader": "A computer trader: plans how to craft its target, guesses what the other player is after, and "
@@ -273,6 +276,8 @@ PLAIN_PARAMS = {
     "eps": "how different from what the agent would do anyway a suggestion must be (0 to 1)",
     "particles": "how many guesses about each agent's view of the world it keeps",
     "theta": "how well agents must predict each other to stay in one team",
+    "humans": "how a helper expects the players with a gem to move: as their seats are chosen (seats), each "
+              "alone on the shortest way (planner), or by a plan together with it (cooperative)",
 }
 
 
