@@ -451,7 +451,8 @@ def test_the_memos_hold_nothing_the_garbage_collector_walks() -> None:
     for _ in range(3):  # a tuple is untracked once the ones inside it are: one pass per level of nesting
         gc.collect()
     memos = {"_cache": engine._cache, "_first": engine._first, "_successors": engine._successors,
-             "_suffixes": engine._suffixes, "_situations": engine._situations}
+             "_suffixes": engine._suffixes, "_situations": engine._situations,
+             "_situation_of": engine._situation_of}
     assert all(memos.values())
     for label, memo in memos.items():
         tracked = [k for k, v in memo.items() if gc.is_tracked(k) or gc.is_tracked(v)]

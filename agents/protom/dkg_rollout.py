@@ -59,8 +59,11 @@ class DKGRollouts:
         # key -> the keys in ``_first`` whose rollout walked the agent whose turn it was one step
         # into ``key``'s cells (the candidates ``_shifted`` checks): see _remember_first
         self._successors: dict[tuple, tuple[tuple, ...]] = {}
-        # (items, doors) -> (agent, cell, task...) -> mode: see _modes
+        # (keys' locations, doors) -> (agent, cell, task..., its item's location) -> mode: see _modes
         self._situations: dict[tuple, dict[tuple, tuple]] = {}
+        # (items, doors) -> the same dict as _situations holds for its keys' locations and doors
+        self._situation_of: dict[tuple, dict[tuple, tuple]] = {}
+        self._key_items = planner.key_items
         # event state -> (finish ticks from it, tick of its last event, tick of the event past the
         # horizon that cut it or None): see _simulate
         self._suffixes: dict[tuple, tuple[tuple[int | None, ...], int, int | None]] = {}
@@ -252,16 +255,25 @@ class DKGRollouts:
         impossible; and the agent that acts first with the tick of its structural action (-1,
         INF: none).
 
-        An agent's mode depends only on the items and doors, its own cell, its task and (for a
-        handover) the recipient's cell, so it is memoized per (items, doors) situation; a stuck
-        agent's target (where its goal gem lies, or who holds it) is read off s every time. The
-        ``DKGState`` is made only when the planner is asked."""
+        An agent's mode depends only on its plan (``DKGPlanner.plan``), its own cell and the open
+        doors, and the plan only on the keys' locations (which it holds, which lie on the floor),
+        the doors, its cell, its task, where the task's item lies and (for a handover) the
+        recipient's cell. So modes are memoized per situation of the keys and doors, under the
+        agent, its cell, its task, the task's item's location and the recipient's cell: another
+        agent picking up its gem leaves the situation as it was. A stuck agent's target (where its
+        goal gem lies, or who holds it) is read off s every time. The ``DKGState`` is made only
+        when the planner is asked."""
         s: DKGState | None = None
-        situation = self._situations.get((locs, doors))
+        situation = self._situation_of.get((locs, doors))
         if situation is None:
-            if len(self._situations) >= self._max_cached:
+            if len(self._situation_of) >= self._max_cached:
+                self._situation_of.clear()
                 self._situations.clear()
-            situation = self._situations[(locs, doors)] = {}
+            keys = (tuple([locs[k] for k in self._key_items]), doors)
+            situation = self._situations.get(keys)
+            if situation is None:
+                situation = self._situations[keys] = {}
+            self._situation_of[(locs, doors)] = situation
         n = len(goals)
         modes: list[tuple] = []
         best_i, best_tau = -1, INF
@@ -269,7 +281,8 @@ class DKGRollouts:
             mode = None
             task = pending[i]
             if task is not None:
-                key = (i, cells[i], self._task_key(task), cells[task.to] if task.kind == "give" else -1)
+                key = (i, cells[i], self._task_key(task), cells[task.to] if task.kind == "give" else -1,
+                       locs[task.item] if task.item >= 0 else 0)
                 found = situation.get(key)
                 if found is None:
                     if s is None:
@@ -285,7 +298,7 @@ class DKGRollouts:
                 if locs[g] == -1 - i:
                     modes.append(_IDLE_MODE)
                     continue
-                key = (i, cells[i], g)
+                key = (i, cells[i], g, locs[g])
                 mode = situation.get(key)
                 if mode is None:
                     if s is None:
