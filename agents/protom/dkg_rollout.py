@@ -75,7 +75,8 @@ class DKGRollouts:
         # every event of its rollouts) is found without hashing it (a dataclass's __hash__ and
         # __eq__ run in Python); the object is held, so its id is not reused while kept
         self._task_objects: dict[int, tuple[Task, int]] = {}
-        self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0, "suffixes": 0}
+        self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0, "suffixes": 0,
+                      "shifted_in_place": 0, "suffixes_at_start": 0}
 
     def _world_for(self, goals: tuple[int, ...]) -> DKGWorld:
         """The same rules with ``goals`` as the agents' goals: the real world ends its episodes
@@ -187,15 +188,17 @@ class DKGRollouts:
     def _shifted(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None,
                  key: tuple) -> tuple[int | None, ...] | None:
         """The rollout from ``state`` read off the one from the tick before, when that tick only
-        moved its agent one step the way the rollout walked it; None when it cannot be.
+        moved its agent the way the rollout moved it (one step, or none); None when it cannot be.
 
-        Let s be the previous state (the same items and doors, the previous turn's agent m one
-        cell back) and R(s) its cached rollout, which walked m towards its first macro's end cell
-        (distance d >= 1) and ended with every agent done or nothing left to happen (not at the
-        horizon). If ``state`` has m on that walk's next cell and every agent's first-event mode
-        here equals R(s)'s (m's distance d - 1, the same feedback task pending), every agent's
-        first structural action is one tick nearer, the agents stand on the same cells when it
-        happens, and from there on both rollouts are the same: every finish tick is one less."""
+        Let s be the previous state (the same items and doors, the previous turn's agent m on the
+        cell it left, or on the same cell) and R(s) its cached rollout, which ended with every agent
+        done or nothing left to happen (not at the horizon) and in which m did no structural action
+        at its tick 0: m walked towards its first macro's end cell (distance d >= 1), or, idle,
+        stayed, or, stuck, took its greedy step (or stayed where it has none). If ``state`` has m
+        where R(s) put it after that tick and every agent's first-event mode here equals R(s)'s
+        (a walking m's distance d - 1, the same feedback task pending), every agent's first
+        structural action is one tick nearer, the agents stand on the same cells when it happens,
+        and from there on both rollouts are the same: every finish tick is one less."""
         n = len(state.agent_cells)
         m = (state.turn - 1) % n
         for prev_key in self._successors.get(key, ()):
@@ -207,30 +210,42 @@ class DKGRollouts:
                 continue
             modes, pending, whole = info
             mode = modes[m]
+            if mode[0] == _WALK:
+                mode = (_WALK, mode[1], mode[2] - 1, mode[3])
             now_modes, now_pending = self._first_event(state, goals, extra)
-            if now_pending == pending and now_modes == modes[:m] + ((_WALK, mode[1], mode[2] - 1, mode[3]),) \
-                    + modes[m + 1:]:
+            if now_pending == pending and now_modes == modes[:m] + (mode,) + modes[m + 1:]:
                 self._remember_first(key, now_modes, now_pending, True)
                 self.stats["shifted"] += 1
+                if mode[0] != _WALK:
+                    self.stats["shifted_in_place"] += 1
                 return tuple(f - 1 if f else f for f in finish)
         return None
 
     def _remember_first(self, key: tuple, modes: tuple, pending: tuple[bool, ...], whole: bool) -> None:
-        """Keep a rollout's first-event modes for ``_shifted``; when it ran to its end and walked
-        the agent whose turn it is (``m``) towards its first macro's end cell (distance d >= 1),
-        index it under the key of the state one tick later with ``m`` one step along that walk
-        (the one state from which ``_shifted`` may read it off)."""
+        """Keep a rollout's first-event modes for ``_shifted``; when it ran to its end and the agent
+        whose turn it is (``m``) did no structural action at tick 0 (it walked towards its first
+        macro's end cell at distance d >= 1, or it is idle or stuck), index it under the key of the
+        state one tick later with ``m`` where that tick left it (the one state from which
+        ``_shifted`` may read it off)."""
         self._first[key] = (modes, pending, whole)
         if not whole:
             return
         m = key[0]
         mode = modes[m]
-        if mode[0] != _WALK or mode[2] < 1:
-            return
         cells = key[1]
-        nxt = self._next_hops(mode[1], key[3])[cells[m]]
-        if nxt < 0:
-            return
+        kind = mode[0]
+        if kind == _WALK:
+            if mode[2] < 1:
+                return
+            nxt = self._next_hops(mode[1], key[3])[cells[m]]
+            if nxt < 0:
+                return
+        elif kind == _STUCK:
+            nxt = self._descents(mode[1], key[3])[cells[m]]
+            if nxt < 0:
+                nxt = cells[m]  # no greedy step from there: it stays
+        else:
+            nxt = cells[m]  # idle: it stays
         n = len(cells)
         succ = ((m + 1) % n, cells[:m] + (nxt,) + cells[m + 1:]) + key[2:]
         self._successors[succ] = self._successors.get(succ, ()) + (key,)
@@ -394,24 +409,30 @@ class DKGRollouts:
         now = 0
         holds = self._holds_for(goals)
         first = True
+        read_at_start = False
         cut: int | None = None  # the tick of an event past the horizon that ended the rollout
         last = 0  # the tick of the last event simulated
         trail: list[tuple[tuple, int]] = []  # the event states met, with their ticks
         suffixes = self._suffixes
         left = finish.count(None)  # agents still without their gem
         while left:
+            # The start state too: the state a decision starts from is an event state of the rollouts
+            # of the tick before when its agent did what they had it do (a pickup, say).
+            here_key = (turn, cells, locs, doors, goals, None if extra is None or pending[extra[0]] is None
+                        else key_extra)
+            known = suffixes.get(here_key)
+            if known is not None and (known[2] is None or horizon - now < known[2]):
+                self.stats["suffixes"] += 1
+                rest, end, rest_cut = known
+                finish = [f if f is not None else (None if r is None else now + r)
+                          for f, r in zip(finish, rest)]
+                last = now + end
+                cut = None if rest_cut is None else now + rest_cut
+                read_at_start = first
+                if first:
+                    self.stats["suffixes_at_start"] += 1
+                break
             if not first:
-                here_key = (turn, cells, locs, doors, goals, None if extra is None or pending[extra[0]] is None
-                            else key_extra)
-                known = suffixes.get(here_key)
-                if known is not None and (known[2] is None or horizon - now < known[2]):
-                    self.stats["suffixes"] += 1
-                    rest, end, rest_cut = known
-                    finish = [f if f is not None else (None if r is None else now + r)
-                              for f, r in zip(finish, rest)]
-                    last = now + end
-                    cut = None if rest_cut is None else now + rest_cut
-                    break
                 trail.append((here_key, now))
             modes, best_i, best_tau = self._modes(t, turn, cells, locs, doors, reached, goals, holds, pending)
             if first and key is not None:
@@ -488,7 +509,9 @@ class DKGRollouts:
         whole = cut is None and last <= horizon
         if not whole:
             finish = [f if f is not None and f <= horizon else None for f in finish]
-        if not first and key is not None:
+        if key is not None and (not first or read_at_start):
+            if first:  # read off at the start: its first event's modes as the simulation would have them
+                first_modes, first_pending = self._first_event(state, goals, extra)
             self._remember_first(key, first_modes, first_pending, whole)
         return tuple(finish)
 
