@@ -415,6 +415,8 @@ class DKGRollouts:
         trail: list[tuple[tuple, int]] = []  # the event states met, with their ticks
         suffixes = self._suffixes
         left = finish.count(None)  # agents still without their gem
+        next_hop, descent = self._next_hop, self._descent
+        events = 0
         while left:
             # The start state too: the state a decision starts from is an event state of the rollouts
             # of the tick before when its agent did what they had it do (a pickup, say).
@@ -443,7 +445,7 @@ class DKGRollouts:
             if now + best_tau + 1 > horizon:
                 cut = now + int(best_tau) + 1
                 break  # not in time
-            self.stats["events"] += 1
+            events += 1
             tau = int(best_tau)
             new_cells = list(cells)
             for j in range(n):
@@ -452,17 +454,30 @@ class DKGRollouts:
                 if kind == _IDLE:
                     continue
                 off = (j - turn) % n
-                turns = 0 if tau <= off else -(-(tau - off) // n)  # own turns strictly before tick tau
+                if tau <= off:
+                    continue  # no turn of its own before tick tau
+                turns = -(-(tau - off) // n)  # own turns strictly before tick tau
                 if kind == _WALK:
                     d = mode[2]
-                    if turns == 0 or d == 0:
+                    if d == 0:
                         continue
                     if turns >= d:  # all the way: d is the end cell's distance, each hop one nearer
                         new_cells[j] = mode[1]
-                    else:
-                        new_cells[j] = self._walk(cells[j], self._next_hops(mode[1], doors), turns)
+                        continue
+                    hops = next_hop.get((mode[1], doors))
+                    if hops is None:
+                        hops = self._next_hops(mode[1], doors)
                 else:
-                    new_cells[j] = self._walk(cells[j], self._descents(mode[1], doors), turns)
+                    hops = descent.get((mode[1], doors))
+                    if hops is None:
+                        hops = self._descents(mode[1], doors)
+                cell = cells[j]
+                for _ in range(turns):  # _walk
+                    nxt = hops[cell]
+                    if nxt < 0:
+                        break
+                    cell = nxt
+                new_cells[j] = cell
             moved = tuple(new_cells)
             action = modes[best_i][3]
             applied = self._apply(world, best_i, moved, locs, doors, action)
@@ -492,6 +507,7 @@ class DKGRollouts:
                     if finish[i] is None and new_locs[g] == -1 - i:
                         finish[i] = now
                         left -= 1
+        self.stats["events"] += events
         if trail:
             if len(suffixes) >= self._max_cached:
                 suffixes.clear()
@@ -503,7 +519,7 @@ class DKGRollouts:
                 if lost and any(f is not None and f < then and here_key[2][goals[i]] != -1 - i
                                 for i, f in enumerate(finish)):
                     continue
-                suffixes[here_key] = (tuple(None if f is None else f - then if f > then else 0 for f in finish),
+                suffixes[here_key] = (tuple([None if f is None else f - then if f > then else 0 for f in finish]),
                                       last - then, None if cut is None else cut - then)
         # A suffix read off may run past this rollout's horizon: cut it there.
         whole = cut is None and last <= horizon
