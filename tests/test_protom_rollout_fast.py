@@ -368,7 +368,7 @@ def test_rollouts_equal_the_reference(name: str) -> None:
 
 def test_the_caches_are_exercised() -> None:
     stats = _check(_world("team-01-six"), seed=3, walks=1, length=24)
-    assert stats["suffixes"] > 0 and stats["shifted"] > 0
+    assert stats["suffixes"] > 0 and stats["shifted"] > 0 and stats["tails"] > 0
 
 
 def test_a_facilitators_cached_rollouts_equal_the_reference() -> None:

@@ -29,7 +29,7 @@ the same with or without these memos (``tests/test_protom_rollout_fast.py``).
 
 from __future__ import annotations
 
-from agents.dkg.planner import INF, DKGPlanner, Macro, Task
+from agents.dkg.planner import INF, DKGPlanner, Macro, Plan, Task
 from agents.protom.core import Rollout
 from sim.dkg.world import CONSUMED, DKGState, DKGWorld
 from sim.world import IllegalAction
@@ -76,7 +76,7 @@ class DKGRollouts:
         # __eq__ run in Python); the object is held, so its id is not reused while kept
         self._task_objects: dict[int, tuple[Task, int]] = {}
         self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0, "suffixes": 0,
-                      "shifted_in_place": 0, "suffixes_at_start": 0}
+                      "shifted_in_place": 0, "suffixes_at_start": 0, "tails": 0}
 
     def _world_for(self, goals: tuple[int, ...]) -> DKGWorld:
         """The same rules with ``goals`` as the agents' goals: the real world ends its episodes
@@ -210,9 +210,10 @@ class DKGRollouts:
                 continue
             modes, pending, whole = info
             mode = modes[m]
-            if mode[0] == _WALK:
-                mode = (_WALK, mode[1], mode[2] - 1, mode[3])
             now_modes, now_pending = self._first_event(state, goals, extra)
+            if mode[0] == _WALK:  # one step nearer (whether its walk is straight may change on the way)
+                now = now_modes[m]
+                mode = (_WALK, mode[1], mode[2] - 1, mode[3], now[4] if now[0] == _WALK else mode[4])
             if now_pending == pending and now_modes == modes[:m] + (mode,) + modes[m + 1:]:
                 self._remember_first(key, now_modes, now_pending, True)
                 self.stats["shifted"] += 1
@@ -323,11 +324,11 @@ class DKGRollouts:
                 if mode is _NO_PLAN:  # its target as DKGPlanner._task_cell gives it: the gem's cell or holder's
                     loc = locs[g]
                     if loc >= 0:
-                        modes.append((_STUCK, loc))
+                        modes.append((_STUCK, loc, True))  # its target stays where it is
                     elif loc == CONSUMED:
                         modes.append(_IDLE_MODE)
                     else:
-                        modes.append((_STUCK, cells[-1 - loc]))
+                        modes.append((_STUCK, cells[-1 - loc], False))
                     continue
             modes.append(mode)
             if mode[0] == _WALK:
@@ -372,11 +373,53 @@ class DKGRollouts:
         macro: Macro = plan.macros[0]
         here = s.agent_cells[i]
         if here == macro.end_cell or (here in macro.cells and macro.action.startswith(("unlock", "handover"))):
-            return (_WALK, macro.end_cell, 0, macro.action)
+            return (_WALK, macro.end_cell, 0, macro.action, not feedback and self._straight(s, i, task, plan, 0))
         d = planner.distances(self._singletons[macro.end_cell], s.open_doors)[here]
         if d == INF:  # cannot happen for a plan made in this state; be safe
             return _IDLE_MODE
-        return (_WALK, macro.end_cell, int(d), macro.action)
+        return (_WALK, macro.end_cell, int(d), macro.action, not feedback and self._straight(s, i, task, plan, int(d)))
+
+    def _straight(self, s: DKGState, i: int, task: Task, plan: Plan, d: int) -> bool:
+        """Whether agent ``i``'s ``plan`` for its own goal ``task`` in ``s`` is the planner's straight
+        walk (``DKGPlanner._search``: walking to the gem, at distance ``d``, and picking it up
+        costs at most one step more than the heuristic, the distance with every door it could
+        ever open open). Then, while no key moves and no door opens, the planner gives that walk
+        from every cell on it too (``d`` falls by one a step, the relaxed distance by at most
+        one, and the agent stays where the same doors are openable): see ``_tail``."""
+        planner = self.planner
+        gem = task.item
+        if not planner.relaxation or s.item_locs[gem] < 0 or len(plan.macros) != 1 \
+                or plan.macros[0].end_cell != s.item_locs[gem]:
+            return False  # not a walk to the gem and its pickup
+        locs, me = s.item_locs, -1 - i
+        held = tuple(k for k in planner.key_items if locs[k] == me)
+        floor = 0
+        for bit, k in enumerate(planner.key_items):
+            if locs[k] >= 0:
+                floor |= 1 << bit
+        here = s.agent_cells[i]
+        relaxed = planner.openable_doors(here, held, s.open_doors, floor)
+        return d <= planner.distances(self._singletons[locs[gem]], relaxed)[here] + 1
+
+    @staticmethod
+    def _tail(modes: list[tuple], turn: int, n: int) -> list[int] | None:
+        """The tick (from now) at which each agent picks up its gem, when the rest of a rollout
+        is nothing but that: every agent idle (it holds its gem), or stuck towards a gem lying on
+        the floor (it never gets it), or on the planner's straight walk to its gem (``_straight``),
+        with no feedback task pending and no pressure plates. No key then moves and no door
+        opens, so no agent's plan changes: each one walks its d steps on its own turns and picks
+        the gem up on the next, at (i - turn) mod n + n d + 1. -1 for an agent that never does;
+        None when the rest is not that simple."""
+        out = [-1] * n
+        for i, mode in enumerate(modes):
+            kind = mode[0]
+            if kind == _WALK:
+                if not mode[4]:
+                    return None
+                out[i] = (i - turn) % n + n * mode[2] + 1
+            elif kind == _STUCK and not mode[2]:
+                return None  # its gem is in someone's hands: its target moves
+        return out
 
     def _simulate(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None,
                   key: tuple | None = None) -> tuple[int | None, ...]:
@@ -440,6 +483,20 @@ class DKGRollouts:
             if first and key is not None:
                 first_modes, first_pending = tuple(modes), tuple(p is not None for p in pending)
             first = False
+            if not plates and (extra is None or pending[extra[0]] is None):
+                tail = self._tail(modes, turn, n)
+                if tail is not None:  # the rest is every agent walking straight to its gem
+                    self.stats["tails"] += 1
+                    for tick, i in sorted((now + k, i) for i, k in enumerate(tail) if k >= 0):
+                        if tick > horizon:
+                            cut = tick
+                            break  # not in time
+                        events += 1
+                        last = tick
+                        if finish[i] is None:
+                            finish[i] = tick
+                            left -= 1
+                    break
             if best_i < 0:
                 break  # nothing will change any more
             if now + best_tau + 1 > horizon:
