@@ -510,12 +510,14 @@ def _permutations(m: int, n: int) -> np.ndarray:
     starting with f are f followed by those of ``n - 1`` of ``range(m - 1)``, each number from f
     on raised by one (which keeps their order)."""
     rows = np.zeros((1, 0), dtype=np.intp)
-    for k in range(1, n + 1):  # choices of k of the last m - n + k numbers' positions
-        size = m - n + k
-        first = np.repeat(np.arange(size, dtype=np.intp), len(rows))
-        rest = np.tile(rows, (size, 1))
-        rest += rest >= first[:, None]
-        rows = np.concatenate((first[:, None], rest), axis=1)
+    for k in range(1, n + 1):  # the choices of k of range(m - n + k)
+        size, q = m - n + k, len(rows)
+        out = np.empty((size * q, k), dtype=np.intp)
+        out[:, 0] = np.repeat(np.arange(size, dtype=np.intp), q)
+        rest = out[:, 1:].reshape(size, q, k - 1)  # a view: one block of the choices before per first number
+        rest[:] = rows
+        rest += rest >= np.arange(size, dtype=np.intp)[:, None, None]
+        rows = out
     return rows
 
 
