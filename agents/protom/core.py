@@ -512,7 +512,7 @@ def _permutations(m: int, n: int) -> np.ndarray:
     rows = np.zeros((1, 0), dtype=np.intp)
     for k in range(1, n + 1):  # the choices of k of range(m - n + k)
         size, q = m - n + k, len(rows)
-        out = np.empty((size * q, k), dtype=np.intp)
+        out = np.empty((size * q, k), dtype=np.intp, order="F")  # by columns: the agents x hypotheses table
         out[:, 0] = np.repeat(np.arange(size, dtype=np.intp), q)
         rest = out[:, 1:].reshape(size, q, k - 1)  # a view: one block of the choices before per first number
         rest[:] = rows
