@@ -23,8 +23,9 @@ Because nothing but walking happens between structural events, the simulation ju
 one event to the next: a rollout costs a few plan look-ups per event, not per tick. Agents'
 modes are memoized per items-and-doors situation, and the rest of a rollout after an event
 state met before is read off a memo of event states (``_simulate``), so that the many rollouts
-of one decision (one per goal hypothesis and feedback effect) share their work; a rollout is
-the same with or without these memos (``tests/test_protom_rollout_fast.py``).
+of one decision (one per goal hypothesis and feedback effect) share their work. Once every agent
+left is on the planner's straight walk to its gem, the rest is computed at once (``_tail``). A
+rollout is the same with or without these memos (``tests/test_protom_rollout_fast.py``).
 """
 
 from __future__ import annotations
