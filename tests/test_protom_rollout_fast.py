@@ -457,3 +457,27 @@ def test_the_memos_hold_nothing_the_garbage_collector_walks() -> None:
     for label, memo in memos.items():
         tracked = [k for k, v in memo.items() if gc.is_tracked(k) or gc.is_tracked(v)]
         assert not tracked, f"{label}: {len(tracked)} of {len(memo)} entries tracked, e.g. {tracked[0]!r:.300}"
+
+
+@pytest.mark.parametrize("name", ["protom-05-trio", "team-01-six"])
+def test_rollouts_with_shared_goals_equal_the_reference(name: str) -> None:
+    """Goal tuples where agents are after the same gem (the engine takes any tuple, not only the
+    exclusive hypotheses): the first to pick it up has it, the others are left stuck, also when
+    every agent is on a straight walk (the last stretch computed at once must not apply)."""
+    world = _world(name)
+    rng = random.Random(5)
+    new, ref = DKGRollouts(world, DKGPlanner(world)), ReferenceRollouts(world, DKGPlanner(world))
+    adapter = DKGAdapter(world)
+    gems = [world.item_index[g] for g in world.gem_ids]
+    n = len(world.agents)
+    checked = 0
+    for met in _walks(world, rng, 2, 12):
+        for state in met:
+            one = rng.choice(gems)
+            pair = list(rng.sample(gems, n)) if len(gems) >= n else [rng.choice(gems) for _ in range(n)]
+            pair[1] = pair[0]
+            for goals in ((one,) * n, tuple(pair)):
+                for extra in [None] + [adapter._extra(c) for c in adapter.candidates(state)][:2]:
+                    assert new.run(state, goals, extra) == ref.run(state, goals, extra), (name, state, goals, extra)
+                    checked += 1
+    assert checked > 0

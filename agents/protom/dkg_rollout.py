@@ -412,11 +412,13 @@ class DKGRollouts:
         the gem up on the next, at (i - turn) mod n + n d + 1. -1 for an agent that never does;
         None when the rest is not that simple."""
         out = [-1] * n
+        ends: set[int] = set()
         for i, mode in enumerate(modes):
             kind = mode[0]
             if kind == _WALK:
-                if not mode[4]:
-                    return None
+                if not mode[4] or mode[1] in ends:
+                    return None  # not straight, or two agents after one gem (goals need not differ)
+                ends.add(mode[1])
                 out[i] = (i - turn) % n + n * mode[2] + 1
             elif kind == _STUCK and not mode[2]:
                 return None  # its gem is in someone's hands: its target moves
