@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from agents.protom.core import GoalInference, goal_prior
 from agents.protom.dkg import DKGAdapter
@@ -312,3 +313,27 @@ def test_max_hypotheses_keeps_the_heaviest_in_enumeration_order():
     assert len(top) == 3 and set(top) == set(heaviest)
     assert top == [h for h in full if h in heaviest]  # enumeration order kept
     assert joint_hypotheses(adapter, posts, max_hypotheses=len(full)) == full
+
+
+@pytest.mark.parametrize("m", range(1, 9))
+def test_the_goal_permutations_are_itertools_own(m):
+    """``_permutations`` builds with numpy the rows ``itertools.permutations`` gives, in its order."""
+    import itertools
+
+    from agents.protom.core import _permutations
+    for n in range(1, m + 1):
+        expected = np.array(list(itertools.permutations(range(m), n)), dtype=np.intp)
+        got = _permutations(m, n)
+        assert got.shape == expected.shape and (got == expected).all(), (m, n)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.125, 0.25, 0.5, 1e-9, 1.0]), min_size=1, max_size=40),
+       st.integers(min_value=1, max_value=8))
+def test_the_heaviest_rows_are_a_stable_sorts(weights, k):
+    """The top-k selections without a full sort pick what the full stable sort picks (ties: the
+    first), and the largest values in the same order."""
+    from agents.protom.core import _heaviest_rows, _largest
+    w = np.array(weights)
+    assert _heaviest_rows(w, k).tolist() == sorted(np.argsort(-w, kind="stable")[:k].tolist())
+    assert _largest(w, k).tolist() == np.sort(w)[::-1][:k].tolist()

@@ -368,7 +368,7 @@ def test_rollouts_equal_the_reference(name: str) -> None:
 
 def test_the_caches_are_exercised() -> None:
     stats = _check(_world("team-01-six"), seed=3, walks=1, length=24)
-    assert stats["suffixes"] > 0 and stats["shifted"] > 0
+    assert stats["suffixes"] > 0 and stats["shifted"] > 0 and stats["tails"] > 0
 
 
 def test_a_facilitators_cached_rollouts_equal_the_reference() -> None:
@@ -451,8 +451,33 @@ def test_the_memos_hold_nothing_the_garbage_collector_walks() -> None:
     for _ in range(3):  # a tuple is untracked once the ones inside it are: one pass per level of nesting
         gc.collect()
     memos = {"_cache": engine._cache, "_first": engine._first, "_successors": engine._successors,
-             "_suffixes": engine._suffixes, "_situations": engine._situations}
+             "_suffixes": engine._suffixes, "_situations": engine._situations,
+             "_situation_of": engine._situation_of}
     assert all(memos.values())
     for label, memo in memos.items():
         tracked = [k for k, v in memo.items() if gc.is_tracked(k) or gc.is_tracked(v)]
         assert not tracked, f"{label}: {len(tracked)} of {len(memo)} entries tracked, e.g. {tracked[0]!r:.300}"
+
+
+@pytest.mark.parametrize("name", ["protom-05-trio", "team-01-six"])
+def test_rollouts_with_shared_goals_equal_the_reference(name: str) -> None:
+    """Goal tuples where agents are after the same gem (the engine takes any tuple, not only the
+    exclusive hypotheses): the first to pick it up has it, the others are left stuck, also when
+    every agent is on a straight walk (the last stretch computed at once must not apply)."""
+    world = _world(name)
+    rng = random.Random(5)
+    new, ref = DKGRollouts(world, DKGPlanner(world)), ReferenceRollouts(world, DKGPlanner(world))
+    adapter = DKGAdapter(world)
+    gems = [world.item_index[g] for g in world.gem_ids]
+    n = len(world.agents)
+    checked = 0
+    for met in _walks(world, rng, 2, 12):
+        for state in met:
+            one = rng.choice(gems)
+            pair = list(rng.sample(gems, n)) if len(gems) >= n else [rng.choice(gems) for _ in range(n)]
+            pair[1] = pair[0]
+            for goals in ((one,) * n, tuple(pair)):
+                for extra in [None] + [adapter._extra(c) for c in adapter.candidates(state)][:2]:
+                    assert new.run(state, goals, extra) == ref.run(state, goals, extra), (name, state, goals, extra)
+                    checked += 1
+    assert checked > 0

@@ -1,6 +1,7 @@
 """ProToM's joint rollouts in Doors, Keys and Gems read off the previous tick's rollout when the
-agent that moved walked as the rollout had it walk (``DKGRollouts._shifted``): every rollout so
-obtained must equal a rollout simulated from scratch in the same state."""
+agent that moved walked (or stayed) as the rollout had it (``DKGRollouts._shifted``), or off the
+suffix memo at their start state: every rollout so obtained must equal a rollout simulated from
+scratch in the same state."""
 
 from __future__ import annotations
 
@@ -35,5 +36,15 @@ def test_shifted_rollouts_equal_fresh_ones_on_a_shipped_scenario():
 
 
 def test_shifted_rollouts_equal_fresh_ones_with_six_agents():
+    """Also the rollouts read off when the agent that moved stayed where the rollout had it stay
+    (idle: it waits holding its gem), and those read off the suffix memo at the state they start
+    from (the tick before's rollouts reached it as an event state)."""
     stats = check_every_rollout("team-01-six", "tom-planner:k=cycle", {"max_hypotheses": 2}, 30)
-    assert stats["shifted"] > 0
+    assert stats["shifted"] > 0 and stats["shifted_in_place"] > 0 and stats["suffixes_at_start"] > 0
+
+
+def test_shifted_rollouts_of_a_stuck_agent_equal_fresh_ones():
+    """The agent that moved is stuck in the rollouts of the tick before (it cannot reach its gem
+    alone) and took the greedy step they had it take."""
+    stats = check_every_rollout("protom-20-far-side", "boltzmann:temperature=0.5", {}, 60)
+    assert stats["shifted_in_place"] > 0

@@ -388,10 +388,30 @@ def _kept(weights: np.ndarray, limit: HypothesisLimit) -> int:
     if limit == "auto":
         if n <= AUTO_EXACT_UP_TO:
             return n
-        heaviest = np.sort(weights)[::-1][:AUTO_CAP]
+        heaviest = _largest(weights, AUTO_CAP)
         reached = np.flatnonzero(np.cumsum(heaviest) >= AUTO_MASS * float(weights.sum()))
         return int(reached[0]) + 1 if len(reached) else len(heaviest)
     return min(n, int(limit))
+
+
+def _largest(values: np.ndarray, k: int) -> np.ndarray:
+    """The ``k`` largest of ``values``, largest first (``np.sort(values)[::-1][:k]``, without
+    sorting them all)."""
+    if len(values) <= k:
+        return np.sort(values)[::-1]
+    return np.sort(np.partition(values, len(values) - k)[len(values) - k:])[::-1]
+
+
+def _heaviest_rows(weights: np.ndarray, k: int) -> np.ndarray:
+    """The positions of the ``k`` largest ``weights``, ties going to the first (those of a stable
+    sort by decreasing weight, ``np.argsort(-weights, kind="stable")[:k]``), in increasing order;
+    without sorting them all: every weight above the k-th largest, then the first ones equal to it."""
+    if k >= len(weights):
+        return np.arange(len(weights))
+    kth = np.partition(weights, len(weights) - k)[len(weights) - k]
+    above = np.flatnonzero(weights > kth)
+    level = np.flatnonzero(weights == kth)[:k - len(above)]
+    return np.sort(np.concatenate((above, level)))
 
 
 def joint_hypotheses(adapter: ProToMAdapter, posteriors: Mapping[AgentId, np.ndarray],
@@ -484,6 +504,23 @@ def _assignments(goals: int, agents: int) -> int:
     return math.perm(goals, agents) if agents <= goals else 0
 
 
+def _permutations(m: int, n: int) -> np.ndarray:
+    """Every ordered choice of ``n`` of ``range(m)`` without repeats, one per row, in
+    lexicographic order (``itertools.permutations(range(m), n)``), built with numpy: the choices
+    starting with f are f followed by those of ``n - 1`` of ``range(m - 1)``, each number from f
+    on raised by one (which keeps their order)."""
+    rows = np.zeros((1, 0), dtype=np.intp)
+    for k in range(1, n + 1):  # the choices of k of range(m - n + k)
+        size, q = m - n + k, len(rows)
+        out = np.empty((size * q, k), dtype=np.intp, order="F")  # by columns: the agents x hypotheses table
+        out[:, 0] = np.repeat(np.arange(size, dtype=np.intp), q)
+        rest = out[:, 1:].reshape(size, q, k - 1)  # a view: one block of the choices before per first number
+        rest[:] = rows
+        rest += rest >= np.arange(size, dtype=np.intp)[:, None, None]
+        rows = out
+    return rows
+
+
 def _exclusive_hypotheses(goals: Sequence[Goal], posts: Sequence[np.ndarray], prune_below: float,
                           max_hypotheses: HypothesisLimit
                           ) -> tuple[list[tuple[tuple[Goal, ...], float]], int]:
@@ -493,8 +530,7 @@ def _exclusive_hypotheses(goals: Sequence[Goal], posts: Sequence[np.ndarray], pr
     n, m = len(posts), len(goals)
     cached = _PERMUTATIONS.get((m, n))
     if cached is None:
-        perms = np.fromiter(itertools.chain.from_iterable(itertools.permutations(range(m), n)), dtype=np.intp,
-                            count=math.perm(m, n) * n).reshape(-1, n)  # lexicographic, without a list of tuples
+        perms = _permutations(m, n)
         # agents x hypotheses: where each agent's factor lies in the flattened agents x goals table
         where = np.ascontiguousarray((perms + np.arange(n) * m).T)
         cached = _PERMUTATIONS[(m, n)] = (perms, where)
@@ -522,8 +558,7 @@ def _exclusive_hypotheses(goals: Sequence[Goal], posts: Sequence[np.ndarray], pr
     left = len(rows)
     keep = _kept(w[rows], max_hypotheses) if max_hypotheses is not None else left
     if keep < left:
-        order = np.argsort(-w[rows], kind="stable")[:keep]  # ties: the first enumerated
-        rows = np.sort(rows[order])
+        rows = rows[_heaviest_rows(w[rows], keep)]  # ties: the first enumerated
     weights = w[rows].tolist()
     return [(tuple(goals[k] for k in perms[r]), weights[j]) for j, r in enumerate(rows.tolist())], left
 

@@ -23,13 +23,14 @@ Because nothing but walking happens between structural events, the simulation ju
 one event to the next: a rollout costs a few plan look-ups per event, not per tick. Agents'
 modes are memoized per items-and-doors situation, and the rest of a rollout after an event
 state met before is read off a memo of event states (``_simulate``), so that the many rollouts
-of one decision (one per goal hypothesis and feedback effect) share their work; a rollout is
-the same with or without these memos (``tests/test_protom_rollout_fast.py``).
+of one decision (one per goal hypothesis and feedback effect) share their work. Once every agent
+left is on the planner's straight walk to its gem, the rest is computed at once (``_tail``). A
+rollout is the same with or without these memos (``tests/test_protom_rollout_fast.py``).
 """
 
 from __future__ import annotations
 
-from agents.dkg.planner import INF, DKGPlanner, Macro, Task
+from agents.dkg.planner import INF, DKGPlanner, Macro, Plan, Task
 from agents.protom.core import Rollout
 from sim.dkg.world import CONSUMED, DKGState, DKGWorld
 from sim.world import IllegalAction
@@ -59,8 +60,11 @@ class DKGRollouts:
         # key -> the keys in ``_first`` whose rollout walked the agent whose turn it was one step
         # into ``key``'s cells (the candidates ``_shifted`` checks): see _remember_first
         self._successors: dict[tuple, tuple[tuple, ...]] = {}
-        # (items, doors) -> (agent, cell, task...) -> mode: see _modes
+        # (keys' locations, doors) -> (agent, cell, task..., its item's location) -> mode: see _modes
         self._situations: dict[tuple, dict[tuple, tuple]] = {}
+        # (items, doors) -> the same dict as _situations holds for its keys' locations and doors
+        self._situation_of: dict[tuple, dict[tuple, tuple]] = {}
+        self._key_items = planner.key_items
         # event state -> (finish ticks from it, tick of its last event, tick of the event past the
         # horizon that cut it or None): see _simulate
         self._suffixes: dict[tuple, tuple[tuple[int | None, ...], int, int | None]] = {}
@@ -72,7 +76,8 @@ class DKGRollouts:
         # every event of its rollouts) is found without hashing it (a dataclass's __hash__ and
         # __eq__ run in Python); the object is held, so its id is not reused while kept
         self._task_objects: dict[int, tuple[Task, int]] = {}
-        self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0, "suffixes": 0}
+        self.stats = {"rollouts": 0, "hits": 0, "events": 0, "shifted": 0, "suffixes": 0,
+                      "shifted_in_place": 0, "suffixes_at_start": 0, "tails": 0}
 
     def _world_for(self, goals: tuple[int, ...]) -> DKGWorld:
         """The same rules with ``goals`` as the agents' goals: the real world ends its episodes
@@ -184,15 +189,17 @@ class DKGRollouts:
     def _shifted(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None,
                  key: tuple) -> tuple[int | None, ...] | None:
         """The rollout from ``state`` read off the one from the tick before, when that tick only
-        moved its agent one step the way the rollout walked it; None when it cannot be.
+        moved its agent the way the rollout moved it (one step, or none); None when it cannot be.
 
-        Let s be the previous state (the same items and doors, the previous turn's agent m one
-        cell back) and R(s) its cached rollout, which walked m towards its first macro's end cell
-        (distance d >= 1) and ended with every agent done or nothing left to happen (not at the
-        horizon). If ``state`` has m on that walk's next cell and every agent's first-event mode
-        here equals R(s)'s (m's distance d - 1, the same feedback task pending), every agent's
-        first structural action is one tick nearer, the agents stand on the same cells when it
-        happens, and from there on both rollouts are the same: every finish tick is one less."""
+        Let s be the previous state (the same items and doors, the previous turn's agent m on the
+        cell it left, or on the same cell) and R(s) its cached rollout, which ended with every agent
+        done or nothing left to happen (not at the horizon) and in which m did no structural action
+        at its tick 0: m walked towards its first macro's end cell (distance d >= 1), or, idle,
+        stayed, or, stuck, took its greedy step (or stayed where it has none). If ``state`` has m
+        where R(s) put it after that tick and every agent's first-event mode here equals R(s)'s
+        (a walking m's distance d - 1, the same feedback task pending), every agent's first
+        structural action is one tick nearer, the agents stand on the same cells when it happens,
+        and from there on both rollouts are the same: every finish tick is one less."""
         n = len(state.agent_cells)
         m = (state.turn - 1) % n
         for prev_key in self._successors.get(key, ()):
@@ -205,29 +212,42 @@ class DKGRollouts:
             modes, pending, whole = info
             mode = modes[m]
             now_modes, now_pending = self._first_event(state, goals, extra)
-            if now_pending == pending and now_modes == modes[:m] + ((_WALK, mode[1], mode[2] - 1, mode[3]),) \
-                    + modes[m + 1:]:
+            if mode[0] == _WALK:  # one step nearer (whether its walk is straight may change on the way)
+                now = now_modes[m]
+                mode = (_WALK, mode[1], mode[2] - 1, mode[3], now[4] if now[0] == _WALK else mode[4])
+            if now_pending == pending and now_modes == modes[:m] + (mode,) + modes[m + 1:]:
                 self._remember_first(key, now_modes, now_pending, True)
                 self.stats["shifted"] += 1
+                if mode[0] != _WALK:
+                    self.stats["shifted_in_place"] += 1
                 return tuple(f - 1 if f else f for f in finish)
         return None
 
     def _remember_first(self, key: tuple, modes: tuple, pending: tuple[bool, ...], whole: bool) -> None:
-        """Keep a rollout's first-event modes for ``_shifted``; when it ran to its end and walked
-        the agent whose turn it is (``m``) towards its first macro's end cell (distance d >= 1),
-        index it under the key of the state one tick later with ``m`` one step along that walk
-        (the one state from which ``_shifted`` may read it off)."""
+        """Keep a rollout's first-event modes for ``_shifted``; when it ran to its end and the agent
+        whose turn it is (``m``) did no structural action at tick 0 (it walked towards its first
+        macro's end cell at distance d >= 1, or it is idle or stuck), index it under the key of the
+        state one tick later with ``m`` where that tick left it (the one state from which
+        ``_shifted`` may read it off)."""
         self._first[key] = (modes, pending, whole)
         if not whole:
             return
         m = key[0]
         mode = modes[m]
-        if mode[0] != _WALK or mode[2] < 1:
-            return
         cells = key[1]
-        nxt = self._next_hops(mode[1], key[3])[cells[m]]
-        if nxt < 0:
-            return
+        kind = mode[0]
+        if kind == _WALK:
+            if mode[2] < 1:
+                return
+            nxt = self._next_hops(mode[1], key[3])[cells[m]]
+            if nxt < 0:
+                return
+        elif kind == _STUCK:
+            nxt = self._descents(mode[1], key[3])[cells[m]]
+            if nxt < 0:
+                nxt = cells[m]  # no greedy step from there: it stays
+        else:
+            nxt = cells[m]  # idle: it stays
         n = len(cells)
         succ = ((m + 1) % n, cells[:m] + (nxt,) + cells[m + 1:]) + key[2:]
         self._successors[succ] = self._successors.get(succ, ()) + (key,)
@@ -252,16 +272,25 @@ class DKGRollouts:
         impossible; and the agent that acts first with the tick of its structural action (-1,
         INF: none).
 
-        An agent's mode depends only on the items and doors, its own cell, its task and (for a
-        handover) the recipient's cell, so it is memoized per (items, doors) situation; a stuck
-        agent's target (where its goal gem lies, or who holds it) is read off s every time. The
-        ``DKGState`` is made only when the planner is asked."""
+        An agent's mode depends only on its plan (``DKGPlanner.plan``), its own cell and the open
+        doors, and the plan only on the keys' locations (which it holds, which lie on the floor),
+        the doors, its cell, its task, where the task's item lies and (for a handover) the
+        recipient's cell. So modes are memoized per situation of the keys and doors, under the
+        agent, its cell, its task, the task's item's location and the recipient's cell: another
+        agent picking up its gem leaves the situation as it was. A stuck agent's target (where its
+        goal gem lies, or who holds it) is read off s every time. The ``DKGState`` is made only
+        when the planner is asked."""
         s: DKGState | None = None
-        situation = self._situations.get((locs, doors))
+        situation = self._situation_of.get((locs, doors))
         if situation is None:
-            if len(self._situations) >= self._max_cached:
+            if len(self._situation_of) >= self._max_cached:
+                self._situation_of.clear()
                 self._situations.clear()
-            situation = self._situations[(locs, doors)] = {}
+            keys = (tuple([locs[k] for k in self._key_items]), doors)
+            situation = self._situations.get(keys)
+            if situation is None:
+                situation = self._situations[keys] = {}
+            self._situation_of[(locs, doors)] = situation
         n = len(goals)
         modes: list[tuple] = []
         best_i, best_tau = -1, INF
@@ -269,7 +298,8 @@ class DKGRollouts:
             mode = None
             task = pending[i]
             if task is not None:
-                key = (i, cells[i], self._task_key(task), cells[task.to] if task.kind == "give" else -1)
+                key = (i, cells[i], self._task_key(task), cells[task.to] if task.kind == "give" else -1,
+                       locs[task.item] if task.item >= 0 else 0)
                 found = situation.get(key)
                 if found is None:
                     if s is None:
@@ -285,7 +315,7 @@ class DKGRollouts:
                 if locs[g] == -1 - i:
                     modes.append(_IDLE_MODE)
                     continue
-                key = (i, cells[i], g)
+                key = (i, cells[i], g, locs[g])
                 mode = situation.get(key)
                 if mode is None:
                     if s is None:
@@ -295,11 +325,11 @@ class DKGRollouts:
                 if mode is _NO_PLAN:  # its target as DKGPlanner._task_cell gives it: the gem's cell or holder's
                     loc = locs[g]
                     if loc >= 0:
-                        modes.append((_STUCK, loc))
+                        modes.append((_STUCK, loc, True))  # its target stays where it is
                     elif loc == CONSUMED:
                         modes.append(_IDLE_MODE)
                     else:
-                        modes.append((_STUCK, cells[-1 - loc]))
+                        modes.append((_STUCK, cells[-1 - loc], False))
                     continue
             modes.append(mode)
             if mode[0] == _WALK:
@@ -344,11 +374,55 @@ class DKGRollouts:
         macro: Macro = plan.macros[0]
         here = s.agent_cells[i]
         if here == macro.end_cell or (here in macro.cells and macro.action.startswith(("unlock", "handover"))):
-            return (_WALK, macro.end_cell, 0, macro.action)
+            return (_WALK, macro.end_cell, 0, macro.action, not feedback and self._straight(s, i, task, plan, 0))
         d = planner.distances(self._singletons[macro.end_cell], s.open_doors)[here]
         if d == INF:  # cannot happen for a plan made in this state; be safe
             return _IDLE_MODE
-        return (_WALK, macro.end_cell, int(d), macro.action)
+        return (_WALK, macro.end_cell, int(d), macro.action, not feedback and self._straight(s, i, task, plan, int(d)))
+
+    def _straight(self, s: DKGState, i: int, task: Task, plan: Plan, d: int) -> bool:
+        """Whether agent ``i``'s ``plan`` for its own goal ``task`` in ``s`` is the planner's straight
+        walk (``DKGPlanner._search``: walking to the gem, at distance ``d``, and picking it up
+        costs at most one step more than the heuristic, the distance with every door it could
+        ever open open). Then, while no key moves and no door opens, the planner gives that walk
+        from every cell on it too (``d`` falls by one a step, the relaxed distance by at most
+        one, and the agent stays where the same doors are openable): see ``_tail``."""
+        planner = self.planner
+        gem = task.item
+        if not planner.relaxation or s.item_locs[gem] < 0 or len(plan.macros) != 1 \
+                or plan.macros[0].end_cell != s.item_locs[gem]:
+            return False  # not a walk to the gem and its pickup
+        locs, me = s.item_locs, -1 - i
+        held = tuple(k for k in planner.key_items if locs[k] == me)
+        floor = 0
+        for bit, k in enumerate(planner.key_items):
+            if locs[k] >= 0:
+                floor |= 1 << bit
+        here = s.agent_cells[i]
+        relaxed = planner.openable_doors(here, held, s.open_doors, floor)
+        return d <= planner.distances(self._singletons[locs[gem]], relaxed)[here] + 1
+
+    @staticmethod
+    def _tail(modes: list[tuple], turn: int, n: int) -> list[int] | None:
+        """The tick (from now) at which each agent picks up its gem, when the rest of a rollout
+        is nothing but that: every agent idle (it holds its gem), or stuck towards a gem lying on
+        the floor (it never gets it), or on the planner's straight walk to its gem (``_straight``),
+        with no feedback task pending and no pressure plates. No key then moves and no door
+        opens, so no agent's plan changes: each one walks its d steps on its own turns and picks
+        the gem up on the next, at (i - turn) mod n + n d + 1. -1 for an agent that never does;
+        None when the rest is not that simple."""
+        out = [-1] * n
+        ends: set[int] = set()
+        for i, mode in enumerate(modes):
+            kind = mode[0]
+            if kind == _WALK:
+                if not mode[4] or mode[1] in ends:
+                    return None  # not straight, or two agents after one gem (goals need not differ)
+                ends.add(mode[1])
+                out[i] = (i - turn) % n + n * mode[2] + 1
+            elif kind == _STUCK and not mode[2]:
+                return None  # its gem is in someone's hands: its target moves
+        return out
 
     def _simulate(self, state: DKGState, goals: tuple[int, ...], extra: tuple[int, Task] | None,
                   key: tuple | None = None) -> tuple[int | None, ...]:
@@ -381,35 +455,57 @@ class DKGRollouts:
         now = 0
         holds = self._holds_for(goals)
         first = True
+        read_at_start = False
         cut: int | None = None  # the tick of an event past the horizon that ended the rollout
         last = 0  # the tick of the last event simulated
         trail: list[tuple[tuple, int]] = []  # the event states met, with their ticks
         suffixes = self._suffixes
         left = finish.count(None)  # agents still without their gem
+        next_hop, descent = self._next_hop, self._descent
+        events = 0
         while left:
+            # The start state too: the state a decision starts from is an event state of the rollouts
+            # of the tick before when its agent did what they had it do (a pickup, say).
+            here_key = (turn, cells, locs, doors, goals, None if extra is None or pending[extra[0]] is None
+                        else key_extra)
+            known = suffixes.get(here_key)
+            if known is not None and (known[2] is None or horizon - now < known[2]):
+                self.stats["suffixes"] += 1
+                rest, end, rest_cut = known
+                finish = [f if f is not None else (None if r is None else now + r)
+                          for f, r in zip(finish, rest)]
+                last = now + end
+                cut = None if rest_cut is None else now + rest_cut
+                read_at_start = first
+                if first:
+                    self.stats["suffixes_at_start"] += 1
+                break
             if not first:
-                here_key = (turn, cells, locs, doors, goals, None if extra is None or pending[extra[0]] is None
-                            else key_extra)
-                known = suffixes.get(here_key)
-                if known is not None and (known[2] is None or horizon - now < known[2]):
-                    self.stats["suffixes"] += 1
-                    rest, end, rest_cut = known
-                    finish = [f if f is not None else (None if r is None else now + r)
-                              for f, r in zip(finish, rest)]
-                    last = now + end
-                    cut = None if rest_cut is None else now + rest_cut
-                    break
                 trail.append((here_key, now))
             modes, best_i, best_tau = self._modes(t, turn, cells, locs, doors, reached, goals, holds, pending)
             if first and key is not None:
                 first_modes, first_pending = tuple(modes), tuple(p is not None for p in pending)
             first = False
+            if not plates and (extra is None or pending[extra[0]] is None):
+                tail = self._tail(modes, turn, n)
+                if tail is not None:  # the rest is every agent walking straight to its gem
+                    self.stats["tails"] += 1
+                    for tick, i in sorted((now + k, i) for i, k in enumerate(tail) if k >= 0):
+                        if tick > horizon:
+                            cut = tick
+                            break  # not in time
+                        events += 1
+                        last = tick
+                        if finish[i] is None:
+                            finish[i] = tick
+                            left -= 1
+                    break
             if best_i < 0:
                 break  # nothing will change any more
             if now + best_tau + 1 > horizon:
                 cut = now + int(best_tau) + 1
                 break  # not in time
-            self.stats["events"] += 1
+            events += 1
             tau = int(best_tau)
             new_cells = list(cells)
             for j in range(n):
@@ -418,17 +514,30 @@ class DKGRollouts:
                 if kind == _IDLE:
                     continue
                 off = (j - turn) % n
-                turns = 0 if tau <= off else -(-(tau - off) // n)  # own turns strictly before tick tau
+                if tau <= off:
+                    continue  # no turn of its own before tick tau
+                turns = -(-(tau - off) // n)  # own turns strictly before tick tau
                 if kind == _WALK:
                     d = mode[2]
-                    if turns == 0 or d == 0:
+                    if d == 0:
                         continue
                     if turns >= d:  # all the way: d is the end cell's distance, each hop one nearer
                         new_cells[j] = mode[1]
-                    else:
-                        new_cells[j] = self._walk(cells[j], self._next_hops(mode[1], doors), turns)
+                        continue
+                    hops = next_hop.get((mode[1], doors))
+                    if hops is None:
+                        hops = self._next_hops(mode[1], doors)
                 else:
-                    new_cells[j] = self._walk(cells[j], self._descents(mode[1], doors), turns)
+                    hops = descent.get((mode[1], doors))
+                    if hops is None:
+                        hops = self._descents(mode[1], doors)
+                cell = cells[j]
+                for _ in range(turns):  # _walk
+                    nxt = hops[cell]
+                    if nxt < 0:
+                        break
+                    cell = nxt
+                new_cells[j] = cell
             moved = tuple(new_cells)
             action = modes[best_i][3]
             applied = self._apply(world, best_i, moved, locs, doors, action)
@@ -458,6 +567,7 @@ class DKGRollouts:
                     if finish[i] is None and new_locs[g] == -1 - i:
                         finish[i] = now
                         left -= 1
+        self.stats["events"] += events
         if trail:
             if len(suffixes) >= self._max_cached:
                 suffixes.clear()
@@ -469,13 +579,15 @@ class DKGRollouts:
                 if lost and any(f is not None and f < then and here_key[2][goals[i]] != -1 - i
                                 for i, f in enumerate(finish)):
                     continue
-                suffixes[here_key] = (tuple(None if f is None else f - then if f > then else 0 for f in finish),
+                suffixes[here_key] = (tuple([None if f is None else f - then if f > then else 0 for f in finish]),
                                       last - then, None if cut is None else cut - then)
         # A suffix read off may run past this rollout's horizon: cut it there.
         whole = cut is None and last <= horizon
         if not whole:
             finish = [f if f is not None and f <= horizon else None for f in finish]
-        if not first and key is not None:
+        if key is not None and (not first or read_at_start):
+            if first:  # read off at the start: its first event's modes as the simulation would have them
+                first_modes, first_pending = self._first_event(state, goals, extra)
             self._remember_first(key, first_modes, first_pending, whole)
         return tuple(finish)
 
