@@ -31,6 +31,23 @@ def _save(fig: Any, path: str | Path, dpi: int = 110, layout: Any = None) -> Pat
     plt.close(fig)
     return path
 
+def warm_up() -> None:
+    """Draw a small figure into memory: what the first figure of a process would load on its way
+    (the Agg canvas and its renderer, the font and its metrics, PIL's PNG writer) is loaded
+    now, so that a process that forks the drawing processes afterwards hands it to each."""
+    import io
+
+    fig, ax = plt.subplots(figsize=(2, 2), dpi=110)
+    ax.bar([0, 1], [1.0, 0.5], yerr=[0.1, 0.1], capsize=4)
+    ax.set_xticks([0, 1], ["a", "b"], rotation=30, ha="right")
+    ax.set_title("warm", y=1.0)
+    ax.text(0.5, 1.0, "*")
+    fig.suptitle("warm")
+    tight_layout(fig)
+    fig.savefig(io.BytesIO(), format="png", dpi=110)
+    plt.close(fig)
+
+
 def wrapped(text: str, width_inches: float, fontsize: float = 12.0) -> str:
     """``text`` broken into lines that fit ``width_inches`` at ``fontsize`` (about 0.55 em a
     character), so a long title never runs off a narrow figure."""
