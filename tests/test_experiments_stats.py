@@ -71,6 +71,9 @@ def test_tied_signed_ranks_give_scipys_exact_p_value_to_the_last_bit():
         nonzero = np.abs(d[d != 0])
         tied += len(np.unique(nonzero)) < len(nonzero) <= 13
     assert tied > 60  # the counted branch was taken
+    # a value that is not a number is left to scipy, as before (its p is not a number)
+    with_nan = wilcoxon_signed_rank([1, 2, float("nan"), 4, 2], [0, 0, 0, 0, 0])
+    assert math.isnan(with_nan.p) and math.isnan(stats.wilcoxon([1, 2, float("nan"), 4, 2]).pvalue)
 
 def test_sign_and_mcnemar_tests_are_exact_binomial_tests():
     # McNemar on 10 discordant pairs split 9 / 1: p = 2 * (1 + 10) / 2**10

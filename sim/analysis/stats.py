@@ -100,7 +100,8 @@ def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> TestResult:
         return TestResult("wilcoxon_signed_rank", 0.0, 1.0, len(d))
     from scipy import stats  # imported where used (1.5-2 s)
     ranks = stats.rankdata(np.abs(nonzero))
-    if len(nonzero) <= SIGN_FLIPS_UP_TO and len(np.unique(ranks)) < len(ranks):
+    if (len(nonzero) <= SIGN_FLIPS_UP_TO and np.isfinite(nonzero).all()
+            and len(np.unique(ranks)) < len(ranks)):
         # tied differences: scipy's own choice there, every sign flip counted (its permutation
         # test, which computes the statistic over each of the 2^n flips one array at a time)
         plus = float(ranks[nonzero > 0].sum())
