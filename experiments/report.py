@@ -151,11 +151,14 @@ def figures(out: Path, design: Design, analysis: Analysis) -> list[tuple[str, st
 
 def preload() -> None:
     """Import what the statistics and the figures will need (scipy's statistics: 0.7-2 s;
-    matplotlib: 0.4-1 s), so that a process that does it while the episodes run, and the
-    processes it forks to draw, do not wait for them once the sweep is over."""
+    matplotlib: 0.4-1 s) and draw a first figure into memory (``warm_up``), so that a process
+    that does it while the episodes run, and the processes it forks to draw, do not wait for
+    them once the sweep is over."""
     import scipy.stats  # noqa: F401
 
-    import sim.analysis.plots  # noqa: F401
+    from sim.analysis.plots import warm_up
+
+    warm_up()  # the drawing processes forked afterwards start with a figure's first draw behind them
 
 
 #: the most figures a report draws (``figures``)

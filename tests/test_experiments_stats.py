@@ -48,6 +48,33 @@ def test_wilcoxon_signed_rank_exact_by_hand_and_like_scipy():
         wilcoxon_signed_rank([1, 2], [1])
 
 
+def test_tied_signed_ranks_give_scipys_exact_p_value_to_the_last_bit():
+    # with tied differences and up to 13 pairs scipy counts every sign flip (a permutation
+    # test); the project counts them by the sums of the ranks: the same float, bit for bit
+    rng = np.random.default_rng(7)
+    by_hand = wilcoxon_signed_rank([2, 2, 1, 3, 0], [0, 0, 0, 0, 1])  # differences 2, 2, 1, 3, -1
+    # ranks of |d|: 1.5 (1), 1.5 (-1), 3.5, 3.5, 5; W- = 1.5: 2 of the 32 flips reach 1.5 or less
+    assert (by_hand.statistic, by_hand.p) == (1.5, 2 * 3 / 32)
+    tied = 0
+    for trial in range(160):
+        n = int(rng.integers(1, 11)) if trial % 8 else int(rng.integers(11, 17))
+        if trial % 2:
+            a, b = rng.integers(0, 4, n).astype(float), rng.integers(0, 4, n).astype(float)
+        else:
+            a, b = rng.integers(0, 3, n) / 2, np.round(rng.normal(size=n), 1)
+        d = a - b
+        if not (d != 0).any():
+            continue
+        mine = wilcoxon_signed_rank(a, b)
+        theirs = stats.wilcoxon(d[d != 0], zero_method="wilcox", alternative="two-sided")
+        assert (mine.statistic, mine.p) == (float(theirs.statistic), float(theirs.pvalue)), (a, b)
+        nonzero = np.abs(d[d != 0])
+        tied += len(np.unique(nonzero)) < len(nonzero) <= 13
+    assert tied > 60  # the counted branch was taken
+    # a value that is not a number is left to scipy, as before (its p is not a number)
+    with_nan = wilcoxon_signed_rank([1, 2, float("nan"), 4, 2], [0, 0, 0, 0, 0])
+    assert math.isnan(with_nan.p) and math.isnan(stats.wilcoxon([1, 2, float("nan"), 4, 2]).pvalue)
+
 def test_sign_and_mcnemar_tests_are_exact_binomial_tests():
     # McNemar on 10 discordant pairs split 9 / 1: p = 2 * (1 + 10) / 2**10
     a = [1] * 9 + [0] + [1] * 5 + [0] * 5

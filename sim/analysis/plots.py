@@ -21,14 +21,32 @@ import matplotlib.pyplot as plt  # noqa: E402
 from sim.analysis.stats import MeanSem, stars  # noqa: E402
 
 
-def _save(fig: Any, path: str | Path, dpi: int = 110) -> Path:
-    """Lay ``fig`` out, write it to ``path`` (its folder made) and close it."""
-    tight_layout(fig)
+def _save(fig: Any, path: str | Path, dpi: int = 110, layout: Any = None) -> Path:
+    """Lay ``fig`` out (``layout``, by default ``tight_layout``), write it to ``path`` (its
+    folder made) and close it."""
+    (layout or tight_layout)(fig)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=dpi)
     plt.close(fig)
     return path
+
+def warm_up() -> None:
+    """Draw a small figure into memory: what the first figure of a process would load on its way
+    (the Agg canvas and its renderer, the font and its metrics, PIL's PNG writer) is loaded
+    now, so that a process that forks the drawing processes afterwards hands it to each."""
+    import io
+
+    fig, ax = plt.subplots(figsize=(2, 2), dpi=110)
+    ax.bar([0, 1], [1.0, 0.5], yerr=[0.1, 0.1], capsize=4)
+    ax.set_xticks([0, 1], ["a", "b"], rotation=30, ha="right")
+    ax.set_title("warm", y=1.0)
+    ax.text(0.5, 1.0, "*")
+    fig.suptitle("warm")
+    tight_layout(fig)
+    fig.savefig(io.BytesIO(), format="png", dpi=110)
+    plt.close(fig)
+
 
 def wrapped(text: str, width_inches: float, fontsize: float = 12.0) -> str:
     """``text`` broken into lines that fit ``width_inches`` at ``fontsize`` (about 0.55 em a
@@ -68,6 +86,116 @@ def _measured_once(measure: Any) -> Any:
         return answers[key]
 
     return once
+
+
+def measured_layout(fig: Any) -> None:
+    """The tight layout's margins and spacing (matplotlib's own arithmetic) from boxes measured
+    off what each Axes puts around it (``_around``), without walking its artists: the tick
+    labels' strings measured where the ticks will be, the tick marks from their length, the
+    titles and texts as they are. The figure should be at the resolution it is saved at, so
+    that the text measured here is measured once for the draw as well.
+
+    Matplotlib's own measure places and measures every tick of every axis twice (once for the
+    axis, once to place its label) and every artist of the Axes; for the nine-panel per-group
+    grid that was a third of its drawing time."""
+    from matplotlib.layout_engine import TightLayoutEngine
+
+    for ax in fig.axes:
+        ax.get_tightbbox = _measured_once(lambda renderer=None, *args, _ax=ax, **kwargs: _around(_ax, renderer))
+    try:
+        TightLayoutEngine().execute(fig)
+    finally:
+        for ax in fig.axes:
+            del ax.get_tightbbox
+
+
+def _around(ax: Any, renderer: Any) -> Any:
+    """The box (in pixels) of ``ax`` and what is drawn around it, for the layout: what
+    ``Axes.get_tightbbox(for_layout_only=True)`` gives, measured from strings and lengths."""
+    from matplotlib.spines import Spine
+    from matplotlib.transforms import Bbox
+
+    fig = ax.get_figure(root=True)
+    if renderer is None:
+        renderer = fig.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    boxes = [frame]
+    if ax.axison:
+        for axis in (ax.xaxis, ax.yaxis):
+            if axis.get_visible() and axis.get_in_layout():
+                boxes += _axis_boxes(axis, frame, renderer)
+    for title in (ax.title, ax._left_title, ax._right_title):
+        if title.get_visible():
+            box = title.get_window_extent(renderer)
+            if box.width > 0:  # its width does not count, as in matplotlib's layout
+                box.x0 = (box.x0 + box.x1) / 2 - 0.5
+                box.x1 = box.x0 + 1.0
+            boxes.append(box)
+    for artist in ax.get_default_bbox_extra_artists():
+        if isinstance(artist, Spine):
+            continue  # the frame and the tick marks (``_axis_boxes``)
+        box = artist.get_tightbbox(renderer)
+        if box is not None and box._is_finite():
+            boxes.append(box)
+    return Bbox.union(boxes)
+
+
+def _axis_boxes(axis: Any, frame: Any, renderer: Any) -> list[Any]:
+    """The boxes of an axis's tick marks (outward, on the bottom or left spine), tick labels
+    (each string where its tick will be, with its tick label's font, rotation and alignment),
+    its label (where matplotlib places it: below or left of the tick labels by its pad; an
+    empty label is a point there) and its offset text."""
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox, IdentityTransform
+
+    fig = axis.get_figure(root=True)
+    boxes = []
+    tick = axis.majorTicks[0]
+    scale = axis.get_transform()  # the ticks drawn, as matplotlib chooses them: in the view (1e-10 of it to spare)
+    low, high = sorted(scale.transform(axis.get_view_interval()))
+    spare = (high - low) * 1e-10
+    every = list(axis.get_majorticklocs())
+    locs = [loc for loc in every if low - spare <= scale.transform(loc) <= high + spare]
+    x_axis = axis.axis_name == "x"
+    marks = frame.frozen()
+    if locs and tick.tick1line.get_visible() and tick._tickdir != "in":
+        out = tick._size / 72 * fig.dpi * (1 if tick._tickdir == "out" else 0.5)
+        if x_axis:
+            marks.y0 -= out
+        else:
+            marks.x0 -= out
+    boxes.append(marks)
+    labels = []
+    if locs and tick.label1.get_visible():
+        shown = dict(zip(every, axis.major.formatter.format_ticks(every)))
+        transform = tick.label1.get_transform()
+        for loc in locs:
+            x, y = transform.transform((loc, 0) if x_axis else (0, loc))
+            text = Text(x, y, shown[loc])
+            text.update_from(tick.label1)
+            text.set_rotation_mode(tick.label1.get_rotation_mode())
+            text.set_transform(IdentityTransform())
+            text.set_figure(fig)
+            labels.append(text.get_window_extent(renderer))
+    boxes += labels
+    edge = Bbox.union([*labels, marks])
+    pad = axis.labelpad * fig.dpi / 72
+    if axis.label.get_visible() and axis._autolabelpos:
+        x, y = axis.label.get_position()
+        if x_axis and axis.label_position == "bottom":
+            axis.label.set_position((x, edge.y0 - pad))
+        elif not x_axis and axis.label_position == "left":
+            axis.label.set_position((edge.x0 - pad, y))
+    if axis.label.get_visible():
+        box = axis.label.get_window_extent(renderer)
+        if x_axis and box.width > 0:  # as in matplotlib's layout: the label's length does not count
+            box.x0, box.x1 = (box.x0 + box.x1) / 2 - 0.5, (box.x0 + box.x1) / 2 + 0.5
+        if not x_axis and box.height > 0:
+            box.y0, box.y1 = (box.y0 + box.y1) / 2 - 0.5, (box.y0 + box.y1) / 2 + 0.5
+        boxes.append(box)
+    if axis.offsetText.get_visible() and axis.major.formatter.get_offset():
+        raise ValueError("measured_layout: an axis with an offset text (plain numbers only)")
+    return [b for b in boxes if b._is_finite()]
 
 
 #: ten distinct colours (the designs have up to nine conditions): a condition's bar never takes
@@ -137,14 +265,15 @@ def grid_figure(path: str | Path, title: str, groups: Sequence[tuple[str, str]],
                 p_values: Mapping[str, Mapping[str, Mapping[str, float]]], reference: str) -> Path:
     """One row per group (e.g. scenario category): ``values[group][metric][condition]``; the
     rows share their x axis, the conditions named under the bottom row only."""
+    dpi = 110
     fig, axes = plt.subplots(len(groups), len(metrics), figsize=(3.6 * len(metrics), 3.4 * len(groups)),
-                             squeeze=False, sharex=True)
+                             squeeze=False, sharex=True, dpi=dpi)
     for row, (group, group_label) in enumerate(groups):
         for col, (key, label) in enumerate(metrics):
             bar_panel(axes[row][col], f"{group_label}: {label}", conditions, values[group][key],
                       p_values.get(group, {}).get(key), reference, name_conditions=row == len(groups) - 1)
     fig.suptitle(wrapped(title, fig.get_figwidth()))
-    return _save(fig, path)
+    return _save(fig, path, dpi=dpi, layout=measured_layout)
 
 
 def effect_figure(path: str | Path, title: str, rows: Sequence[Mapping[str, Any]], *,

@@ -99,8 +99,37 @@ def wilcoxon_signed_rank(a: Sequence[float], b: Sequence[float]) -> TestResult:
     if len(nonzero) == 0:
         return TestResult("wilcoxon_signed_rank", 0.0, 1.0, len(d))
     from scipy import stats  # imported where used (1.5-2 s)
+    ranks = stats.rankdata(np.abs(nonzero))
+    if (len(nonzero) <= SIGN_FLIPS_UP_TO and np.isfinite(nonzero).all()
+            and len(np.unique(ranks)) < len(ranks)):
+        # tied differences: scipy's own choice there, every sign flip counted (its permutation
+        # test, which computes the statistic over each of the 2^n flips one array at a time)
+        plus = float(ranks[nonzero > 0].sum())
+        p = _signed_rank_flips_p(ranks, plus)
+        return TestResult("wilcoxon_signed_rank", min(plus, float(ranks.sum()) - plus), p, len(d))
     res = stats.wilcoxon(nonzero, zero_method="wilcox", alternative="two-sided")
     return TestResult("wilcoxon_signed_rank", float(res.statistic), float(res.pvalue), len(d))
+
+
+#: the most pairs whose tied signed ranks get the exact test over every sign flip: as in
+#: ``scipy.stats.wilcoxon``, which takes the normal approximation above it
+SIGN_FLIPS_UP_TO = 13
+
+
+def _signed_rank_flips_p(ranks: np.ndarray, plus: float) -> float:
+    """The two-sided p-value of the signed-rank sum ``plus`` over every one of the 2^n sign
+    flips of the (mid-)ranks: twice the smaller tail, at most 1, as ``scipy.stats.wilcoxon``
+    computes it with tied ranks (its exact permutation test), counted by sums of the doubled
+    ranks (integers: mid-ranks are halves) instead of the statistic over each flip."""
+    doubled = np.rint(2 * ranks).astype(np.int64)
+    counts = np.zeros(int(doubled.sum()) + 1, dtype=np.int64)
+    counts[0] = 1
+    for r in doubled:  # each rank is counted in the sum (sign +) or not (sign -)
+        counts[r:] = counts[r:] + counts[:len(counts) - r].copy()
+    observed = int(round(2 * plus))
+    flips = 2 ** len(ranks)
+    below, above = int(counts[:observed + 1].sum()), int(counts[observed:].sum())
+    return float(min(1.0, min(below / flips, above / flips) * 2))
 
 
 def sign_test(a: Sequence[float], b: Sequence[float]) -> TestResult:
