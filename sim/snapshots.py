@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar, Union
@@ -122,6 +122,50 @@ def _type_name(tp: Any) -> str:
             list: "a list", dict: "an object"}.get(tp, getattr(tp, "__name__", str(tp)))
 
 
+#: per type: a predicate that tells whether a value fits it (``_fits``)
+_FITS: dict[Any, Callable[[Any], bool]] = {}
+
+
+def _fits(value: Any, tp: Any) -> bool:
+    """Whether ``value`` fits ``tp``: exactly when ``_mismatch`` finds nothing, without building a
+    message for every alternative of a union it tries (a predicate compiled once per type)."""
+    check = _FITS.get(tp)
+    if check is None:
+        check = _FITS[tp] = _compile_fits(tp)
+    return check(value)
+
+
+def _compile_fits(tp: Any) -> Callable[[Any], bool]:
+    if tp is Any:
+        return lambda v: True
+    origin = typing.get_origin(tp)
+    if origin in (Union, types.UnionType):
+        alternatives = [_compile_fits(a) for a in typing.get_args(tp)]
+        return lambda v: any(fits(v) for fits in alternatives)
+    if tp is type(None):
+        return lambda v: v is None
+    if tp is bool:
+        return lambda v: isinstance(v, bool)
+    if tp is int:
+        return lambda v: isinstance(v, int) and not isinstance(v, bool)
+    if tp is float:
+        return lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if tp is str:
+        return lambda v: isinstance(v, str)
+    if tp is list or origin is list:
+        (item,) = typing.get_args(tp) or (Any,)
+        fits_item = _compile_fits(item)
+        return lambda v: isinstance(v, (list, tuple)) and all(fits_item(x) for x in v)
+    if tp is dict or origin is dict:
+        _, item = typing.get_args(tp) or (str, Any)
+        fits_value = _compile_fits(item)
+        return lambda v: isinstance(v, Mapping) and all(isinstance(k, str) and fits_value(x) for k, x in v.items())
+
+    def not_json(v: Any) -> bool:  # as ``_mismatch``: only when a value reaches the type
+        raise TypeError(f"snapshot fields must be JSON types, not {tp!r}")  # pragma: no cover - a type's bug
+    return not_json
+
+
 def _mismatch(value: Any, tp: Any, where: str) -> str | None:
     """Why ``value`` does not fit ``tp`` (a message naming ``where``), or None when it fits."""
     if tp is Any:
@@ -215,7 +259,8 @@ class SnapshotPayload:
             raise SnapshotError(f"field {missing[0]!r} is missing")
         hints = _hints(cls)
         for name in declared:
-            if name in data and (why := _mismatch(data[name], hints[name], f"field {name!r}")) is not None:
+            if name in data and not _fits(data[name], hints[name]) \
+                    and (why := _mismatch(data[name], hints[name], f"field {name!r}")) is not None:
                 raise SnapshotError(why)
         payload = cls(**{k: data[k] for k in declared if k in data},
                       extra={k: data[k] for k in unknown}, key_order=tuple(data))

@@ -178,3 +178,28 @@ def test_closed_payloads_round_trip(agent, goals):
     data = {"goals": goals, "agent": agent}
     assert list(checked_snapshot("bob", "goal_posterior", data)) == ["goals", "agent"]
     assert GoalPosterior(agent=agent, goals=goals).to_dict() == {"agent": agent, "goals": goals}
+
+
+def _field_types() -> list[Any]:
+    """Every declared field type of every registered kind, and the parts of the unions in them."""
+    from sim.snapshots import _hints
+
+    found: list[Any] = []
+    for cls in snapshot_kinds().values():
+        for name in cls.declared():
+            tp = _hints(cls)[name]
+            if tp not in found:
+                found.append(tp)
+    return found
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=json_values | st.lists(st.lists(st.none() | st.floats(allow_nan=False) | st.integers(), max_size=3),
+                                    max_size=3)
+       | st.dictionaries(st.text(max_size=3), st.lists(st.text(max_size=3), max_size=2) | st.integers(), max_size=3),
+       tp=st.sampled_from(_field_types()))
+def test_the_fast_fit_says_what_the_message_check_says(value, tp):
+    """``_fits`` (what ``from_dict`` asks first) holds exactly when ``_mismatch`` finds nothing."""
+    from sim.snapshots import _fits, _mismatch
+
+    assert _fits(value, tp) == (_mismatch(value, tp, "field") is None)

@@ -219,6 +219,8 @@ class AlignmentTracker:
         added = 0
         actual_of = self.taken_features if self.featurize is not None else self.taken
         for (owner, about), waiting in self.pending.items():
+            if not waiting:
+                continue
             ready = [len(actual_of[about]) >= start + len(predicted) for start, predicted in waiting]
             for (start, predicted), due in zip(waiting, ready):
                 if not due:
