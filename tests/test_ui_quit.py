@@ -24,13 +24,20 @@ def test_closing_while_a_large_recording_loads_cancels_the_load(qtbot, tmp_path,
 
     path = make_long_recording(tmp_path / "long.jsonl", 3000)
     outcomes: list[str] = []
-    started = threading.Event()
+    started, closed = threading.Event(), threading.Event()
     load = RecordingLoader.load
 
-    def watched(path, cancelled=None):
-        started.set()
+    def watched(path, cancelled):
+        def check() -> bool:
+            # the load's first look at its cancel check waits for the window to close, so the
+            # window closes while the load is under way, however fast the machine reads
+            if not started.is_set():
+                started.set()
+                closed.wait(30)
+            return cancelled()
+
         try:
-            timeline = load(path, cancelled)
+            timeline = load(path, check)
         except BaseException as exc:
             outcomes.append(type(exc).__name__)
             raise
@@ -42,6 +49,7 @@ def test_closing_while_a_large_recording_loads_cancels_the_load(qtbot, tmp_path,
     assert window.open_recording_in_background(path)
     qtbot.waitUntil(started.is_set, timeout=10_000)
     window.close()  # as File > Quit does
+    closed.set()
     # the load gives up: it neither finishes reading nor shows what it read
     qtbot.waitUntil(lambda: bool(outcomes), timeout=30_000)
     assert outcomes == ["LoadCancelled"]
