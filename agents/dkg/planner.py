@@ -215,10 +215,10 @@ class DKGPlanner:
 
     # --------------------------------------------------------------- search
 
-    def plan(self, state: DKGState, agent: int, task: Task) -> Plan:
-        """An optimal plan for ``agent`` to achieve ``task`` from ``state`` on its own."""
+    def keys_of(self, locs: tuple[int, ...], agent: int) -> tuple[tuple[int, ...], int]:
+        """With the items at ``locs``: the keys ``agent`` holds, and the mask of the keys lying on the
+        floor (bit b: ``key_items[b]``); memoized."""
         me = -1 - agent
-        locs = state.item_locs
         keys = self._keys.get((locs, me))
         if keys is None:
             if len(self._keys) >= self._max_cached_plans:
@@ -229,7 +229,13 @@ class DKGPlanner:
                 if locs[i] >= 0:
                     floor |= 1 << bit
             keys = self._keys[(locs, me)] = (held, floor)
-        held, floor = keys
+        return keys
+
+    def plan(self, state: DKGState, agent: int, task: Task) -> Plan:
+        """An optimal plan for ``agent`` to achieve ``task`` from ``state`` on its own."""
+        me = -1 - agent
+        locs = state.item_locs
+        held, floor = self.keys_of(locs, agent)
         target_loc = locs[task.item] if task.item >= 0 else 0
         recipient_cell = state.agent_cells[task.to] if task.kind == "give" else -1
         # ``target_loc == me``: an item held by agent a is done for a but out of reach for anyone else.

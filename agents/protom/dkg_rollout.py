@@ -392,12 +392,8 @@ class DKGRollouts:
         if not planner.relaxation or s.item_locs[gem] < 0 or len(plan.macros) != 1 \
                 or plan.macros[0].end_cell != s.item_locs[gem]:
             return False  # not a walk to the gem and its pickup
-        locs, me = s.item_locs, -1 - i
-        held = tuple(k for k in planner.key_items if locs[k] == me)
-        floor = 0
-        for bit, k in enumerate(planner.key_items):
-            if locs[k] >= 0:
-                floor |= 1 << bit
+        locs = s.item_locs
+        held, floor = planner.keys_of(locs, i)
         here = s.agent_cells[i]
         relaxed = planner.openable_doors(here, held, s.open_doors, floor)
         return d <= planner.distances(self._singletons[locs[gem]], relaxed)[here] + 1
